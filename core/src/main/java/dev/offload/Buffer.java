@@ -1,0 +1,125 @@
+package dev.offload;
+
+import dev.offload.spi.NativeMemory;
+
+/**
+ * Memory of one device that copies and kernels use: {@link DeviceBuffer} or page-locked {@link HostBuffer}.
+ * <p>
+ * A buffer allocated by a session belongs to it and goes back to the device's buffer cache when the session's work
+ * is done. A buffer allocated from a {@link Device} belongs to the caller, who must {@link #close()} it once no
+ * session uses it any more: an unclosed device buffer leaks its memory. Using a buffer after it was closed throws
+ * {@link IllegalStateException}.
+ */
+public abstract sealed class Buffer implements AutoCloseable permits DeviceBuffer, HostBuffer {
+
+	private final Device device;
+
+	private final NativeMemory memory;
+
+	private final long size;
+
+	private final OffloadSession owner;
+
+	private volatile boolean closed;
+
+	private volatile boolean released;
+
+	Buffer(Device device, NativeMemory memory, long size, OffloadSession owner) {
+		this.device = device;
+		this.memory = memory;
+		this.size = size;
+		this.owner = owner;
+	}
+
+	/**
+	 * Returns the size asked for.
+	 * @return the size in bytes
+	 */
+	public final long size() {
+		return this.size;
+	}
+
+	/**
+	 * Returns the device the memory belongs to.
+	 * @return the device
+	 */
+	public final Device device() {
+		return this.device;
+	}
+
+	/**
+	 * Tells whether the buffer was closed (or its session ended).
+	 * @return {@code true} once it may no longer be used
+	 */
+	public final boolean isClosed() {
+		return this.closed;
+	}
+
+	/**
+	 * Returns the native handle ({@code CUdeviceptr} or {@code Pointer} on CUDA, a {@code ByteBuffer} on the host
+	 * backend), for other CUDA libraries working on a session's stream.
+	 * @return the handle
+	 * @throws IllegalStateException if the buffer is closed
+	 */
+	public final Object nativeHandle() {
+		checkOpen("nativeHandle");
+		return this.memory.handle();
+	}
+
+	/**
+	 * Closes the buffer. A session's buffer is given back when its session's work is done; a device's buffer goes
+	 * back to the device's cache now, so no session may still use it. Closing twice is harmless.
+	 */
+	@Override
+	public final void close() {
+		if (this.closed) {
+			return;
+		}
+		this.closed = true;
+		if (this.owner == null) {
+			release();
+		}
+	}
+
+	final void release() {
+		this.closed = true;
+		if (!this.released) {
+			this.released = true;
+			this.device.releaseMemory(this.memory);
+		}
+	}
+
+	final NativeMemory memoryFor(Device target, String use) {
+		checkOpen(use);
+		if (target != this.device) {
+			throw new IllegalArgumentException("The buffer for " + use + " belongs to device " + this.device.id()
+					+ ", not device " + target.id());
+		}
+		return this.memory;
+	}
+
+	final NativeMemory memory() {
+		return this.memory;
+	}
+
+	final void checkOpen(String use) {
+		if (this.closed) {
+			throw new IllegalStateException("The " + getClass().getSimpleName() + " of " + this.size
+					+ " bytes used for " + use + " is closed");
+		}
+	}
+
+	final void checkRange(long offset, long bytes, String use) {
+		if (offset < 0 || bytes < 0 || offset > this.size - bytes) {
+			throw new IllegalArgumentException("Range [" + offset + ", " + offset + " + " + bytes + ") of " + use
+					+ " is outside the " + getClass().getSimpleName() + " of " + this.size + " bytes");
+		}
+	}
+
+	@Override
+	public String toString() {
+		return getClass().getSimpleName() + "[" + this.size + " bytes on device " + this.device.id()
+				+ (this.closed ? ", closed" : "") + "]";
+	}
+
+}

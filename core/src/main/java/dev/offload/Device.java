@@ -1,0 +1,343 @@
+package dev.offload;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.offload.spi.BackendDevice;
+import dev.offload.spi.BackendException;
+import dev.offload.spi.DeviceInfo;
+import dev.offload.spi.NativeMemory;
+
+/**
+ * One device of a {@link DeviceRegistry}: its {@link StreamPool}, {@link EventPool}, buffer cache, loaded modules
+ * and completion thread. Open work on it with {@link #openSession()}.
+ * <p>
+ * A sticky backend error (an illegal address, a launch failure) fails the device: it stops lending streams, new
+ * sessions fail fast with {@link DeviceFailedException}, and the other devices go on working.
+ */
+public final class Device {
+
+	private static final Logger logger = LoggerFactory.getLogger(Device.class);
+
+	private final String backendName;
+
+	private final BackendDevice backendDevice;
+
+	private final DeviceInfo info;
+
+	private final OffloadListener listener;
+
+	private final StreamPool streamPool;
+
+	private final EventPool eventPool;
+
+	private final BufferCache bufferCache;
+
+	private final Map<String, KernelModule> modules = new ConcurrentHashMap<>();
+
+	private final AtomicInteger activeSessions = new AtomicInteger();
+
+	private volatile CompletionPoller completionPoller;
+
+	Device(String backendName, BackendDevice backendDevice, StreamPoolConfig poolConfig, OffloadListener listener,
+			long bufferCacheMaxBytes) {
+		this.backendName = backendName;
+		this.backendDevice = backendDevice;
+		this.info = backendDevice.info();
+		this.listener = (listener == null || listener == OffloadListener.NONE) ? OffloadListener.NONE
+				: new SafeListener(listener);
+		this.streamPool = new StreamPool(this, poolConfig);
+		this.eventPool = new EventPool(backendDevice);
+		this.bufferCache = new BufferCache(backendDevice, bufferCacheMaxBytes);
+	}
+
+	/**
+	 * Returns the device's id (its ordinal in the backend).
+	 * @return the id
+	 */
+	public int id() {
+		return this.info.id();
+	}
+
+	/**
+	 * Returns the device's name.
+	 * @return e.g. {@code "NVIDIA H200"}
+	 */
+	public String name() {
+		return this.info.name();
+	}
+
+	/**
+	 * Returns the name of the backend running the device.
+	 * @return {@code "cuda"} or {@code "host"}
+	 */
+	public String backendName() {
+		return this.backendName;
+	}
+
+	/**
+	 * Returns the device's properties: compute capability, memory, multiprocessors, priority range.
+	 * @return the properties
+	 */
+	public DeviceInfo info() {
+		return this.info;
+	}
+
+	/**
+	 * Returns the device's stream pool.
+	 * @return the pool
+	 */
+	public StreamPool streamPool() {
+		return this.streamPool;
+	}
+
+	/**
+	 * Returns the device's event pool.
+	 * @return the pool
+	 */
+	public EventPool eventPool() {
+		return this.eventPool;
+	}
+
+	/**
+	 * Returns the sessions opened and not yet ended.
+	 * @return the number of active sessions
+	 */
+	public int activeSessions() {
+		return this.activeSessions.get();
+	}
+
+	/**
+	 * Tells whether the device can take work.
+	 * @return {@code false} once a sticky error failed it
+	 */
+	public boolean isHealthy() {
+		return this.streamPool.failure() == null;
+	}
+
+	/**
+	 * Returns the sticky error that failed the device, if one did.
+	 * @return the error, or empty while the device is healthy
+	 */
+	public Optional<Throwable> failure() {
+		return Optional.ofNullable(this.streamPool.failure());
+	}
+
+	/**
+	 * Opens a session with a {@link StreamPriority#NORMAL} stream. The stream is borrowed on the first operation.
+	 * @return the session, which the caller must close
+	 * @throws DeviceFailedException if the device failed
+	 * @throws StreamPoolClosedException if the device is shut down
+	 */
+	public OffloadSession openSession() {
+		return openSession(StreamPriority.NORMAL);
+	}
+
+	/**
+	 * Opens a session. The stream is borrowed on the first operation.
+	 * @param priority the stream's priority class
+	 * @return the session, which the caller must close
+	 * @throws DeviceFailedException if the device failed
+	 * @throws StreamPoolClosedException if the device is shut down
+	 */
+	public OffloadSession openSession(StreamPriority priority) {
+		if (priority == null) {
+			throw new IllegalArgumentException("priority must not be null");
+		}
+		checkUsable();
+		OffloadSession session = new OffloadSession(this, priority);
+		this.activeSessions.incrementAndGet();
+		this.listener.sessionOpened(session);
+		return session;
+	}
+
+	/**
+	 * Loads a module on this device, once per module name.
+	 * @param definition the module
+	 * @return the loaded module (the one loaded before under the same name, if any)
+	 * @throws BackendException if the backend cannot load it
+	 */
+	public KernelModule loadModule(ModuleDefinition definition) {
+		if (definition == null) {
+			throw new IllegalArgumentException("definition must not be null");
+		}
+		checkUsable();
+		return this.modules.computeIfAbsent(definition.name(),
+				(name) -> new KernelModule(this, definition, call(() -> this.backendDevice.loadModule(definition))));
+	}
+
+	/**
+	 * Allocates device memory owned by the caller, who must close it once no session uses it.
+	 * @param bytes the size, at least 1
+	 * @return the buffer
+	 */
+	public DeviceBuffer allocate(long bytes) {
+		return new DeviceBuffer(this, acquireMemory(bytes, false), bytes, null);
+	}
+
+	/**
+	 * Allocates page-locked host memory owned by the caller, who must close it once no session uses it.
+	 * @param bytes the size, from 1 to 2^31-1
+	 * @return the buffer
+	 */
+	public HostBuffer allocateHost(long bytes) {
+		return new HostBuffer(this, acquireMemory(bytes, true), bytes, null);
+	}
+
+	/**
+	 * Frees the memory kept for reuse by closed buffers.
+	 */
+	public void trimBufferCache() {
+		this.bufferCache.trim();
+	}
+
+	/**
+	 * Returns the bytes kept for reuse by closed buffers.
+	 * @return the cached bytes
+	 */
+	public long cachedBufferBytes() {
+		return this.bufferCache.cachedBytes();
+	}
+
+	NativeMemory acquireMemory(long bytes, boolean host) {
+		if (bytes < 1) {
+			throw new IllegalArgumentException("bytes must be at least 1, was " + bytes);
+		}
+		if (host && bytes > Integer.MAX_VALUE) {
+			throw new IllegalArgumentException("A host buffer holds at most " + Integer.MAX_VALUE + " bytes, was "
+					+ bytes);
+		}
+		checkUsable();
+		return call(() -> this.bufferCache.acquire(bytes, host));
+	}
+
+	void releaseMemory(NativeMemory memory) {
+		try {
+			this.bufferCache.release(memory);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not free {} bytes of device {}: {}", memory.size(), id(), ex.getMessage());
+		}
+	}
+
+	private <T> T call(java.util.function.Supplier<T> backendCall) {
+		try {
+			return backendCall.get();
+		}
+		catch (BackendException ex) {
+			failIfSticky(ex);
+			throw ex;
+		}
+	}
+
+	void checkUsable() {
+		Throwable cause = this.streamPool.failure();
+		if (cause != null) {
+			throw new DeviceFailedException(id(), cause);
+		}
+		if (this.streamPool.isClosed()) {
+			throw new StreamPoolClosedException(id());
+		}
+	}
+
+	void failIfSticky(Throwable error) {
+		if (error instanceof BackendException backendError && backendError.isSticky()) {
+			fail(backendError);
+		}
+	}
+
+	/**
+	 * Marks the device failed: it stops lending and new sessions fail fast with {@code cause}.
+	 * @param cause the sticky error
+	 */
+	void fail(Throwable cause) {
+		if (this.streamPool.failure() == null) {
+			this.streamPool.fail(cause);
+			logger.error("Device {} ({}) failed and stops lending streams: {}", id(), name(), cause.getMessage());
+			this.listener.deviceFailed(this, cause);
+		}
+	}
+
+	OffloadListener listener() {
+		return this.listener;
+	}
+
+	BackendDevice backendDevice() {
+		return this.backendDevice;
+	}
+
+	int nativePriority(StreamPriority priority) {
+		return (priority == StreamPriority.HIGH) ? this.info.greatestPriority() : this.info.leastPriority();
+	}
+
+	CompletionPoller completionPoller() {
+		CompletionPoller poller = this.completionPoller;
+		if (poller == null) {
+			synchronized (this) {
+				poller = this.completionPoller;
+				if (poller == null) {
+					poller = new CompletionPoller(id());
+					this.completionPoller = poller;
+				}
+			}
+		}
+		return poller;
+	}
+
+	Thread completionThread() {
+		CompletionPoller poller = this.completionPoller;
+		return (poller != null) ? poller.thread() : null;
+	}
+
+	void sessionEnded(OffloadSession session, Throwable failure) {
+		this.activeSessions.decrementAndGet();
+		this.listener.sessionClosed(session, System.nanoTime() - session.openedNanos(), failure);
+	}
+
+	/**
+	 * Stops lending, waits for lent streams, then releases the device's resources.
+	 * @param awaitTermination how long to wait for lent streams
+	 * @return {@code true} if everything was released; {@code false} if streams were still lent
+	 */
+	boolean close(Duration awaitTermination) {
+		boolean drained = this.streamPool.shutdown(awaitTermination);
+		if (!drained) {
+			logger.warn("Device {}: {} stream(s) still lent and {} session(s) active after {} ms; they are not "
+					+ "destroyed, and the device's context stays", id(), this.streamPool.inUse(),
+					this.activeSessions.get(), awaitTermination.toMillis());
+		}
+		CompletionPoller poller = this.completionPoller;
+		if (poller != null && drained) {
+			poller.stop();
+		}
+		if (!drained) {
+			return false;
+		}
+		this.eventPool.close();
+		this.modules.values().forEach(this::unloadQuietly);
+		this.bufferCache.trim();
+		this.backendDevice.close();
+		return true;
+	}
+
+	private void unloadQuietly(KernelModule module) {
+		try {
+			module.unload();
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not unload module '{}' of device {}: {}", module.name(), id(), ex.getMessage());
+		}
+	}
+
+	@Override
+	public String toString() {
+		return "Device[" + id() + ", " + name() + ", " + this.backendName + (isHealthy() ? "" : ", failed") + "]";
+	}
+
+}

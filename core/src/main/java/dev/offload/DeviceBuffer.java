@@ -1,0 +1,14 @@
+package dev.offload;
+
+import dev.offload.spi.NativeMemory;
+
+/**
+ * Device memory. See {@link Buffer} for who owns it and when it is given back.
+ */
+public final class DeviceBuffer extends Buffer {
+
+	DeviceBuffer(Device device, NativeMemory memory, long size, OffloadSession owner) {
+		super(device, memory, size, owner);
+	}
+
+}

@@ -1,0 +1,324 @@
+package dev.offload;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.offload.spi.Backend;
+import dev.offload.spi.BackendDevice;
+
+/**
+ * The devices of one {@link Backend}, each with its own {@link StreamPool}: lookup by id, least-busy selection, and
+ * an orderly shutdown.
+ * <pre>{@code
+ * try (DeviceRegistry registry = DeviceRegistry.builder(HostBackend.builder().build()).build();
+ *      OffloadSession session = registry.openSession()) {
+ *     ...
+ * }
+ * }</pre>
+ */
+public final class DeviceRegistry implements AutoCloseable {
+
+	private static final Logger logger = LoggerFactory.getLogger(DeviceRegistry.class);
+
+	/**
+	 * The default bound of each device's buffer cache: 256 MiB.
+	 */
+	public static final long DEFAULT_BUFFER_CACHE_BYTES = 256L * 1024 * 1024;
+
+	/**
+	 * The default time {@link #close()} waits for lent streams.
+	 */
+	public static final Duration DEFAULT_AWAIT_TERMINATION = Duration.ofSeconds(10);
+
+	private final Backend backend;
+
+	private final List<Device> devices;
+
+	private final Map<Integer, Device> byId;
+
+	private final Duration awaitTermination;
+
+	private volatile boolean closed;
+
+	private DeviceRegistry(Builder builder, List<Device> devices) {
+		this.backend = builder.backend;
+		this.devices = List.copyOf(devices);
+		Map<Integer, Device> map = new HashMap<>();
+		devices.forEach((device) -> map.put(device.id(), device));
+		this.byId = map;
+		this.awaitTermination = builder.awaitTermination;
+	}
+
+	/**
+	 * Starts building a registry over {@code backend}.
+	 * @param backend the backend whose devices to use
+	 * @return a builder
+	 */
+	public static Builder builder(Backend backend) {
+		return new Builder(backend);
+	}
+
+	/**
+	 * Returns the backend.
+	 * @return the backend
+	 */
+	public Backend backend() {
+		return this.backend;
+	}
+
+	/**
+	 * Returns the devices, in id order.
+	 * @return the devices
+	 */
+	public List<Device> devices() {
+		return this.devices;
+	}
+
+	/**
+	 * Returns the ids of the devices.
+	 * @return the ids, in order
+	 */
+	public List<Integer> ids() {
+		return this.devices.stream().map(Device::id).toList();
+	}
+
+	/**
+	 * Returns a device by id.
+	 * @param id the device's id
+	 * @return the device
+	 * @throws NoSuchDeviceException naming the ids that exist
+	 */
+	public Device device(int id) {
+		Device device = this.byId.get(id);
+		if (device == null) {
+			throw new NoSuchDeviceException(id, ids());
+		}
+		return device;
+	}
+
+	/**
+	 * Returns the healthy device with the fewest active sessions and waiting borrowers (the lowest id on a tie).
+	 * @return the device
+	 * @throws DeviceFailedException if every device has failed
+	 */
+	public Device leastBusy() {
+		Device best = null;
+		int bestLoad = Integer.MAX_VALUE;
+		for (Device device : this.devices) {
+			if (!device.isHealthy()) {
+				continue;
+			}
+			int load = device.activeSessions() + device.streamPool().waiting();
+			if (load < bestLoad) {
+				best = device;
+				bestLoad = load;
+			}
+		}
+		if (best == null) {
+			Device first = this.devices.get(0);
+			throw new DeviceFailedException(first.id(), first.failure().orElseThrow());
+		}
+		return best;
+	}
+
+	/**
+	 * Opens a session on the {@link #leastBusy() least busy} device.
+	 * @return the session, which the caller must close
+	 */
+	public OffloadSession openSession() {
+		return leastBusy().openSession();
+	}
+
+	/**
+	 * Opens a session on a device.
+	 * @param deviceId the device's id
+	 * @return the session, which the caller must close
+	 */
+	public OffloadSession openSession(int deviceId) {
+		return device(deviceId).openSession();
+	}
+
+	/**
+	 * Tells whether the registry is closed.
+	 * @return {@code true} after {@link #close()}
+	 */
+	public boolean isClosed() {
+		return this.closed;
+	}
+
+	/**
+	 * Shuts down with the configured await-termination time: see {@link #close(Duration)}.
+	 */
+	@Override
+	public void close() {
+		close(this.awaitTermination);
+	}
+
+	/**
+	 * Stops lending on every device, waits up to {@code awaitTermination} in all for lent streams to come back,
+	 * destroys the streams and releases the devices. A stream still lent is never destroyed; its device's context
+	 * is then kept, and the backend stays open.
+	 * @param awaitTermination how long to wait in all
+	 * @return {@code true} if everything was released
+	 */
+	public synchronized boolean close(Duration awaitTermination) {
+		if (this.closed) {
+			return true;
+		}
+		this.closed = true;
+		long deadline = System.nanoTime() + awaitTermination.toNanos();
+		boolean clean = true;
+		for (Device device : this.devices) {
+			Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+			clean &= device.close(left);
+		}
+		if (clean) {
+			this.backend.close();
+		}
+		else {
+			logger.warn("Offload registry closed with streams still lent; the {} backend is left open",
+					this.backend.name());
+		}
+		return clean;
+	}
+
+	@Override
+	public String toString() {
+		return "DeviceRegistry[" + this.backend.name() + ", devices=" + ids() + "]";
+	}
+
+	/**
+	 * Builds a {@link DeviceRegistry}.
+	 */
+	public static final class Builder {
+
+		private final Backend backend;
+
+		private List<Integer> deviceIds;
+
+		private StreamPoolConfig streamPool = StreamPoolConfig.DEFAULTS;
+
+		private final Map<Integer, StreamPoolConfig> perDevice = new LinkedHashMap<>();
+
+		private OffloadListener listener = OffloadListener.NONE;
+
+		private long bufferCacheMaxBytes = DEFAULT_BUFFER_CACHE_BYTES;
+
+		private Duration awaitTermination = DEFAULT_AWAIT_TERMINATION;
+
+		private Builder(Backend backend) {
+			this.backend = Objects.requireNonNull(backend, "backend must not be null");
+		}
+
+		/**
+		 * Uses only these devices (all by default).
+		 * @param ids the device ids; {@code null} or empty for all
+		 * @return this builder
+		 */
+		public Builder deviceIds(Collection<Integer> ids) {
+			this.deviceIds = (ids != null && !ids.isEmpty()) ? List.copyOf(ids) : null;
+			return this;
+		}
+
+		/**
+		 * Sets the pool configuration of every device without an override.
+		 * @param config the configuration
+		 * @return this builder
+		 */
+		public Builder streamPool(StreamPoolConfig config) {
+			this.streamPool = Objects.requireNonNull(config, "config must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets the pool configuration of one device.
+		 * @param deviceId the device's id
+		 * @param config the configuration
+		 * @return this builder
+		 */
+		public Builder streamPool(int deviceId, StreamPoolConfig config) {
+			this.perDevice.put(deviceId, Objects.requireNonNull(config, "config must not be null"));
+			return this;
+		}
+
+		/**
+		 * Sets the listener for metrics and tracing.
+		 * @param listener the listener
+		 * @return this builder
+		 */
+		public Builder listener(OffloadListener listener) {
+			this.listener = Objects.requireNonNull(listener, "listener must not be null");
+			return this;
+		}
+
+		/**
+		 * Bounds each device's cache of freed buffers.
+		 * @param bytes the bound, at least 0
+		 * @return this builder
+		 */
+		public Builder bufferCacheMaxBytes(long bytes) {
+			if (bytes < 0) {
+				throw new IllegalArgumentException("bufferCacheMaxBytes must be at least 0, was " + bytes);
+			}
+			this.bufferCacheMaxBytes = bytes;
+			return this;
+		}
+
+		/**
+		 * Sets how long {@link DeviceRegistry#close()} waits for lent streams.
+		 * @param timeout the time, at least 0
+		 * @return this builder
+		 */
+		public Builder awaitTermination(Duration timeout) {
+			if (timeout == null || timeout.isNegative()) {
+				throw new IllegalArgumentException("awaitTermination must be at least 0, was " + timeout);
+			}
+			this.awaitTermination = timeout;
+			return this;
+		}
+
+		/**
+		 * Discovers the devices and builds the registry.
+		 * @return the registry
+		 * @throws NoSuchDeviceException if a configured id (devices or per-device pools) does not exist
+		 */
+		public DeviceRegistry build() {
+			List<BackendDevice> discovered = this.backend.devices();
+			Map<Integer, BackendDevice> byId = new LinkedHashMap<>();
+			discovered.forEach((device) -> byId.put(device.info().id(), device));
+			List<Integer> available = new ArrayList<>(byId.keySet());
+			List<Integer> wanted = (this.deviceIds != null) ? this.deviceIds : available;
+			for (Integer id : wanted) {
+				if (!byId.containsKey(id)) {
+					throw new NoSuchDeviceException(id, available);
+				}
+			}
+			for (Integer id : this.perDevice.keySet()) {
+				if (!wanted.contains(id)) {
+					throw new NoSuchDeviceException(id, wanted);
+				}
+			}
+			List<Device> devices = new ArrayList<>();
+			for (Integer id : wanted.stream().distinct().sorted().toList()) {
+				StreamPoolConfig config = this.perDevice.getOrDefault(id, this.streamPool);
+				devices.add(new Device(this.backend.name(), byId.get(id), config, this.listener,
+						this.bufferCacheMaxBytes));
+			}
+			logger.info("Offload uses {} device(s) of the {} backend: {}", devices.size(), this.backend.name(),
+					devices);
+			return new DeviceRegistry(this, Collections.unmodifiableList(devices));
+		}
+
+	}
+
+}

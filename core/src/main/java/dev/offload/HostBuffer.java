@@ -1,0 +1,112 @@
+package dev.offload;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+import dev.offload.spi.NativeMemory;
+
+/**
+ * Page-locked host memory that copies to and from the device can use asynchronously, with typed accessors. Read
+ * results only after the session's work is done ({@link OffloadSession#synchronize()}, or the completion of
+ * {@link OffloadSession#closeAsync()}). See {@link Buffer} for who owns it and when it is given back.
+ */
+public final class HostBuffer extends Buffer {
+
+	private final ByteBuffer view;
+
+	HostBuffer(Device device, NativeMemory memory, long size, OffloadSession owner) {
+		super(device, memory, size, owner);
+		this.view = memory.hostView().slice(0, (int) size).order(ByteOrder.LITTLE_ENDIAN);
+	}
+
+	/**
+	 * Returns a little-endian view of the buffer.
+	 * @return a new view with position 0 and limit {@link #size()}
+	 * @throws IllegalStateException if the buffer is closed
+	 */
+	public ByteBuffer asByteBuffer() {
+		checkOpen("asByteBuffer");
+		return this.view.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+	}
+
+	/**
+	 * Writes floats starting at float index {@code index}.
+	 * @param index the first float's index
+	 * @param values the values
+	 * @return this buffer
+	 */
+	public HostBuffer putFloats(int index, float[] values) {
+		checkElements(index, values.length, Float.BYTES, "putFloats");
+		this.view.asFloatBuffer().put(index, values);
+		return this;
+	}
+
+	/**
+	 * Reads floats starting at float index {@code index}.
+	 * @param index the first float's index
+	 * @param into the array to fill
+	 * @return {@code into}
+	 */
+	public float[] getFloats(int index, float[] into) {
+		checkElements(index, into.length, Float.BYTES, "getFloats");
+		this.view.asFloatBuffer().get(index, into);
+		return into;
+	}
+
+	/**
+	 * Writes doubles starting at double index {@code index}.
+	 * @param index the first double's index
+	 * @param values the values
+	 * @return this buffer
+	 */
+	public HostBuffer putDoubles(int index, double[] values) {
+		checkElements(index, values.length, Double.BYTES, "putDoubles");
+		this.view.asDoubleBuffer().put(index, values);
+		return this;
+	}
+
+	/**
+	 * Reads doubles starting at double index {@code index}.
+	 * @param index the first double's index
+	 * @param into the array to fill
+	 * @return {@code into}
+	 */
+	public double[] getDoubles(int index, double[] into) {
+		checkElements(index, into.length, Double.BYTES, "getDoubles");
+		this.view.asDoubleBuffer().get(index, into);
+		return into;
+	}
+
+	/**
+	 * Writes ints starting at int index {@code index}.
+	 * @param index the first int's index
+	 * @param values the values
+	 * @return this buffer
+	 */
+	public HostBuffer putInts(int index, int[] values) {
+		checkElements(index, values.length, Integer.BYTES, "putInts");
+		this.view.asIntBuffer().put(index, values);
+		return this;
+	}
+
+	/**
+	 * Reads ints starting at int index {@code index}.
+	 * @param index the first int's index
+	 * @param into the array to fill
+	 * @return {@code into}
+	 */
+	public int[] getInts(int index, int[] into) {
+		checkElements(index, into.length, Integer.BYTES, "getInts");
+		this.view.asIntBuffer().get(index, into);
+		return into;
+	}
+
+	private void checkElements(int index, int count, int width, String use) {
+		checkOpen(use);
+		if (index < 0) {
+			throw new IllegalArgumentException("index must be at least 0, was " + index);
+		}
+		checkRange((long) index * width, (long) count * width, use);
+	}
+
+}

@@ -1,0 +1,93 @@
+package dev.offload;
+
+import java.util.List;
+
+import dev.offload.spi.BackendKernel;
+
+/**
+ * A kernel of a loaded {@link KernelModule}, bound to one device. Launch it with
+ * {@link OffloadSession#launch(Kernel, LaunchConfig, Object...)}; arguments are checked against
+ * {@link #parameters()} first, so a wrong call is an exception, never a native crash.
+ */
+public final class Kernel {
+
+	private final KernelModule module;
+
+	private final BackendKernel backendKernel;
+
+	private final List<ParamKind> parameters;
+
+	Kernel(KernelModule module, BackendKernel backendKernel, List<ParamKind> parameters) {
+		this.module = module;
+		this.backendKernel = backendKernel;
+		this.parameters = List.copyOf(parameters);
+	}
+
+	/**
+	 * Returns the kernel's name.
+	 * @return the name
+	 */
+	public String name() {
+		return this.backendKernel.name();
+	}
+
+	/**
+	 * Returns the kernel's parameters.
+	 * @return the parameter kinds, in order
+	 */
+	public List<ParamKind> parameters() {
+		return this.parameters;
+	}
+
+	/**
+	 * Returns the device the kernel is loaded on.
+	 * @return the device
+	 */
+	public Device device() {
+		return this.module.device();
+	}
+
+	/**
+	 * Returns the module the kernel belongs to.
+	 * @return the module
+	 */
+	public KernelModule module() {
+		return this.module;
+	}
+
+	BackendKernel backendKernel() {
+		return this.backendKernel;
+	}
+
+	/**
+	 * Checks {@code args} against the parameters and turns buffers into native memory.
+	 * @param args the launch arguments
+	 * @return the arguments as the backend takes them
+	 * @throws IllegalArgumentException naming the first argument that does not fit
+	 */
+	Object[] toBackendArguments(Object[] args) {
+		if (args == null || args.length != this.parameters.size()) {
+			throw new IllegalArgumentException("Kernel '" + name() + "' takes " + this.parameters.size()
+					+ " arguments " + this.parameters + ", was given " + ((args != null) ? args.length : 0));
+		}
+		Object[] converted = new Object[args.length];
+		for (int i = 0; i < args.length; i++) {
+			ParamKind kind = this.parameters.get(i);
+			Object arg = args[i];
+			if (!kind.accepts(arg)) {
+				throw new IllegalArgumentException("Argument " + i + " of kernel '" + name() + "' must be " + kind
+						+ " (" + kind.argumentType().getSimpleName() + "), was "
+						+ ((arg != null) ? arg.getClass().getSimpleName() + " " + arg : "null"));
+			}
+			converted[i] = (arg instanceof DeviceBuffer buffer) ? buffer.memoryFor(device(), "argument " + i
+					+ " of kernel '" + name() + "'") : arg;
+		}
+		return converted;
+	}
+
+	@Override
+	public String toString() {
+		return "Kernel[" + name() + this.parameters + " on device " + device().id() + "]";
+	}
+
+}

@@ -1,0 +1,63 @@
+package dev.offload;
+
+/**
+ * Callbacks on pool and session events, for metrics, tracing and leak detection. Every method has an empty default;
+ * implementations must be fast and must not throw (what they throw is logged and dropped).
+ */
+public interface OffloadListener {
+
+	/**
+	 * A listener that does nothing.
+	 */
+	OffloadListener NONE = new OffloadListener() {
+	};
+
+	/**
+	 * A stream was lent.
+	 * @param device the device
+	 * @param priority the stream's class
+	 * @param waitNanos how long the borrow took, creation and waiting included
+	 */
+	default void streamBorrowed(Device device, StreamPriority priority, long waitNanos) {
+	}
+
+	/**
+	 * A borrow gave up after the borrow timeout.
+	 * @param device the device
+	 */
+	default void borrowTimedOut(Device device) {
+	}
+
+	/**
+	 * A stream was destroyed because its work failed.
+	 * @param device the device
+	 * @param cause the failure
+	 */
+	default void streamDiscarded(Device device, Throwable cause) {
+	}
+
+	/**
+	 * A session was opened.
+	 * @param session the session
+	 */
+	default void sessionOpened(OffloadSession session) {
+	}
+
+	/**
+	 * A session ended: its stream was released or discarded and its buffers given back.
+	 * @param session the session
+	 * @param durationNanos from opening to the end of its work
+	 * @param failure the failure of its work, or {@code null}
+	 */
+	default void sessionClosed(OffloadSession session, long durationNanos, Throwable failure) {
+	}
+
+	/**
+	 * A device hit a sticky error and stopped lending.
+	 * @param device the device
+	 * @param cause the error
+	 */
+	default void deviceFailed(Device device, Throwable cause) {
+	}
+
+}

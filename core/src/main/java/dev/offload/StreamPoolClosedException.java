@@ -1,0 +1,16 @@
+package dev.offload;
+
+/**
+ * The stream pool is shut down (or shutting down) and lends no more streams.
+ */
+public class StreamPoolClosedException extends OffloadException {
+
+	/**
+	 * Creates an exception.
+	 * @param deviceId the pool's device
+	 */
+	public StreamPoolClosedException(int deviceId) {
+		super("The stream pool of device " + deviceId + " is shut down and lends no more streams");
+	}
+
+}

@@ -1,0 +1,154 @@
+package dev.offload.backend.host;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+import dev.offload.spi.Backend;
+import dev.offload.spi.BackendDevice;
+import dev.offload.spi.BackendException;
+
+/**
+ * Devices emulated on the CPU, with the semantics of CUDA streams: work on one stream runs in order; different
+ * streams run concurrently on a bounded set of worker threads per device (its "multiprocessors"), higher-priority
+ * streams first; synchronize waits for exactly the work enqueued before it; events order work across streams.
+ * Device memory is real memory; kernels are Java implementations ({@link HostKernel}) run over the launch's grid.
+ * <p>
+ * It is the default on machines without a GPU, so that applications start, demo and test anywhere, and it can
+ * emulate several devices. {@link #failDevice(int, String)} injects a sticky device error, as a GPU's illegal
+ * address would, for tests of failure handling.
+ */
+public final class HostBackend implements Backend {
+
+	/**
+	 * The backend's name in configuration.
+	 */
+	public static final String NAME = "host";
+
+	private final List<HostDevice> devices;
+
+	private HostBackend(Builder builder) {
+		List<HostDevice> list = new ArrayList<>();
+		for (int id = 0; id < builder.deviceCount; id++) {
+			String name = (builder.deviceNames != null) ? builder.deviceNames.get(id) : "Host device " + id;
+			list.add(new HostDevice(id, name, builder.workersPerDevice, builder.memoryBytes));
+		}
+		this.devices = Collections.unmodifiableList(list);
+	}
+
+	/**
+	 * Starts building a host backend: one device, one worker per CPU (at least 2).
+	 * @return a builder
+	 */
+	public static Builder builder() {
+		return new Builder();
+	}
+
+	@Override
+	public String name() {
+		return NAME;
+	}
+
+	@Override
+	public List<BackendDevice> devices() {
+		return List.copyOf(this.devices);
+	}
+
+	/**
+	 * Fails a device with a sticky error, as an illegal address would on a GPU: every later call on it throws.
+	 * @param deviceId the device's id
+	 * @param reason the error's text
+	 */
+	public void failDevice(int deviceId, String reason) {
+		if (deviceId < 0 || deviceId >= this.devices.size()) {
+			throw new IllegalArgumentException("No host device " + deviceId + "; there are " + this.devices.size());
+		}
+		HostDevice device = this.devices.get(deviceId);
+		device.fail(new BackendException("failDevice", "HOST_ERROR_INJECTED", reason, deviceId, true, null));
+	}
+
+	@Override
+	public void close() {
+		this.devices.forEach(HostDevice::close);
+	}
+
+	/**
+	 * Builds a {@link HostBackend}.
+	 */
+	public static final class Builder {
+
+		private int deviceCount = 1;
+
+		private List<String> deviceNames;
+
+		private int workersPerDevice = Math.max(2, Runtime.getRuntime().availableProcessors());
+
+		private long memoryBytes = Runtime.getRuntime().maxMemory();
+
+		private Builder() {
+		}
+
+		/**
+		 * Sets the number of emulated devices.
+		 * @param count from 1 to 64
+		 * @return this builder
+		 */
+		public Builder deviceCount(int count) {
+			if (count < 1 || count > 64) {
+				throw new IllegalArgumentException("deviceCount must be between 1 and 64, was " + count);
+			}
+			this.deviceCount = count;
+			return this;
+		}
+
+		/**
+		 * Names the emulated devices.
+		 * @param names one name per device, or {@code null}/empty for {@code "Host device N"}
+		 * @return this builder
+		 */
+		public Builder deviceNames(List<String> names) {
+			this.deviceNames = (names != null && !names.isEmpty()) ? List.copyOf(names) : null;
+			return this;
+		}
+
+		/**
+		 * Sets the worker threads per device, which bound how many streams run at once.
+		 * @param workers at least 1
+		 * @return this builder
+		 */
+		public Builder workersPerDevice(int workers) {
+			if (workers < 1) {
+				throw new IllegalArgumentException("workersPerDevice must be at least 1, was " + workers);
+			}
+			this.workersPerDevice = workers;
+			return this;
+		}
+
+		/**
+		 * Sets the memory each device reports.
+		 * @param bytes at least 1
+		 * @return this builder
+		 */
+		public Builder memoryBytes(long bytes) {
+			if (bytes < 1) {
+				throw new IllegalArgumentException("memoryBytes must be at least 1, was " + bytes);
+			}
+			this.memoryBytes = bytes;
+			return this;
+		}
+
+		/**
+		 * Builds the backend.
+		 * @return the backend
+		 */
+		public HostBackend build() {
+			if (this.deviceNames != null && this.deviceNames.size() != this.deviceCount) {
+				throw new IllegalArgumentException("deviceNames must name each of the " + this.deviceCount
+						+ " devices, was " + this.deviceNames);
+			}
+			return new HostBackend(this);
+		}
+
+	}
+
+}

@@ -1,0 +1,182 @@
+package dev.offload.backend.host;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.PriorityBlockingQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import dev.offload.ModuleDefinition;
+import dev.offload.spi.BackendDevice;
+import dev.offload.spi.BackendEvent;
+import dev.offload.spi.BackendException;
+import dev.offload.spi.BackendKernel;
+import dev.offload.spi.BackendModule;
+import dev.offload.spi.BackendStream;
+import dev.offload.spi.DeviceInfo;
+import dev.offload.spi.NativeMemory;
+
+/**
+ * One emulated device: its workers run the streams that have work, the highest priority first.
+ */
+final class HostDevice implements BackendDevice {
+
+	/** CUDA's priorities run from 0 (least) to negative numbers (greatest); the host mirrors an H200's range. */
+	static final int LEAST_PRIORITY = 0;
+
+	static final int GREATEST_PRIORITY = -5;
+
+	private final DeviceInfo info;
+
+	private final ThreadPoolExecutor workers;
+
+	private final AtomicLong drainSequence = new AtomicLong();
+
+	private volatile BackendException fault;
+
+	HostDevice(int id, String name, int workerCount, long memoryBytes) {
+		this.info = new DeviceInfo(id, name, 0, 0, memoryBytes, workerCount, LEAST_PRIORITY, GREATEST_PRIORITY);
+		this.workers = new ThreadPoolExecutor(workerCount, workerCount, 30, TimeUnit.SECONDS,
+				new PriorityBlockingQueue<>(), new WorkerFactory(id));
+		this.workers.allowCoreThreadTimeOut(true);
+	}
+
+	@Override
+	public DeviceInfo info() {
+		return this.info;
+	}
+
+	@Override
+	public BackendStream createStream(int priority) {
+		checkFault("createStream");
+		if (priority > LEAST_PRIORITY || priority < GREATEST_PRIORITY) {
+			throw new BackendException("createStream", "HOST_ERROR_INVALID_VALUE", "priority " + priority
+					+ " is outside " + LEAST_PRIORITY + ".." + GREATEST_PRIORITY, id(), false, null);
+		}
+		return new HostStream(this, priority);
+	}
+
+	@Override
+	public BackendEvent createEvent() {
+		checkFault("createEvent");
+		return new HostEvent(this);
+	}
+
+	@Override
+	public NativeMemory allocateDevice(long bytes) {
+		return allocate(bytes, false);
+	}
+
+	@Override
+	public NativeMemory allocateHost(long bytes) {
+		return allocate(bytes, true);
+	}
+
+	private NativeMemory allocate(long bytes, boolean host) {
+		checkFault(host ? "allocateHost" : "allocateDevice");
+		if (bytes > Integer.MAX_VALUE) {
+			throw new BackendException(host ? "allocateHost" : "allocateDevice", "HOST_ERROR_OUT_OF_MEMORY",
+					"the host backend allocates at most " + Integer.MAX_VALUE + " bytes at once, was " + bytes, id(),
+					false, null);
+		}
+		try {
+			return new HostMemory((int) bytes, host);
+		}
+		catch (OutOfMemoryError ex) {
+			throw new BackendException(host ? "allocateHost" : "allocateDevice", "HOST_ERROR_OUT_OF_MEMORY",
+					bytes + " bytes: " + ex.getMessage(), id(), false, ex);
+		}
+	}
+
+	@Override
+	public BackendModule loadModule(ModuleDefinition definition) {
+		checkFault("loadModule");
+		if (definition.hostKernels().isEmpty()) {
+			throw new BackendException("loadModule", "HOST_ERROR_NO_HOST_CODE", "module '" + definition.name()
+					+ "' has no host kernels; add them with ModuleDefinition.Builder.hostKernel", id(), false, null);
+		}
+		Map<String, BackendKernel> kernels = new LinkedHashMap<>();
+		definition.hostKernels().forEach((name, kernel) -> kernels.put(name,
+				new HostStream.HostBackendKernel(name, kernel.parameters(), kernel.kernel())));
+		return new BackendModule() {
+
+			@Override
+			public Map<String, BackendKernel> kernels() {
+				return kernels;
+			}
+
+			@Override
+			public void unload() {
+			}
+
+		};
+	}
+
+	@Override
+	public void close() {
+		this.workers.shutdown();
+	}
+
+	int id() {
+		return this.info.id();
+	}
+
+	void schedule(HostStream stream) {
+		this.workers.execute(new Drain(stream, this.drainSequence.incrementAndGet()));
+	}
+
+	void fail(BackendException error) {
+		if (this.fault == null) {
+			this.fault = error;
+		}
+	}
+
+	void checkFault(String call) {
+		BackendException error = this.fault;
+		if (error != null) {
+			throw new BackendException(call, error.getErrorName(), "the device failed earlier: " + error.getMessage(),
+					id(), true, error);
+		}
+	}
+
+	/**
+	 * A stream's turn on a worker; higher priority (a lower number) first, then first come first served.
+	 */
+	private record Drain(HostStream stream, long sequence) implements Runnable, Comparable<Drain> {
+
+		@Override
+		public void run() {
+			this.stream.drain();
+		}
+
+		@Override
+		public int compareTo(Drain other) {
+			int byPriority = Integer.compare(this.stream.priority(), other.stream.priority());
+			return (byPriority != 0) ? byPriority : Long.compare(this.sequence, other.sequence);
+		}
+
+	}
+
+	private static final class WorkerFactory implements ThreadFactory {
+
+		private final int deviceId;
+
+		private final AtomicInteger count = new AtomicInteger();
+
+		WorkerFactory(int deviceId) {
+			this.deviceId = deviceId;
+		}
+
+		@Override
+		public Thread newThread(Runnable task) {
+			Thread thread = new Thread(task, "offload-host" + this.deviceId + "-worker-" + this.count.incrementAndGet());
+			thread.setDaemon(true);
+			return thread;
+		}
+
+	}
+
+}

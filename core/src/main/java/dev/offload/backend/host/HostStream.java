@@ -1,0 +1,303 @@
+package dev.offload.backend.host;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+import dev.offload.OffloadException;
+import dev.offload.ParamKind;
+import dev.offload.spi.BackendEvent;
+import dev.offload.spi.BackendException;
+import dev.offload.spi.BackendKernel;
+import dev.offload.spi.BackendStream;
+import dev.offload.spi.NativeMemory;
+
+/**
+ * An emulated stream: a queue of operations that one worker at a time drains in order. After an operation fails,
+ * the later ones are skipped (events still complete, carrying the failure), and {@link #query()} and
+ * {@link #synchronize()} throw it.
+ */
+final class HostStream implements BackendStream {
+
+	private final HostDevice device;
+
+	private final int priority;
+
+	private final ReentrantLock lock = new ReentrantLock();
+
+	private final Condition progressed = this.lock.newCondition();
+
+	private final ArrayDeque<Op> queue = new ArrayDeque<>();
+
+	private long enqueued;
+
+	private long completed;
+
+	private int waiters;
+
+	private boolean scheduled;
+
+	private BackendException failure;
+
+	HostStream(HostDevice device, int priority) {
+		this.device = device;
+		this.priority = priority;
+	}
+
+	int priority() {
+		return this.priority;
+	}
+
+	@Override
+	public void copy(NativeMemory src, long srcOffset, NativeMemory dst, long dstOffset, long bytes) {
+		ByteBuffer from = src.hostView();
+		ByteBuffer to = dst.hostView();
+		enqueue(new Op("copy", false, () -> to.put((int) dstOffset, from, (int) srcOffset, (int) bytes)));
+	}
+
+	@Override
+	public void fill(NativeMemory dst, long offset, long bytes, byte value) {
+		ByteBuffer to = dst.hostView();
+		enqueue(new Op("fill", false, () -> {
+			for (long i = offset; i < offset + bytes; i++) {
+				to.put((int) i, value);
+			}
+		}));
+	}
+
+	@Override
+	public void launch(BackendKernel kernel, int gridX, int gridY, int gridZ, int blockX, int blockY, int blockZ,
+			int sharedMemoryBytes, Object[] args) {
+		HostKernel body = ((HostBackendKernel) kernel).body();
+		Object[] arguments = args.clone();
+		enqueue(new Op("kernel '" + kernel.name() + "'", false,
+				() -> runGrid(body, arguments, gridX, gridY, gridZ, blockX, blockY, blockZ)));
+	}
+
+	private static void runGrid(HostKernel body, Object[] args, int gridX, int gridY, int gridZ, int blockX,
+			int blockY, int blockZ) {
+		HostThread thread = new HostThread(args, gridX, gridY, gridZ, blockX, blockY, blockZ);
+		for (int bz = 0; bz < gridZ; bz++) {
+			thread.blockIdxZ = bz;
+			for (int by = 0; by < gridY; by++) {
+				thread.blockIdxY = by;
+				for (int bx = 0; bx < gridX; bx++) {
+					thread.blockIdxX = bx;
+					for (int tz = 0; tz < blockZ; tz++) {
+						thread.threadIdxZ = tz;
+						for (int ty = 0; ty < blockY; ty++) {
+							thread.threadIdxY = ty;
+							for (int tx = 0; tx < blockX; tx++) {
+								thread.threadIdxX = tx;
+								body.run(thread);
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+
+	@Override
+	public void record(BackendEvent event) {
+		HostEvent hostEvent = (HostEvent) event;
+		long generation = hostEvent.recorded();
+		enqueue(new Op("record", true, () -> hostEvent.complete(generation, currentFailure())));
+	}
+
+	@Override
+	public void waitFor(BackendEvent event) {
+		HostEvent hostEvent = (HostEvent) event;
+		enqueue(new Op("waitFor", hostEvent, hostEvent.lastRecorded()));
+	}
+
+	@Override
+	public boolean query() {
+		this.device.checkFault("query");
+		this.lock.lock();
+		try {
+			if (this.failure != null && this.completed == this.enqueued) {
+				throw this.failure;
+			}
+			return this.completed == this.enqueued;
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	@Override
+	public void synchronize() {
+		this.lock.lock();
+		try {
+			long target = this.enqueued;
+			while (this.completed < target) {
+				this.waiters++;
+				try {
+					this.progressed.await();
+				}
+				finally {
+					this.waiters--;
+				}
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new OffloadException("Interrupted while synchronizing a stream of host device " + this.device.id(),
+					ex);
+		}
+		finally {
+			this.lock.unlock();
+		}
+		this.device.checkFault("synchronize");
+		BackendException error = currentFailure();
+		if (error != null) {
+			throw error;
+		}
+	}
+
+	@Override
+	public Object handle() {
+		return this;
+	}
+
+	@Override
+	public void destroy() {
+		// Work still queued runs to its end; nothing else holds native resources.
+	}
+
+	private BackendException currentFailure() {
+		this.lock.lock();
+		try {
+			return this.failure;
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	private void enqueue(Op op) {
+		this.device.checkFault("enqueue " + op.name);
+		boolean schedule;
+		this.lock.lock();
+		try {
+			this.enqueued++;
+			this.queue.addLast(op);
+			schedule = !this.scheduled;
+			this.scheduled = true;
+		}
+		finally {
+			this.lock.unlock();
+		}
+		if (schedule) {
+			this.device.schedule(this);
+		}
+	}
+
+	/**
+	 * Runs queued operations in order until the queue is empty or an event wait blocks; runs on a worker.
+	 */
+	void drain() {
+		while (true) {
+			Op op;
+			boolean failed;
+			this.lock.lock();
+			try {
+				op = this.queue.peekFirst();
+				if (op == null) {
+					this.scheduled = false;
+					return;
+				}
+				failed = this.failure != null;
+			}
+			finally {
+				this.lock.unlock();
+			}
+			if (op.event != null && op.event.whenComplete(op.generation, () -> this.device.schedule(this))) {
+				// Parked until the event completes; its callback schedules this stream again.
+				return;
+			}
+			BackendException error = (failed && !op.alwaysRuns) ? null : run(op);
+			this.lock.lock();
+			try {
+				this.queue.pollFirst();
+				this.completed++;
+				if (error != null && this.failure == null) {
+					this.failure = error;
+				}
+				if (this.waiters > 0) {
+					this.progressed.signalAll();
+				}
+			}
+			finally {
+				this.lock.unlock();
+			}
+		}
+	}
+
+	private BackendException run(Op op) {
+		if (op.work == null) {
+			return null;
+		}
+		try {
+			op.work.run();
+			return null;
+		}
+		catch (IndexOutOfBoundsException ex) {
+			BackendException error = new BackendException(op.name, "HOST_ERROR_ILLEGAL_ADDRESS",
+					"an access outside a buffer: " + ex.getMessage(), this.device.id(), true, ex);
+			this.device.fail(error);
+			return error;
+		}
+		catch (Throwable ex) {
+			if (ex instanceof Error error && !(ex instanceof AssertionError || ex instanceof StackOverflowError)) {
+				throw error;
+			}
+			return new BackendException(op.name, "HOST_ERROR_LAUNCH_FAILED", ex.toString(), this.device.id(), false,
+					ex);
+		}
+	}
+
+	/**
+	 * One queued operation: work to run, or a wait for an event's generation.
+	 */
+	private static final class Op {
+
+		final String name;
+
+		final boolean alwaysRuns;
+
+		final Runnable work;
+
+		final HostEvent event;
+
+		final long generation;
+
+		Op(String name, boolean alwaysRuns, Runnable work) {
+			this.name = name;
+			this.alwaysRuns = alwaysRuns;
+			this.work = work;
+			this.event = null;
+			this.generation = 0;
+		}
+
+		Op(String name, HostEvent event, long generation) {
+			this.name = name;
+			this.alwaysRuns = true;
+			this.work = null;
+			this.event = event;
+			this.generation = generation;
+		}
+
+	}
+
+	/**
+	 * A host kernel as the backend sees it.
+	 */
+	record HostBackendKernel(String name, List<ParamKind> parameters, HostKernel body) implements BackendKernel {
+
+	}
+
+}

@@ -1,0 +1,4 @@
+/**
+ * Offload's public API: devices, per-device stream pools, sessions, buffers and kernels.
+ */
+package dev.offload;

@@ -1,0 +1,61 @@
+package dev.offload.spi;
+
+import dev.offload.ModuleDefinition;
+
+/**
+ * One device of a {@link Backend}: the factory for its streams, events, memory and modules.
+ */
+public interface BackendDevice {
+
+	/**
+	 * Returns what the device is.
+	 * @return the device's static description
+	 */
+	DeviceInfo info();
+
+	/**
+	 * Creates a stream.
+	 * @param priority a native priority within {@link DeviceInfo#leastPriority()} ..
+	 * {@link DeviceInfo#greatestPriority()}
+	 * @return a new stream with no work on it
+	 * @throws BackendException if the runtime refuses
+	 */
+	BackendStream createStream(int priority);
+
+	/**
+	 * Creates an event with timing disabled.
+	 * @return a new event, complete until first recorded
+	 * @throws BackendException if the runtime refuses
+	 */
+	BackendEvent createEvent();
+
+	/**
+	 * Allocates device memory.
+	 * @param bytes the size, at least 1
+	 * @return the memory
+	 * @throws BackendException if the runtime refuses (out of memory among others)
+	 */
+	NativeMemory allocateDevice(long bytes);
+
+	/**
+	 * Allocates page-locked host memory that copies can use asynchronously.
+	 * @param bytes the size, at least 1
+	 * @return the memory, with a {@link NativeMemory#hostView() host view}
+	 * @throws BackendException if the runtime refuses
+	 */
+	NativeMemory allocateHost(long bytes);
+
+	/**
+	 * Loads a module on this device.
+	 * @param definition the module's code for the backends that can run it
+	 * @return the loaded module
+	 * @throws BackendException if the module cannot be loaded (no code for this backend among others)
+	 */
+	BackendModule loadModule(ModuleDefinition definition);
+
+	/**
+	 * Releases the device's resources (the primary context on CUDA). Called once, when no stream is lent.
+	 */
+	void close();
+
+}

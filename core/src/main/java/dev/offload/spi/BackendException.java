@@ -1,0 +1,78 @@
+package dev.offload.spi;
+
+import dev.offload.OffloadException;
+
+/**
+ * A backend call failed: names the call, the runtime's error name and text, and the device.
+ * <p>
+ * A {@link #isSticky() sticky} error leaves the device unusable (CUDA's illegal address, launch failure and the
+ * like): the device is marked failed and stops lending streams.
+ */
+public class BackendException extends OffloadException {
+
+	private final String call;
+
+	private final String errorName;
+
+	private final int deviceId;
+
+	private final boolean sticky;
+
+	/**
+	 * Creates an exception.
+	 * @param call the runtime call that failed, e.g. {@code cuStreamSynchronize}
+	 * @param errorName the runtime's error name, e.g. {@code CUDA_ERROR_ILLEGAL_ADDRESS}
+	 * @param errorText the runtime's description of the error
+	 * @param deviceId the device, or -1 when none applies
+	 * @param sticky whether the error leaves the device unusable
+	 * @param cause the underlying exception, or {@code null}
+	 */
+	public BackendException(String call, String errorName, String errorText, int deviceId, boolean sticky,
+			Throwable cause) {
+		super(message(call, errorName, errorText, deviceId, sticky), cause);
+		this.call = call;
+		this.errorName = errorName;
+		this.deviceId = deviceId;
+		this.sticky = sticky;
+	}
+
+	private static String message(String call, String errorName, String errorText, int deviceId, boolean sticky) {
+		String device = (deviceId >= 0) ? " on device " + deviceId : "";
+		String text = (errorText != null && !errorText.isEmpty()) ? " (" + errorText + ")" : "";
+		return call + " failed" + device + ": " + errorName + text
+				+ (sticky ? "; the device is unusable until the process restarts" : "");
+	}
+
+	/**
+	 * Returns the runtime call that failed.
+	 * @return the call's name
+	 */
+	public String getCall() {
+		return this.call;
+	}
+
+	/**
+	 * Returns the runtime's error name.
+	 * @return e.g. {@code CUDA_ERROR_ILLEGAL_ADDRESS}
+	 */
+	public String getErrorName() {
+		return this.errorName;
+	}
+
+	/**
+	 * Returns the device the call was made for.
+	 * @return the device id, or -1
+	 */
+	public int getDeviceId() {
+		return this.deviceId;
+	}
+
+	/**
+	 * Tells whether the error leaves the device unusable.
+	 * @return {@code true} for sticky errors
+	 */
+	public boolean isSticky() {
+		return this.sticky;
+	}
+
+}

@@ -1,0 +1,84 @@
+package dev.offload.spi;
+
+/**
+ * An in-order work queue on one device (a CUDA stream). Work is enqueued asynchronously; errors of enqueued work
+ * surface from {@link #query()} or {@link #synchronize()} as a {@link BackendException}.
+ * <p>
+ * A stream is used by one session at a time (the pool guarantees it), so implementations need not make enqueueing
+ * from several threads at once safe; {@link #query()} may be called from the device's completion thread.
+ */
+public interface BackendStream {
+
+	/**
+	 * Enqueues a copy between two memories of this device (host to device, device to host, device to device, or host
+	 * to host). Offsets and sizes are already checked.
+	 * @param src the source
+	 * @param srcOffset the offset in the source, in bytes
+	 * @param dst the destination
+	 * @param dstOffset the offset in the destination, in bytes
+	 * @param bytes the number of bytes
+	 */
+	void copy(NativeMemory src, long srcOffset, NativeMemory dst, long dstOffset, long bytes);
+
+	/**
+	 * Enqueues setting {@code bytes} bytes of device memory to {@code value}.
+	 * @param dst the memory
+	 * @param offset the offset, in bytes
+	 * @param bytes the number of bytes
+	 * @param value the byte value
+	 */
+	void fill(NativeMemory dst, long offset, long bytes, byte value);
+
+	/**
+	 * Enqueues a kernel launch. The arguments are already checked against the kernel's parameters: each is an
+	 * {@link Integer}, {@link Long}, {@link Float}, {@link Double} or {@link NativeMemory}.
+	 * @param kernel the kernel
+	 * @param gridX grid size in x
+	 * @param gridY grid size in y
+	 * @param gridZ grid size in z
+	 * @param blockX block size in x
+	 * @param blockY block size in y
+	 * @param blockZ block size in z
+	 * @param sharedMemoryBytes dynamic shared memory per block
+	 * @param args the arguments
+	 */
+	void launch(BackendKernel kernel, int gridX, int gridY, int gridZ, int blockX, int blockY, int blockZ,
+			int sharedMemoryBytes, Object[] args);
+
+	/**
+	 * Enqueues recording {@code event}: it completes when the work enqueued before it does.
+	 * @param event the event
+	 */
+	void record(BackendEvent event);
+
+	/**
+	 * Makes work enqueued after this call wait until {@code event}, as last recorded, completes.
+	 * @param event the event
+	 */
+	void waitFor(BackendEvent event);
+
+	/**
+	 * Tells whether all work enqueued so far is done, without blocking.
+	 * @return {@code true} when the stream is idle
+	 * @throws BackendException if enqueued work failed
+	 */
+	boolean query();
+
+	/**
+	 * Blocks until all work enqueued before this call is done.
+	 * @throws BackendException if enqueued work failed
+	 */
+	void synchronize();
+
+	/**
+	 * Returns the native handle ({@code jcuda.driver.CUstream} on CUDA).
+	 * @return the handle
+	 */
+	Object handle();
+
+	/**
+	 * Destroys the stream. Work still on it completes first where the runtime allows it.
+	 */
+	void destroy();
+
+}
