@@ -1,0 +1,48 @@
+package dev.offload.template;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+import dev.offload.StreamPriority;
+
+/**
+ * Runs a method in an {@link dev.offload.OffloadSession} bound to the thread for the call: the session is opened or
+ * joined according to {@link #propagation()}, {@link OffloadTemplate} calls inside the method join it, and a session
+ * the call opened is synchronized and released when the method returns or throws. A method returning a
+ * {@link java.util.concurrent.CompletionStage} or {@link java.util.concurrent.CompletableFuture} keeps its session
+ * until that stage completes and the session's work is done.
+ * <p>
+ * On a class, it applies to each method of the class. In a Spring application the advice applies to calls through
+ * the bean's proxy only: a call from the bean to itself, or from its {@code @PostConstruct} method, runs without it.
+ * Outside Spring, {@link OffloadInvoker} runs the same logic.
+ */
+@Target({ ElementType.TYPE, ElementType.METHOD, ElementType.ANNOTATION_TYPE })
+@Retention(RetentionPolicy.RUNTIME)
+@Inherited
+@Documented
+public @interface Offload {
+
+	/**
+	 * The device to open a session on, or {@link OffloadAttributes#ANY_DEVICE} (the default) for the least busy one.
+	 * A bound session of another device does not match (see {@link Propagation}).
+	 * @return the device's id, or -1
+	 */
+	int device() default OffloadAttributes.ANY_DEVICE;
+
+	/**
+	 * How the call relates to the session bound to the thread.
+	 * @return the propagation, {@link Propagation#REQUIRED} by default
+	 */
+	Propagation propagation() default Propagation.REQUIRED;
+
+	/**
+	 * The priority class of the stream of a session the call opens; a joined session keeps its own.
+	 * @return the priority, {@link StreamPriority#NORMAL} by default
+	 */
+	StreamPriority priority() default StreamPriority.NORMAL;
+
+}

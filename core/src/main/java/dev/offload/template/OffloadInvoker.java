@@ -1,0 +1,126 @@
+package dev.offload.template;
+
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+
+import dev.offload.DeviceRegistry;
+import dev.offload.OffloadSession;
+
+/**
+ * The advice behind {@link Offload @Offload}, usable without Spring: opens, joins or suspends a session as the
+ * {@link OffloadAttributes} say, binds it to the thread for the call, and afterwards restores the previous binding
+ * and ends a session the call opened (Spring's {@code TransactionInterceptor}).
+ * <p>
+ * Exceptions from the call reach the caller unchanged; a failure of the session's work that surfaces while ending
+ * it is added to them as suppressed. A session that ends after failed work has its stream discarded; otherwise
+ * the stream goes back to its pool once the work is done. Nothing stays bound to the thread.
+ * <pre>{@code
+ * OffloadInvoker invoker = new OffloadInvoker(registry);
+ * Result r = invoker.invoke(OffloadAttributes.DEFAULTS, () -> service.compute(input));
+ * }</pre>
+ */
+public final class OffloadInvoker {
+
+	private final DeviceRegistry registry;
+
+	/**
+	 * Creates an invoker over the devices of {@code registry}.
+	 * @param registry the registry
+	 */
+	public OffloadInvoker(DeviceRegistry registry) {
+		this.registry = Objects.requireNonNull(registry, "registry must not be null");
+	}
+
+	/**
+	 * Returns the registry whose devices the invoker opens sessions on.
+	 * @return the registry
+	 */
+	public DeviceRegistry registry() {
+		return this.registry;
+	}
+
+	/**
+	 * Runs a call in the session {@code attributes} ask for. A session the call opened is synchronized and released
+	 * when it returns or throws; a joined one is left to its owner.
+	 * @param <T> the result's type
+	 * @param attributes the device, propagation and priority
+	 * @param invocation the call; {@link OffloadSessionBinding#currentSession()} gives it its session
+	 * @return the call's result
+	 * @throws IllegalSessionStateException if the bound session does not fit the propagation (the call is not made)
+	 * @throws Throwable what the call threw, unchanged; or the failure of the session's work
+	 */
+	public <T> T invoke(OffloadAttributes attributes, Invocation<T> invocation) throws Throwable {
+		SessionScope scope = SessionScope.enter(this.registry, attributes);
+		T result;
+		try {
+			result = invocation.proceed();
+		}
+		catch (Throwable ex) {
+			scope.closeAfter(ex);
+			throw ex;
+		}
+		scope.close();
+		return result;
+	}
+
+	/**
+	 * Runs a call that returns a stage: a session the call opened is unbound when the call returns and kept until
+	 * the stage completes, then closed without blocking; the returned stage completes after that, when the
+	 * session's work is done and its stream is back, with the stage's outcome (or the work's failure). A joined
+	 * session, no session, or a {@code null} stage give back the call's stage itself.
+	 * <p>
+	 * The returned stage may complete on the device's completion thread: continue with {@code *Async} methods for
+	 * anything slow.
+	 * @param <T> the stage's value type
+	 * @param attributes the device, propagation and priority
+	 * @param invocation the call
+	 * @return the stage to hand to the caller
+	 * @throws IllegalSessionStateException if the bound session does not fit the propagation (the call is not made)
+	 * @throws Throwable what the call threw, unchanged (the session is then closed at once)
+	 */
+	public <T> CompletionStage<T> invokeAsync(OffloadAttributes attributes,
+			Invocation<? extends CompletionStage<T>> invocation) throws Throwable {
+		SessionScope scope = SessionScope.enter(this.registry, attributes);
+		CompletionStage<T> stage;
+		try {
+			stage = invocation.proceed();
+		}
+		catch (Throwable ex) {
+			scope.closeAfter(ex);
+			throw ex;
+		}
+		if (!scope.owned() || stage == null) {
+			scope.close();
+			return stage;
+		}
+		return scope.closeAfter(stage);
+	}
+
+	/**
+	 * Returns the session of this invoker's registry bound to the thread.
+	 * @return the session, or empty
+	 */
+	public Optional<OffloadSession> currentSession() {
+		return OffloadSessionBinding.currentSession()
+			.filter((session) -> this.registry.devices().contains(session.device()));
+	}
+
+	/**
+	 * A call to run in a session, such as a method invocation.
+	 *
+	 * @param <T> the result's type
+	 */
+	@FunctionalInterface
+	public interface Invocation<T> {
+
+		/**
+		 * Makes the call.
+		 * @return its result
+		 * @throws Throwable anything the call throws
+		 */
+		T proceed() throws Throwable;
+
+	}
+
+}

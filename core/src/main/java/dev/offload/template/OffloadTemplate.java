@@ -1,0 +1,327 @@
+package dev.offload.template;
+
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
+
+import dev.offload.DeviceBuffer;
+import dev.offload.DeviceRegistry;
+import dev.offload.HostBuffer;
+import dev.offload.LaunchConfig;
+import dev.offload.OffloadEvent;
+import dev.offload.OffloadSession;
+
+/**
+ * Runs callbacks in sessions of a {@link DeviceRegistry}: the session bound to the thread (by
+ * {@link Offload @Offload} or an enclosing call) if there is one, else a new one that it ends afterwards, as
+ * Spring's {@code JdbcTemplate} joins the bound transaction or works on its own.
+ * <pre>{@code
+ * float[] y = template.execute((session) -> {
+ *     Flow flow = Flow.of(session);
+ *     DeviceBuffer x = flow.upload(input);
+ *     flow.launch(SCALE, LaunchConfig.forThreads(n, 256), n, 2f, x);
+ *     return flow.downloadFloats(x, n);
+ * });
+ * }</pre>
+ * <ul>
+ * <li>{@link #execute(SessionCallback)} runs the callback and waits for the work it enqueued: a session of its own
+ * is synchronized and closed, a joined one synchronized.</li>
+ * <li>{@link #submit(SessionCallback)} runs the callback on the calling thread, which only enqueues work, and
+ * returns a future completed with the callback's result once that work is done; no thread waits for it (the
+ * device's completion thread polls, see {@link OffloadSession#closeAsync()}).</li>
+ * </ul>
+ * A callback that throws reaches the caller with its exception unchanged (for {@code submit}: the future completes
+ * with it); a session the template opened is then still ended, its stream discarded if its work failed. Nothing
+ * stays bound to the thread.
+ */
+public class OffloadTemplate {
+
+	/**
+	 * Stands for the input's device buffer in the arguments of {@link #run}.
+	 */
+	public static final Object INPUT = new Marker("INPUT");
+
+	/**
+	 * Stands for the output's device buffer in the arguments of {@link #run}.
+	 */
+	public static final Object OUTPUT = new Marker("OUTPUT");
+
+	private final DeviceRegistry registry;
+
+	/**
+	 * Creates a template over the devices of {@code registry}.
+	 * @param registry the registry
+	 */
+	public OffloadTemplate(DeviceRegistry registry) {
+		this.registry = Objects.requireNonNull(registry, "registry must not be null");
+	}
+
+	/**
+	 * Returns the registry.
+	 * @return the registry
+	 */
+	public DeviceRegistry registry() {
+		return this.registry;
+	}
+
+	/**
+	 * Returns the session of this template's registry bound to the thread.
+	 * @return the session, or empty
+	 */
+	public Optional<OffloadSession> currentSession() {
+		return OffloadSessionBinding.currentSession()
+			.filter((session) -> this.registry.devices().contains(session.device()));
+	}
+
+	/**
+	 * Runs a callback in the bound session, or in a new one on the least busy device, and waits for its work.
+	 * @param <T> the result's type
+	 * @param callback the work
+	 * @return the callback's result
+	 * @throws RuntimeException what the callback threw, unchanged; or the failure of the session's work
+	 */
+	public <T> T execute(SessionCallback<T> callback) {
+		return execute(OffloadAttributes.DEFAULTS, callback);
+	}
+
+	/**
+	 * Runs a callback in the bound session if it is on {@code deviceId}, else in a new one there, and waits for its
+	 * work.
+	 * @param <T> the result's type
+	 * @param deviceId the device's id
+	 * @param callback the work
+	 * @return the callback's result
+	 * @throws dev.offload.NoSuchDeviceException if the registry has no such device
+	 */
+	public <T> T execute(int deviceId, SessionCallback<T> callback) {
+		return execute(OffloadAttributes.DEFAULTS.withDevice(deviceId), callback);
+	}
+
+	/**
+	 * Runs a callback in the session {@code attributes} ask for and waits for its work: a new session is
+	 * synchronized and closed, a joined one synchronized.
+	 * @param <T> the result's type
+	 * @param attributes the device, priority and a propagation that gives a session ({@link Propagation#REQUIRED},
+	 * {@link Propagation#REQUIRES_NEW} or {@link Propagation#MANDATORY})
+	 * @param callback the work
+	 * @return the callback's result
+	 * @throws IllegalArgumentException if the propagation may run without a session
+	 * @throws IllegalSessionStateException if no session is bound for {@link Propagation#MANDATORY}
+	 */
+	public <T> T execute(OffloadAttributes attributes, SessionCallback<T> callback) {
+		check(attributes, callback);
+		SessionScope scope = SessionScope.enter(this.registry, attributes);
+		T result;
+		try {
+			result = callback.doInSession(scope.session());
+			if (!scope.owned()) {
+				scope.session().synchronize();
+			}
+		}
+		catch (Throwable ex) {
+			scope.closeAfter(ex);
+			throw ex;
+		}
+		scope.close();
+		return result;
+	}
+
+	/**
+	 * Runs a callback in the bound session, or in a new one on the least busy device, and returns at once.
+	 * @param <T> the result's type
+	 * @param callback the work, run on the calling thread
+	 * @return a future completed with the callback's result when its work is done: see
+	 * {@link #submit(OffloadAttributes, SessionCallback)}
+	 */
+	public <T> CompletableFuture<T> submit(SessionCallback<T> callback) {
+		return submit(OffloadAttributes.DEFAULTS, callback);
+	}
+
+	/**
+	 * Runs a callback in the bound session if it is on {@code deviceId}, else in a new one there, and returns at
+	 * once.
+	 * @param <T> the result's type
+	 * @param deviceId the device's id
+	 * @param callback the work, run on the calling thread
+	 * @return a future completed with the callback's result when its work is done
+	 * @throws dev.offload.NoSuchDeviceException if the registry has no such device
+	 */
+	public <T> CompletableFuture<T> submit(int deviceId, SessionCallback<T> callback) {
+		return submit(OffloadAttributes.DEFAULTS.withDevice(deviceId), callback);
+	}
+
+	/**
+	 * Runs a callback on the calling thread in the session {@code attributes} ask for, and returns a future that
+	 * completes when the work it enqueued is done, without a thread waiting for it:
+	 * <ul>
+	 * <li>In a new session, the future completes with the callback's result once the session's work is done and
+	 * its stream is back in the pool ({@link OffloadSession#closeAsync()}), or with the work's failure.</li>
+	 * <li>In a joined session, the template records an event after the callback's work and the future completes
+	 * once it is reached; a failure of that work reaches the owner of the session when it ends it. (The wait runs on
+	 * a second session's stream that waits for the event, because the completion thread polls sessions.)</li>
+	 * </ul>
+	 * If the callback throws, the future completes with that exception (after a new session has ended).
+	 * The future may complete on the device's completion thread: continue with {@code *Async} methods for anything
+	 * slow.
+	 * @param <T> the result's type
+	 * @param attributes the device, priority and a propagation that gives a session
+	 * @param callback the work, run on the calling thread
+	 * @return the future
+	 * @throws IllegalArgumentException if the propagation may run without a session
+	 * @throws IllegalSessionStateException if no session is bound for {@link Propagation#MANDATORY}
+	 * @throws dev.offload.DeviceFailedException if the chosen device failed
+	 */
+	public <T> CompletableFuture<T> submit(OffloadAttributes attributes, SessionCallback<T> callback) {
+		check(attributes, callback);
+		SessionScope scope = SessionScope.enter(this.registry, attributes);
+		T result;
+		try {
+			result = callback.doInSession(scope.session());
+		}
+		catch (Throwable ex) {
+			CompletableFuture<T> failed = new CompletableFuture<>();
+			scope.closeAsync().whenComplete((ignored, closeFailure) -> {
+				SessionScope.suppress(ex, closeFailure);
+				failed.completeExceptionally(ex);
+			});
+			return failed;
+		}
+		if (scope.owned()) {
+			return scope.closeAfter(CompletableFuture.completedFuture(result));
+		}
+		try {
+			return SessionScope.relay(whenDone(scope.session()), result);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	/**
+	 * Completes when the work enqueued so far on a joined session is done, without blocking a thread.
+	 */
+	private static CompletableFuture<Void> whenDone(OffloadSession session) {
+		if (!session.hasStream()) {
+			return CompletableFuture.completedFuture(null);
+		}
+		OffloadEvent reached = session.recordEvent();
+		OffloadSession waiter = session.device().openSession(session.priority());
+		try {
+			waiter.waitFor(reached);
+		}
+		catch (RuntimeException ex) {
+			waiter.closeAsync();
+			throw ex;
+		}
+		return waiter.closeAsync();
+	}
+
+	/**
+	 * Copies {@code input} to the device, launches a kernel, and copies {@code outputLength} floats back, in the bound
+	 * session or a new one.
+	 * <pre>{@code
+	 * // __global__ void scale(int n, float a, const float* in, float* out)
+	 * float[] y = template.run(SCALE, LaunchConfig.forThreads(n, 256), x, n, n, 2f, INPUT, OUTPUT);
+	 * }</pre>
+	 * @param kernel the kernel, loaded on the session's device if needed
+	 * @param config the grid and block sizes
+	 * @param input the floats to copy in
+	 * @param outputLength the floats to copy out
+	 * @param args the kernel's arguments, where {@link #INPUT} and {@link #OUTPUT} stand for the device buffers
+	 * @return the output
+	 */
+	public float[] run(KernelRef kernel, LaunchConfig config, float[] input, int outputLength, Object... args) {
+		return execute((session) -> {
+			Flow flow = Flow.of(session);
+			DeviceBuffer in = flow.upload(input);
+			DeviceBuffer out = flow.allocateFloats(outputLength);
+			flow.launch(kernel, config, bind(args, in, out));
+			return flow.downloadFloats(out, outputLength);
+		});
+	}
+
+	/**
+	 * Does what {@link #run} does without blocking: the future completes with the output once the work is done.
+	 * The output is copied to a page-locked buffer of the device's cache, read once the work is done and given back.
+	 * @param kernel the kernel, loaded on the session's device if needed
+	 * @param config the grid and block sizes
+	 * @param input the floats to copy in
+	 * @param outputLength the floats to copy out
+	 * @param args the kernel's arguments, where {@link #INPUT} and {@link #OUTPUT} stand for the device buffers
+	 * @return the output's future
+	 */
+	public CompletableFuture<float[]> runAsync(KernelRef kernel, LaunchConfig config, float[] input,
+			int outputLength, Object... args) {
+		AtomicReference<HostBuffer> target = new AtomicReference<>();
+		CompletableFuture<HostBuffer> done = submit((session) -> {
+			Flow flow = Flow.of(session);
+			DeviceBuffer in = flow.upload(input);
+			DeviceBuffer out = flow.allocateFloats(outputLength);
+			flow.launch(kernel, config, bind(args, in, out));
+			// The session's own buffers are given back before its future completes: read from the caller's.
+			HostBuffer host = session.device().allocateHost(Flow.bytes(outputLength, Float.BYTES));
+			target.set(host);
+			session.copy(out, 0, host, 0, (long) outputLength * Float.BYTES);
+			return host;
+		});
+		CompletableFuture<float[]> result = new CompletableFuture<>();
+		done.whenComplete((ignored, failure) -> {
+			HostBuffer host = target.get();
+			try {
+				if (failure != null) {
+					result.completeExceptionally(failure);
+				}
+				else {
+					result.complete(host.getFloats(0, new float[outputLength]));
+				}
+			}
+			catch (RuntimeException ex) {
+				result.completeExceptionally(ex);
+			}
+			finally {
+				if (host != null) {
+					host.close();
+				}
+			}
+		});
+		return result;
+	}
+
+	private static Object[] bind(Object[] args, DeviceBuffer in, DeviceBuffer out) {
+		Object[] bound = args.clone();
+		for (int i = 0; i < bound.length; i++) {
+			if (bound[i] == INPUT) {
+				bound[i] = in;
+			}
+			else if (bound[i] == OUTPUT) {
+				bound[i] = out;
+			}
+		}
+		return bound;
+	}
+
+	private static void check(OffloadAttributes attributes, SessionCallback<?> callback) {
+		Objects.requireNonNull(attributes, "attributes must not be null");
+		Objects.requireNonNull(callback, "callback must not be null");
+		if (!attributes.propagation().alwaysHasSession()) {
+			throw new IllegalArgumentException("OffloadTemplate runs its callback in a session; propagation "
+					+ attributes.propagation() + " may run without one (use REQUIRED, REQUIRES_NEW or MANDATORY)");
+		}
+	}
+
+	@Override
+	public String toString() {
+		return "OffloadTemplate[" + this.registry + "]";
+	}
+
+	private record Marker(String name) {
+
+		@Override
+		public String toString() {
+			return "OffloadTemplate." + this.name;
+		}
+
+	}
+
+}

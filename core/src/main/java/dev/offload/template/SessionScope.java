@@ -1,0 +1,199 @@
+package dev.offload.template;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+import dev.offload.Device;
+import dev.offload.DeviceRegistry;
+import dev.offload.OffloadSession;
+
+/**
+ * One call's relation to a session: a session it opened (and must end), one it joined, or none; and the binding
+ * that makes it current for the call. The one place that applies a {@link Propagation}.
+ */
+final class SessionScope {
+
+	private final OffloadSession session;
+
+	private final boolean owned;
+
+	private final OffloadSessionBinding.Binding binding;
+
+	private SessionScope(OffloadSession session, boolean owned, OffloadSessionBinding.Binding binding) {
+		this.session = session;
+		this.owned = owned;
+		this.binding = binding;
+	}
+
+	/**
+	 * Opens, joins or suspends a session as {@code attributes} say, and binds the outcome to the thread.
+	 * @throws IllegalSessionStateException if the bound session does not fit the propagation
+	 * @throws dev.offload.NoSuchDeviceException if the attributes name a device the registry lacks
+	 */
+	static SessionScope enter(DeviceRegistry registry, OffloadAttributes attributes) {
+		OffloadSession bound = OffloadSessionBinding.get();
+		boolean ours = bound != null && registry.devices().contains(bound.device());
+		boolean matching = ours && (attributes.anyDevice() || bound.device().id() == attributes.device());
+		return switch (attributes.propagation()) {
+			case REQUIRED -> matching ? joined(bound) : open(registry, attributes);
+			case REQUIRES_NEW -> open(registry, attributes);
+			case MANDATORY -> {
+				if (!matching) {
+					throw new IllegalSessionStateException(Propagation.MANDATORY, "No session"
+							+ (attributes.anyDevice() ? "" : " of device " + attributes.device())
+							+ " is bound to thread " + Thread.currentThread().getName() + " for propagation MANDATORY"
+							+ (ours ? "; the bound session is " + bound : ""));
+				}
+				yield joined(bound);
+			}
+			case SUPPORTS -> matching ? joined(bound) : none();
+			case NOT_SUPPORTED -> none();
+			case NEVER -> {
+				if (ours) {
+					throw new IllegalSessionStateException(Propagation.NEVER, bound
+							+ " is bound to thread " + Thread.currentThread().getName() + " but propagation NEVER "
+							+ "runs without a session");
+				}
+				yield none();
+			}
+		};
+	}
+
+	private static SessionScope joined(OffloadSession bound) {
+		return new SessionScope(bound, false, null);
+	}
+
+	private static SessionScope none() {
+		return new SessionScope(null, false, OffloadSessionBinding.bind(null));
+	}
+
+	private static SessionScope open(DeviceRegistry registry, OffloadAttributes attributes) {
+		Device device = attributes.anyDevice() ? registry.leastBusy() : registry.device(attributes.device());
+		OffloadSession session = device.openSession(attributes.priority());
+		return new SessionScope(session, true, OffloadSessionBinding.bind(session));
+	}
+
+	/**
+	 * Returns the call's session.
+	 * @return the session, or {@code null} if the call runs without one
+	 */
+	OffloadSession session() {
+		return this.session;
+	}
+
+	/**
+	 * Tells whether the call opened its session, and so ends it.
+	 * @return {@code true} if the session is the call's own
+	 */
+	boolean owned() {
+		return this.owned;
+	}
+
+	/**
+	 * Restores the binding from before the call. Harmless twice.
+	 */
+	void unbind() {
+		if (this.binding != null) {
+			this.binding.close();
+		}
+	}
+
+	/**
+	 * Ends a call that returned: unbinds, and closes an owned session (waiting for its work).
+	 * @throws RuntimeException the failure of the session's work, if nothing reported it yet
+	 */
+	void close() {
+		unbind();
+		if (this.owned) {
+			this.session.close();
+		}
+	}
+
+	/**
+	 * Ends a call that threw: unbinds, and closes an owned session, adding a failure of its work to
+	 * {@code failure}. The stream is discarded if the work failed.
+	 * @param failure what the call threw
+	 */
+	void closeAfter(Throwable failure) {
+		unbind();
+		if (this.owned) {
+			try {
+				this.session.close();
+			}
+			catch (Throwable closeFailure) {
+				suppress(failure, closeFailure);
+			}
+		}
+	}
+
+	/**
+	 * Unbinds and closes an owned session without blocking.
+	 * @return completed when the session's work is done and its stream is back (at once if not owned)
+	 */
+	CompletableFuture<Void> closeAsync() {
+		unbind();
+		return this.owned ? this.session.closeAsync() : CompletableFuture.completedFuture(null);
+	}
+
+	/**
+	 * Closes the owned session without blocking once {@code stage} completes.
+	 * @return a future with the stage's outcome, completed after the session's work is done and its stream is back
+	 */
+	<T> CompletableFuture<T> closeAfter(CompletionStage<T> stage) {
+		unbind();
+		CompletableFuture<T> result = new CompletableFuture<>();
+		stage.whenComplete((value, failure) -> closeAsync().whenComplete((ignored, closeFailure) -> {
+			if (failure != null) {
+				suppress(failure, closeFailure);
+				result.completeExceptionally(failure);
+			}
+			else if (closeFailure != null) {
+				result.completeExceptionally(closeFailure);
+			}
+			else {
+				result.complete(value);
+			}
+		}));
+		return result;
+	}
+
+	/**
+	 * Returns a future completed with {@code value} when {@code done} completes, or with its failure unwrapped.
+	 */
+	static <T> CompletableFuture<T> relay(CompletableFuture<?> done, T value) {
+		CompletableFuture<T> result = new CompletableFuture<>();
+		done.whenComplete((ignored, failure) -> {
+			if (failure != null) {
+				result.completeExceptionally(failure);
+			}
+			else {
+				result.complete(value);
+			}
+		});
+		return result;
+	}
+
+	/**
+	 * Adds {@code secondary} to {@code primary}'s suppressed exceptions unless it is already part of it.
+	 */
+	static void suppress(Throwable primary, Throwable secondary) {
+		if (secondary == null) {
+			return;
+		}
+		for (Throwable cause = primary; cause != null; cause = cause.getCause()) {
+			if (cause == secondary) {
+				return;
+			}
+			for (Throwable suppressed : cause.getSuppressed()) {
+				if (suppressed == secondary) {
+					return;
+				}
+			}
+			if (cause.getCause() == cause) {
+				break;
+			}
+		}
+		primary.addSuppressed(secondary);
+	}
+
+}

@@ -1,0 +1,75 @@
+package dev.offload.template;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.offload.ModuleDefinition;
+import dev.offload.ParamKind;
+
+/**
+ * Host kernels for the template tests: {@code scale}, {@code fail}, and {@code hold}, which keeps its stream busy
+ * until its gate opens (a latch, never a timer).
+ */
+final class TemplateTestKernels {
+
+	private static final Map<Integer, CountDownLatch> gates = new ConcurrentHashMap<>();
+
+	private static final AtomicInteger gateIds = new AtomicInteger();
+
+	static final ModuleDefinition MODULE = ModuleDefinition.builder("template-test")
+		.hostKernel("scale", List.of(ParamKind.INT32, ParamKind.FLOAT32, ParamKind.POINTER, ParamKind.POINTER),
+				(t) -> {
+					int i = t.globalIdX();
+					if (i < t.intArg(0)) {
+						t.floats(3).put(i, t.floatArg(1) * t.floats(2).get(i));
+					}
+				})
+		.hostKernel("fail", List.of(ParamKind.INT32), (t) -> {
+			throw new IllegalStateException("kernel failed on purpose " + t.intArg(0));
+		})
+		.hostKernel("hold", List.of(ParamKind.INT32), (t) -> await(gate(t.intArg(0))))
+		.build();
+
+	static final KernelRef SCALE = KernelRef.of(MODULE, "scale");
+
+	static final KernelRef FAIL = KernelRef.of(MODULE, "fail");
+
+	static final KernelRef HOLD = KernelRef.of(MODULE, "hold");
+
+	private TemplateTestKernels() {
+	}
+
+	/**
+	 * Returns a new gate's id; {@code hold} kernels launched with it wait until {@link #open(int)}.
+	 */
+	static int newGate() {
+		int id = gateIds.incrementAndGet();
+		gates.put(id, new CountDownLatch(1));
+		return id;
+	}
+
+	static void open(int id) {
+		gate(id).countDown();
+	}
+
+	private static CountDownLatch gate(int id) {
+		return gates.computeIfAbsent(id, (key) -> new CountDownLatch(1));
+	}
+
+	private static void await(CountDownLatch latch) {
+		try {
+			if (!latch.await(60, TimeUnit.SECONDS)) {
+				throw new IllegalStateException("gate not opened within 60s");
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+}
