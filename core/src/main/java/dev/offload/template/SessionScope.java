@@ -136,13 +136,13 @@ final class SessionScope {
 	}
 
 	/**
-	 * Closes the owned session without blocking once {@code stage} completes.
+	 * Unbinds, and closes the owned session without blocking once {@code stage} completes; only for an owned session.
 	 * @return a future with the stage's outcome, completed after the session's work is done and its stream is back
 	 */
 	<T> CompletableFuture<T> closeAfter(CompletionStage<T> stage) {
 		unbind();
 		CompletableFuture<T> result = new CompletableFuture<>();
-		stage.whenComplete((value, failure) -> closeAsync().whenComplete((ignored, closeFailure) -> {
+		stage.whenComplete((value, failure) -> this.session.closeAsync().whenComplete((ignored, closeFailure) -> {
 			if (failure != null) {
 				suppress(failure, closeFailure);
 				result.completeExceptionally(failure);
