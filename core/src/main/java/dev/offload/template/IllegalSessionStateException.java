@@ -8,6 +8,9 @@ public class IllegalSessionStateException extends IllegalStateException {
 
 	private static final long serialVersionUID = 1L;
 
+	/**
+	 * The propagation that was not met.
+	 */
 	private final Propagation propagation;
 
 	/**

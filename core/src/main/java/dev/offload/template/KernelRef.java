@@ -19,6 +19,8 @@ public record KernelRef(ModuleDefinition module, String name) {
 
 	/**
 	 * Checks the values.
+	 * @param module the module that holds the kernel
+	 * @param name the kernel's name
 	 * @throws IllegalArgumentException if a value is missing
 	 */
 	public KernelRef {

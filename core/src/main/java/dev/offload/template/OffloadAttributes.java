@@ -25,6 +25,9 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 
 	/**
 	 * Checks the values.
+	 * @param device the device's id, or {@link #ANY_DEVICE} for the least busy one
+	 * @param propagation how the call relates to the bound session
+	 * @param priority the priority class of a new session's stream
 	 * @throws IllegalArgumentException if the device is below -1 or a value is {@code null}
 	 */
 	public OffloadAttributes {

@@ -17,6 +17,8 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.scheduling.annotation.Async;
+import org.springframework.scheduling.annotation.EnableAsync;
 
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
@@ -133,6 +135,28 @@ class OffloadAnnotationTest {
 			assertThat(bean.first()).isPresent();
 			assertThat(bean.second()).isPresent();
 			assertThat(bean.toString()).isEqualTo("ClassLevel");
+		});
+	}
+
+	@Test
+	void methodAnnotationShouldWinOverClassAnnotation() {
+		run((context) -> {
+			ClassLevel bean = context.getBean(ClassLevel.class);
+			assertThat(bean.first().orElseThrow().priority()).isEqualTo(StreamPriority.NORMAL);
+			assertThat(bean.urgent().orElseThrow().priority()).isEqualTo(StreamPriority.HIGH);
+		});
+	}
+
+	@Test
+	void asyncOffloadMethodShouldOpenItsSessionOnTheExecutorThread() {
+		this.contextRunner.withUserConfiguration(AsyncConfiguration.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			String caller = Thread.currentThread().getName();
+			String[] seen = context.getBean(AsyncOffload.class).whereIsMySession().get(30, TimeUnit.SECONDS);
+			assertThat(seen[0]).isNotEqualTo(caller);
+			assertThat(seen[1]).isEqualTo("bound");
+			assertThat(OffloadSessionBinding.currentSession()).isEmpty();
+			assertNoStreamLent(context);
 		});
 	}
 
@@ -369,10 +393,37 @@ class OffloadAnnotationTest {
 			return OffloadSessionBinding.currentSession();
 		}
 
+		@Offload(priority = StreamPriority.HIGH)
+		public Optional<OffloadSession> urgent() {
+			return OffloadSessionBinding.currentSession();
+		}
+
 		@Override
 		public String toString() {
 			assertThat(OffloadSessionBinding.currentSession()).isEmpty();
 			return "ClassLevel";
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableAsync
+	static class AsyncConfiguration {
+
+		@Bean
+		AsyncOffload asyncOffload() {
+			return new AsyncOffload();
+		}
+
+	}
+
+	static class AsyncOffload {
+
+		@Async
+		@Offload
+		public CompletableFuture<String[]> whereIsMySession() {
+			current().streamId();
+			return CompletableFuture.completedFuture(new String[] { Thread.currentThread().getName(), "bound" });
 		}
 
 	}
