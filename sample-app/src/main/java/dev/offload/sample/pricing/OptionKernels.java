@@ -88,6 +88,22 @@ public final class OptionKernels {
 		out.put(2 * id + 1, sumSquares);
 	}
 
+	/**
+	 * Prices a European call with the Black-Scholes closed form on the CPU.
+	 * @param s the spot
+	 * @param k the strike
+	 * @param t the maturity in years
+	 * @param r the rate
+	 * @param v the volatility
+	 * @return the call's price
+	 */
+	public static double closedFormCall(double s, double k, double t, double r, double v) {
+		double sqrtT = Math.sqrt(t);
+		double d1 = (Math.log(s / k) + (r + 0.5 * v * v) * t) / (v * sqrtT);
+		double d2 = d1 - v * sqrtT;
+		return s * normcdf(d1) - k * Math.exp(-r * t) * normcdf(d2);
+	}
+
 	static long splitmix64(long seed) {
 		long x = seed + 0x9E3779B97F4A7C15L;
 		x = (x ^ (x >>> 30)) * 0xBF58476D1CE4E5B9L;
