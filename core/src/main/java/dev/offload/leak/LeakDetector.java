@@ -39,6 +39,8 @@ public final class LeakDetector implements OffloadListener, AutoCloseable {
 
 	private final Duration threshold;
 
+	private final long thresholdNanos;
+
 	private final ScheduledThreadPoolExecutor scheduler;
 
 	private final Map<Long, Tracked> open = new ConcurrentHashMap<>();
@@ -55,7 +57,17 @@ public final class LeakDetector implements OffloadListener, AutoCloseable {
 			throw new IllegalArgumentException("leakDetectionThreshold must be at least 0, was " + threshold);
 		}
 		this.threshold = threshold;
+		this.thresholdNanos = saturatedNanos(threshold);
 		this.scheduler = threshold.isZero() ? null : newScheduler();
+	}
+
+	private static long saturatedNanos(Duration duration) {
+		try {
+			return duration.toNanos();
+		}
+		catch (ArithmeticException ex) {
+			return Long.MAX_VALUE;
+		}
 	}
 
 	private static ScheduledThreadPoolExecutor newScheduler() {
@@ -118,7 +130,7 @@ public final class LeakDetector implements OffloadListener, AutoCloseable {
 		Tracked tracked = new Tracked(session, openedHere());
 		this.open.put(tracked.sessionId, tracked);
 		try {
-			tracked.check = this.scheduler.schedule(() -> reportIfOpen(tracked), this.threshold.toNanos(),
+			tracked.check = this.scheduler.schedule(() -> reportIfOpen(tracked), this.thresholdNanos,
 					TimeUnit.NANOSECONDS);
 		}
 		catch (RuntimeException ex) {
