@@ -297,7 +297,13 @@ public final class Device {
 
 	void sessionEnded(OffloadSession session, Throwable failure) {
 		this.activeSessions.decrementAndGet();
-		this.listener.sessionClosed(session, System.nanoTime() - session.openedNanos(), failure);
+		if (isListened()) {
+			this.listener.sessionClosed(session, System.nanoTime() - session.openedNanos(), failure);
+		}
+	}
+
+	boolean isListened() {
+		return this.listener != OffloadListener.NONE;
 	}
 
 	/**

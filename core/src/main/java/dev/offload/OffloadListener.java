@@ -16,7 +16,8 @@ public interface OffloadListener {
 	 * A stream was lent.
 	 * @param device the device
 	 * @param priority the stream's class
-	 * @param waitNanos how long the borrow took, creation and waiting included
+	 * @param waitNanos how long the borrow took, creation and waiting included; 0 when an idle stream was taken at
+	 * once (the fast path does not read the clock)
 	 */
 	default void streamBorrowed(Device device, StreamPriority priority, long waitNanos) {
 	}

@@ -32,7 +32,7 @@ public final class OffloadSession implements AutoCloseable {
 
 	private final StreamPriority priority;
 
-	private final long openedNanos = System.nanoTime();
+	private final long openedNanos;
 
 	private PooledStream stream;
 
@@ -53,6 +53,8 @@ public final class OffloadSession implements AutoCloseable {
 	OffloadSession(Device device, StreamPriority priority) {
 		this.device = device;
 		this.priority = priority;
+		// The clock costs about 100 ns on some virtual machines: read it only when a listener wants durations.
+		this.openedNanos = device.isListened() ? System.nanoTime() : 0;
 	}
 
 	/**

@@ -24,6 +24,9 @@ final class PooledStream {
 
 	final AtomicInteger state = new AtomicInteger(STATE_IDLE);
 
+	/** Times lent; written only by the borrower, published by the state changes. */
+	long borrows;
+
 	PooledStream(int id, StreamPriority priority, BackendStream stream) {
 		this.id = id;
 		this.priority = priority;

@@ -14,6 +14,8 @@ public class BackendException extends OffloadException {
 
 	private final String errorName;
 
+	private final String errorText;
+
 	private final int deviceId;
 
 	private final boolean sticky;
@@ -32,6 +34,7 @@ public class BackendException extends OffloadException {
 		super(message(call, errorName, errorText, deviceId, sticky), cause);
 		this.call = call;
 		this.errorName = errorName;
+		this.errorText = errorText;
 		this.deviceId = deviceId;
 		this.sticky = sticky;
 	}
@@ -57,6 +60,14 @@ public class BackendException extends OffloadException {
 	 */
 	public String getErrorName() {
 		return this.errorName;
+	}
+
+	/**
+	 * Returns the runtime's description of the error.
+	 * @return the text, possibly empty
+	 */
+	public String getErrorText() {
+		return this.errorText;
 	}
 
 	/**

@@ -137,8 +137,8 @@ final class HostDevice implements BackendDevice {
 	void checkFault(String call) {
 		BackendException error = this.fault;
 		if (error != null) {
-			throw new BackendException(call, error.getErrorName(), "the device failed earlier: " + error.getMessage(),
-					id(), true, error);
+			throw new BackendException(call, error.getErrorName(), "the device failed earlier, in " + error.getCall()
+					+ ": " + error.getErrorText(), id(), true, error);
 		}
 	}
 

@@ -151,11 +151,11 @@ final class HostStream implements BackendStream {
 		finally {
 			this.lock.unlock();
 		}
-		this.device.checkFault("synchronize");
 		BackendException error = currentFailure();
 		if (error != null) {
 			throw error;
 		}
+		this.device.checkFault("synchronize");
 	}
 
 	@Override
@@ -247,7 +247,7 @@ final class HostStream implements BackendStream {
 		}
 		catch (IndexOutOfBoundsException ex) {
 			BackendException error = new BackendException(op.name, "HOST_ERROR_ILLEGAL_ADDRESS",
-					"an access outside a buffer: " + ex.getMessage(), this.device.id(), true, ex);
+					"an access outside a buffer (" + ex + ")", this.device.id(), true, ex);
 			this.device.fail(error);
 			return error;
 		}

@@ -1,0 +1,94 @@
+package dev.offload.autoconfigure;
+
+import java.time.Duration;
+import java.util.List;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.context.SmartLifecycle;
+
+import dev.offload.Device;
+import dev.offload.DeviceRegistry;
+
+/**
+ * Shuts Offload down in order when the application context closes: stop lending, wait up to
+ * {@code offload.shutdown.await-termination} for sessions in flight, then destroy the streams and release the
+ * devices. A stream still lent when the wait ends is never destroyed under its user; {@link DeviceRegistry#close}
+ * logs each device that still has work.
+ * <p>
+ * It stops in {@link #PHASE}, after the web server and other lifecycle beans of higher phases stopped taking work.
+ */
+public final class OffloadLifecycle implements SmartLifecycle {
+
+	/**
+	 * The phase: below the web server's graceful shutdown ({@code DEFAULT_PHASE - 1024}) and stop
+	 * ({@code DEFAULT_PHASE - 2048}), so Offload stops after them.
+	 */
+	public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
+
+	private static final Logger logger = LoggerFactory.getLogger(OffloadLifecycle.class);
+
+	private final List<DeviceRegistry> registries;
+
+	private final Duration awaitTermination;
+
+	private volatile boolean running;
+
+	/**
+	 * Creates the lifecycle.
+	 * @param registries the registries to close
+	 * @param awaitTermination how long to wait for sessions in flight, for all registries together
+	 */
+	public OffloadLifecycle(List<DeviceRegistry> registries, Duration awaitTermination) {
+		this.registries = List.copyOf(registries);
+		this.awaitTermination = awaitTermination;
+	}
+
+	@Override
+	public void start() {
+		this.running = true;
+	}
+
+	/**
+	 * Closes the registries, waiting for sessions in flight.
+	 */
+	@Override
+	public void stop() {
+		this.running = false;
+		long deadline = System.nanoTime() + this.awaitTermination.toNanos();
+		for (DeviceRegistry registry : this.registries) {
+			if (registry.isClosed()) {
+				continue;
+			}
+			logInFlight(registry);
+			Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+			if (registry.close(left)) {
+				logger.debug("Offload {} closed", registry);
+			}
+		}
+	}
+
+	private void logInFlight(DeviceRegistry registry) {
+		for (Device device : registry.devices()) {
+			int sessions = device.activeSessions();
+			int lent = device.streamPool().inUse();
+			if (sessions > 0 || lent > 0) {
+				logger.info("Offload is shutting down: device {} has {} session(s) in flight and {} stream(s) lent; "
+						+ "waiting up to {} ms for them", device.id(), sessions, lent,
+						this.awaitTermination.toMillis());
+			}
+		}
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	@Override
+	public int getPhase() {
+		return PHASE;
+	}
+
+}

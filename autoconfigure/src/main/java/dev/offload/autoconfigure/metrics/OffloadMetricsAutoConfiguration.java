@@ -1,0 +1,41 @@
+package dev.offload.autoconfigure.metrics;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+import dev.offload.DeviceRegistry;
+import dev.offload.leak.LeakDetector;
+
+/**
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} for Offload's meters:
+ * {@link OffloadPoolMetrics} (pool gauges and counters) and {@link OffloadSessionMetrics} (timers, fed as an
+ * {@link dev.offload.OffloadListener}). Boot binds both to its meter registries.
+ */
+@AutoConfiguration(afterName = { "dev.offload.autoconfigure.OffloadAutoConfiguration",
+		OffloadMetricsAutoConfiguration.BOOT_METRICS + "MetricsAutoConfiguration",
+		OffloadMetricsAutoConfiguration.BOOT_METRICS + "CompositeMeterRegistryAutoConfiguration",
+		OffloadMetricsAutoConfiguration.BOOT_METRICS + "export.simple.SimpleMetricsExportAutoConfiguration" })
+@ConditionalOnClass(MeterRegistry.class)
+@ConditionalOnBean({ DeviceRegistry.class, MeterRegistry.class })
+public final class OffloadMetricsAutoConfiguration {
+
+	static final String BOOT_METRICS = "org.springframework.boot.micrometer.metrics.autoconfigure.";
+
+	@Bean
+	@ConditionalOnMissingBean
+	OffloadPoolMetrics offloadPoolMetrics(DeviceRegistry registry, ObjectProvider<LeakDetector> leakDetector) {
+		return new OffloadPoolMetrics(registry, leakDetector.getIfAvailable());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	OffloadSessionMetrics offloadSessionMetrics() {
+		return new OffloadSessionMetrics();
+	}
+
+}

@@ -1,0 +1,4 @@
+/**
+ * Micrometer support for Offload: stream pool meters, session timers and an observation around each session.
+ */
+package dev.offload.autoconfigure.metrics;

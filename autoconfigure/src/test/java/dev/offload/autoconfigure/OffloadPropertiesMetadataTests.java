@@ -1,0 +1,66 @@
+package dev.offload.autoconfigure;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+
+import com.jayway.jsonpath.JsonPath;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.core.io.ClassPathResource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests that the configuration processor documents every {@link OffloadProperties} key, so that IDEs complete and
+ * describe them.
+ */
+class OffloadPropertiesMetadataTests {
+
+	private static final Map<String, Object> DEFAULTS = Map.ofEntries(Map.entry("offload.backend", "auto"),
+			Map.entry("offload.devices", List.of("all")), Map.entry("offload.stream-pool.initial-size", 32),
+			Map.entry("offload.stream-pool.max-size", 0), Map.entry("offload.stream-pool.borrow-timeout", "30s"),
+			Map.entry("offload.host.device-count", 1), Map.entry("offload.buffer-cache.max-size", "256MB"),
+			Map.entry("offload.shutdown.await-termination", "10s"));
+
+	private static final List<String> WITHOUT_DEFAULT = List.of("offload.devices-config", "offload.host.device-names",
+			"offload.host.workers-per-device", "offload.host.memory", "offload.leak-detection-threshold");
+
+	@Test
+	void metadataShouldDescribeEveryProperty() throws IOException {
+		List<Map<String, Object>> properties = JsonPath.read(metadata(), "$.properties[*]");
+		assertThat(properties).extracting((property) -> property.get("name"))
+			.containsExactlyInAnyOrderElementsOf(concat(DEFAULTS.keySet(), WITHOUT_DEFAULT));
+		assertThat(properties).allSatisfy((property) -> assertThat((String) property.get("description"))
+			.as("description of %s", property.get("name"))
+			.isNotBlank());
+	}
+
+	@Test
+	void metadataShouldGiveEveryDefault() throws IOException {
+		List<Map<String, Object>> properties = JsonPath.read(metadata(), "$.properties[*]");
+		for (Map<String, Object> property : properties) {
+			Object expected = DEFAULTS.get(property.get("name"));
+			if (expected != null) {
+				assertThat(property.get("defaultValue")).as("default of %s", property.get("name")).isEqualTo(expected);
+			}
+		}
+	}
+
+	private static String metadata() throws IOException {
+		try (InputStream in = new ClassPathResource("META-INF/spring-configuration-metadata.json").getInputStream()) {
+			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+		}
+	}
+
+	private static List<String> concat(Collection<String> first, List<String> second) {
+		List<String> all = new ArrayList<>(first);
+		all.addAll(second);
+		return all;
+	}
+
+}

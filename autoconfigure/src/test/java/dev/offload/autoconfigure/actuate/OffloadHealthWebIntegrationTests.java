@@ -1,0 +1,32 @@
+package dev.offload.autoconfigure.actuate;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.test.web.servlet.client.RestTestClient;
+
+/**
+ * Integration tests for {@link OffloadHealthIndicator} over HTTP.
+ */
+@ObservabilityWebTest
+class OffloadHealthWebIntegrationTests {
+
+	@Autowired
+	private RestTestClient client;
+
+	@Test
+	void healthWhenDevicesAreHealthyShouldBeUpWithDetails() {
+		this.client.get()
+			.uri("/actuator/health/offload")
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody()
+			.jsonPath("$.status").isEqualTo("UP")
+			.jsonPath("$.details.backend").isEqualTo("host")
+			.jsonPath("$.details.note").isEqualTo(OffloadHealthIndicator.HOST_FALLBACK_NOTE)
+			.jsonPath("$.details.devices['0'].name").isEqualTo("Host device 0")
+			.jsonPath("$.details.devices['0'].status").isEqualTo("UP")
+			.jsonPath("$.details.devices['1'].status").isEqualTo("UP");
+	}
+
+}

@@ -1,0 +1,69 @@
+package dev.offload.autoconfigure.metrics;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import dev.offload.DeviceRegistry;
+import dev.offload.OffloadSession;
+import dev.offload.autoconfigure.OffloadLeakDetectionAutoConfiguration;
+import dev.offload.autoconfigure.actuate.HostDeviceRegistryConfiguration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests for {@link OffloadMetricsAutoConfiguration}.
+ */
+class OffloadMetricsAutoConfigurationTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
+				SimpleMetricsExportAutoConfiguration.class, OffloadLeakDetectionAutoConfiguration.class,
+				OffloadMetricsAutoConfiguration.class))
+		.withUserConfiguration(HostDeviceRegistryConfiguration.class);
+
+	@Test
+	void metricsWhenMeterRegistryExistsShouldBindPoolMetersAndRecordSessions() {
+		this.contextRunner.run((context) -> {
+			assertThat(context).hasSingleBean(OffloadPoolMetrics.class).hasSingleBean(OffloadSessionMetrics.class);
+			MeterRegistry meters = context.getBean(MeterRegistry.class);
+			try (OffloadSession session = context.getBean(DeviceRegistry.class).openSession(1)) {
+				session.streamId();
+				assertThat(meters.get("offload.streams.active").tag("device", "1").gauge().value()).isOne();
+			}
+			assertThat(meters.get("offload.sessions").tag("device", "1").timer().count()).isOne();
+			assertThat(meters.get("offload.streams.acquire").tag("device", "1").timer().count()).isOne();
+			assertThat(meters.find("offload.sessions.leaked").meters()).isEmpty();
+		});
+	}
+
+	@Test
+	void metricsWhenLeakDetectionIsOnShouldBindTheLeakedCounter() {
+		this.contextRunner.withPropertyValues("offload.leak-detection-threshold=1m")
+			.run((context) -> assertThat(context.getBean(MeterRegistry.class)
+				.get("offload.sessions.leaked")
+				.functionCounters()).hasSize(2));
+	}
+
+	@Test
+	void metricsWhenNoMeterRegistryShouldBackOff() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(OffloadMetricsAutoConfiguration.class))
+			.withUserConfiguration(HostDeviceRegistryConfiguration.class)
+			.run((context) -> assertThat(context).doesNotHaveBean(OffloadPoolMetrics.class)
+				.doesNotHaveBean(OffloadSessionMetrics.class));
+	}
+
+	@Test
+	void metricsWhenNoDeviceRegistryShouldBackOff() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
+					SimpleMetricsExportAutoConfiguration.class, OffloadMetricsAutoConfiguration.class))
+			.run((context) -> assertThat(context).hasSingleBean(MeterRegistry.class)
+				.doesNotHaveBean(OffloadPoolMetrics.class));
+	}
+
+}

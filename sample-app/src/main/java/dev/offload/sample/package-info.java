@@ -1,0 +1,4 @@
+/**
+ * The sample service's application class.
+ */
+package dev.offload.sample;

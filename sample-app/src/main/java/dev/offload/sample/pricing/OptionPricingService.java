@@ -1,0 +1,62 @@
+package dev.offload.sample.pricing;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.springframework.stereotype.Service;
+
+import dev.offload.DeviceBuffer;
+import dev.offload.LaunchConfig;
+import dev.offload.template.Flow;
+import dev.offload.template.KernelRef;
+import dev.offload.template.OffloadTemplate;
+
+/**
+ * Prices batches of European options with the Black-Scholes kernel: the light requests of the sample.
+ */
+@Service
+public class OptionPricingService {
+
+	private static final KernelRef BLACK_SCHOLES = KernelRef.of(OptionKernels.MODULE, OptionKernels.BLACK_SCHOLES);
+
+	private final OffloadTemplate template;
+
+	/**
+	 * Creates the service.
+	 * @param template the template that lends sessions
+	 */
+	public OptionPricingService(OffloadTemplate template) {
+		this.template = template;
+	}
+
+	/**
+	 * Prices a batch on the least busy device, synchronously.
+	 * @param options the options, at least one
+	 * @return the prices, in order
+	 */
+	public PricedBatch price(List<OptionSpec> options) {
+		int n = options.size();
+		double[] input = new double[5 * n];
+		for (int i = 0; i < n; i++) {
+			OptionSpec option = options.get(i);
+			input[i] = option.spot();
+			input[n + i] = option.strike();
+			input[2 * n + i] = option.maturity();
+			input[3 * n + i] = option.rate();
+			input[4 * n + i] = option.volatility();
+		}
+		return this.template.execute((session) -> {
+			Flow flow = Flow.of(session);
+			DeviceBuffer in = flow.upload(input);
+			DeviceBuffer out = flow.allocateDoubles(2 * n);
+			flow.launch(BLACK_SCHOLES, LaunchConfig.forThreads(n, 128), n, in, out);
+			double[] prices = flow.downloadDoubles(out, 2 * n);
+			List<PricedBatch.Price> result = new ArrayList<>(n);
+			for (int i = 0; i < n; i++) {
+				result.add(new PricedBatch.Price(prices[i], prices[n + i]));
+			}
+			return new PricedBatch(session.device().id(), session.device().backendName(), result);
+		});
+	}
+
+}

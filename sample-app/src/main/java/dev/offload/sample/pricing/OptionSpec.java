@@ -1,0 +1,21 @@
+package dev.offload.sample.pricing;
+
+import jakarta.validation.constraints.DecimalMax;
+import jakarta.validation.constraints.DecimalMin;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Positive;
+
+/**
+ * One European option to price.
+ *
+ * @param spot the underlying's price now, positive
+ * @param strike the strike price, positive
+ * @param maturity the time to expiry in years, in (0, 100]
+ * @param rate the continuously compounded risk-free rate, in [-1, 1]
+ * @param volatility the annualised volatility, in (0, 5]
+ */
+public record OptionSpec(@NotNull @Positive Double spot, @NotNull @Positive Double strike,
+		@NotNull @Positive @DecimalMax("100") Double maturity, @NotNull @DecimalMin("-1") @DecimalMax("1") Double rate,
+		@NotNull @Positive @DecimalMax("5") Double volatility) {
+
+}

@@ -1,0 +1,81 @@
+package dev.offload.sample.web;
+
+import java.net.URI;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+
+import jakarta.validation.Valid;
+
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.server.ResponseStatusException;
+
+import dev.offload.sample.pricing.MonteCarloRequest;
+import dev.offload.sample.pricing.MonteCarloResult;
+import dev.offload.sample.pricing.MonteCarloService;
+import dev.offload.sample.pricing.OptionPricingService;
+import dev.offload.sample.pricing.PriceRequest;
+import dev.offload.sample.pricing.PricedBatch;
+
+import static org.springframework.http.HttpStatus.NOT_FOUND;
+
+/**
+ * The pricing API: light Black-Scholes batches, and heavy Monte Carlo jobs.
+ */
+@RestController
+@RequestMapping("/api/options")
+public class OptionsController {
+
+	private final OptionPricingService pricing;
+
+	private final MonteCarloService monteCarlo;
+
+	private final MonteCarloJobs jobs;
+
+	OptionsController(OptionPricingService pricing, MonteCarloService monteCarlo, MonteCarloJobs jobs) {
+		this.pricing = pricing;
+		this.monteCarlo = monteCarlo;
+		this.jobs = jobs;
+	}
+
+	/**
+	 * Prices a batch of European options.
+	 * @param request the options
+	 * @return the prices
+	 */
+	@PostMapping("/price")
+	public PricedBatch price(@Valid @RequestBody PriceRequest request) {
+		return this.pricing.price(request.options());
+	}
+
+	/**
+	 * Starts a Monte Carlo simulation.
+	 * @param request the option and the number of paths
+	 * @return 202 with the job's status and location
+	 */
+	@PostMapping("/monte-carlo")
+	public ResponseEntity<JobStatus> monteCarlo(@Valid @RequestBody MonteCarloRequest request) {
+		CompletableFuture<MonteCarloResult> job = this.monteCarlo.simulate(request);
+		UUID id = this.jobs.add(job);
+		JobStatus status = JobStatus.of(id, job);
+		return ResponseEntity.accepted().location(URI.create(status.location())).body(status);
+	}
+
+	/**
+	 * Reads a Monte Carlo job.
+	 * @param id the job's id
+	 * @return its status, and its result once done
+	 */
+	@GetMapping("/monte-carlo/{id}")
+	public JobStatus job(@PathVariable UUID id) {
+		return this.jobs.find(id)
+			.map((job) -> JobStatus.of(id, job))
+			.orElseThrow(() -> new ResponseStatusException(NOT_FOUND, "No Monte Carlo job " + id));
+	}
+
+}
