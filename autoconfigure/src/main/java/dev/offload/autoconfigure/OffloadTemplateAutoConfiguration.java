@@ -18,7 +18,7 @@ import dev.offload.template.OffloadTemplate;
  * Auto-configuration of {@link OffloadTemplate} and of the {@link dev.offload.template.Offload @Offload} advice,
  * over the application's {@link DeviceRegistry}.
  */
-@AutoConfiguration(afterName = "dev.offload.autoconfigure.OffloadAutoConfiguration")
+@AutoConfiguration(after = OffloadAutoConfiguration.class)
 @ConditionalOnBean(DeviceRegistry.class)
 public final class OffloadTemplateAutoConfiguration {
 

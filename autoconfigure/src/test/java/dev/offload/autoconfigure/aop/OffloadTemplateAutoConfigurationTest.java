@@ -1,5 +1,7 @@
 package dev.offload.autoconfigure.aop;
 
+import java.util.Optional;
+
 import org.junit.jupiter.api.Test;
 
 import org.springframework.aop.support.AopUtils;
@@ -10,9 +12,12 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 
 import dev.offload.DeviceRegistry;
+import dev.offload.OffloadSession;
+import dev.offload.autoconfigure.OffloadAutoConfiguration;
 import dev.offload.autoconfigure.OffloadTemplateAutoConfiguration;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.template.Offload;
+import dev.offload.template.OffloadSessionBinding;
 import dev.offload.template.OffloadTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -84,6 +89,24 @@ class OffloadTemplateAutoConfigurationTest {
 			.run((context) -> assertThat(AopUtils.isJdkDynamicProxy(context.getBean(Work.class))).isTrue());
 	}
 
+	@Test
+	void templateWhenOffloadAutoConfigurationProvidesTheRegistryShouldAdviseBeans() {
+		new ApplicationContextRunner()
+			.withConfiguration(
+					AutoConfigurations.of(OffloadTemplateAutoConfiguration.class, OffloadAutoConfiguration.class))
+			.withPropertyValues("offload.backend=host", "offload.host.device-count=2")
+			.withUserConfiguration(SessionReporterConfiguration.class)
+			.run((context) -> {
+				assertThat(context).hasSingleBean(OffloadTemplate.class);
+				DeviceRegistry registry = context.getBean(DeviceRegistry.class);
+				assertThat(context.getBean(OffloadTemplate.class).registry()).isSameAs(registry);
+				OffloadSession session = context.getBean(SessionReporter.class).session().orElseThrow();
+				assertThat(registry.devices()).contains(session.device());
+				assertThat(session.isClosed()).isTrue();
+				assertThat(OffloadSessionBinding.currentSession()).isEmpty();
+			});
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	static class RegistryConfiguration {
 
@@ -133,6 +156,25 @@ class OffloadTemplateAutoConfigurationTest {
 		@Bean
 		Plain plain() {
 			return new Plain();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class SessionReporterConfiguration {
+
+		@Bean
+		SessionReporter sessionReporter() {
+			return new SessionReporter();
+		}
+
+	}
+
+	static class SessionReporter {
+
+		@Offload
+		public Optional<OffloadSession> session() {
+			return OffloadSessionBinding.currentSession();
 		}
 
 	}
