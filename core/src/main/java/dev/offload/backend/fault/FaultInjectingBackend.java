@@ -189,7 +189,11 @@ public final class FaultInjectingBackend implements Backend {
 		long count = this.calls.get(operation).incrementAndGet();
 		Rule rule = this.rules.getOrDefault(operation, Rule.NONE);
 		if (rule.delayNanos > 0) {
-			LockSupport.parkNanos(rule.delayNanos);
+			// parkNanos may return early (a spurious wake-up, or a permit left by an earlier unpark): park again.
+			long end = System.nanoTime() + rule.delayNanos;
+			for (long left = rule.delayNanos; left > 0; left = end - System.nanoTime()) {
+				LockSupport.parkNanos(left);
+			}
 		}
 		if (!rule.fires(count)) {
 			return null;
