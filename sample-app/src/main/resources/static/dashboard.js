@@ -123,7 +123,7 @@ function logRequest(name, status, millis, result) {
     el('td', {}, `${millis.toFixed(1)} ms`), el('td', {}, result));
   const log = document.getElementById('request-log');
   log.prepend(row);
-  while (log.children.length > 50) {
+  while (log.children.length > 100) {
     log.lastChild.remove();
   }
 }
@@ -145,10 +145,10 @@ async function post(path, body) {
   return { response, json, millis: performance.now() - started };
 }
 
-async function priceLight() {
-  const { response, json, millis } = await post('api/options/price', { options: randomOptions(1000) });
+async function priceLight(count = 1000) {
+  const { response, json, millis } = await post('api/options/price', { options: randomOptions(count) });
   const result = response.ok ? `device ${json.device}, first call ${json.prices[0].call.toFixed(4)}` : (json.detail || '');
-  logRequest('price 1,000', response.status, millis, result);
+  logRequest(`price ${count.toLocaleString('en')}`, response.status, millis, result);
 }
 
 async function monteCarlo() {
@@ -180,8 +180,8 @@ function button(id, action, label) {
   });
 }
 
-button('light-button', priceLight, 'pricing');
-button('burst-button', () => Promise.all(Array.from({ length: 50 }, priceLight)), 'burst');
+button('light-button', () => priceLight(1000), 'pricing');
+button('burst-button', () => Promise.all(Array.from({ length: 50 }, () => priceLight(100))), 'burst');
 button('heavy-button', monteCarlo, 'simulating');
 document.getElementById('heavy-button').classList.add('heavy');
 poll();

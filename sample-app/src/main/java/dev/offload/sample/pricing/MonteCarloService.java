@@ -54,15 +54,30 @@ public class MonteCarloService {
 			session.launch(MONTE_CARLO.on(session), LaunchConfig.of(threads / BLOCK, BLOCK), pathsPerThread,
 					request.spot(), request.strike(), request.maturity(), request.rate(), request.volatility(), seed,
 					sums);
-			HostBuffer host = session.allocateHost(bytes);
-			session.copy(sums, host);
+			// The device owns this buffer, not the session: a new session (no @Offload around the call) ends before
+			// the future completes, and its own buffers with it.
+			HostBuffer host = session.device().allocateHost(bytes);
+			try {
+				session.copy(sums, host);
+			}
+			catch (RuntimeException ex) {
+				host.close();
+				throw ex;
+			}
 			return host;
 		});
 		// The closed form for comparison, on the CPU: pricing it in this session would wait for the simulation.
 		double exact = OptionKernels.closedFormCall(request.spot(), request.strike(), request.maturity(),
 				request.rate(), request.volatility());
 		long paths = (long) pathsPerThread * threads;
-		return partials.thenApply((host) -> reduce(host, threads, paths, exact, device[0]));
+		return partials.thenApply((host) -> {
+			try {
+				return reduce(host, threads, paths, exact, device[0]);
+			}
+			finally {
+				host.close();
+			}
+		});
 	}
 
 	static int threadsFor(int paths) {

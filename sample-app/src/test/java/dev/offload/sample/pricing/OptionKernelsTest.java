@@ -5,12 +5,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 
-import org.apache.commons.math3.distribution.NormalDistribution;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.offload.DeviceRegistry;
+import dev.offload.sample.ReferencePrices;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.template.OffloadTemplate;
 
@@ -22,8 +22,6 @@ import static org.assertj.core.api.Assertions.within;
  * and Monte Carlo within its statistical error.
  */
 class OptionKernelsTest {
-
-	private static final NormalDistribution NORMAL = new NormalDistribution();
 
 	private DeviceRegistry registry;
 
@@ -40,23 +38,11 @@ class OptionKernelsTest {
 		this.registry.close(Duration.ofSeconds(5));
 	}
 
-	static double referenceCall(double s, double k, double t, double r, double v) {
-		double d1 = (Math.log(s / k) + (r + v * v / 2) * t) / (v * Math.sqrt(t));
-		double d2 = d1 - v * Math.sqrt(t);
-		return s * NORMAL.cumulativeProbability(d1) - k * Math.exp(-r * t) * NORMAL.cumulativeProbability(d2);
-	}
-
-	static double referencePut(double s, double k, double t, double r, double v) {
-		double d1 = (Math.log(s / k) + (r + v * v / 2) * t) / (v * Math.sqrt(t));
-		double d2 = d1 - v * Math.sqrt(t);
-		return k * Math.exp(-r * t) * NORMAL.cumulativeProbability(-d2) - s * NORMAL.cumulativeProbability(-d1);
-	}
-
 	@Test
 	void normcdfShouldMatchCommonsMath() {
 		for (double x = -12; x <= 12; x += 0.01) {
 			assertThat(OptionKernels.normcdf(x)).as("x=%s", x)
-				.isCloseTo(NORMAL.cumulativeProbability(x), within(1e-14));
+				.isCloseTo(ReferencePrices.cdf(x), within(1e-14));
 		}
 	}
 
@@ -75,9 +61,9 @@ class OptionKernelsTest {
 			OptionSpec o = options.get(i);
 			PricedBatch.Price price = batch.prices().get(i);
 			assertThat(price.call()).as("call %s", o)
-				.isCloseTo(referenceCall(o.spot(), o.strike(), o.maturity(), o.rate(), o.volatility()), within(1e-9));
+				.isCloseTo(ReferencePrices.call(o.spot(), o.strike(), o.maturity(), o.rate(), o.volatility()), within(1e-9));
 			assertThat(price.put()).as("put %s", o)
-				.isCloseTo(referencePut(o.spot(), o.strike(), o.maturity(), o.rate(), o.volatility()), within(1e-9));
+				.isCloseTo(ReferencePrices.put(o.spot(), o.strike(), o.maturity(), o.rate(), o.volatility()), within(1e-9));
 		}
 	}
 
@@ -86,7 +72,7 @@ class OptionKernelsTest {
 		MonteCarloService service = new MonteCarloService(this.template);
 		MonteCarloResult result = service.simulate(new MonteCarloRequest(100.0, 105.0, 1.0, 0.03, 0.25, 1 << 20, 11L))
 			.join();
-		double exact = referenceCall(100, 105, 1, 0.03, 0.25);
+		double exact = ReferencePrices.call(100, 105, 1, 0.03, 0.25);
 		assertThat(result.paths()).isGreaterThanOrEqualTo(1 << 20);
 		assertThat(result.standardError()).isBetween(0.005, 0.05);
 		assertThat(result.price()).isCloseTo(exact, within(4 * result.standardError()));
