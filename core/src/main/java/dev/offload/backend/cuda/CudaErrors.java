@@ -32,7 +32,9 @@ final class CudaErrors {
 	}
 
 	/**
-	 * Logs a failed release call instead of throwing: freeing and destroying must go on after a sticky error.
+	 * Logs a failed release call (free, destroy, unload) instead of throwing: releasing must go on. After a sticky
+	 * error every such call fails the same way; the device's failure was already reported, so those are logged at
+	 * debug level only.
 	 * @param call the driver call
 	 * @param result what it returned
 	 * @param deviceId the device
@@ -42,7 +44,13 @@ final class CudaErrors {
 		if (result == CUresult.CUDA_SUCCESS) {
 			return true;
 		}
-		logger.warn("{}", error(call, result, deviceId).getMessage());
+		BackendException error = error(call, result, deviceId);
+		if (error.isSticky()) {
+			logger.debug("{}", error.getMessage());
+		}
+		else {
+			logger.warn("{}", error.getMessage());
+		}
 		return false;
 	}
 

@@ -121,10 +121,17 @@ final class CudaStream implements BackendStream {
 		return this.stream;
 	}
 
+	/**
+	 * Destroys the stream; after a sticky error the call fails like every other and is only logged.
+	 */
 	@Override
 	public void destroy() {
 		this.device.makeCurrent();
-		CudaErrors.check("cuStreamDestroy", JCudaDriver.cuStreamDestroy(this.stream), this.deviceId);
+		int result = JCudaDriver.cuStreamDestroy(this.stream);
+		if (result != CUresult.CUDA_SUCCESS && !CudaErrors.isSticky(result)) {
+			throw CudaErrors.error("cuStreamDestroy", result, this.deviceId);
+		}
+		CudaErrors.checkQuietly("cuStreamDestroy", result, this.deviceId);
 	}
 
 	@Override

@@ -91,7 +91,8 @@ class CudaSessionGpuTest {
 			session.synchronize();
 			result.getFloats(0, actual);
 		}
-		assertThat(actual).containsExactly(expected);
+		// isEqualTo compares with Arrays.equals; containsExactly would diff 2^20 elements quadratically.
+		assertThat(actual).isEqualTo(expected);
 	}
 
 	@Test
