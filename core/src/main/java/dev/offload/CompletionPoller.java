@@ -15,13 +15,16 @@ import org.slf4j.LoggerFactory;
  * <p>
  * Polling beats host callbacks here: on an H200 a {@code cuStreamQuery} costs about 9 µs from launch to seen done,
  * a {@code cuLaunchHostFunc} completion 40-65 µs. With nothing done it backs off: spins, then yields, then parks for
- * up to {@link #MAX_PARK_NANOS}; with nothing pending it parks until the next submission.
+ * up to {@link #MAX_PARK_NANOS}; with nothing pending it spins {@link #IDLE_SPIN_NANOS}, then parks until the next
+ * submission.
  */
 final class CompletionPoller implements Runnable {
 
 	private static final Logger logger = LoggerFactory.getLogger(CompletionPoller.class);
 
 	static final long MAX_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
+
+	static final long IDLE_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
 
 	private static final int SPIN_ROUNDS = 200;
 
@@ -65,13 +68,27 @@ final class CompletionPoller implements Runnable {
 				idleRounds = 0;
 			}
 			else if (this.pending.isEmpty()) {
-				if (!this.stopped && this.submitted.isEmpty()) {
-					LockSupport.park(this);
-				}
+				awaitSubmission();
 			}
 			else {
 				backOff(idleRounds++);
 			}
+		}
+	}
+
+	/**
+	 * Spins for up to {@link #IDLE_SPIN_NANOS} before parking: sessions often close back to back, and waking a parked
+	 * thread costs several microseconds, measured on an H200 as a closeAsync completion p50 of 15.0 µs against 9.4 µs
+	 * for a synchronous close.
+	 */
+	private void awaitSubmission() {
+		long start = System.nanoTime();
+		while (!this.stopped && this.submitted.isEmpty()) {
+			if (System.nanoTime() - start > IDLE_SPIN_NANOS) {
+				LockSupport.park(this);
+				return;
+			}
+			Thread.onSpinWait();
 		}
 	}
 

@@ -295,7 +295,7 @@ public final class DeviceRegistry implements AutoCloseable {
 		public DeviceRegistry build() {
 			List<BackendDevice> discovered = this.backend.devices();
 			Map<Integer, BackendDevice> byId = new LinkedHashMap<>();
-			discovered.forEach((device) -> byId.put(device.info().id(), device));
+			discovered.forEach((device) -> byId.put(device.deviceId(), device));
 			List<Integer> available = new ArrayList<>(byId.keySet());
 			List<Integer> wanted = (this.deviceIds != null) ? this.deviceIds : available;
 			for (Integer id : wanted) {

@@ -6,9 +6,11 @@ import java.io.UncheckedIOException;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.Supplier;
 
 import dev.offload.backend.host.HostKernel;
@@ -106,6 +108,18 @@ public final class ModuleDefinition {
 		}
 		HostKernelDefinition host = this.hostKernels.get(kernel);
 		return (host != null) ? host.parameters() : null;
+	}
+
+	/**
+	 * Returns the names of the kernels declared by a {@link Builder#signature signature} or a
+	 * {@link Builder#hostKernel host kernel}: the kernels a backend looks up in an image it cannot read, such as a
+	 * cubin.
+	 * @return the names, signatures first, in declaration order
+	 */
+	public Set<String> declaredKernels() {
+		Set<String> names = new LinkedHashSet<>(this.signatures.keySet());
+		names.addAll(this.hostKernels.keySet());
+		return Collections.unmodifiableSet(names);
 	}
 
 	@Override

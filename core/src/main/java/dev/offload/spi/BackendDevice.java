@@ -14,6 +14,15 @@ public interface BackendDevice {
 	DeviceInfo info();
 
 	/**
+	 * Returns the device's id without describing it, so that a registry can select devices without touching the
+	 * ones it leaves out (on CUDA, {@link #info()} needs the device's context).
+	 * @return the id, the same as {@code info().id()}
+	 */
+	default int deviceId() {
+		return info().id();
+	}
+
+	/**
 	 * Creates a stream.
 	 * @param priority a native priority within {@link DeviceInfo#leastPriority()} ..
 	 * {@link DeviceInfo#greatestPriority()}

@@ -1,0 +1,264 @@
+package dev.offload.benchmarks.cuda;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import dev.offload.Device;
+import dev.offload.DeviceRegistry;
+import dev.offload.Kernel;
+import dev.offload.LaunchConfig;
+import dev.offload.ModuleDefinition;
+import dev.offload.OffloadSession;
+import dev.offload.backend.cuda.CudaAvailability;
+import dev.offload.backend.cuda.CudaBackend;
+import dev.offload.backend.cuda.CudaSessions;
+import jcuda.driver.CUfunction;
+import jcuda.driver.CUmodule;
+import jcuda.driver.CUresult;
+import jcuda.driver.CUstream;
+import jcuda.driver.CUstream_flags;
+import jcuda.driver.JCudaDriver;
+
+/**
+ * The cost of a session on a real GPU, against raw JCuda in the same process: one empty-kernel launch per iteration,
+ * single-threaded, timed with {@link System#nanoTime()} per iteration; strategies interleaved round by round so that
+ * drift (clocks, other tenants) hits them alike.
+ * <ul>
+ * <li>{@code raw launch + cuStreamSynchronize}: {@code cuLaunchKernel} and {@code cuStreamSynchronize} on one fixed
+ * stream, the floor (DESIGN.md: 8.5-9.2 µs p50 through JCuda on an H200).</li>
+ * <li>{@code raw launch + cuStreamQuery poll}: the same, completion seen by polling.</li>
+ * <li>{@code session: launch, close}: borrow on the launch, close synchronizes and releases.</li>
+ * <li>{@code session: launch, synchronize, close}: the same with an explicit synchronize.</li>
+ * <li>{@code session: launch, closeAsync (completed)}: from opening to the completion thread completing the
+ * future.</li>
+ * <li>{@code session: launch, closeAsync().join()}: until the caller's {@code join} returns.</li>
+ * </ul>
+ * Usage: {@code java -cp ... dev.offload.benchmarks.cuda.SessionBenchmark [--iterations N] [--warmup N]
+ * [--rounds N]}. Prints a Markdown table; exits 2 without a CUDA device.
+ */
+public final class SessionBenchmark {
+
+	private static final String EMPTY_PTX = "dev/offload/benchmarks/cuda/empty.ptx";
+
+	private final Device device;
+
+	private final Kernel empty;
+
+	private final LaunchConfig one = LaunchConfig.of(1, 1);
+
+	private final CUfunction rawFunction = new CUfunction();
+
+	private final CUstream rawStream = new CUstream();
+
+	private long completedAt;
+
+	private SessionBenchmark(Device device, byte[] ptx) {
+		this.device = device;
+		this.empty = device.loadModule(ModuleDefinition.builder("empty").image(ptx).build()).kernel("empty");
+		try (OffloadSession session = device.openSession()) {
+			// The raw loop runs in the same primary context, on its own module and stream.
+			CudaSessions.makeContextCurrent(session);
+		}
+		CUmodule module = new CUmodule();
+		check(JCudaDriver.cuModuleLoadData(module, Arrays.copyOf(ptx, ptx.length + 1)), "cuModuleLoadData");
+		check(JCudaDriver.cuModuleGetFunction(this.rawFunction, module, "empty"), "cuModuleGetFunction");
+		check(JCudaDriver.cuStreamCreateWithPriority(this.rawStream, CUstream_flags.CU_STREAM_NON_BLOCKING, 0),
+				"cuStreamCreateWithPriority");
+	}
+
+	/**
+	 * Runs the benchmark.
+	 * @param args {@code --iterations N} (per round and strategy, default 50000), {@code --warmup N} (default
+	 * 20000), {@code --rounds N} (default 5)
+	 */
+	public static void main(String[] args) {
+		Map<String, Integer> options = options(args);
+		int iterations = options.getOrDefault("iterations", 50_000);
+		int warmup = options.getOrDefault("warmup", 20_000);
+		int rounds = options.getOrDefault("rounds", 5);
+		CudaAvailability availability = CudaBackend.probe();
+		if (!availability.available()) {
+			System.out.println("No CUDA device: " + availability.reason() + ": " + availability.message());
+			System.exit(2);
+		}
+		try (DeviceRegistry registry = DeviceRegistry.builder(CudaBackend.create()).deviceIds(List.of(0)).build()) {
+			Device device = registry.device(0);
+			System.out.printf(Locale.ROOT, "Device 0: %s, compute capability %s, %d SMs; %s; Java %s; %d CPUs%n",
+					device.name(), device.info().computeCapability(), device.info().multiprocessorCount(),
+					availability.message(), Runtime.version(), Runtime.getRuntime().availableProcessors());
+			System.out.printf(Locale.ROOT, "%d rounds x %d iterations per strategy after %d warm-up iterations%n%n",
+					rounds, iterations, warmup);
+			new SessionBenchmark(device, resource(EMPTY_PTX)).run(iterations, warmup, rounds);
+		}
+	}
+
+	private void run(int iterations, int warmup, int rounds) {
+		Map<String, Strategy> strategies = new LinkedHashMap<>();
+		strategies.put("raw launch + cuStreamSynchronize", this::rawSynchronize);
+		strategies.put("raw launch + cuStreamQuery poll", this::rawPoll);
+		strategies.put("session: launch, close", this::sessionClose);
+		strategies.put("session: launch, synchronize, close", this::sessionSynchronizeClose);
+		strategies.put("session: launch, closeAsync (completed)", this::sessionCloseAsyncCompleted);
+		strategies.put("session: launch, closeAsync().join()", this::sessionCloseAsyncJoin);
+		Map<String, List<long[]>> samples = new LinkedHashMap<>();
+		strategies.forEach((name, strategy) -> {
+			samples.put(name, new ArrayList<>());
+			for (int i = 0; i < warmup; i++) {
+				strategy.runOnce();
+			}
+		});
+		for (int round = 0; round < rounds; round++) {
+			for (Map.Entry<String, Strategy> entry : strategies.entrySet()) {
+				long[] times = new long[iterations];
+				for (int i = 0; i < iterations; i++) {
+					times[i] = entry.getValue().runOnce();
+				}
+				samples.get(entry.getKey()).add(times);
+			}
+		}
+		report(samples);
+		check(JCudaDriver.cuStreamDestroy(this.rawStream), "cuStreamDestroy");
+	}
+
+	private long rawSynchronize() {
+		long start = System.nanoTime();
+		check(JCudaDriver.cuLaunchKernel(this.rawFunction, 1, 1, 1, 1, 1, 1, 0, this.rawStream, null, null),
+				"cuLaunchKernel");
+		check(JCudaDriver.cuStreamSynchronize(this.rawStream), "cuStreamSynchronize");
+		return System.nanoTime() - start;
+	}
+
+	private long rawPoll() {
+		long start = System.nanoTime();
+		check(JCudaDriver.cuLaunchKernel(this.rawFunction, 1, 1, 1, 1, 1, 1, 0, this.rawStream, null, null),
+				"cuLaunchKernel");
+		int result;
+		while ((result = JCudaDriver.cuStreamQuery(this.rawStream)) == CUresult.CUDA_ERROR_NOT_READY) {
+			Thread.onSpinWait();
+		}
+		check(result, "cuStreamQuery");
+		return System.nanoTime() - start;
+	}
+
+	private long sessionClose() {
+		long start = System.nanoTime();
+		try (OffloadSession session = this.device.openSession()) {
+			session.launch(this.empty, this.one);
+		}
+		return System.nanoTime() - start;
+	}
+
+	private long sessionSynchronizeClose() {
+		long start = System.nanoTime();
+		try (OffloadSession session = this.device.openSession()) {
+			session.launch(this.empty, this.one);
+			session.synchronize();
+		}
+		return System.nanoTime() - start;
+	}
+
+	private long sessionCloseAsyncCompleted() {
+		long start = System.nanoTime();
+		OffloadSession session = this.device.openSession();
+		session.launch(this.empty, this.one);
+		session.closeAsync().thenRun(() -> this.completedAt = System.nanoTime()).join();
+		return this.completedAt - start;
+	}
+
+	private long sessionCloseAsyncJoin() {
+		long start = System.nanoTime();
+		OffloadSession session = this.device.openSession();
+		session.launch(this.empty, this.one);
+		session.closeAsync().join();
+		return System.nanoTime() - start;
+	}
+
+	private static void report(Map<String, List<long[]>> samples) {
+		double rawP50 = 0;
+		double sessionP50 = 0;
+		System.out.println("| strategy | p50 µs | p90 µs | p99 µs | p99.9 µs | mean µs | p50 of rounds (min-max) µs "
+				+ "| vs raw sync p50 |");
+		System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- |");
+		for (Map.Entry<String, List<long[]>> entry : samples.entrySet()) {
+			long[] all = entry.getValue().stream().flatMapToLong(Arrays::stream).sorted().toArray();
+			double p50 = micros(percentile(all, 0.50));
+			if (rawP50 == 0) {
+				rawP50 = p50;
+			}
+			if (entry.getKey().equals("session: launch, close")) {
+				sessionP50 = p50;
+			}
+			double roundMin = Double.MAX_VALUE;
+			double roundMax = 0;
+			for (long[] round : entry.getValue()) {
+				long[] sorted = round.clone();
+				Arrays.sort(sorted);
+				double roundP50 = micros(percentile(sorted, 0.50));
+				roundMin = Math.min(roundMin, roundP50);
+				roundMax = Math.max(roundMax, roundP50);
+			}
+			System.out.printf(Locale.ROOT, "| %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f-%.1f | %.2fx |%n",
+					entry.getKey(), p50, micros(percentile(all, 0.90)), micros(percentile(all, 0.99)),
+					micros(percentile(all, 0.999)), micros(Arrays.stream(all).average().orElse(0)), roundMin, roundMax,
+					p50 / rawP50);
+		}
+		double asyncP50 = micros(percentile(samples.get("session: launch, closeAsync (completed)").stream()
+			.flatMapToLong(Arrays::stream).sorted().toArray(), 0.50));
+		System.out.printf(Locale.ROOT, "%nsession p50 / raw p50 = %.2f (target <= 1.10)%n", sessionP50 / rawP50);
+		System.out.printf(Locale.ROOT, "closeAsync completion p50 / session p50 = %.2f (target <= 1.5)%n",
+				asyncP50 / sessionP50);
+	}
+
+	private static double percentile(long[] sorted, double fraction) {
+		int index = (int) Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1);
+		return sorted[Math.max(0, index)];
+	}
+
+	private static double micros(double nanos) {
+		return nanos / 1000.0;
+	}
+
+	private static void check(int result, String call) {
+		if (result != CUresult.CUDA_SUCCESS) {
+			throw new IllegalStateException(call + " failed: " + CUresult.stringFor(result));
+		}
+	}
+
+	private static byte[] resource(String name) {
+		try (InputStream in = SessionBenchmark.class.getClassLoader().getResourceAsStream(name)) {
+			if (in == null) {
+				throw new IllegalStateException("Missing resource " + name);
+			}
+			return in.readAllBytes();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	private static Map<String, Integer> options(String[] args) {
+		Map<String, Integer> options = new LinkedHashMap<>();
+		for (int i = 0; i + 1 < args.length; i += 2) {
+			if (!args[i].startsWith("--")) {
+				throw new IllegalArgumentException("Expected --name value, was " + args[i]);
+			}
+			options.put(args[i].substring(2), Integer.parseInt(args[i + 1]));
+		}
+		return options;
+	}
+
+	@FunctionalInterface
+	private interface Strategy {
+
+		long runOnce();
+
+	}
+
+}

@@ -1,0 +1,239 @@
+package dev.offload.backend.cuda;
+
+import dev.offload.ModuleDefinition;
+import dev.offload.spi.BackendDevice;
+import dev.offload.spi.BackendEvent;
+import dev.offload.spi.BackendException;
+import dev.offload.spi.BackendModule;
+import dev.offload.spi.BackendStream;
+import dev.offload.spi.DeviceInfo;
+import dev.offload.spi.NativeMemory;
+import jcuda.Pointer;
+import jcuda.driver.CUcontext;
+import jcuda.driver.CUdevice;
+import jcuda.driver.CUdevice_attribute;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUevent;
+import jcuda.driver.CUevent_flags;
+import jcuda.driver.CUstream_flags;
+import jcuda.driver.JCudaDriver;
+
+/**
+ * One CUDA device and its primary context. The context is retained on first use (so devices a registry leaves out
+ * are never touched) and released by {@link #close()}. Every driver call is preceded by {@link #makeCurrent()},
+ * which sets the context on the calling thread only when that thread's cached current context differs, so that a
+ * thread alternating between devices stays correct at the cost of one thread-local read per call.
+ */
+final class CudaDevice implements BackendDevice {
+
+	/** The context this class last made current on each thread. */
+	private static final ThreadLocal<CUcontext> currentContext = new ThreadLocal<>();
+
+	private final int ordinal;
+
+	private final CUdevice device;
+
+	private final String name;
+
+	private final int computeCapabilityMajor;
+
+	private final int computeCapabilityMinor;
+
+	private final long totalMemoryBytes;
+
+	private final int multiprocessorCount;
+
+	private volatile CUcontext context;
+
+	private volatile DeviceInfo info;
+
+	private boolean closed;
+
+	CudaDevice(int ordinal, CUdevice device) {
+		this.ordinal = ordinal;
+		this.device = device;
+		byte[] nameBytes = new byte[256];
+		CudaErrors.check("cuDeviceGetName", JCudaDriver.cuDeviceGetName(nameBytes, nameBytes.length, device), ordinal);
+		this.name = cString(nameBytes);
+		this.computeCapabilityMajor = attribute(CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+		this.computeCapabilityMinor = attribute(CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+		this.multiprocessorCount = attribute(CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+		long[] bytes = new long[1];
+		CudaErrors.check("cuDeviceTotalMem", JCudaDriver.cuDeviceTotalMem(bytes, device), ordinal);
+		this.totalMemoryBytes = bytes[0];
+	}
+
+	private int attribute(int attribute) {
+		int[] value = new int[1];
+		CudaErrors.check("cuDeviceGetAttribute", JCudaDriver.cuDeviceGetAttribute(value, attribute, this.device),
+				this.ordinal);
+		return value[0];
+	}
+
+	private static String cString(byte[] bytes) {
+		int length = 0;
+		while (length < bytes.length && bytes[length] != 0) {
+			length++;
+		}
+		return new String(bytes, 0, length, java.nio.charset.StandardCharsets.UTF_8);
+	}
+
+	@Override
+	public int deviceId() {
+		return this.ordinal;
+	}
+
+	/**
+	 * Returns the device's description; the first call retains the primary context, which the stream priority range
+	 * needs.
+	 */
+	@Override
+	public DeviceInfo info() {
+		DeviceInfo described = this.info;
+		if (described == null) {
+			synchronized (this) {
+				described = this.info;
+				if (described == null) {
+					makeCurrent();
+					int[] least = new int[1];
+					int[] greatest = new int[1];
+					CudaErrors.check("cuCtxGetStreamPriorityRange",
+							JCudaDriver.cuCtxGetStreamPriorityRange(least, greatest), this.ordinal);
+					described = new DeviceInfo(this.ordinal, this.name, this.computeCapabilityMajor,
+							this.computeCapabilityMinor, this.totalMemoryBytes, this.multiprocessorCount, least[0],
+							greatest[0]);
+					this.info = described;
+				}
+			}
+		}
+		return described;
+	}
+
+	/**
+	 * Makes this device's primary context current on the calling thread, retaining it first if needed.
+	 * @throws BackendException if the device is closed or the driver refuses
+	 */
+	void makeCurrent() {
+		CUcontext ctx = this.context;
+		if (ctx == null) {
+			ctx = retain();
+		}
+		if (currentContext.get() != ctx) {
+			setCurrent(ctx);
+		}
+	}
+
+	/**
+	 * Sets the context on the calling thread even if the cache says it is current, for code that may have switched
+	 * contexts behind this class's back.
+	 */
+	void forceCurrent() {
+		CUcontext ctx = this.context;
+		setCurrent((ctx != null) ? ctx : retain());
+	}
+
+	private void setCurrent(CUcontext ctx) {
+		CudaErrors.check("cuCtxSetCurrent", JCudaDriver.cuCtxSetCurrent(ctx), this.ordinal);
+		currentContext.set(ctx);
+	}
+
+	private synchronized CUcontext retain() {
+		if (this.closed) {
+			throw new BackendException("cuDevicePrimaryCtxRetain", "OFFLOAD_DEVICE_CLOSED",
+					"the device was closed and its context released", this.ordinal, false, null);
+		}
+		if (this.context == null) {
+			CUcontext ctx = new CUcontext();
+			CudaErrors.check("cuDevicePrimaryCtxRetain", JCudaDriver.cuDevicePrimaryCtxRetain(ctx, this.device),
+					this.ordinal);
+			this.context = ctx;
+		}
+		return this.context;
+	}
+
+	/**
+	 * Returns the primary context, retaining it if needed.
+	 * @return the context
+	 */
+	CUcontext context() {
+		CUcontext ctx = this.context;
+		return (ctx != null) ? ctx : retain();
+	}
+
+	@Override
+	public BackendStream createStream(int priority) {
+		makeCurrent();
+		CudaStreamHandle stream = new CudaStreamHandle(this);
+		CudaErrors.check("cuStreamCreateWithPriority",
+				JCudaDriver.cuStreamCreateWithPriority(stream, CUstream_flags.CU_STREAM_NON_BLOCKING, priority),
+				this.ordinal);
+		return new CudaStream(this, stream);
+	}
+
+	@Override
+	public BackendEvent createEvent() {
+		makeCurrent();
+		CUevent event = new CUevent();
+		CudaErrors.check("cuEventCreate", JCudaDriver.cuEventCreate(event, CUevent_flags.CU_EVENT_DISABLE_TIMING),
+				this.ordinal);
+		return new CudaEvent(this, event);
+	}
+
+	@Override
+	public NativeMemory allocateDevice(long bytes) {
+		makeCurrent();
+		CUdeviceptr pointer = new CUdeviceptr();
+		CudaErrors.check("cuMemAlloc(" + bytes + " bytes)", JCudaDriver.cuMemAlloc(pointer, bytes), this.ordinal);
+		return CudaMemory.device(this, pointer, bytes);
+	}
+
+	@Override
+	public NativeMemory allocateHost(long bytes) {
+		makeCurrent();
+		Pointer host = new Pointer();
+		CudaErrors.check("cuMemHostAlloc(" + bytes + " bytes)", JCudaDriver.cuMemHostAlloc(host, bytes,
+				JCudaDriver.CU_MEMHOSTALLOC_PORTABLE | JCudaDriver.CU_MEMHOSTALLOC_DEVICEMAP), this.ordinal);
+		CUdeviceptr mapped = new CUdeviceptr();
+		int result = JCudaDriver.cuMemHostGetDevicePointer(mapped, host, 0);
+		if (result != jcuda.driver.CUresult.CUDA_SUCCESS) {
+			CudaErrors.checkQuietly("cuMemFreeHost", JCudaDriver.cuMemFreeHost(host), this.ordinal);
+			throw CudaErrors.error("cuMemHostGetDevicePointer", result, this.ordinal);
+		}
+		return CudaMemory.host(this, host, mapped, bytes);
+	}
+
+	@Override
+	public BackendModule loadModule(ModuleDefinition definition) {
+		return CudaModule.load(this, definition);
+	}
+
+	/**
+	 * Releases the primary context if it was retained. Streams, events, memory and modules must be gone by now.
+	 */
+	@Override
+	public synchronized void close() {
+		if (this.closed) {
+			return;
+		}
+		this.closed = true;
+		CUcontext ctx = this.context;
+		if (ctx != null) {
+			CudaErrors.checkQuietly("cuDevicePrimaryCtxRelease", JCudaDriver.cuDevicePrimaryCtxRelease(this.device),
+					this.ordinal);
+			if (currentContext.get() == ctx) {
+				currentContext.remove();
+			}
+		}
+	}
+
+	int ordinal() {
+		return this.ordinal;
+	}
+
+	@Override
+	public String toString() {
+		return "CudaDevice[" + this.ordinal + ", " + this.name + ", " + this.computeCapabilityMajor + "."
+				+ this.computeCapabilityMinor + "]";
+	}
+
+}

@@ -1,0 +1,62 @@
+package dev.offload.backend.cuda;
+
+import dev.offload.spi.BackendEvent;
+import dev.offload.spi.BackendException;
+import jcuda.driver.CUevent;
+import jcuda.driver.CUresult;
+import jcuda.driver.JCudaDriver;
+
+/**
+ * An event created with {@code CU_EVENT_DISABLE_TIMING} (cheaper to record and query).
+ */
+final class CudaEvent implements BackendEvent {
+
+	private final CudaDevice device;
+
+	private final CUevent event;
+
+	CudaEvent(CudaDevice device, CUevent event) {
+		this.device = device;
+		this.event = event;
+	}
+
+	CUevent event() {
+		return this.event;
+	}
+
+	@Override
+	public boolean query() {
+		this.device.makeCurrent();
+		int result = JCudaDriver.cuEventQuery(this.event);
+		if (result == CUresult.CUDA_SUCCESS) {
+			return true;
+		}
+		if (result == CUresult.CUDA_ERROR_NOT_READY) {
+			return false;
+		}
+		throw CudaErrors.error("cuEventQuery", result, this.device.ordinal());
+	}
+
+	@Override
+	public void synchronize() {
+		this.device.makeCurrent();
+		CudaErrors.check("cuEventSynchronize", JCudaDriver.cuEventSynchronize(this.event), this.device.ordinal());
+	}
+
+	@Override
+	public Object handle() {
+		return this.event;
+	}
+
+	@Override
+	public void destroy() {
+		try {
+			this.device.makeCurrent();
+			CudaErrors.checkQuietly("cuEventDestroy", JCudaDriver.cuEventDestroy(this.event), this.device.ordinal());
+		}
+		catch (BackendException ex) {
+			CudaErrors.logReleaseFailure(ex);
+		}
+	}
+
+}

@@ -1,0 +1,142 @@
+package dev.offload.backend.cuda;
+
+import dev.offload.spi.BackendEvent;
+import dev.offload.spi.BackendKernel;
+import dev.offload.spi.BackendStream;
+import dev.offload.spi.NativeMemory;
+import jcuda.Pointer;
+import jcuda.driver.CUresult;
+import jcuda.driver.JCudaDriver;
+
+/**
+ * A {@code CU_STREAM_NON_BLOCKING} stream. {@link #query()} allocates nothing: the device's completion thread calls
+ * it in a loop.
+ */
+final class CudaStream implements BackendStream {
+
+	private final CudaDevice device;
+
+	private final CudaStreamHandle stream;
+
+	private final int deviceId;
+
+	CudaStream(CudaDevice device, CudaStreamHandle stream) {
+		this.device = device;
+		this.stream = stream;
+		this.deviceId = device.ordinal();
+	}
+
+	@Override
+	public void copy(NativeMemory src, long srcOffset, NativeMemory dst, long dstOffset, long bytes) {
+		this.device.makeCurrent();
+		// Unified addressing: host memory is mapped, so one call covers every direction.
+		CudaErrors.check("cuMemcpyAsync", JCudaDriver.cuMemcpyAsync(((CudaMemory) dst).at(dstOffset),
+				((CudaMemory) src).at(srcOffset), bytes, this.stream), this.deviceId);
+	}
+
+	@Override
+	public void fill(NativeMemory dst, long offset, long bytes, byte value) {
+		this.device.makeCurrent();
+		CudaErrors.check("cuMemsetD8Async",
+				JCudaDriver.cuMemsetD8Async(((CudaMemory) dst).at(offset), value, bytes, this.stream), this.deviceId);
+	}
+
+	@Override
+	public void launch(BackendKernel kernel, int gridX, int gridY, int gridZ, int blockX, int blockY, int blockZ,
+			int sharedMemoryBytes, Object[] args) {
+		CudaModule.CudaKernel cudaKernel = (CudaModule.CudaKernel) kernel;
+		Pointer parameters = (args.length == 0) ? null : parameters(args);
+		this.device.makeCurrent();
+		int result = JCudaDriver.cuLaunchKernel(cudaKernel.function(), gridX, gridY, gridZ, blockX, blockY, blockZ,
+				sharedMemoryBytes, this.stream, parameters, null);
+		if (result != CUresult.CUDA_SUCCESS) {
+			throw CudaErrors.error("cuLaunchKernel(" + kernel.name() + ", grid " + gridX + "x" + gridY + "x" + gridZ
+					+ ", block " + blockX + "x" + blockY + "x" + blockZ + ", " + sharedMemoryBytes
+					+ " bytes of shared memory)", result, this.deviceId);
+		}
+	}
+
+	private static Pointer parameters(Object[] args) {
+		Pointer[] values = new Pointer[args.length];
+		for (int i = 0; i < args.length; i++) {
+			Object arg = args[i];
+			if (arg instanceof Integer value) {
+				values[i] = Pointer.to(new int[] { value });
+			}
+			else if (arg instanceof Long value) {
+				values[i] = Pointer.to(new long[] { value });
+			}
+			else if (arg instanceof Float value) {
+				values[i] = Pointer.to(new float[] { value });
+			}
+			else if (arg instanceof Double value) {
+				values[i] = Pointer.to(new double[] { value });
+			}
+			else if (arg instanceof CudaMemory memory) {
+				values[i] = Pointer.to(memory.at(0));
+			}
+			else {
+				throw new IllegalArgumentException("Argument " + i + " cannot be passed to a CUDA kernel: "
+						+ ((arg != null) ? arg.getClass().getName() : "null"));
+			}
+		}
+		return Pointer.to(values);
+	}
+
+	@Override
+	public void record(BackendEvent event) {
+		this.device.makeCurrent();
+		CudaErrors.check("cuEventRecord", JCudaDriver.cuEventRecord(((CudaEvent) event).event(), this.stream),
+				this.deviceId);
+	}
+
+	@Override
+	public void waitFor(BackendEvent event) {
+		this.device.makeCurrent();
+		CudaErrors.check("cuStreamWaitEvent",
+				JCudaDriver.cuStreamWaitEvent(this.stream, ((CudaEvent) event).event(), 0), this.deviceId);
+	}
+
+	@Override
+	public boolean query() {
+		this.device.makeCurrent();
+		int result = JCudaDriver.cuStreamQuery(this.stream);
+		if (result == CUresult.CUDA_SUCCESS) {
+			return true;
+		}
+		if (result == CUresult.CUDA_ERROR_NOT_READY) {
+			return false;
+		}
+		throw CudaErrors.error("cuStreamQuery", result, this.deviceId);
+	}
+
+	@Override
+	public void synchronize() {
+		this.device.makeCurrent();
+		CudaErrors.check("cuStreamSynchronize", JCudaDriver.cuStreamSynchronize(this.stream), this.deviceId);
+	}
+
+	@Override
+	public Object handle() {
+		return this.stream;
+	}
+
+	/**
+	 * Destroys the stream; after a sticky error the call fails like every other and is only logged.
+	 */
+	@Override
+	public void destroy() {
+		this.device.makeCurrent();
+		int result = JCudaDriver.cuStreamDestroy(this.stream);
+		if (result != CUresult.CUDA_SUCCESS && !CudaErrors.isSticky(result)) {
+			throw CudaErrors.error("cuStreamDestroy", result, this.deviceId);
+		}
+		CudaErrors.checkQuietly("cuStreamDestroy", result, this.deviceId);
+	}
+
+	@Override
+	public String toString() {
+		return "CudaStream[" + this.stream + " on device " + this.deviceId + "]";
+	}
+
+}

@@ -1,0 +1,5 @@
+/**
+ * The CUDA backend: devices, streams, events, memory and modules through JCuda's driver API, one primary context per
+ * device, every {@code CUresult} checked in {@link dev.offload.backend.cuda.CudaErrors one place}.
+ */
+package dev.offload.backend.cuda;

@@ -1,0 +1,102 @@
+package dev.offload.backend.cuda;
+
+import java.util.concurrent.TimeUnit;
+
+import dev.offload.Device;
+import dev.offload.DeviceBuffer;
+import dev.offload.HostBuffer;
+import dev.offload.Kernel;
+import dev.offload.LaunchConfig;
+import dev.offload.ModuleDefinition;
+import dev.offload.OffloadSession;
+import dev.offload.ParamKind;
+
+/**
+ * The test kernels of {@code src/test/resources/kernels} (built by {@code scripts/gpu/build-ptx.sh}) and helpers to
+ * drive the spin kernel.
+ */
+final class TestKernels {
+
+	/** How long a spin kernel waits for its release before it gives up: a safety net, never reached by a pass. */
+	static final long SPIN_LIMIT_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+	/** The spin kernel's outcome when another stream released it. */
+	static final int RELEASED = 1;
+
+	static final ModuleDefinition EMPTY = ModuleDefinition.builder("empty").imageResource("kernels/empty.ptx").build();
+
+	static final ModuleDefinition SAXPY = ModuleDefinition.builder("saxpy").imageResource("kernels/saxpy.ptx").build();
+
+	static final ModuleDefinition SPIN = ModuleDefinition.builder("spin").imageResource("kernels/spin.ptx")
+		.signature("spinUntilReleased", ParamKind.POINTER, ParamKind.POINTER, ParamKind.INT64)
+		.build();
+
+	static final ModuleDefinition OUT_OF_BOUNDS = ModuleDefinition.builder("oob").imageResource("kernels/oob.ptx")
+		.build();
+
+	private TestKernels() {
+	}
+
+	static Kernel saxpy(Device device) {
+		return device.loadModule(SAXPY).kernel("saxpy");
+	}
+
+	static Kernel spin(Device device) {
+		return device.loadModule(SPIN).kernel("spinUntilReleased");
+	}
+
+	/**
+	 * Allocates a zeroed release flag for the spin kernel.
+	 */
+	static DeviceBuffer releaseFlag(Device device) {
+		DeviceBuffer flag = device.allocate(Integer.BYTES);
+		try (OffloadSession session = device.openSession()) {
+			session.fill(flag, (byte) 0);
+		}
+		return flag;
+	}
+
+	/**
+	 * Enqueues a spin kernel on {@code session} that runs until {@link #release} and then writes its outcome.
+	 */
+	static DeviceBuffer launchSpin(OffloadSession session, DeviceBuffer releaseFlag) {
+		DeviceBuffer outcome = session.allocate(Integer.BYTES);
+		session.fill(outcome, (byte) 0);
+		session.launch(spin(session.device()), LaunchConfig.of(1, 1), releaseFlag, outcome, SPIN_LIMIT_NANOS);
+		return outcome;
+	}
+
+	/**
+	 * Releases spinning kernels from another session's stream, which proves that stream is not held up by them.
+	 */
+	static void release(Device device, DeviceBuffer releaseFlag) {
+		try (OffloadSession releaser = device.openSession()) {
+			HostBuffer one = releaser.allocateHost(Integer.BYTES).putInts(0, new int[] { 1 });
+			releaser.copy(one, releaseFlag);
+		}
+	}
+
+	/**
+	 * Fills the device's buffer cache with the blocks the concurrent tests use, so that no allocation runs while a
+	 * spin kernel holds the device: the tests are about streams, not about whether the driver's allocator waits.
+	 */
+	static void warmBufferCache(Device device, int sessions) {
+		try (OffloadSession session = device.openSession()) {
+			for (int i = 0; i < 2 * sessions; i++) {
+				session.allocate(4096);
+				session.allocate(256);
+				session.allocateHost(4096);
+				session.allocateHost(4096);
+				session.allocateHost(256);
+			}
+		}
+	}
+
+	static int readInt(OffloadSession session, DeviceBuffer buffer) {
+		HostBuffer host = session.allocateHost(Integer.BYTES);
+		session.copy(buffer, host);
+		session.synchronize();
+		return host.getInts(0, new int[1])[0];
+	}
+
+}

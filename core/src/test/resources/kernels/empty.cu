@@ -1,0 +1,3 @@
+// The empty kernel: launch overhead and the session benchmark.
+extern "C" __global__ void empty() {
+}

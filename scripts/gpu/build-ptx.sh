@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Regenerates the test kernels' PTX (and one cubin) from their CUDA C sources. Needs nvcc (CUDA 12 or later).
+# Usage (from the project's root): scripts/gpu/build-ptx.sh
+# The outputs are committed: the GPU machine has no compiler for CUDA C at run time (no NVRTC there).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+dir=core/src/test/resources/kernels
+for source in "$dir"/*.cu; do
+	name=$(basename "$source" .cu)
+	nvcc -ptx -arch=compute_90 -o "$dir/$name.ptx" "$source"
+	echo "wrote $dir/$name.ptx"
+done
+# A cubin of SAXPY for the test that loads binary images (kernels found by their declared signatures).
+nvcc -cubin -arch=sm_90 -o "$dir/saxpy.cubin" "$dir/saxpy.cu"
+echo "wrote $dir/saxpy.cubin"
+# The session benchmark launches the empty kernel.
+cp "$dir/empty.ptx" benchmarks/src/main/resources/dev/offload/benchmarks/cuda/empty.ptx
+echo "copied empty.ptx to benchmarks/src/main/resources/dev/offload/benchmarks/cuda"

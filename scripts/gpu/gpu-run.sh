@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine, from the folder scripts/gpu/pack.sh filled: the CUDA backend's tests (JUnit console
+# launcher; the GPU-tagged ones run there, the rest too) and then the session benchmark, in the same call.
+# Logs go to $OUT (the device tool's output folder), or to ./gpu-out: environment.txt, tests.log, benchmark.log and
+# junit/ (XML reports). Exit status: that of the tests, or of the benchmark if the tests passed.
+# BENCH_ARGS passes options to the benchmark, e.g. BENCH_ARGS="--iterations 20000 --rounds 3". TESTS_TIMEOUT and
+# BENCH_TIMEOUT (seconds, default 300 and 150) bound each part, so that a hung test still leaves time for the rest.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+out=${OUT:-$PWD/gpu-out}
+mkdir -p "$out"
+runtime=/tmp/offload-runtime
+mkdir -p "$runtime"
+tar xJf "$here/jre.txz" -C "$runtime"
+java=$runtime/jre/bin/java
+
+{
+	date -u '+%Y-%m-%dT%H:%M:%SZ'
+	uname -a
+	nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv
+	nvidia-smi
+	"$java" -version
+	echo "CUDA_DEVICE_MAX_CONNECTIONS=${CUDA_DEVICE_MAX_CONNECTIONS:-unset}"
+} >"$out/environment.txt" 2>&1
+head -3 "$out/environment.txt"
+
+console=$(ls "$here"/lib/junit-platform-console-standalone-*.jar)
+classpath="$here/classes/core:$here/classes/core-test:$here/classes/benchmarks"
+for jar in "$here"/lib/*.jar; do
+	[ "$jar" = "$console" ] || classpath="$classpath:$jar"
+done
+
+# Everything on the JVM's class path (not the launcher's -cp), so that the failure test's child JVM gets it too.
+timeout "${TESTS_TIMEOUT:-300}" "$java" -cp "$console:$classpath" org.junit.platform.console.ConsoleLauncher execute \
+	--disable-banner --disable-ansi-colors --details=tree --select-package dev.offload.backend.cuda \
+	--reports-dir "$out/junit" 2>&1 | tee "$out/tests.log"
+tests=${PIPESTATUS[0]}
+
+# shellcheck disable=SC2086
+timeout "${BENCH_TIMEOUT:-150}" "$java" -cp "$classpath" dev.offload.benchmarks.cuda.SessionBenchmark ${BENCH_ARGS:-} 2>&1 | tee "$out/benchmark.log"
+bench=${PIPESTATUS[0]}
+
+echo "gpu-run: tests exit $tests, benchmark exit $bench"
+[ "$tests" -ne 0 ] && exit "$tests"
+exit "$bench"

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Packs everything the GPU run needs into one folder that travels to the GPU machine (which has no Java, no Maven
+# and no network): a jlinked JRE, the compiled core (main and test) and benchmark classes with the test kernels, the
+# runtime jars (JCuda and its Linux natives, AssertJ, Awaitility, SLF4J), the JUnit console launcher, and
+# gpu-run.sh, the script that runs there.
+#
+# Usage (from the project's root):   scripts/gpu/pack.sh [DEST]      (DEST defaults to .device, git-ignored)
+# Then, with the device tool:         run  command="bash .device/gpu-run.sh"  carry=[".device"]
+# The tool sends the checkout the session started in; when packing from another worktree, pass that checkout's
+# .device folder as DEST (e.g. /work/main/.device).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+dest=$(realpath -m "${1:-$root/.device}")
+console_version=${JUNIT_CONSOLE_VERSION:-6.0.3}
+pack_jre=${PACK_JRE:-$root/../shared/device/pack-jre.sh}
+cd "$root"
+
+mvn -B -q -pl core,benchmarks -am -DskipTests package
+mkdir -p "$dest"
+rm -rf "$dest/classes" "$dest/lib"
+mkdir -p "$dest/classes" "$dest/lib"
+cp -r core/target/classes "$dest/classes/core"
+cp -r core/target/test-classes "$dest/classes/core-test"
+cp -r benchmarks/target/classes "$dest/classes/benchmarks"
+
+# The test runtime of core, without what the console launcher brings (JUnit) or the GPU run does not need.
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+mvn -B -q -pl core dependency:copy-dependencies -DincludeScope=test -DoutputDirectory="$tmp/lib"
+for jar in "$tmp"/lib/*.jar; do
+	case $(basename "$jar") in
+		junit-*|opentest4j-*|apiguardian-*|mockito-*|byte-buddy*|objenesis-*) ;;
+		*) cp "$jar" "$dest/lib/" ;;
+	esac
+done
+mvn -B -q dependency:copy -Dartifact="org.junit.platform:junit-platform-console-standalone:$console_version" \
+	-DoutputDirectory="$dest/lib"
+
+if [ ! -f "$dest/jre.txz" ]; then
+	# From outside any repository, so that the packer leaves every git exclude file alone.
+	(cd / && "$pack_jre" "$dest")
+fi
+cp scripts/gpu/gpu-run.sh "$dest/gpu-run.sh"
+du -sh "$dest"
+ls -la "$dest" "$dest/lib"
