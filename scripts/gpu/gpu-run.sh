@@ -40,6 +40,16 @@ tests=${PIPESTATUS[0]}
 timeout "${BENCH_TIMEOUT:-150}" "$java" -cp "$classpath" dev.offload.benchmarks.cuda.SessionBenchmark ${BENCH_ARGS:-} 2>&1 | tee "$out/benchmark.log"
 bench=${PIPESTATUS[0]}
 
-echo "gpu-run: tests exit $tests, benchmark exit $bench"
+# The sample app on the CUDA backend, checked over HTTP (prices, Monte Carlo, a burst, then a device failure).
+smoke=0
+if [ -d "$here/app" ]; then
+	appcp="$here/app/classes:$here/app/test-classes:$here/app/lib/*:$here/lib/jcuda-12.0.0.jar"
+	appcp="$appcp:$(ls "$here"/lib/jcuda-natives-*.jar)"
+	timeout "${SMOKE_TIMEOUT:-180}" "$java" -cp "$appcp" dev.offload.sample.GpuSmokeCheck cuda 2>&1 | tee "$out/sample-app.log"
+	smoke=${PIPESTATUS[0]}
+fi
+
+echo "gpu-run: tests exit $tests, benchmark exit $bench, sample app exit $smoke"
 [ "$tests" -ne 0 ] && exit "$tests"
-exit "$bench"
+[ "$bench" -ne 0 ] && exit "$bench"
+exit "$smoke"

@@ -35,6 +35,24 @@ done
 mvn -B -q dependency:copy -Dartifact="org.junit.platform:junit-platform-console-standalone:$console_version" \
 	-DoutputDirectory="$dest/lib"
 
+# The sample app, run there on the CUDA backend by dev.offload.sample.GpuSmokeCheck: its classes and its runtime
+# jars, without test tooling and without what lib/ already holds (JCuda and its natives).
+mvn -B -q -pl sample-app -am -DskipTests package dependency:copy-dependencies -DincludeScope=test
+rm -rf "$dest/app"
+mkdir -p "$dest/app/lib"
+cp -r sample-app/target/classes "$dest/app/classes"
+cp -r sample-app/target/test-classes "$dest/app/test-classes"
+for jar in sample-app/target/dependency/*.jar; do
+	case $(basename "$jar") in
+		selenium-*|junit-*|mockito-*|byte-buddy*|objenesis-*|opentest4j-*|apiguardian-*|htmlunit*|jcuda*|guava-*|\
+		opentelemetry-*|auto-service*|failsafe-*|assertj-*|awaitility-*|hamcrest-*|jsonassert-*|json-path-*|\
+		json-smart-*|accessors-smart-*|xmlunit-*|commons-exec-*|spring-test-*|spring-boot-test*|*-test-*|\
+		android-json-*|micrometer-test-*|slf4j-simple-*|byte-buddy-agent-*|checker-qual-*|error_prone*|j2objc*|\
+		failureaccess-*|listenablefuture-*) ;;
+		*) cp "$jar" "$dest/app/lib/" ;;
+	esac
+done
+
 if [ ! -f "$dest/jre.txz" ]; then
 	# From outside any repository, so that the packer leaves every git exclude file alone.
 	(cd / && "$pack_jre" "$dest")
