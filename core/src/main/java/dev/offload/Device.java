@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,7 +41,7 @@ public final class Device {
 
 	private final Map<String, KernelModule> modules = new ConcurrentHashMap<>();
 
-	private final AtomicInteger activeSessions = new AtomicInteger();
+	private final LongAdder activeSessions = new LongAdder();
 
 	private volatile CompletionPoller completionPoller;
 
@@ -110,7 +110,7 @@ public final class Device {
 	 * @return the number of active sessions
 	 */
 	public int activeSessions() {
-		return this.activeSessions.get();
+		return this.activeSessions.intValue();
 	}
 
 	/**
@@ -152,7 +152,7 @@ public final class Device {
 		}
 		checkUsable();
 		OffloadSession session = new OffloadSession(this, priority);
-		this.activeSessions.incrementAndGet();
+		this.activeSessions.increment();
 		this.listener.sessionOpened(session);
 		return session;
 	}
@@ -296,7 +296,7 @@ public final class Device {
 	}
 
 	void sessionEnded(OffloadSession session, Throwable failure) {
-		this.activeSessions.decrementAndGet();
+		this.activeSessions.decrement();
 		if (isListened()) {
 			this.listener.sessionClosed(session, System.nanoTime() - session.openedNanos(), failure);
 		}
@@ -316,7 +316,7 @@ public final class Device {
 		if (!drained) {
 			logger.warn("Device {}: {} stream(s) still lent and {} session(s) active after {} ms; they are not "
 					+ "destroyed, and the device's context stays", id(), this.streamPool.inUse(),
-					this.activeSessions.get(), awaitTermination.toMillis());
+					this.activeSessions.intValue(), awaitTermination.toMillis());
 		}
 		CompletionPoller poller = this.completionPoller;
 		if (poller != null && drained) {

@@ -2,10 +2,10 @@ package dev.offload;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -30,9 +30,10 @@ import dev.offload.spi.BackendStream;
  * <p>
  * How it lends (the shape of HikariCP's {@code ConcurrentBag}): every stream is in its class's shared list, and its
  * state ({@code IDLE}, {@code IN_USE}, {@code DISCARDED}) changes only by compare-and-set, so a stream is never lent
- * twice. A thread first tries the streams it released itself, most recent first (no contention, warm caches), then
- * scans the shared list. The lock serves growth, waiting and shutdown only; a release signals it only when a borrower
- * waits.
+ * twice. A thread first tries the stream it released last (no contention, warm caches), then scans the class's
+ * streams from a place that depends on the thread. No shared counter changes on the fast path: each stream counts its
+ * own borrows, and idle and lent streams are counted from their states when asked. The lock serves growth, waiting
+ * and shutdown only; a release signals it only when a borrower waits.
  * <p>
  * Invariants: a stream in the pool has no pending work (sessions synchronize before they release); a stream whose
  * work failed is {@linkplain #discard destroyed}, never lent again; {@code created - destroyed == idle + inUse}.
@@ -43,24 +44,19 @@ public final class StreamPool {
 
 	private static final StreamPriority[] PRIORITIES = StreamPriority.values();
 
-	/** The most streams a thread remembers having released, per pool. */
-	private static final int RECENTS = 16;
-
 	private final Device device;
 
 	private final StreamPoolConfig config;
 
 	private final ClassState[] classes = new ClassState[PRIORITIES.length];
 
-	private final ThreadLocal<List<PooledStream>> recents = ThreadLocal.withInitial(() -> new ArrayList<>(RECENTS));
+	private final ThreadLocal<PooledStream> lastReleased = new ThreadLocal<>();
 
 	private final ReentrantLock lock = new ReentrantLock();
 
 	private final Condition changed = this.lock.newCondition();
 
 	private final AtomicInteger waiting = new AtomicInteger();
-
-	private final AtomicInteger inUse = new AtomicInteger();
 
 	private volatile int peakInUse;
 
@@ -119,7 +115,13 @@ public final class StreamPool {
 	 * @return the number in use
 	 */
 	public int inUse() {
-		return this.inUse.get();
+		int count = 0;
+		for (ClassState state : this.classes) {
+			for (PooledStream stream : state.streams) {
+				count += (stream.state() == PooledStream.STATE_IN_USE) ? 1 : 0;
+			}
+		}
+		return count;
 	}
 
 	/**
@@ -138,24 +140,27 @@ public final class StreamPool {
 	public StreamPoolStatistics statistics() {
 		Map<StreamPriority, StreamPoolStatistics.PriorityStatistics> byPriority = new EnumMap<>(StreamPriority.class);
 		int idle = 0;
+		int inUse = 0;
 		long borrows = this.retiredBorrows.get();
 		for (StreamPriority priority : PRIORITIES) {
 			int classIdle = 0;
 			int classInUse = 0;
 			for (PooledStream stream : this.classes[priority.ordinal()].streams) {
-				int state = stream.state.get();
+				int state = stream.state();
 				classIdle += (state == PooledStream.STATE_IDLE) ? 1 : 0;
 				classInUse += (state == PooledStream.STATE_IN_USE) ? 1 : 0;
 				borrows += stream.borrows;
 			}
 			idle += classIdle;
+			inUse += classInUse;
 			if (classIdle + classInUse > 0) {
 				byPriority.put(priority,
 						new StreamPoolStatistics.PriorityStatistics(classIdle + classInUse, classInUse, classIdle));
 			}
 		}
+		raisePeak(inUse);
 		long alive = this.created.get() - this.destroyed.get();
-		return new StreamPoolStatistics(this.device.id(), (int) alive, this.inUse.get(), idle, this.peakInUse,
+		return new StreamPoolStatistics(this.device.id(), (int) alive, inUse, idle, this.peakInUse,
 				this.config.maxSize(), this.waiting.get(), borrows, this.grows.get(), this.created.get(),
 				this.destroyed.get(), this.discarded.get(), this.timeouts.get(), Map.copyOf(byPriority));
 	}
@@ -179,34 +184,41 @@ public final class StreamPool {
 			long start = System.nanoTime();
 			stream = borrowSlow(priority, start);
 			waitNanos = System.nanoTime() - start;
+			// Every stream of the class was lent: the moment the peak can grow. Statistics reads update it too.
+			raisePeak(inUse());
 		}
 		stream.borrows++;
-		int now = this.inUse.incrementAndGet();
-		if (now > this.peakInUse) {
-			raisePeak(now);
-		}
 		this.device.listener().streamBorrowed(this.device, priority, waitNanos);
 		return stream;
 	}
 
-	private synchronized void raisePeak(int now) {
+	private void raisePeak(int now) {
 		if (now > this.peakInUse) {
-			this.peakInUse = now;
+			synchronized (this) {
+				if (now > this.peakInUse) {
+					this.peakInUse = now;
+				}
+			}
 		}
 	}
 
 	private PooledStream takeIdle(StreamPriority priority) {
-		List<PooledStream> mine = this.recents.get();
-		for (int i = mine.size() - 1; i >= 0; i--) {
-			PooledStream stream = mine.remove(i);
-			if (stream.priority == priority && stream.state.compareAndSet(PooledStream.STATE_IDLE,
-					PooledStream.STATE_IN_USE)) {
-				return stream;
-			}
+		PooledStream last = this.lastReleased.get();
+		if (last != null && last.priority == priority
+				&& last.compareAndSetState(PooledStream.STATE_IDLE, PooledStream.STATE_IN_USE)) {
+			return last;
 		}
-		for (PooledStream stream : this.classes[priority.ordinal()].streams) {
-			if (stream.state.get() == PooledStream.STATE_IDLE
-					&& stream.state.compareAndSet(PooledStream.STATE_IDLE, PooledStream.STATE_IN_USE)) {
+		PooledStream[] streams = this.classes[priority.ordinal()].streams;
+		int count = streams.length;
+		if (count == 0) {
+			return null;
+		}
+		// Threads start their scans at different streams, so that they do not all race for the first idle one.
+		int start = (int) (Thread.currentThread().getId() % count);
+		for (int i = 0; i < count; i++) {
+			PooledStream stream = streams[(start + i) % count];
+			if (stream.state() == PooledStream.STATE_IDLE
+					&& stream.compareAndSetState(PooledStream.STATE_IDLE, PooledStream.STATE_IN_USE)) {
 				return stream;
 			}
 		}
@@ -258,7 +270,7 @@ public final class StreamPool {
 	 */
 	private boolean grow(StreamPriority priority) {
 		ClassState state = this.classes[priority.ordinal()];
-		int size = state.streams.size();
+		int size = state.streams.length;
 		int count;
 		boolean doubling = false;
 		if (size < state.capacity) {
@@ -276,11 +288,11 @@ public final class StreamPool {
 			return false;
 		}
 		int made = createStreams(priority, count);
-		state.capacity = Math.max(state.capacity, state.streams.size());
+		state.capacity = Math.max(state.capacity, state.streams.length);
 		if (doubling && made > 0) {
 			this.grows.incrementAndGet();
 			logger.debug("Stream pool of device {} grew its {} class to {} streams", this.device.id(), priority,
-					state.streams.size());
+					state.streams.length);
 		}
 		return made > 0;
 	}
@@ -303,7 +315,7 @@ public final class StreamPool {
 			logger.warn("Stream pool of device {} created {} of {} streams: {}", this.device.id(), made.size(), count,
 					ex.getMessage());
 		}
-		this.classes[priority.ordinal()].streams.addAll(made);
+		this.classes[priority.ordinal()].add(made);
 		return made.size();
 	}
 
@@ -320,9 +332,8 @@ public final class StreamPool {
 			signal();
 			return;
 		}
-		List<PooledStream> mine = this.recents.get();
-		if (mine.size() < RECENTS) {
-			mine.add(stream);
+		if (this.lastReleased.get() != stream) {
+			this.lastReleased.set(stream);
 		}
 		if (this.waiting.get() > 0) {
 			signal();
@@ -345,20 +356,19 @@ public final class StreamPool {
 	}
 
 	private void returned(PooledStream stream, int newState) {
-		if (!stream.state.compareAndSet(PooledStream.STATE_IN_USE, newState)) {
+		if (!stream.compareAndSetState(PooledStream.STATE_IN_USE, newState)) {
 			throw new IllegalStateException("The " + stream + " of device " + this.device.id() + " is not lent");
 		}
-		this.inUse.decrementAndGet();
 	}
 
 	private void destroy(PooledStream stream, int expectedState) {
-		if (stream.state.compareAndSet(expectedState, PooledStream.STATE_DISCARDED)) {
+		if (stream.compareAndSetState(expectedState, PooledStream.STATE_DISCARDED)) {
 			retire(stream);
 		}
 	}
 
 	private void retire(PooledStream stream) {
-		this.classes[stream.priority.ordinal()].streams.remove(stream);
+		this.classes[stream.priority.ordinal()].remove(stream);
 		this.retiredBorrows.addAndGet(stream.borrows);
 		try {
 			stream.stream.destroy();
@@ -420,7 +430,7 @@ public final class StreamPool {
 			this.closed = true;
 			this.changed.signalAll();
 			drainIdle();
-			while (this.inUse.get() > 0) {
+			while (inUse() > 0) {
 				long remaining = deadline - System.nanoTime();
 				if (remaining <= 0) {
 					return false;
@@ -431,7 +441,7 @@ public final class StreamPool {
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			return this.inUse.get() == 0;
+			return inUse() == 0;
 		}
 		finally {
 			drainIdle();
@@ -459,11 +469,23 @@ public final class StreamPool {
 	 */
 	private static final class ClassState {
 
-		/** Every stream of the class that is not destroyed; copied on growth and discard only. */
-		final CopyOnWriteArrayList<PooledStream> streams = new CopyOnWriteArrayList<>();
+		/** Every stream of the class that is not destroyed; replaced, never changed, on growth and discard. */
+		volatile PooledStream[] streams = new PooledStream[0];
 
 		/** The size the class grew to; guarded by the pool's lock. */
 		int capacity;
+
+		synchronized void add(List<PooledStream> made) {
+			PooledStream[] grown = Arrays.copyOf(this.streams, this.streams.length + made.size());
+			for (int i = 0; i < made.size(); i++) {
+				grown[this.streams.length + i] = made.get(i);
+			}
+			this.streams = grown;
+		}
+
+		synchronized void remove(PooledStream stream) {
+			this.streams = Arrays.stream(this.streams).filter((each) -> each != stream).toArray(PooledStream[]::new);
+		}
 
 	}
 

@@ -130,6 +130,7 @@ final class HostStream implements BackendStream {
 
 	@Override
 	public void synchronize() {
+		BackendException error;
 		this.lock.lock();
 		try {
 			long target = this.enqueued;
@@ -142,6 +143,7 @@ final class HostStream implements BackendStream {
 					this.waiters--;
 				}
 			}
+			error = this.failure;
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -151,7 +153,6 @@ final class HostStream implements BackendStream {
 		finally {
 			this.lock.unlock();
 		}
-		BackendException error = currentFailure();
 		if (error != null) {
 			throw error;
 		}

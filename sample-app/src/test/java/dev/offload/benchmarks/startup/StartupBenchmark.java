@@ -1,0 +1,82 @@
+package dev.offload.benchmarks.startup;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/**
+ * Starts {@link StartupApp} in fresh JVMs, alternately with and without Offload's jars on the class path, and
+ * reports the time from JVM start to ready: median, min and max of each, and the difference of the medians.
+ * <p>
+ * Usage: {@code java -cp <benchmarks classpath> dev.offload.benchmarks.startup.StartupBenchmark [runs]}; the
+ * "without" class path is this one minus every {@code offload-*} and {@code jcuda*} entry.
+ */
+public final class StartupBenchmark {
+
+	private StartupBenchmark() {
+	}
+
+	public static void main(String[] args) throws Exception {
+		int runs = (args.length > 0) ? Integer.parseInt(args[0]) : 10;
+		String with = System.getProperty("java.class.path");
+		String without = Arrays.stream(with.split(File.pathSeparator))
+			.filter((entry) -> !new File(entry).getName().startsWith("offload-")
+					&& !new File(entry).getName().startsWith("jcuda") && !entry.contains("/core/target/")
+					&& !entry.contains("/autoconfigure/target/"))
+			.collect(Collectors.joining(File.pathSeparator));
+		String java = System.getProperty("java.home") + "/bin/java";
+		List<Long> withTimes = new ArrayList<>();
+		List<Long> withoutTimes = new ArrayList<>();
+		start(java, with, true);
+		start(java, without, false);
+		for (int i = 0; i < runs; i++) {
+			withTimes.add(start(java, with, true));
+			withoutTimes.add(start(java, without, false));
+		}
+		System.out.println(String.format(Locale.ROOT, "with Offload:    median %d ms (min %d, max %d) over %d runs",
+				median(withTimes), min(withTimes), max(withTimes), runs));
+		System.out.println(String.format(Locale.ROOT, "without Offload: median %d ms (min %d, max %d) over %d runs",
+				median(withoutTimes), min(withoutTimes), max(withoutTimes), runs));
+		System.out.println("starter adds (median difference): " + (median(withTimes) - median(withoutTimes)) + " ms");
+	}
+
+	private static long start(String java, String classpath, boolean expectOffload) throws Exception {
+		Process process = new ProcessBuilder(java, "-cp", classpath, StartupApp.class.getName()).redirectErrorStream(true)
+			.start();
+		String ready = null;
+		try (BufferedReader reader = new BufferedReader(
+				new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+			String line;
+			while ((line = reader.readLine()) != null) {
+				if (line.startsWith("READY ")) {
+					ready = line;
+				}
+			}
+		}
+		process.waitFor();
+		if (ready == null || !ready.endsWith("offload=" + expectOffload)) {
+			throw new IllegalStateException("Startup run did not report READY with offload=" + expectOffload + ": " + ready);
+		}
+		return Long.parseLong(ready.split(" ")[1]);
+	}
+
+	private static long median(List<Long> values) {
+		List<Long> sorted = values.stream().sorted().toList();
+		return sorted.get(sorted.size() / 2);
+	}
+
+	private static long min(List<Long> values) {
+		return values.stream().mapToLong(Long::longValue).min().orElseThrow();
+	}
+
+	private static long max(List<Long> values) {
+		return values.stream().mapToLong(Long::longValue).max().orElseThrow();
+	}
+
+}
