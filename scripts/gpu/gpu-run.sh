@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine, from the folder scripts/gpu/pack.sh filled: the CUDA backend's tests (JUnit console
 # launcher; the GPU-tagged ones run there, the rest too) and then the session benchmark, in the same call.
-# Logs go to $OUT (the device tool's output folder), or to ./gpu-out: environment.txt, tests.log, benchmark.log and
-# junit/ (XML reports). Exit status: that of the tests, or of the benchmark if the tests passed.
+# Then the hazard and pool benchmarks and the sample app. Logs go to $OUT (the device tool's output folder), or to
+# ./gpu-out: environment.txt, tests.log, benchmark.log, hazard.md, pool.txt, sample-app.log (the device tool brings
+# back at most 8 files; the JUnit XML reports stay in /tmp/offload-junit). Exit status: that of the tests, or of the benchmark if the tests passed.
 # BENCH_ARGS passes options to the benchmark, e.g. BENCH_ARGS="--iterations 20000 --rounds 3". TESTS_TIMEOUT and
 # BENCH_TIMEOUT (seconds, default 300 and 150) bound each part, so that a hung test still leaves time for the rest.
 set -uo pipefail
@@ -33,12 +34,23 @@ done
 # Everything on the JVM's class path (not the launcher's -cp), so that the failure test's child JVM gets it too.
 timeout "${TESTS_TIMEOUT:-300}" "$java" -cp "$console:$classpath" org.junit.platform.console.ConsoleLauncher execute \
 	--disable-banner --disable-ansi-colors --details=tree --select-package dev.offload.backend.cuda \
-	--reports-dir "$out/junit" 2>&1 | tee "$out/tests.log"
+	--reports-dir /tmp/offload-junit 2>&1 | tee "$out/tests.log"
 tests=${PIPESTATUS[0]}
 
 # shellcheck disable=SC2086
 timeout "${BENCH_TIMEOUT:-150}" "$java" -cp "$classpath" dev.offload.benchmarks.cuda.SessionBenchmark ${BENCH_ARGS:-} 2>&1 | tee "$out/benchmark.log"
 bench=${PIPESTATUS[0]}
+
+# Issue 8: the seed's hazard on the GPU (all strategies in one run), then the pool's overhead with JMH on this
+# machine's 16 cores (the free backend isolates the pool).
+benchcp="$here/classes/benchmarks:$here/bench-lib/*:$classpath"
+timeout "${HAZARD_TIMEOUT:-150}" "$java" -cp "$benchcp" dev.offload.benchmarks.HazardBenchmark --backend cuda \
+	${HAZARD_ARGS:-} 2>&1 | tee "$out/hazard.md"
+hazard=${PIPESTATUS[0]}
+for t in ${POOL_THREADS:-1 16}; do
+	timeout "${POOL_TIMEOUT:-90}" "$java" -cp "$benchcp" org.openjdk.jmh.Main StreamPoolBenchmark -p backend=free \
+		-f 1 -wi 2 -w 1s -i 3 -r 1s -t "$t" 2>&1 | grep -E '^(# Run complete|Benchmark|StreamPool)' | sed "s/^/t=$t /"
+done | tee "$out/pool.txt"
 
 # The sample app on the CUDA backend, checked over HTTP (prices, Monte Carlo, a burst, then a device failure).
 smoke=0
@@ -49,7 +61,7 @@ if [ -d "$here/app" ]; then
 	smoke=${PIPESTATUS[0]}
 fi
 
-echo "gpu-run: tests exit $tests, benchmark exit $bench, sample app exit $smoke"
+echo "gpu-run: tests exit $tests, benchmark exit $bench, hazard exit $hazard, sample app exit $smoke"
 [ "$tests" -ne 0 ] && exit "$tests"
 [ "$bench" -ne 0 ] && exit "$bench"
 exit "$smoke"

@@ -53,6 +53,17 @@ for jar in sample-app/target/dependency/*.jar; do
 	esac
 done
 
+# The benchmarks' own runtime (JMH, its dependencies, the Commons Pool2 baseline) for the hazard and pool benchmarks;
+# their classes are in classes/benchmarks, JCuda in lib/.
+mvn -B -q -pl benchmarks dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$tmp/bench-lib"
+rm -rf "$dest/bench-lib"
+mkdir -p "$dest/bench-lib"
+for jar in "$tmp"/bench-lib/*.jar; do
+	case $(basename "$jar") in
+		jmh-*|jopt-simple-*|commons-math3-*|commons-pool2-*) cp "$jar" "$dest/bench-lib/" ;;
+	esac
+done
+
 if [ ! -f "$dest/jre.txz" ]; then
 	# From outside any repository, so that the packer leaves every git exclude file alone.
 	(cd / && "$pack_jre" "$dest")
