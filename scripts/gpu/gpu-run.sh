@@ -56,7 +56,7 @@ done | tee "$out/pool.txt"
 smoke=0
 if [ -d "$here/app" ]; then
 	appcp="$here/app/classes:$here/app/test-classes:$here/app/lib/*:$here/lib/jcuda-12.0.0.jar"
-	appcp="$appcp:$(ls "$here"/lib/jcuda-natives-*.jar)"
+	appcp="$appcp:$(ls "$here"/lib/jcuda-natives-*.jar):$(ls "$here"/bench-lib/commons-math3-*.jar)"
 	timeout "${SMOKE_TIMEOUT:-180}" "$java" -cp "$appcp" dev.offload.sample.GpuSmokeCheck cuda 2>&1 | tee "$out/sample-app.log"
 	smoke=${PIPESTATUS[0]}
 fi

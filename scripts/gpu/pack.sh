@@ -36,7 +36,7 @@ mvn -B -q dependency:copy -Dartifact="org.junit.platform:junit-platform-console-
 	-DoutputDirectory="$dest/lib"
 
 # The sample app, run there on the CUDA backend by dev.offload.sample.GpuSmokeCheck: its classes and its runtime
-# jars, without test tooling and without what lib/ already holds (JCuda and its natives).
+# jars, without test tooling and without what lib/ and bench-lib/ already hold (JCuda and its natives, Commons Math).
 mvn -B -q -pl sample-app -am -DskipTests package dependency:copy-dependencies -DincludeScope=test
 rm -rf "$dest/app"
 mkdir -p "$dest/app/lib"
@@ -48,14 +48,15 @@ for jar in sample-app/target/dependency/*.jar; do
 		opentelemetry-*|auto-service*|failsafe-*|assertj-*|awaitility-*|hamcrest-*|jsonassert-*|json-path-*|\
 		json-smart-*|accessors-smart-*|xmlunit-*|commons-exec-*|spring-test-*|spring-boot-test*|*-test-*|\
 		android-json-*|micrometer-test-*|slf4j-simple-*|byte-buddy-agent-*|checker-qual-*|error_prone*|j2objc*|\
-		failureaccess-*|listenablefuture-*) ;;
+		failureaccess-*|listenablefuture-*|commons-math3-*) ;;
 		*) cp "$jar" "$dest/app/lib/" ;;
 	esac
 done
 
 # The benchmarks' own runtime (JMH, its dependencies, the Commons Pool2 baseline) for the hazard and pool benchmarks;
 # their classes are in classes/benchmarks, JCuda in lib/.
-mvn -B -q -pl benchmarks dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$tmp/bench-lib"
+mvn -B -q -pl benchmarks -am -DskipTests package dependency:copy-dependencies -DincludeScope=runtime \
+	-DoutputDirectory="$tmp/bench-lib"
 rm -rf "$dest/bench-lib"
 mkdir -p "$dest/bench-lib"
 for jar in "$tmp"/bench-lib/*.jar; do
