@@ -52,6 +52,10 @@ for t in ${POOL_THREADS:-1 16}; do
 		-f 1 -wi 2 -w 1s -i 3 -r 1s -t "$t" 2>&1 | grep -E '^(# Run complete|Benchmark|StreamPool)' | sed "s/^/t=$t /"
 done | tee "$out/pool.txt"
 
+# Issue 8, part 3: 10,000 sessions in flight with closeAsync, completed by the device's one completion thread.
+timeout "${ASYNC_TIMEOUT:-60}" "$java" -cp "$benchcp" dev.offload.benchmarks.cuda.AsyncThroughputBenchmark 10000 5 \
+	2>&1 | tee -a "$out/benchmark.log"
+
 # The sample app on the CUDA backend, checked over HTTP (prices, Monte Carlo, a burst, then a device failure).
 smoke=0
 if [ -d "$here/app" ]; then
@@ -59,6 +63,13 @@ if [ -d "$here/app" ]; then
 	appcp="$appcp:$(ls "$here"/lib/jcuda-natives-*.jar):$(ls "$here"/bench-lib/commons-math3-*.jar)"
 	timeout "${SMOKE_TIMEOUT:-180}" "$java" -cp "$appcp" dev.offload.sample.GpuSmokeCheck cuda 2>&1 | tee "$out/sample-app.log"
 	smoke=${PIPESTATUS[0]}
+fi
+
+# Issue 8, part 4: JVM start to ready of a small web app, with and without the starter, on the host backend.
+if [ -d "$here/app" ]; then
+	startcp="$here/app/test-classes:$here/app/lib/*:$here/lib/jcuda-12.0.0.jar:$(ls "$here"/lib/jcuda-natives-*.jar)"
+	timeout "${STARTUP_TIMEOUT:-120}" "$java" -Doffload.backend=host -cp "$startcp" \
+		dev.offload.benchmarks.startup.StartupBenchmark "${STARTUP_RUNS:-9}" 2>&1 | tee -a "$out/benchmark.log"
 fi
 
 echo "gpu-run: tests exit $tests, benchmark exit $bench, hazard exit $hazard, sample app exit $smoke"

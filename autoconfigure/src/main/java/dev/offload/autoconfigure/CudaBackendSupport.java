@@ -6,7 +6,6 @@ import java.lang.reflect.Modifier;
 
 import org.springframework.util.ClassUtils;
 
-import jcuda.driver.JCudaDriver;
 
 import dev.offload.spi.Backend;
 
@@ -121,7 +120,10 @@ final class CudaBackendSupport {
 	 */
 	int deviceCount() {
 		try {
-			return Driver.deviceCount();
+			// The backend's probe caches its answer, so this loads JCuda's natives at most once per process.
+			Object result = invokeStatic("probe");
+			Integer count = (result != null) ? call(result, new String[] { "deviceCount" }, Integer.class) : null;
+			return (count != null) ? count : 0;
 		}
 		catch (Throwable ex) {
 			return 0;
@@ -187,21 +189,6 @@ final class CudaBackendSupport {
 
 		static Availability unusable(String reason) {
 			return new Availability(false, reason);
-		}
-
-	}
-
-	/**
-	 * Calls JCuda; loaded only when a device count is asked for, so that JCuda stays optional.
-	 */
-	private static final class Driver {
-
-		static int deviceCount() {
-			if (JCudaDriver.cuInit(0) != 0) {
-				return 0;
-			}
-			int[] count = new int[1];
-			return (JCudaDriver.cuDeviceGetCount(count) == 0) ? count[0] : 0;
 		}
 
 	}

@@ -1,5 +1,8 @@
 package dev.offload.backend.cuda;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+
 import java.util.List;
 
 import dev.offload.spi.Backend;
@@ -21,6 +24,8 @@ public final class CudaBackend implements Backend {
 	 * The backend's name in configuration.
 	 */
 	public static final String NAME = "cuda";
+
+	private static final Path NVIDIA_CONTROL_DEVICE = Path.of("/dev/nvidiactl");
 
 	private static CudaAvailability availability;
 
@@ -56,6 +61,13 @@ public final class CudaBackend implements Backend {
 	}
 
 	private static CudaAvailability initialize() {
+		if (isLinux() && !Files.exists(NVIDIA_CONTROL_DEVICE)) {
+			// Every Linux machine with an NVIDIA driver, containers included, has this device node. Without it, do not
+			// load JCuda's natives at all: that would take about 100 ms only to fail on libcuda.so.1.
+			return CudaAvailability.unavailable(CudaUnavailableException.Reason.NO_DEVICE, 0,
+					"no NVIDIA driver here: " + NVIDIA_CONTROL_DEVICE + " does not exist (JCuda's natives were not loaded)",
+					null);
+		}
 		try {
 			Class.forName("jcuda.driver.JCudaDriver", false, CudaBackend.class.getClassLoader());
 		}
@@ -74,6 +86,10 @@ public final class CudaBackend implements Backend {
 			return CudaAvailability.unavailable(CudaUnavailableException.Reason.INIT_FAILED, 0,
 					"CUDA initialization failed: " + ex, ex);
 		}
+	}
+
+	private static boolean isLinux() {
+		return System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux");
 	}
 
 	@Override

@@ -44,4 +44,14 @@ class CudaBackendProbeTest {
 		assertThat(availability.cause()).isInstanceOf(LinkageError.class);
 	}
 
+	@Test
+	void probeWithoutNvidiaDriverShouldNotLoadTheNatives() {
+		assumeFalse(java.nio.file.Files.exists(java.nio.file.Path.of("/dev/nvidiactl")), "an NVIDIA driver is here");
+		CudaAvailability availability = CudaBackend.probe();
+		assertThat(availability.available()).isFalse();
+		assertThat(availability.reason()).isEqualTo(CudaUnavailableException.Reason.NO_DEVICE);
+		assertThat(availability.message()).contains("/dev/nvidiactl does not exist");
+		assertThat(CudaDriver.isLoaded()).isFalse();
+	}
+
 }
