@@ -67,7 +67,9 @@ done
 
 if [ ! -f "$dest/jre.txz" ]; then
 	# From outside any repository, so that the packer leaves every git exclude file alone.
-	(cd / && "$pack_jre" "$dest")
+	# The sample app needs java.net.http (its checker's client) and java.security.jgss (Tomcat) beside the defaults.
+	(cd / && JRE_MODULES=${JRE_MODULES:-java.base,java.logging,java.desktop,java.management,java.naming,java.sql,java.xml,java.instrument,jdk.unsupported,jdk.management,jdk.jfr,java.net.http,java.security.jgss,java.security.sasl,jdk.crypto.ec} \
+		"$pack_jre" "$dest")
 fi
 cp scripts/gpu/gpu-run.sh "$dest/gpu-run.sh"
 du -sh "$dest"
