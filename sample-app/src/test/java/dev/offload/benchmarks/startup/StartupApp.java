@@ -35,7 +35,10 @@ public class StartupApp {
 	public void ready(ApplicationReadyEvent event) {
 		long millis = System.currentTimeMillis() - ManagementFactory.getRuntimeMXBean().getStartTime();
 		boolean offload = event.getApplicationContext().containsBean("deviceRegistry");
-		System.out.println("READY " + millis + " offload=" + offload);
+		// toString names the backend, e.g. "DeviceRegistry[host, devices=[0]]"; no Offload type is referenced here.
+		Object registry = offload ? event.getApplicationContext().getBean("deviceRegistry") : "none";
+		System.out.println("READY " + millis + " registry=" + registry.toString().replace(' ', '_') + " offload="
+				+ offload);
 		SpringApplication.exit(event.getApplicationContext());
 	}
 

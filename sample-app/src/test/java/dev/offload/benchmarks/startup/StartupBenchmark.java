@@ -15,7 +15,8 @@ import java.util.stream.Collectors;
  * reports the time from JVM start to ready: median, min and max of each, and the difference of the medians.
  * <p>
  * Usage: {@code java -cp <benchmarks classpath> dev.offload.benchmarks.startup.StartupBenchmark [runs]}; the
- * "without" class path is this one minus every {@code offload-*} and {@code jcuda*} entry.
+ * "without" class path is this one minus every {@code offload-*} and {@code jcuda*} entry. System properties named
+ * {@code offload.*} are passed on to the applications, e.g. {@code -Doffload.backend=host} on a machine with a GPU.
  */
 public final class StartupBenchmark {
 
@@ -33,7 +34,7 @@ public final class StartupBenchmark {
 		String java = System.getProperty("java.home") + "/bin/java";
 		List<Long> withTimes = new ArrayList<>();
 		List<Long> withoutTimes = new ArrayList<>();
-		start(java, with, true);
+		System.out.println("with Offload, the registry is: " + registry(java, with));
 		start(java, without, false);
 		for (int i = 0; i < runs; i++) {
 			withTimes.add(start(java, with, true));
@@ -46,9 +47,24 @@ public final class StartupBenchmark {
 		System.out.println("starter adds (median difference): " + (median(withTimes) - median(withoutTimes)) + " ms");
 	}
 
+	private static String registry(String java, String classpath) throws Exception {
+		return run(java, classpath, true).split(" ")[2];
+	}
+
 	private static long start(String java, String classpath, boolean expectOffload) throws Exception {
-		Process process = new ProcessBuilder(java, "-cp", classpath, StartupApp.class.getName()).redirectErrorStream(true)
-			.start();
+		return Long.parseLong(run(java, classpath, expectOffload).split(" ")[1]);
+	}
+
+	private static String run(String java, String classpath, boolean expectOffload) throws Exception {
+		List<String> command = new ArrayList<>(List.of(java, "-cp", classpath));
+		// Offload's settings given to this JVM (e.g. -Doffload.backend=host) reach the applications measured.
+		System.getProperties()
+			.stringPropertyNames()
+			.stream()
+			.filter((name) -> name.startsWith("offload."))
+			.forEach((name) -> command.add("-D" + name + "=" + System.getProperty(name)));
+		command.add(StartupApp.class.getName());
+		Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
 		String ready = null;
 		try (BufferedReader reader = new BufferedReader(
 				new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
@@ -63,7 +79,7 @@ public final class StartupBenchmark {
 		if (ready == null || !ready.endsWith("offload=" + expectOffload)) {
 			throw new IllegalStateException("Startup run did not report READY with offload=" + expectOffload + ": " + ready);
 		}
-		return Long.parseLong(ready.split(" ")[1]);
+		return ready;
 	}
 
 	private static long median(List<Long> values) {
