@@ -3,6 +3,7 @@ package dev.offload.sample.web;
 import java.net.URI;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 import jakarta.validation.Valid;
 
@@ -15,6 +16,9 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.server.ResponseStatusException;
 
+import dev.offload.DeviceFailedException;
+import dev.offload.StreamBorrowTimeoutException;
+import dev.offload.StreamPoolClosedException;
 import dev.offload.sample.pricing.MonteCarloRequest;
 import dev.offload.sample.pricing.MonteCarloResult;
 import dev.offload.sample.pricing.MonteCarloService;
@@ -61,9 +65,29 @@ public class OptionsController {
 	@PostMapping("/monte-carlo")
 	public ResponseEntity<JobStatus> monteCarlo(@Valid @RequestBody MonteCarloRequest request) {
 		CompletableFuture<MonteCarloResult> job = this.monteCarlo.simulate(request);
+		rejectIfRefused(job);
 		UUID id = this.jobs.add(job);
 		JobStatus status = JobStatus.of(id, job);
 		return ResponseEntity.accepted().location(URI.create(status.location())).body(status);
+	}
+
+	/**
+	 * A job that could not even start (a full pool, a failed or closed device) is the request's failure, answered
+	 * like a light request's (503), not a job to poll.
+	 */
+	private static void rejectIfRefused(CompletableFuture<MonteCarloResult> job) {
+		if (!job.isCompletedExceptionally()) {
+			return;
+		}
+		try {
+			job.join();
+		}
+		catch (CompletionException ex) {
+			if (ex.getCause() instanceof StreamBorrowTimeoutException || ex.getCause() instanceof DeviceFailedException
+					|| ex.getCause() instanceof StreamPoolClosedException) {
+				throw (RuntimeException) ex.getCause();
+			}
+		}
 	}
 
 	/**

@@ -28,14 +28,19 @@ class FullPoolTest {
 	DeviceRegistry registry;
 
 	@Test
-	void priceWhenPoolIsFullShouldBe503WithRetryAfter() throws Exception {
+	void requestsWhenPoolIsFullShouldBe503WithRetryAfter() throws Exception {
 		HttpResponse<String> response;
+		HttpResponse<String> heavy;
 		try (OffloadSession holder = this.registry.device(0).openSession()) {
 			holder.streamId();
 			response = OptionsApiTest.send(this.port, "POST", "/api/options/price",
 					"{\"options\":[" + OptionsApiTest.option(100) + "]}");
+			heavy = OptionsApiTest.send(this.port, "POST", "/api/options/monte-carlo",
+					"{\"spot\":100,\"strike\":95,\"maturity\":1,\"rate\":0.02,\"volatility\":0.3,\"paths\":4096}");
 		}
 		assertThat(response.statusCode()).isEqualTo(503);
+		assertThat(heavy.statusCode()).isEqualTo(503);
+		assertThat(heavy.headers().firstValue("Retry-After")).hasValue("1");
 		assertThat(response.headers().firstValue("Retry-After")).hasValue("1");
 		assertThat(response.body()).contains("no stream available, request timed out after")
 			.contains("size=1, max=1, inUse=1");
