@@ -33,7 +33,7 @@ final class CudaBackendSupport {
 
 	private static final String[] USABLE_METHODS = { "available", "isAvailable", "usable", "isUsable" };
 
-	private static final String[] REASON_METHODS = { "reason", "getReason", "message", "getMessage" };
+	private static final String[] REASON_METHODS = { "message", "getMessage", "reason", "getReason" };
 
 	private final Class<?> backendClass;
 

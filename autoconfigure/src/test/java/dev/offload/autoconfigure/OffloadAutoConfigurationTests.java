@@ -58,6 +58,15 @@ class OffloadAutoConfigurationTests {
 	}
 
 	@Test
+	void registryWhenNoNvidiaDriverShouldSayWhyInTheLogLine(CapturedOutput output) {
+		org.junit.jupiter.api.Assumptions.assumeFalse(java.nio.file.Files.exists(java.nio.file.Path.of("/dev/nvidiactl")),
+				"an NVIDIA driver is here");
+		this.contextRunner.run((context) -> assertThat(output).containsOnlyOnce(
+				"Offload uses the host backend (devices emulated on the CPU): no NVIDIA driver here: /dev/nvidiactl "
+						+ "does not exist"));
+	}
+
+	@Test
 	void registryWhenJCudaIsNotOnClasspathShouldUseHostBackend(CapturedOutput output) {
 		this.contextRunner.withClassLoader(new FilteredClassLoader("jcuda")).run((context) -> {
 			assertThat(context).hasNotFailed();
