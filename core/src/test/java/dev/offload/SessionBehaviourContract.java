@@ -1,0 +1,215 @@
+package dev.offload;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import dev.offload.spi.Backend;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * The behaviour every backend must show, as one suite: a subclass per backend supplies the backend, a kernel that
+ * does nothing, and a gate (a kernel that runs until the test releases it). The host subclass runs everywhere; the
+ * CUDA subclass is tagged {@code gpu}. Nothing here measures time: the gate decides what is still running.
+ */
+public abstract class SessionBehaviourContract {
+
+	/** A bound that only a deadlock reaches; not a timing. */
+	private static final long DEADLOCK_BOUND_SECONDS = 120;
+
+	protected DeviceRegistry registry;
+
+	protected Device device;
+
+	/**
+	 * A kernel held open until released: how a test keeps one session's work running.
+	 */
+	protected interface Gate {
+
+		/**
+		 * Enqueues the held kernel on a session.
+		 * @param session the session
+		 */
+		void hold(OffloadSession session);
+
+		/**
+		 * Lets the held kernel finish.
+		 */
+		void release();
+
+	}
+
+	/**
+	 * Creates the backend under test.
+	 * @return a new backend
+	 */
+	protected abstract Backend createBackend();
+
+	/**
+	 * Returns a kernel without parameters that does nothing.
+	 * @param device the device to load it on
+	 * @return the kernel
+	 */
+	protected abstract Kernel noop(Device device);
+
+	/**
+	 * Creates a gate on a device.
+	 * @param device the device
+	 * @return a closed gate
+	 */
+	protected abstract Gate gate(Device device);
+
+	@BeforeEach
+	void openRegistry() {
+		this.registry = DeviceRegistry.builder(createBackend())
+			.deviceIds(List.of(0))
+			.streamPool(StreamPoolConfig.DEFAULTS.withInitialSize(8))
+			.build();
+		this.device = this.registry.device(0);
+	}
+
+	@AfterEach
+	void closeRegistry() {
+		this.registry.close(Duration.ofSeconds(30));
+	}
+
+	private void runNoop() {
+		try (OffloadSession session = this.device.openSession()) {
+			session.launch(noop(this.device), LaunchConfig.of(1, 1));
+			session.synchronize();
+		}
+	}
+
+	@Test
+	void synchronizeShouldWaitOnlyForThisSessionsWork() {
+		Gate gate = gate(this.device);
+		OffloadSession held = this.device.openSession();
+		gate.hold(held);
+		OffloadEvent heldDone = held.recordEvent();
+		try {
+			runNoop();
+			assertThat(heldDone.isComplete()).isFalse();
+		}
+		finally {
+			gate.release();
+		}
+		held.close();
+		assertThat(heldDone.session().isClosed()).isTrue();
+	}
+
+	@Test
+	void lightSessionsShouldAllCompleteWhileAHeavySessionRuns() throws Exception {
+		Gate gate = gate(this.device);
+		OffloadSession heavy = this.device.openSession();
+		gate.hold(heavy);
+		OffloadEvent heavyDone = heavy.recordEvent();
+		ExecutorService executor = Executors.newFixedThreadPool(8);
+		try {
+			List<Future<?>> lights = new ArrayList<>();
+			for (int t = 0; t < 8; t++) {
+				lights.add(executor.submit(() -> {
+					for (int i = 0; i < 25; i++) {
+						runNoop();
+					}
+				}));
+			}
+			for (Future<?> light : lights) {
+				light.get(DEADLOCK_BOUND_SECONDS, TimeUnit.SECONDS);
+			}
+			// All 200 light sessions synchronized and closed; the heavy one is still held by its gate.
+			assertThat(heavyDone.isComplete()).isFalse();
+		}
+		finally {
+			gate.release();
+			executor.shutdownNow();
+		}
+		heavy.close();
+		assertThat(this.device.streamPool().statistics().borrows()).isGreaterThanOrEqualTo(201);
+	}
+
+	@Test
+	void closeAsyncShouldCompleteOnlyAfterTheWorkAndReturnTheStream() throws Exception {
+		Gate gate = gate(this.device);
+		OffloadSession session = this.device.openSession();
+		gate.hold(session);
+		CompletableFuture<Void> closed = session.closeAsync();
+		try {
+			runNoop();
+			assertThat(closed).isNotDone();
+			assertThat(this.device.streamPool().inUse()).isEqualTo(1);
+		}
+		finally {
+			gate.release();
+		}
+		closed.get(DEADLOCK_BOUND_SECONDS, TimeUnit.SECONDS);
+		assertThat(this.device.streamPool().inUse()).isZero();
+		assertThat(this.device.activeSessions()).isZero();
+	}
+
+	@Test
+	void waitForShouldHoldBackTheWaitingSessionOnly() {
+		Gate gate = gate(this.device);
+		OffloadSession producer = this.device.openSession();
+		OffloadSession consumer = this.device.openSession();
+		try {
+			gate.hold(producer);
+			OffloadEvent produced = producer.recordEvent();
+			consumer.waitFor(produced);
+			consumer.launch(noop(this.device), LaunchConfig.of(1, 1));
+			OffloadEvent consumed = consumer.recordEvent();
+			runNoop();
+			assertThat(consumed.isComplete()).isFalse();
+			gate.release();
+			consumer.synchronize();
+			assertThat(produced.isComplete()).isTrue();
+			assertThat(consumed.isComplete()).isTrue();
+		}
+		finally {
+			gate.release();
+			producer.close();
+			consumer.close();
+		}
+	}
+
+	@Test
+	void wrongArgumentsShouldBeRejectedBeforeAnythingIsEnqueued() {
+		try (OffloadSession session = this.device.openSession()) {
+			assertThatExceptionOfType(IllegalArgumentException.class)
+				.isThrownBy(() -> session.launch(noop(this.device), LaunchConfig.of(1, 1), 42))
+				.withMessageContaining("takes 0 arguments");
+			assertThat(session.hasStream()).isFalse();
+		}
+	}
+
+	@Test
+	void manySessionsShouldLeaveThePoolConsistent() {
+		for (int i = 0; i < 1000; i++) {
+			if (i % 2 == 0) {
+				runNoop();
+			}
+			else {
+				OffloadSession session = this.device.openSession();
+				session.launch(noop(this.device), LaunchConfig.of(1, 1));
+				session.closeAsync().join();
+			}
+		}
+		StreamPoolStatistics stats = this.device.streamPool().statistics();
+		assertThat(stats.borrows()).isEqualTo(1000);
+		assertThat(stats.inUse()).isZero();
+		assertThat(stats.created() - stats.destroyed()).isEqualTo(stats.idle() + stats.inUse());
+		assertThat(stats.discarded()).isZero();
+		assertThat(this.device.activeSessions()).isZero();
+	}
+
+}

@@ -1,0 +1,52 @@
+package dev.offload.backend.cuda;
+
+import dev.offload.Device;
+import dev.offload.DeviceBuffer;
+import dev.offload.Kernel;
+import dev.offload.OffloadSession;
+import dev.offload.SessionBehaviourContract;
+import dev.offload.spi.Backend;
+
+/**
+ * {@link SessionBehaviourContract} on a real GPU; the gate is the {@code %globaltimer} spin kernel, released by a
+ * copy from another stream.
+ */
+@GpuTest
+class CudaSessionBehaviourGpuTest extends SessionBehaviourContract {
+
+	@Override
+	protected Backend createBackend() {
+		return CudaBackend.create();
+	}
+
+	@Override
+	protected Kernel noop(Device device) {
+		return device.loadModule(TestKernels.EMPTY).kernel("empty");
+	}
+
+	@Override
+	protected Gate gate(Device device) {
+		TestKernels.spin(device);
+		TestKernels.warmBufferCache(device, 12);
+		DeviceBuffer flag = TestKernels.releaseFlag(device);
+		return new Gate() {
+
+			private boolean released;
+
+			@Override
+			public void hold(OffloadSession session) {
+				TestKernels.launchSpin(session, flag);
+			}
+
+			@Override
+			public void release() {
+				if (!this.released) {
+					this.released = true;
+					TestKernels.release(device, flag);
+				}
+			}
+
+		};
+	}
+
+}
