@@ -77,6 +77,10 @@ public abstract class SessionBehaviourContract {
 			.streamPool(StreamPoolConfig.DEFAULTS.withInitialSize(8))
 			.build();
 		this.device = this.registry.device(0);
+		// Load every module before any gate holds a kernel: on CUDA, loading a module can wait for running kernels
+		// (seen on the H200: the first version of this suite loaded the no-op kernel while a spin kernel was held,
+		// and hung until the spin kernel's safety limit).
+		noop(this.device);
 	}
 
 	@AfterEach
