@@ -237,13 +237,7 @@ public final class Device {
 	}
 
 	void checkUsable() {
-		Throwable cause = this.streamPool.failure();
-		if (cause != null) {
-			throw new DeviceFailedException(id(), cause);
-		}
-		if (this.streamPool.isClosed()) {
-			throw new StreamPoolClosedException(id());
-		}
+		this.streamPool.checkLending();
 	}
 
 	void failIfSticky(Throwable error) {

@@ -391,7 +391,10 @@ public final class StreamPool {
 		}
 	}
 
-	private void checkLending() {
+	/**
+	 * Throws if the pool lends no streams: the device failed, or the pool is shut down.
+	 */
+	void checkLending() {
 		Throwable cause = this.failure;
 		if (cause != null) {
 			throw new DeviceFailedException(this.device.id(), cause);
