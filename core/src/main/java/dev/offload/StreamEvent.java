@@ -3,10 +3,10 @@ package dev.offload;
 import dev.offload.spi.BackendEvent;
 
 /**
- * A point in one session's work that other sessions can wait for ({@link OffloadSession#waitFor(OffloadEvent)}) and
+ * A point in one session's work that other sessions can wait for ({@link OffloadSession#waitFor(StreamEvent)}) and
  * the host can query. Valid until its session ends; after that, using it throws {@link IllegalStateException}.
  */
-public final class OffloadEvent {
+public final class StreamEvent {
 
 	private final OffloadSession session;
 
@@ -14,7 +14,7 @@ public final class OffloadEvent {
 
 	private volatile boolean released;
 
-	OffloadEvent(OffloadSession session, BackendEvent event) {
+	StreamEvent(OffloadSession session, BackendEvent event) {
 		this.session = session;
 		this.event = event;
 	}

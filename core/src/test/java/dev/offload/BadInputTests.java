@@ -7,6 +7,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.offload.backend.host.HostBackend;
+import dev.offload.kernel.LaunchConfig;
+import dev.offload.kernel.ModuleDefinition;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -14,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 /**
  * Every public entry point rejects bad input with a clear exception before anything is enqueued.
  */
-class BadInputTest {
+class BadInputTests {
 
 	private DeviceRegistry registry;
 
@@ -127,7 +129,7 @@ class BadInputTest {
 	void useAfterCloseShouldBeRejected() {
 		OffloadSession session = this.device.openSession();
 		DeviceBuffer buffer = session.allocate(16);
-		OffloadEvent event = session.recordEvent();
+		StreamEvent event = session.recordEvent();
 		session.close();
 		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> session.allocate(4))
 			.withMessageMatching("Session \\d+ on device 0 is closed; cannot allocate");

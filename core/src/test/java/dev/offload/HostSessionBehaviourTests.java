@@ -3,12 +3,13 @@ package dev.offload;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.offload.backend.host.HostBackend;
+import dev.offload.kernel.LaunchConfig;
 import dev.offload.spi.Backend;
 
 /**
  * {@link SessionBehaviourContract} on the host backend; the gate is a kernel waiting on a latch.
  */
-class HostSessionBehaviourTest extends SessionBehaviourContract {
+class HostSessionBehaviourTests extends SessionBehaviourContract {
 
 	private static final AtomicInteger gateIds = new AtomicInteger(10_000);
 

@@ -13,12 +13,13 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.offload.backend.host.HostBackend;
+import dev.offload.kernel.LaunchConfig;
 import dev.offload.spi.BackendException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
-class OffloadSessionTest {
+class OffloadSessionTests {
 
 	private HostBackend backend;
 
@@ -165,11 +166,11 @@ class OffloadSessionTest {
 			DeviceBuffer shared = producer.allocate(16);
 			producer.launch(this.module.kernel("hold"), LaunchConfig.of(1, 1), gateId);
 			producer.copy(producer.hostBuffer(new float[] { 1, 2, 3, 4 }), shared);
-			OffloadEvent ready = producer.recordEvent();
+			StreamEvent ready = producer.recordEvent();
 			consumer.waitFor(ready);
 			HostBuffer result = consumer.allocateHost(16);
 			consumer.copy(shared, result);
-			OffloadEvent copied = consumer.recordEvent();
+			StreamEvent copied = consumer.recordEvent();
 			assertThat(ready.isComplete()).isFalse();
 			assertThat(copied.isComplete()).isFalse();
 			TestKernels.gate(gateId).countDown();

@@ -20,6 +20,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 import dev.offload.backend.fault.FaultInjectingBackend;
 import dev.offload.backend.fault.FaultInjectingBackend.Operation;
 import dev.offload.backend.host.HostBackend;
+import dev.offload.kernel.LaunchConfig;
+import dev.offload.spi.BackendException;
 import dev.offload.spi.BackendStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -34,7 +36,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (jqwik was the issue's suggestion; its current release asks AI agents not to use it, so the generator is written
  * here, with JUnit's parameterized tests.)
  */
-class PoolUnderFaultsPropertyTest {
+class PoolUnderFaultsPropertyTests {
 
 	enum Action {
 
@@ -146,7 +148,7 @@ class PoolUnderFaultsPropertyTest {
 					}
 					session = step(session, action);
 				}
-				catch (OffloadException | IllegalStateException ex) {
+				catch (OffloadException | BackendException | IllegalStateException ex) {
 					// Injected faults, failed devices and timeouts are expected; the invariants are checked anyway.
 					if (session != null && (session.isClosed() || session.failure() != null)) {
 						session = end(session);
@@ -200,7 +202,7 @@ class PoolUnderFaultsPropertyTest {
 					this.dirtyLends.incrementAndGet();
 				}
 			}
-			catch (OffloadException ex) {
+			catch (OffloadException | BackendException ex) {
 				if (this.device.isHealthy()) {
 					this.dirtyLends.incrementAndGet();
 				}
@@ -218,7 +220,7 @@ class PoolUnderFaultsPropertyTest {
 			try {
 				session.close();
 			}
-			catch (OffloadException ex) {
+			catch (OffloadException | BackendException ex) {
 				// The session's failure, reported at close.
 			}
 			return null;

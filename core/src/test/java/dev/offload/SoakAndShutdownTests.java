@@ -20,9 +20,12 @@ import org.junit.jupiter.api.Test;
 import dev.offload.backend.fault.FaultInjectingBackend;
 import dev.offload.backend.fault.FaultInjectingBackend.Operation;
 import dev.offload.backend.host.HostBackend;
+import dev.offload.kernel.LaunchConfig;
+import dev.offload.kernel.ModuleDefinition;
 import dev.offload.spi.Backend;
 import dev.offload.spi.BackendDevice;
 import dev.offload.spi.BackendEvent;
+import dev.offload.spi.BackendException;
 import dev.offload.spi.BackendKernel;
 import dev.offload.spi.BackendModule;
 import dev.offload.spi.BackendStream;
@@ -36,7 +39,7 @@ import static org.awaitility.Awaitility.await;
  * Load with faults, and shutdown under load. The {@code get(..)} bounds below detect deadlocks; they are far above
  * the time the work needs and measure nothing.
  */
-class SoakAndShutdownTest {
+class SoakAndShutdownTests {
 
 	private static final long DEADLOCK_BOUND_SECONDS = 120;
 
@@ -77,12 +80,12 @@ class SoakAndShutdownTest {
 								completed.incrementAndGet();
 							}
 						}
-						catch (OffloadException ex) {
+						catch (OffloadException | BackendException ex) {
 							failed.incrementAndGet();
 							try {
 								session.close();
 							}
-							catch (OffloadException reported) {
+							catch (OffloadException | BackendException reported) {
 								// The failure is counted once.
 							}
 						}

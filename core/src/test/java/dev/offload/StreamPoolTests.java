@@ -19,7 +19,7 @@ import dev.offload.backend.host.HostBackend;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
-class StreamPoolTest {
+class StreamPoolTests {
 
 	private DeviceRegistry registry;
 

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.offload.backend.host.HostBackend;
+import dev.offload.kernel.LaunchConfig;
 import dev.offload.spi.BackendDevice;
 import dev.offload.spi.BackendStream;
 
@@ -24,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * that happened to land on the same stream. The pool lends each session its own stream, so it cannot happen; the
  * round-robin lender in this test shows that the scenario does catch the hazard.
  */
-class SeedHazardTest {
+class StreamSharingHazardTests {
 
 	private static final int LIGHT_SESSIONS = 64;
 
@@ -129,7 +130,7 @@ class SeedHazardTest {
 	}
 
 	/**
-	 * The seed's old design: a fixed set of streams handed out in turn, whatever is still running on them.
+	 * The old design: a fixed set of streams handed out in turn, whatever is still running on them.
 	 */
 	private static final class RoundRobinLender {
 

@@ -1,4 +1,4 @@
-package dev.offload;
+package dev.offload.kernel;
 
 /**
  * The grid and block sizes and the dynamic shared memory of a kernel launch.

@@ -1,4 +1,4 @@
-package dev.offload;
+package dev.offload.kernel;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -13,7 +13,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.function.Supplier;
 
-import dev.offload.backend.host.HostKernel;
 
 /**
  * A module's code for every backend that may run it: a CUDA image (PTX, cubin or fatbin) and/or Java

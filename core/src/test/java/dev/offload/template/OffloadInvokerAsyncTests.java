@@ -13,10 +13,10 @@ import org.junit.jupiter.api.Test;
 
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
-import dev.offload.LaunchConfig;
 import dev.offload.OffloadSession;
 import dev.offload.StreamPoolConfig;
 import dev.offload.backend.host.HostBackend;
+import dev.offload.kernel.LaunchConfig;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * {@link OffloadInvoker#invokeAsync}: a call returning a stage keeps its session until the stage completes and the
  * session's work is done.
  */
-class OffloadInvokerAsyncTest {
+class OffloadInvokerAsyncTests {
 
 	private DeviceRegistry registry;
 
@@ -56,7 +56,7 @@ class OffloadInvokerAsyncTest {
 		CompletionStage<String> returned = this.invoker.invokeAsync(OffloadAttributes.DEFAULTS, () -> {
 			OffloadSession session = OffloadSessionBinding.currentSession().orElseThrow();
 			used.set(session);
-			session.launch(TemplateTestKernels.HOLD.on(session), LaunchConfig.of(1, 1), gate);
+			session.launch(TemplateTestKernels.HOLD, LaunchConfig.of(1, 1), gate);
 			return methodStage;
 		});
 		assertThat(returned).isNotSameAs(methodStage);
@@ -93,7 +93,7 @@ class OffloadInvokerAsyncTest {
 	void invokeAsyncWhenWorkFailsShouldFailTheStageAndDiscardTheStream() throws Throwable {
 		CompletionStage<String> returned = this.invoker.invokeAsync(OffloadAttributes.DEFAULTS, () -> {
 			OffloadSession session = OffloadSessionBinding.currentSession().orElseThrow();
-			session.launch(TemplateTestKernels.FAIL.on(session), LaunchConfig.of(1, 1), 3);
+			session.launch(TemplateTestKernels.FAIL, LaunchConfig.of(1, 1), 3);
 			return CompletableFuture.completedFuture("unused");
 		});
 		assertThatExceptionOfType(ExecutionException.class)

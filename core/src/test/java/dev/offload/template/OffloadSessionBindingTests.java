@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
-class OffloadSessionBindingTest {
+class OffloadSessionBindingTests {
 
 	private DeviceRegistry registry;
 

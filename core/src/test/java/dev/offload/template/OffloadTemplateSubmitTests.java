@@ -16,11 +16,11 @@ import org.junit.jupiter.api.Test;
 
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
-import dev.offload.LaunchConfig;
 import dev.offload.OffloadSession;
 import dev.offload.StreamPoolConfig;
 import dev.offload.StreamPoolStatistics;
 import dev.offload.backend.host.HostBackend;
+import dev.offload.kernel.LaunchConfig;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 /**
  * {@link OffloadTemplate#submit}: futures that complete when the work is done, with no thread waiting per call.
  */
-class OffloadTemplateSubmitTest {
+class OffloadTemplateSubmitTests {
 
 	private static final int WORKERS = 4;
 
@@ -59,7 +59,7 @@ class OffloadTemplateSubmitTest {
 		start(1);
 		int gate = TemplateTestKernels.newGate();
 		CompletableFuture<String> future = this.template.submit((session) -> {
-			session.launch(TemplateTestKernels.HOLD.on(session), LaunchConfig.of(1, 1), gate);
+			session.launch(TemplateTestKernels.HOLD, LaunchConfig.of(1, 1), gate);
 			return "result";
 		});
 		assertThat(OffloadSessionBinding.currentSession()).isEmpty();
@@ -78,7 +78,7 @@ class OffloadTemplateSubmitTest {
 		for (int i = 0; i < 10_000; i++) {
 			int task = i;
 			futures.add(this.template.submit((session) -> {
-				session.launch(TemplateTestKernels.HOLD.on(session), LaunchConfig.of(1, 1), gate);
+				session.launch(TemplateTestKernels.HOLD, LaunchConfig.of(1, 1), gate);
 				return task;
 			}));
 		}
@@ -110,7 +110,7 @@ class OffloadTemplateSubmitTest {
 			AtomicReference<OffloadSession> used = new AtomicReference<>();
 			CompletableFuture<String> future = this.template.submit((session) -> {
 				used.set(session);
-				session.launch(TemplateTestKernels.HOLD.on(session), LaunchConfig.of(1, 1), gate);
+				session.launch(TemplateTestKernels.HOLD, LaunchConfig.of(1, 1), gate);
 				return "joined";
 			});
 			assertThat(used.get()).isSameAs(outer);
@@ -150,7 +150,7 @@ class OffloadTemplateSubmitTest {
 	void submitWhenWorkFailsShouldFailTheFutureAndDiscardTheStream() {
 		start(1);
 		CompletableFuture<String> future = this.template.submit((session) -> {
-			session.launch(TemplateTestKernels.FAIL.on(session), LaunchConfig.of(1, 1), 9);
+			session.launch(TemplateTestKernels.FAIL, LaunchConfig.of(1, 1), 9);
 			return "unused";
 		});
 		assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> future.get(30, TimeUnit.SECONDS))
@@ -172,7 +172,7 @@ class OffloadTemplateSubmitTest {
 		List<CompletableFuture<Integer>> futures = new ArrayList<>();
 		for (int i = 0; i < 30; i++) {
 			futures.add(this.template.submit((session) -> {
-				session.launch(TemplateTestKernels.HOLD.on(session), LaunchConfig.of(1, 1), gate);
+				session.launch(TemplateTestKernels.HOLD, LaunchConfig.of(1, 1), gate);
 				return session.device().id();
 			}));
 		}

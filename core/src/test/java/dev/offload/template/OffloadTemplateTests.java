@@ -11,13 +11,13 @@ import org.junit.jupiter.api.Test;
 import dev.offload.Device;
 import dev.offload.DeviceBuffer;
 import dev.offload.DeviceRegistry;
-import dev.offload.LaunchConfig;
 import dev.offload.NoSuchDeviceException;
 import dev.offload.OffloadSession;
 import dev.offload.StreamPoolConfig;
 import dev.offload.StreamPoolStatistics;
 import dev.offload.StreamPriority;
 import dev.offload.backend.host.HostBackend;
+import dev.offload.kernel.LaunchConfig;
 import dev.offload.spi.BackendException;
 
 import static dev.offload.template.OffloadTemplate.INPUT;
@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 /**
  * {@link OffloadTemplate#execute}: joining, opening, exceptions, devices and the helpers.
  */
-class OffloadTemplateTest {
+class OffloadTemplateTests {
 
 	private DeviceRegistry registry;
 
@@ -103,7 +103,7 @@ class OffloadTemplateTest {
 			DeviceBuffer out = outer.allocate(12);
 			var host = outer.allocateHost(12);
 			this.template.execute((inner) -> {
-				inner.launch(TemplateTestKernels.SCALE.on(inner), LaunchConfig.of(1, 3), 3, 10f, in, out);
+				inner.launch(TemplateTestKernels.SCALE, LaunchConfig.of(1, 3), 3, 10f, in, out);
 				inner.copy(out, host);
 				return null;
 			});
@@ -131,7 +131,7 @@ class OffloadTemplateTest {
 		AtomicReference<OffloadSession> used = new AtomicReference<>();
 		assertThatExceptionOfType(BackendException.class).isThrownBy(() -> this.template.execute((session) -> {
 			used.set(session);
-			session.launch(TemplateTestKernels.FAIL.on(session), LaunchConfig.of(1, 1), 5);
+			session.launch(TemplateTestKernels.FAIL, LaunchConfig.of(1, 1), 5);
 			return null;
 		})).withMessageContaining("kernel failed on purpose 5");
 		assertThat(used.get().device().streamPool().statistics().discarded()).isEqualTo(1);
@@ -143,7 +143,7 @@ class OffloadTemplateTest {
 		AtomicReference<OffloadSession> used = new AtomicReference<>();
 		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> this.template.execute((session) -> {
 			used.set(session);
-			session.launch(TemplateTestKernels.FAIL.on(session), LaunchConfig.of(1, 1), 6);
+			session.launch(TemplateTestKernels.FAIL, LaunchConfig.of(1, 1), 6);
 			throw failure;
 		})).isSameAs(failure).satisfies((ex) -> assertThat(ex.getSuppressed()).singleElement()
 			.isInstanceOf(BackendException.class));

@@ -26,7 +26,7 @@ import static org.junit.jupiter.params.provider.Arguments.arguments;
 /**
  * The propagation matrix: each {@link Propagation} with and without an outer session, through {@link OffloadInvoker}.
  */
-class PropagationTest {
+class PropagationTests {
 
 	private DeviceRegistry registry;
 
@@ -165,10 +165,10 @@ class PropagationTest {
 		this.invoker.invoke(OffloadAttributes.DEFAULTS.withDevice(0), () -> {
 			OffloadSession outer = current();
 			OffloadSession inner = this.invoker.invoke(OffloadAttributes.DEFAULTS.withDevice(1),
-					PropagationTest::current);
+					PropagationTests::current);
 			assertThat(inner).isNotSameAs(outer);
 			assertThat(inner.device().id()).isEqualTo(1);
-			assertThat(this.invoker.invoke(OffloadAttributes.DEFAULTS.withDevice(0), PropagationTest::current))
+			assertThat(this.invoker.invoke(OffloadAttributes.DEFAULTS.withDevice(0), PropagationTests::current))
 				.isSameAs(outer);
 			return null;
 		});
@@ -189,7 +189,7 @@ class PropagationTest {
 	@Test
 	void newSessionShouldHaveTheAskedPriority() throws Throwable {
 		OffloadSession session = this.invoker.invoke(OffloadAttributes.DEFAULTS.withPriority(StreamPriority.HIGH),
-				PropagationTest::current);
+				PropagationTests::current);
 		assertThat(session.priority()).isEqualTo(StreamPriority.HIGH);
 	}
 
@@ -197,7 +197,7 @@ class PropagationTest {
 	void joinedSessionShouldKeepItsOwnPriority() throws Throwable {
 		this.invoker.invoke(OffloadAttributes.DEFAULTS, () -> {
 			OffloadSession joined = this.invoker
-				.invoke(OffloadAttributes.DEFAULTS.withPriority(StreamPriority.HIGH), PropagationTest::current);
+				.invoke(OffloadAttributes.DEFAULTS.withPriority(StreamPriority.HIGH), PropagationTests::current);
 			assertThat(joined.priority()).isEqualTo(StreamPriority.NORMAL);
 			return null;
 		});
@@ -210,7 +210,7 @@ class PropagationTest {
 			otherInvoker.invoke(OffloadAttributes.DEFAULTS, () -> {
 				OffloadSession foreign = current();
 				assertThat(this.invoker.currentSession()).isEmpty();
-				OffloadSession mine = this.invoker.invoke(OffloadAttributes.DEFAULTS, PropagationTest::current);
+				OffloadSession mine = this.invoker.invoke(OffloadAttributes.DEFAULTS, PropagationTests::current);
 				assertThat(mine).isNotSameAs(foreign);
 				assertThat(this.registry.devices()).contains(mine.device());
 				assertThat(current()).isSameAs(foreign);

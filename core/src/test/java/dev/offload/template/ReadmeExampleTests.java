@@ -6,17 +6,18 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 import dev.offload.DeviceRegistry;
-import dev.offload.LaunchConfig;
-import dev.offload.ModuleDefinition;
-import dev.offload.ParamKind;
 import dev.offload.backend.host.HostBackend;
+import dev.offload.kernel.KernelRef;
+import dev.offload.kernel.LaunchConfig;
+import dev.offload.kernel.ModuleDefinition;
+import dev.offload.kernel.ParamKind;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The README's 30-second example, as written there, runs on the host backend.
  */
-class ReadmeExampleTest {
+class ReadmeExampleTests {
 
 	static final KernelRef SCALE = KernelRef.of(ModuleDefinition.builder("scale")
 		.imageResource("kernels/scale.ptx")

@@ -21,11 +21,11 @@ import org.springframework.context.annotation.Import;
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
-@SpringBootTest(classes = ObservabilityWebTest.TestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+@SpringBootTest(classes = ObservabilityWebTests.TestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "management.endpoints.web.exposure.include=streampools,health,prometheus",
 				"management.endpoint.health.show-details=always", "offload.leak-detection-threshold=10m" })
 @AutoConfigureRestTestClient
-public @interface ObservabilityWebTest {
+public @interface ObservabilityWebTests {
 
 	/**
 	 * The application under test.

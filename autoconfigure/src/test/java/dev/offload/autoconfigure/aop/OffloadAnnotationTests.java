@@ -11,7 +11,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 import org.junit.jupiter.api.Test;
-
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -22,12 +21,12 @@ import org.springframework.scheduling.annotation.EnableAsync;
 
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
-import dev.offload.LaunchConfig;
 import dev.offload.OffloadSession;
 import dev.offload.StreamPoolConfig;
 import dev.offload.StreamPriority;
 import dev.offload.autoconfigure.OffloadTemplateAutoConfiguration;
 import dev.offload.backend.host.HostBackend;
+import dev.offload.kernel.LaunchConfig;
 import dev.offload.template.IllegalSessionStateException;
 import dev.offload.template.Offload;
 import dev.offload.template.OffloadSessionBinding;
@@ -40,7 +39,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 /**
  * {@link Offload @Offload} through the auto-configured proxies, over a user-defined registry of two host devices.
  */
-class OffloadAnnotationTest {
+class OffloadAnnotationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(OffloadTemplateAutoConfiguration.class))
@@ -370,7 +369,7 @@ class OffloadAnnotationTest {
 		public CompletableFuture<String> hold(int gate, CompletableFuture<String> stage) {
 			OffloadSession current = current();
 			this.session.set(current);
-			current.launch(AopTestKernels.HOLD.on(current), LaunchConfig.of(1, 1), gate);
+			current.launch(AopTestKernels.HOLD, LaunchConfig.of(1, 1), gate);
 			return stage;
 		}
 

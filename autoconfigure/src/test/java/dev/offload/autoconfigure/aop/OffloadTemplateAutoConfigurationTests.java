@@ -22,7 +22,7 @@ import dev.offload.template.OffloadTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-class OffloadTemplateAutoConfigurationTest {
+class OffloadTemplateAutoConfigurationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(OffloadTemplateAutoConfiguration.class));

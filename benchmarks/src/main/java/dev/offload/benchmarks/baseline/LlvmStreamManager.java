@@ -7,7 +7,7 @@ import dev.offload.spi.BackendDevice;
 import dev.offload.spi.BackendStream;
 
 /**
- * The seed's stream pool, written as LLVM's {@code StreamManagerTy} (review D77412) is for one device: an array of
+ * The LLVM offload runtime's stream pool, written as its {@code StreamManagerTy} (review D77412) is for one device: an array of
  * streams and the index of the next free one, both under one lock. {@link #getStream()} hands out
  * {@code pool[next++]}, doubling the array (and creating the new streams) when it is exhausted;
  * {@link #returnStream} stores the stream at {@code pool[--next]}. The streams left of {@code next} are lent, those
@@ -16,7 +16,7 @@ import dev.offload.spi.BackendStream;
  * It keeps no state per stream and no statistics, so it cannot tell a double return, and has no bound, priority or
  * shutdown: it is the baseline the real pool is measured against, not something to use.
  */
-public final class SeedStreamManager {
+public final class LlvmStreamManager {
 
 	private final BackendDevice device;
 
@@ -35,7 +35,7 @@ public final class SeedStreamManager {
 	 * @param nativePriority the native priority of the streams
 	 * @param initialSize the streams created now, at least 1 (32 in the seed)
 	 */
-	public SeedStreamManager(BackendDevice device, int nativePriority, int initialSize) {
+	public LlvmStreamManager(BackendDevice device, int nativePriority, int initialSize) {
 		if (initialSize < 1) {
 			throw new IllegalArgumentException("initialSize must be at least 1, was " + initialSize);
 		}

@@ -12,13 +12,13 @@ import dev.offload.spi.BackendStream;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
-class SeedStreamManagerTests {
+class LlvmStreamManagerTests {
 
 	private final BackendDevice device = new FreeBackend().devices().get(0);
 
 	@Test
 	void getStreamWhenEveryStreamIsLentShouldDoubleThePool() {
-		SeedStreamManager pool = new SeedStreamManager(this.device, 0, 2);
+		LlvmStreamManager pool = new LlvmStreamManager(this.device, 0, 2);
 		Set<BackendStream> lent = new HashSet<>();
 		for (int i = 0; i < 3; i++) {
 			lent.add(pool.getStream());
@@ -29,7 +29,7 @@ class SeedStreamManagerTests {
 
 	@Test
 	void getStreamWhenAStreamWasReturnedShouldLendItAgain() {
-		SeedStreamManager pool = new SeedStreamManager(this.device, 0, 2);
+		LlvmStreamManager pool = new LlvmStreamManager(this.device, 0, 2);
 		BackendStream first = pool.getStream();
 		BackendStream second = pool.getStream();
 		pool.returnStream(first);
@@ -39,7 +39,7 @@ class SeedStreamManagerTests {
 
 	@Test
 	void returnStreamWhenNothingIsLentShouldThrow() {
-		SeedStreamManager pool = new SeedStreamManager(this.device, 0, 1);
+		LlvmStreamManager pool = new LlvmStreamManager(this.device, 0, 1);
 		BackendStream stream = pool.getStream();
 		pool.returnStream(stream);
 		assertThatIllegalStateException().isThrownBy(() -> pool.returnStream(stream))

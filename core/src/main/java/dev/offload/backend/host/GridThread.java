@@ -6,14 +6,14 @@ import java.nio.DoubleBuffer;
 import java.nio.FloatBuffer;
 import java.nio.IntBuffer;
 
+import dev.offload.kernel.HostThread;
 import dev.offload.spi.NativeMemory;
 
 /**
- * One emulated thread of a {@link HostKernel} launch: CUDA's {@code threadIdx}, {@code blockIdx}, {@code blockDim}
- * and {@code gridDim}, and typed access to the launch's arguments. One instance serves a whole launch, updated from
- * thread to thread: do not keep it.
+ * The {@link HostThread} of a host launch: one instance serves a whole grid, its indices updated from thread to
+ * thread.
  */
-public final class HostThread {
+final class GridThread implements HostThread {
 
 	private final Object[] args;
 
@@ -43,7 +43,7 @@ public final class HostThread {
 
 	int blockIdxZ;
 
-	HostThread(Object[] args, int gridX, int gridY, int gridZ, int blockX, int blockY, int blockZ) {
+	GridThread(Object[] args, int gridX, int gridY, int gridZ, int blockX, int blockY, int blockZ) {
 		this.args = args;
 		this.views = new Object[args.length];
 		this.gridDimX = gridX;
@@ -55,61 +55,73 @@ public final class HostThread {
 	}
 
 	/** @return {@code threadIdx.x} */
+	@Override
 	public int threadIdxX() {
 		return this.threadIdxX;
 	}
 
 	/** @return {@code threadIdx.y} */
+	@Override
 	public int threadIdxY() {
 		return this.threadIdxY;
 	}
 
 	/** @return {@code threadIdx.z} */
+	@Override
 	public int threadIdxZ() {
 		return this.threadIdxZ;
 	}
 
 	/** @return {@code blockIdx.x} */
+	@Override
 	public int blockIdxX() {
 		return this.blockIdxX;
 	}
 
 	/** @return {@code blockIdx.y} */
+	@Override
 	public int blockIdxY() {
 		return this.blockIdxY;
 	}
 
 	/** @return {@code blockIdx.z} */
+	@Override
 	public int blockIdxZ() {
 		return this.blockIdxZ;
 	}
 
 	/** @return {@code blockDim.x} */
+	@Override
 	public int blockDimX() {
 		return this.blockDimX;
 	}
 
 	/** @return {@code blockDim.y} */
+	@Override
 	public int blockDimY() {
 		return this.blockDimY;
 	}
 
 	/** @return {@code blockDim.z} */
+	@Override
 	public int blockDimZ() {
 		return this.blockDimZ;
 	}
 
 	/** @return {@code gridDim.x} */
+	@Override
 	public int gridDimX() {
 		return this.gridDimX;
 	}
 
 	/** @return {@code gridDim.y} */
+	@Override
 	public int gridDimY() {
 		return this.gridDimY;
 	}
 
 	/** @return {@code gridDim.z} */
+	@Override
 	public int gridDimZ() {
 		return this.gridDimZ;
 	}
@@ -118,6 +130,7 @@ public final class HostThread {
 	 * Returns {@code blockIdx.x * blockDim.x + threadIdx.x}.
 	 * @return the global x index
 	 */
+	@Override
 	public int globalIdX() {
 		return this.blockIdxX * this.blockDimX + this.threadIdxX;
 	}
@@ -127,6 +140,7 @@ public final class HostThread {
 	 * @param index the parameter's index
 	 * @return the value
 	 */
+	@Override
 	public int intArg(int index) {
 		return (Integer) this.args[index];
 	}
@@ -136,6 +150,7 @@ public final class HostThread {
 	 * @param index the parameter's index
 	 * @return the value
 	 */
+	@Override
 	public long longArg(int index) {
 		return (Long) this.args[index];
 	}
@@ -145,6 +160,7 @@ public final class HostThread {
 	 * @param index the parameter's index
 	 * @return the value
 	 */
+	@Override
 	public float floatArg(int index) {
 		return (Float) this.args[index];
 	}
@@ -154,6 +170,7 @@ public final class HostThread {
 	 * @param index the parameter's index
 	 * @return the value
 	 */
+	@Override
 	public double doubleArg(int index) {
 		return (Double) this.args[index];
 	}
@@ -163,6 +180,7 @@ public final class HostThread {
 	 * @param index the parameter's index
 	 * @return the view, shared by the launch's threads
 	 */
+	@Override
 	public ByteBuffer bytes(int index) {
 		return view(index, ByteBuffer.class);
 	}
@@ -172,6 +190,7 @@ public final class HostThread {
 	 * @param index the parameter's index
 	 * @return the view, shared by the launch's threads
 	 */
+	@Override
 	public FloatBuffer floats(int index) {
 		return view(index, FloatBuffer.class);
 	}
@@ -181,6 +200,7 @@ public final class HostThread {
 	 * @param index the parameter's index
 	 * @return the view, shared by the launch's threads
 	 */
+	@Override
 	public DoubleBuffer doubles(int index) {
 		return view(index, DoubleBuffer.class);
 	}
@@ -190,6 +210,7 @@ public final class HostThread {
 	 * @param index the parameter's index
 	 * @return the view, shared by the launch's threads
 	 */
+	@Override
 	public IntBuffer ints(int index) {
 		return view(index, IntBuffer.class);
 	}

@@ -3,6 +3,8 @@ package dev.offload.backend.cuda;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
+import jcuda.driver.CUcontext;
+import jcuda.driver.JCudaDriver;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -12,14 +14,12 @@ import dev.offload.DeviceBuffer;
 import dev.offload.DeviceRegistry;
 import dev.offload.HostBuffer;
 import dev.offload.Kernel;
-import dev.offload.LaunchConfig;
-import dev.offload.ModuleDefinition;
 import dev.offload.OffloadSession;
-import dev.offload.ParamKind;
+import dev.offload.kernel.LaunchConfig;
+import dev.offload.kernel.ModuleDefinition;
+import dev.offload.kernel.ParamKind;
 import dev.offload.spi.BackendException;
 import dev.offload.spi.DeviceInfo;
-import jcuda.driver.CUcontext;
-import jcuda.driver.JCudaDriver;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -27,8 +27,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 /**
  * Discovery, contexts, modules and raw handles of the CUDA backend on a real device.
  */
-@GpuTest
-class CudaBackendGpuTest {
+@GpuTests
+class CudaBackendGpuTests {
 
 	private static DeviceRegistry registry;
 

@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * Tests for {@link CudaBackend#probe()} and {@link CudaBackend#create()} that run everywhere, GPU or not.
  */
-class CudaBackendProbeTest {
+class CudaBackendProbeTests {
 
 	@Test
 	void probeWhenCalledTwiceShouldAnswerTheSameWithoutThrowing() {

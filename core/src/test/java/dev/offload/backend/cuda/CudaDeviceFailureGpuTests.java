@@ -14,8 +14,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * child JVM ({@link OutOfBoundsScenario}), because a sticky error ruins the device's primary context for the rest of
  * its process, which would fail every later GPU test of this one.
  */
-@GpuTest
-class CudaDeviceFailureGpuTest {
+@GpuTests
+class CudaDeviceFailureGpuTests {
 
 	@Test
 	void launchWhenKernelWritesOutOfBoundsShouldFailTheDeviceAndNotCrashTheJvm() throws Exception {

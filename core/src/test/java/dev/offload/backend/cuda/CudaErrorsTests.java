@@ -13,7 +13,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 /**
  * Tests for {@link CudaErrors}; they need no GPU (error names fall back to JCuda's table without natives).
  */
-class CudaErrorsTest {
+class CudaErrorsTests {
 
 	@Test
 	void checkWhenSuccessShouldNotThrow() {

@@ -11,8 +11,8 @@ import dev.offload.spi.Backend;
  * {@link SessionBehaviourContract} on a real GPU; the gate is the {@code %globaltimer} spin kernel, released by a
  * copy from another stream.
  */
-@GpuTest
-class CudaSessionBehaviourGpuTest extends SessionBehaviourContract {
+@GpuTests
+class CudaSessionBehaviourGpuTests extends SessionBehaviourContract {
 
 	@Override
 	protected Backend createBackend() {

@@ -9,6 +9,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
+import jcuda.driver.JCudaDriver;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -18,12 +19,11 @@ import dev.offload.DeviceBuffer;
 import dev.offload.DeviceRegistry;
 import dev.offload.HostBuffer;
 import dev.offload.Kernel;
-import dev.offload.LaunchConfig;
-import dev.offload.OffloadEvent;
 import dev.offload.OffloadSession;
+import dev.offload.StreamEvent;
 import dev.offload.StreamPriority;
+import dev.offload.kernel.LaunchConfig;
 import dev.offload.spi.BackendException;
-import jcuda.driver.JCudaDriver;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -31,11 +31,11 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.awaitility.Awaitility.await;
 
 /**
- * Sessions on a real CUDA device: results, the seed's hazard (a sync waiting for another task's work), asynchronous
+ * Sessions on a real CUDA device: results, the stream-sharing hazard (a sync waiting for another task's work), asynchronous
  * close, and wrong launches that must end as exceptions, not crashes.
  */
-@GpuTest
-class CudaSessionGpuTest {
+@GpuTests
+class CudaSessionGpuTests {
 
 	private static final int SHORT_SESSION_THREADS = 8;
 
@@ -127,7 +127,7 @@ class CudaSessionGpuTest {
 		OffloadSession longSession = device.openSession();
 		try {
 			DeviceBuffer outcome = TestKernels.launchSpin(longSession, releaseFlag);
-			OffloadEvent spinDone = longSession.recordEvent();
+			StreamEvent spinDone = longSession.recordEvent();
 			assertThat(spinDone.isComplete()).isFalse();
 			ExecutorService threads = Executors.newFixedThreadPool(SHORT_SESSION_THREADS);
 			try {
@@ -209,11 +209,11 @@ class CudaSessionGpuTest {
 		DeviceBuffer releaseFlag = TestKernels.releaseFlag(device);
 		try (OffloadSession producer = device.openSession(); OffloadSession consumer = device.openSession()) {
 			DeviceBuffer outcome = TestKernels.launchSpin(producer, releaseFlag);
-			OffloadEvent produced = producer.recordEvent();
+			StreamEvent produced = producer.recordEvent();
 			DeviceBuffer data = consumer.allocate(64);
 			consumer.waitFor(produced);
 			consumer.fill(data, (byte) 5);
-			OffloadEvent consumed = consumer.recordEvent();
+			StreamEvent consumed = consumer.recordEvent();
 			try (OffloadSession bystander = device.openSession()) {
 				bystander.fill(bystander.allocate(64), (byte) 1);
 				bystander.synchronize();

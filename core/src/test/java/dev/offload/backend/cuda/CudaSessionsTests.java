@@ -11,7 +11,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 /**
  * Tests for {@link CudaSessions} that need no GPU.
  */
-class CudaSessionsTest {
+class CudaSessionsTests {
 
 	@Test
 	void streamWhenSessionIsOnHostBackendShouldThrowNamingTheBackend() {

@@ -18,6 +18,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Documented
 @Tag("gpu")
 @ExtendWith(CudaAvailableCondition.class)
-public @interface GpuTest {
+public @interface GpuTests {
 
 }

@@ -7,14 +7,14 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
-import dev.offload.ParamKind;
+import dev.offload.kernel.ParamKind;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Tests for {@link PtxEntries}.
  */
-class PtxEntriesTest {
+class PtxEntriesTests {
 
 	@Test
 	void parseWhenSaxpyPtxShouldReadItsSignature() throws IOException {
@@ -104,7 +104,7 @@ class PtxEntriesTest {
 	}
 
 	static byte[] bytes(String name) throws IOException {
-		try (InputStream in = PtxEntriesTest.class.getClassLoader().getResourceAsStream(name)) {
+		try (InputStream in = PtxEntriesTests.class.getClassLoader().getResourceAsStream(name)) {
 			assertThat(in).as(name).isNotNull();
 			return in.readAllBytes();
 		}

@@ -10,18 +10,18 @@ import dev.offload.Device;
 import dev.offload.DeviceFailedException;
 import dev.offload.DeviceRegistry;
 import dev.offload.KernelModule;
-import dev.offload.LaunchConfig;
-import dev.offload.ModuleDefinition;
 import dev.offload.OffloadSession;
 import dev.offload.StreamPoolConfig;
 import dev.offload.backend.fault.FaultInjectingBackend.Operation;
 import dev.offload.backend.host.HostBackend;
+import dev.offload.kernel.LaunchConfig;
+import dev.offload.kernel.ModuleDefinition;
 import dev.offload.spi.BackendException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
-class FaultInjectingBackendTest {
+class FaultInjectingBackendTests {
 
 	private static final ModuleDefinition MODULE = ModuleDefinition.builder("faults")
 		.hostKernel("noop", List.of(), (t) -> {

@@ -11,8 +11,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import dev.offload.ModuleDefinition;
-import dev.offload.ParamKind;
+import dev.offload.kernel.ModuleDefinition;
+import dev.offload.kernel.ParamKind;
 import dev.offload.spi.BackendDevice;
 import dev.offload.spi.BackendEvent;
 import dev.offload.spi.BackendKernel;
@@ -26,7 +26,7 @@ import static org.awaitility.Awaitility.await;
  * The host backend keeps CUDA's stream semantics: in order within a stream, concurrent across streams up to the
  * workers, higher priority first, synchronize waits for exactly the work before it, events order streams.
  */
-class HostBackendTest {
+class HostBackendTests {
 
 	private static final Map<Integer, CountDownLatch> gates = new ConcurrentHashMap<>();
 

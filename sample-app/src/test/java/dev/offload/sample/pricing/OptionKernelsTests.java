@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.within;
  * The kernels' prices against an independent computation: the closed form with Commons Math's normal distribution,
  * and Monte Carlo within its statistical error.
  */
-class OptionKernelsTest {
+class OptionKernelsTests {
 
 	private DeviceRegistry registry;
 

@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 @Tag("browser")
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
-class DashboardBrowserTest {
+class DashboardBrowserTests {
 
 	private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
 

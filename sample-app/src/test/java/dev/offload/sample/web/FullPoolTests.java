@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "offload.stream-pool.initial-size=1", "offload.stream-pool.max-size=1",
 				"offload.stream-pool.borrow-timeout=200ms" })
-class FullPoolTest {
+class FullPoolTests {
 
 	@LocalServerPort
 	int port;
@@ -33,9 +33,9 @@ class FullPoolTest {
 		HttpResponse<String> heavy;
 		try (OffloadSession holder = this.registry.device(0).openSession()) {
 			holder.streamId();
-			response = OptionsApiTest.send(this.port, "POST", "/api/options/price",
-					"{\"options\":[" + OptionsApiTest.option(100) + "]}");
-			heavy = OptionsApiTest.send(this.port, "POST", "/api/options/monte-carlo",
+			response = OptionsApiTests.send(this.port, "POST", "/api/options/price",
+					"{\"options\":[" + OptionsApiTests.option(100) + "]}");
+			heavy = OptionsApiTests.send(this.port, "POST", "/api/options/monte-carlo",
 					"{\"spot\":100,\"strike\":95,\"maturity\":1,\"rate\":0.02,\"volatility\":0.3,\"paths\":4096}");
 		}
 		assertThat(response.statusCode()).isEqualTo(503);
@@ -44,8 +44,8 @@ class FullPoolTest {
 		assertThat(response.headers().firstValue("Retry-After")).hasValue("1");
 		assertThat(response.body()).contains("no stream available, request timed out after")
 			.contains("size=1, max=1, inUse=1");
-		HttpResponse<String> after = OptionsApiTest.send(this.port, "POST", "/api/options/price",
-				"{\"options\":[" + OptionsApiTest.option(100) + "]}");
+		HttpResponse<String> after = OptionsApiTests.send(this.port, "POST", "/api/options/price",
+				"{\"options\":[" + OptionsApiTests.option(100) + "]}");
 		assertThat(after.statusCode()).isEqualTo(200);
 	}
 

@@ -27,7 +27,7 @@ import static org.awaitility.Awaitility.await;
  * The pricing API over real HTTP on the host backend: results, validation, jobs.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
-class OptionsApiTest {
+class OptionsApiTests {
 
 	static final JsonMapper json = JsonMapper.builder().build();
 
