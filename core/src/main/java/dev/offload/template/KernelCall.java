@@ -267,7 +267,7 @@ public final class KernelCall {
 			}
 			copyBack(flow, outputs, targets);
 			session.synchronize();
-			return read(outputs, targets);
+			return read(session.device(), outputs, targets);
 		});
 	}
 
@@ -284,7 +284,7 @@ public final class KernelCall {
 		OffloadAttributes resolved = resolveAttributes();
 		List<HostBuffer> targets = new ArrayList<>();
 		List<Output> outputs = new ArrayList<>();
-		CompletableFuture<Void> done = this.template.submit(resolved, (session) -> {
+		CompletableFuture<Device> done = this.template.submit(resolved, (session) -> {
 			Flow flow = Flow.of(session);
 			outputs.addAll(enqueue(flow));
 			for (Output output : outputs) {
@@ -292,16 +292,16 @@ public final class KernelCall {
 				targets.add(session.device().allocateHost(output.type.bufferBytes(output.count)));
 			}
 			copyBack(flow, outputs, targets);
-			return null;
+			return session.device();
 		});
 		CompletableFuture<KernelResult> result = new CompletableFuture<>();
-		done.whenComplete((ignored, failure) -> {
+		done.whenComplete((device, failure) -> {
 			try {
 				if (failure != null) {
 					result.completeExceptionally(failure);
 				}
 				else {
-					result.complete(read(outputs, targets));
+					result.complete(read(device, outputs, targets));
 				}
 			}
 			catch (RuntimeException ex) {
@@ -391,7 +391,7 @@ public final class KernelCall {
 		}
 	}
 
-	private static KernelResult read(List<Output> outputs, List<HostBuffer> targets) {
+	private static KernelResult read(Device device, List<Output> outputs, List<HostBuffer> targets) {
 		List<Object> arrays = new ArrayList<>(outputs.size());
 		List<ElementType> types = new ArrayList<>(outputs.size());
 		for (int i = 0; i < outputs.size(); i++) {
@@ -399,7 +399,7 @@ public final class KernelCall {
 			arrays.add(output.type.read(targets.get(i), output.count));
 			types.add(output.type);
 		}
-		return new KernelResult(types, arrays);
+		return new KernelResult(device, types, arrays);
 	}
 
 	@Override

@@ -2,19 +2,32 @@ package dev.offload.template;
 
 import java.util.List;
 
+import dev.offload.Device;
+
 /**
  * The outputs of a {@link KernelCall}, read back as the arrays its {@code out} calls declared, in their order:
  * {@code result.floats(0)} is the first output if it was declared with {@code outFloats}.
  */
 public final class KernelResult {
 
+	private final Device device;
+
 	private final List<ElementType> types;
 
 	private final List<Object> arrays;
 
-	KernelResult(List<ElementType> types, List<Object> arrays) {
+	KernelResult(Device device, List<ElementType> types, List<Object> arrays) {
+		this.device = device;
 		this.types = List.copyOf(types);
 		this.arrays = List.copyOf(arrays);
+	}
+
+	/**
+	 * Returns the device the kernel ran on.
+	 * @return the device
+	 */
+	public Device device() {
+		return this.device;
 	}
 
 	/**
@@ -90,7 +103,8 @@ public final class KernelResult {
 
 	@Override
 	public String toString() {
-		return "KernelResult" + this.types.stream().map(ElementType::plural).toList();
+		return "KernelResult[device " + this.device.id() + ", outputs "
+				+ this.types.stream().map(ElementType::plural).toList() + "]";
 	}
 
 }

@@ -95,15 +95,15 @@ class KernelCallTests {
 			});
 			for (float scale : new float[] { 2f, -1f }) {
 				// Without the buffer, the least busy device would be device 0, where the buffer cannot be used.
-				float[] scaled = this.template.kernel(TemplateTestKernels.SCALE)
+				KernelResult result = this.template.kernel(TemplateTestKernels.SCALE)
 					.threads(4)
 					.arg(4)
 					.arg(scale)
 					.arg(factors)
 					.outFloats(4)
-					.run()
-					.floats(0);
-				assertThat(scaled).containsExactly(scale, 2 * scale, 3 * scale, 4 * scale);
+					.run();
+				assertThat(result.floats(0)).containsExactly(scale, 2 * scale, 3 * scale, 4 * scale);
+				assertThat(result.device()).isSameAs(last);
 			}
 		}
 	}
@@ -135,6 +135,7 @@ class KernelCallTests {
 				.outFloats(2)
 				.run()
 				.floats(0);
+			assertThat(session.device().id()).isOne();
 			assertThat(session.device().activeSessions()).isOne();
 			assertThat(session.isClosed()).isFalse();
 			return scaled;
@@ -152,7 +153,9 @@ class KernelCallTests {
 			.in(new float[] { 1, 2, 3 })
 			.outFloats(3)
 			.runAsync();
-		assertThat(future.get(30, TimeUnit.SECONDS).floats(0)).containsExactly(-1, -2, -3);
+		KernelResult result = future.get(30, TimeUnit.SECONDS);
+		assertThat(result.floats(0)).containsExactly(-1, -2, -3);
+		assertThat(result.device()).isSameAs(this.registry.device(0));
 	}
 
 	@Test
