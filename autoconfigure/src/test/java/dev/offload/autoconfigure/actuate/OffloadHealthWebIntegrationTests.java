@@ -7,7 +7,7 @@ import org.springframework.test.web.servlet.client.RestTestClient;
 /**
  * Integration tests for {@link OffloadHealthIndicator} over HTTP.
  */
-@ObservabilityWebTest
+@ObservabilityWebTests
 class OffloadHealthWebIntegrationTests {
 
 	@Autowired

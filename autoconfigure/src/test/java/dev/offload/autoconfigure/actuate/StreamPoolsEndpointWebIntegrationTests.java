@@ -11,7 +11,7 @@ import dev.offload.StreamPriority;
 /**
  * Integration tests for {@link StreamPoolsEndpoint} over HTTP.
  */
-@ObservabilityWebTest
+@ObservabilityWebTests
 class StreamPoolsEndpointWebIntegrationTests {
 
 	@Autowired

@@ -7,9 +7,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import dev.offload.ModuleDefinition;
-import dev.offload.ParamKind;
-import dev.offload.template.KernelRef;
+import dev.offload.kernel.KernelRef;
+import dev.offload.kernel.ModuleDefinition;
+import dev.offload.kernel.ParamKind;
 
 /**
  * Host kernels for the advice tests: {@code hold} keeps its stream busy until its gate opens (a latch, no timer).

@@ -14,9 +14,9 @@ import dev.offload.Device;
 import dev.offload.DeviceBuffer;
 import dev.offload.DeviceRegistry;
 import dev.offload.Kernel;
-import dev.offload.LaunchConfig;
 import dev.offload.OffloadSession;
 import dev.offload.StreamPoolConfig;
+import dev.offload.kernel.LaunchConfig;
 import dev.offload.spi.BackendException;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -27,7 +27,7 @@ import static org.awaitility.Awaitility.await;
  * What an application saw after switching JCuda's exceptions on while Offload ran, in both modes: each test starts a
  * registry, then switches the mode, runs, and closes the registry in that mode.
  */
-@GpuTest
+@GpuTests
 class CudaExceptionModeGpuTests {
 
 	private static final int SESSIONS = 50;

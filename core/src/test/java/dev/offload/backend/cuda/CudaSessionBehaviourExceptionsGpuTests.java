@@ -5,8 +5,8 @@ package dev.offload.backend.cuda;
  * application that calls {@code JCudaDriver.setExceptionsEnabled(true)} does: queries that are not ready, failures
  * and closing must behave exactly as in the default mode.
  */
-@GpuTest
-class CudaSessionBehaviourExceptionsGpuTests extends CudaSessionBehaviourGpuTest {
+@GpuTests
+class CudaSessionBehaviourExceptionsGpuTests extends CudaSessionBehaviourGpuTests {
 
 	@Override
 	JCudaExceptionMode exceptionMode() {
