@@ -6,7 +6,7 @@ import org.springframework.test.web.servlet.client.RestTestClient;
 
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
-import dev.offload.autoconfigure.actuate.ObservabilityWebTests;
+import dev.offload.autoconfigure.ObservabilityWebTests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
