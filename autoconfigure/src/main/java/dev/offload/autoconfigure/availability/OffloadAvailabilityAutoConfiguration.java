@@ -25,14 +25,18 @@ import dev.offload.autoconfigure.OffloadProperties;
 @AutoConfiguration(
 		afterName = { "dev.offload.autoconfigure.OffloadAutoConfiguration",
 				"org.springframework.boot.autoconfigure.availability.ApplicationAvailabilityAutoConfiguration" },
-		beforeName = { "org.springframework.boot.health.autoconfigure.application.AvailabilityHealthContributorAutoConfiguration",
-				"org.springframework.boot.health.autoconfigure.actuate.endpoint.AvailabilityProbesAutoConfiguration" })
+		beforeName = {
+				OffloadAvailabilityAutoConfiguration.BOOT_HEALTH
+						+ "application.AvailabilityHealthContributorAutoConfiguration",
+				OffloadAvailabilityAutoConfiguration.BOOT_HEALTH + "actuate.endpoint.AvailabilityProbesAutoConfiguration" })
 @ConditionalOnClass(ReadinessStateHealthIndicator.class)
 @ConditionalOnBean({ DeviceRegistry.class, ApplicationAvailability.class })
 @ConditionalOnBooleanProperty(name = "management.endpoint.health.probes.enabled", matchIfMissing = true)
 @Conditional(OffloadAvailabilityAutoConfiguration.OnReadinessRule.class)
 @EnableConfigurationProperties(OffloadProperties.class)
 public final class OffloadAvailabilityAutoConfiguration {
+
+	static final String BOOT_HEALTH = "org.springframework.boot.health.autoconfigure.";
 
 	@Bean
 	@ConditionalOnMissingBean(name = "readinessStateHealthIndicator")

@@ -22,7 +22,8 @@ import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 @Documented
 @SpringBootTest(classes = ReadinessProbeWebTest.TestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "offload.backend=host", "offload.host.device-count=2",
-				"offload.devices-config.1.stream-pool.initial-size=1", "offload.devices-config.1.stream-pool.max-size=1",
+				"offload.devices-config.1.stream-pool.initial-size=1",
+				"offload.devices-config.1.stream-pool.max-size=1",
 				"offload.devices-config.1.stream-pool.borrow-timeout=5m" })
 @AutoConfigureRestTestClient
 @interface ReadinessProbeWebTest {
