@@ -12,6 +12,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.regex.Pattern;
 
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -38,6 +39,9 @@ public final class GpuSmokeCheck {
 	private static final JsonMapper json = JsonMapper.builder().build();
 
 	private static final HttpClient http = HttpClient.newHttpClient();
+
+	private static final Pattern DEVICE_0_FAILED = Pattern
+		.compile("(?m)^offload_healthy_devices\\{backend=\"\\w+\",device=\"0\"} 0.0$");
 
 	private static int failures;
 
@@ -170,6 +174,14 @@ public final class GpuSmokeCheck {
 				"{\"options\":[{\"spot\":100,\"strike\":95,\"maturity\":1,\"rate\":0.03,\"volatility\":0.2}]}");
 		check("requests after the failure get 503: " + price.body(), price.statusCode() == 503, "");
 		check("JVM alive after the sticky error", Runtime.getRuntime().availableProcessors() > 0, "");
+		HttpResponse<String> readiness = get(base + "/actuator/health/readiness");
+		HttpResponse<String> liveness = get(base + "/actuator/health/liveness");
+		check("readiness 503 and liveness 200 after the failure: " + readiness.body() + " " + liveness.body(),
+				readiness.statusCode() == 503 && liveness.statusCode() == 200, "");
+		String scrape = http.send(HttpRequest.newBuilder(URI.create(base + "/actuator/prometheus")).build(),
+				HttpResponse.BodyHandlers.ofString()).body();
+		check("offload_healthy_devices 0 for device 0 after the failure",
+				DEVICE_0_FAILED.matcher(scrape).find(), "");
 	}
 
 	private static void check(String what, boolean ok, String detail) {
