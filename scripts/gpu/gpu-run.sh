@@ -10,7 +10,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$PWD/gpu-out}
 mkdir -p "$out"
-runtime=/tmp/offload-runtime
+runtime="${TMPDIR:-/tmp}/offload-runtime"
 mkdir -p "$runtime"
 tar xJf "$here/jre.txz" -C "$runtime"
 java=$runtime/jre/bin/java
@@ -41,7 +41,7 @@ tests=${PIPESTATUS[0]}
 timeout "${BENCH_TIMEOUT:-150}" "$java" -cp "$classpath" dev.offload.benchmarks.cuda.SessionBenchmark ${BENCH_ARGS:-} 2>&1 | tee "$out/benchmark.log"
 bench=${PIPESTATUS[0]}
 
-# Issue 8: the seed's hazard on the GPU (all strategies in one run), then the pool's overhead with JMH on this
+# The stream-sharing hazard on the GPU (all strategies in one run), then the pool's overhead with JMH on this
 # machine's 16 cores (the free backend isolates the pool).
 benchcp="$here/classes/benchmarks:$here/bench-lib/*:$classpath"
 timeout "${HAZARD_TIMEOUT:-150}" "$java" -cp "$benchcp" dev.offload.benchmarks.HazardBenchmark --backend cuda \
@@ -52,7 +52,7 @@ for t in ${POOL_THREADS:-1 16}; do
 		-f 1 -wi 2 -w 1s -i 3 -r 1s -t "$t" 2>&1 | grep -E '^(# Run complete|Benchmark|StreamPool)' | sed "s/^/t=$t /"
 done | tee "$out/pool.txt"
 
-# Issue 8, part 3: 10,000 sessions in flight with closeAsync, completed by the device's one completion thread.
+# 10,000 sessions in flight with closeAsync, completed by the device's one completion thread.
 timeout "${ASYNC_TIMEOUT:-60}" "$java" -cp "$benchcp" dev.offload.benchmarks.cuda.AsyncThroughputBenchmark 10000 5 \
 	2>&1 | tee -a "$out/benchmark.log"
 
@@ -65,7 +65,7 @@ if [ -d "$here/app" ]; then
 	smoke=${PIPESTATUS[0]}
 fi
 
-# Issue 8, part 4: JVM start to ready of a small web app, with and without the starter, on the host backend.
+# JVM start to ready of a small web app, with and without the starter, on the host backend.
 if [ -d "$here/app" ]; then
 	startcp="$here/app/test-classes:$here/app/lib/*:$here/lib/jcuda-12.0.0.jar:$(ls "$here"/lib/jcuda-natives-*.jar)"
 	timeout "${STARTUP_TIMEOUT:-120}" "$java" -Doffload.backend=host -cp "$startcp" \

@@ -7,7 +7,7 @@
 # Usage (from the project's root):   scripts/gpu/pack.sh [DEST]      (DEST defaults to .device, git-ignored)
 # Then, with the device tool:         run  command="bash .device/gpu-run.sh"  carry=[".device"]
 # The tool sends the checkout the session started in; when packing from another worktree, pass that checkout's
-# .device folder as DEST (e.g. /work/main/.device).
+# .device folder as DEST (e.g. the main checkout's .device).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 dest=$(realpath -m "${1:-$root/.device}")

@@ -371,7 +371,7 @@ public final class StreamPool {
 		this.classes[stream.priority.ordinal()].remove(stream);
 		this.retiredBorrows.addAndGet(stream.borrows);
 		try {
-			stream.stream.destroy();
+			stream.backend.destroy();
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Could not destroy {} of device {}: {}", stream, this.device.id(), ex.getMessage());

@@ -4,8 +4,9 @@ import java.util.Objects;
 
 import dev.offload.DeviceBuffer;
 import dev.offload.HostBuffer;
-import dev.offload.LaunchConfig;
 import dev.offload.OffloadSession;
+import dev.offload.kernel.KernelRef;
+import dev.offload.kernel.LaunchConfig;
 
 /**
  * The common path in a session, in few lines: copy arrays in, launch, copy results out.
@@ -103,7 +104,7 @@ public final class Flow {
 	 * @return this flow
 	 */
 	public Flow launch(KernelRef kernel, LaunchConfig config, Object... args) {
-		this.session.launch(kernel.on(this.session), config, args);
+		this.session.launch(kernel, config, args);
 		return this;
 	}
 

@@ -8,9 +8,10 @@ import java.util.concurrent.atomic.AtomicReference;
 import dev.offload.DeviceBuffer;
 import dev.offload.DeviceRegistry;
 import dev.offload.HostBuffer;
-import dev.offload.LaunchConfig;
-import dev.offload.OffloadEvent;
 import dev.offload.OffloadSession;
+import dev.offload.StreamEvent;
+import dev.offload.kernel.KernelRef;
+import dev.offload.kernel.LaunchConfig;
 
 /**
  * Runs callbacks in sessions of a {@link DeviceRegistry}: the session bound to the thread (by
@@ -205,7 +206,7 @@ public class OffloadTemplate {
 		if (!session.hasStream()) {
 			return CompletableFuture.completedFuture(null);
 		}
-		OffloadEvent reached = session.recordEvent();
+		StreamEvent reached = session.recordEvent();
 		OffloadSession waiter = session.device().openSession(session.priority());
 		try {
 			waiter.waitFor(reached);

@@ -7,8 +7,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import dev.offload.ModuleDefinition;
-import dev.offload.ParamKind;
+import dev.offload.kernel.KernelRef;
+import dev.offload.kernel.ModuleDefinition;
+import dev.offload.kernel.ParamKind;
 
 /**
  * Host kernels for the template tests: {@code scale}, {@code fail}, and {@code hold}, which keeps its stream busy

@@ -14,18 +14,17 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.regex.Pattern;
 
+import org.springframework.boot.SpringApplication;
+import org.springframework.context.ConfigurableApplicationContext;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.boot.SpringApplication;
-import org.springframework.context.ConfigurableApplicationContext;
-
 import dev.offload.DeviceBuffer;
 import dev.offload.DeviceRegistry;
-import dev.offload.LaunchConfig;
-import dev.offload.ModuleDefinition;
 import dev.offload.OffloadSession;
-import dev.offload.ParamKind;
+import dev.offload.kernel.LaunchConfig;
+import dev.offload.kernel.ModuleDefinition;
+import dev.offload.kernel.ParamKind;
 
 /**
  * Runs the sample app on a real GPU and checks it from outside, over HTTP: health, Black-Scholes prices against an

@@ -14,6 +14,7 @@ import org.springframework.context.annotation.Conditional;
 
 import dev.offload.DeviceRegistry;
 import dev.offload.autoconfigure.OffloadProperties;
+import dev.offload.spring.actuate.health.OffloadReadinessStateHealthIndicator;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} that lets the devices take

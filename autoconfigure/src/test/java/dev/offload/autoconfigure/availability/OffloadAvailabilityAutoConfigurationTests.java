@@ -11,6 +11,7 @@ import org.springframework.boot.health.autoconfigure.application.AvailabilityHea
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import dev.offload.autoconfigure.OffloadAutoConfiguration;
+import dev.offload.spring.actuate.health.OffloadReadinessStateHealthIndicator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

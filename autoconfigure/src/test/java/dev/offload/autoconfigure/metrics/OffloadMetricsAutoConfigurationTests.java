@@ -9,8 +9,10 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
-import dev.offload.autoconfigure.OffloadLeakDetectionAutoConfiguration;
-import dev.offload.autoconfigure.actuate.HostDeviceRegistryConfiguration;
+import dev.offload.autoconfigure.HostDeviceRegistryConfiguration;
+import dev.offload.autoconfigure.leak.OffloadLeakDetectionAutoConfiguration;
+import dev.offload.spring.metrics.OffloadPoolMetrics;
+import dev.offload.spring.metrics.OffloadSessionMetrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

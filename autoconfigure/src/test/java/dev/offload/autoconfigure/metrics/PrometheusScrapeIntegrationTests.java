@@ -6,14 +6,14 @@ import org.springframework.test.web.servlet.client.RestTestClient;
 
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
-import dev.offload.autoconfigure.actuate.ObservabilityWebTest;
+import dev.offload.autoconfigure.ObservabilityWebTests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Integration tests for Offload's meters in a Prometheus scrape.
  */
-@ObservabilityWebTest
+@ObservabilityWebTests
 class PrometheusScrapeIntegrationTests {
 
 	@Autowired

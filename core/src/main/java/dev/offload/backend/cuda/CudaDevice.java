@@ -1,13 +1,5 @@
 package dev.offload.backend.cuda;
 
-import dev.offload.ModuleDefinition;
-import dev.offload.spi.BackendDevice;
-import dev.offload.spi.BackendEvent;
-import dev.offload.spi.BackendException;
-import dev.offload.spi.BackendModule;
-import dev.offload.spi.BackendStream;
-import dev.offload.spi.DeviceInfo;
-import dev.offload.spi.NativeMemory;
 import jcuda.Pointer;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
@@ -17,6 +9,15 @@ import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
 import jcuda.driver.CUstream_flags;
 import jcuda.driver.JCudaDriver;
+
+import dev.offload.kernel.ModuleDefinition;
+import dev.offload.spi.BackendDevice;
+import dev.offload.spi.BackendEvent;
+import dev.offload.spi.BackendException;
+import dev.offload.spi.BackendModule;
+import dev.offload.spi.BackendStream;
+import dev.offload.spi.DeviceInfo;
+import dev.offload.spi.NativeMemory;
 
 /**
  * One CUDA device and its primary context. The context is retained on first use (so devices a registry leaves out

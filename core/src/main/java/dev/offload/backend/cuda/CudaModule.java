@@ -8,17 +8,17 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
-import dev.offload.ModuleDefinition;
-import dev.offload.ParamKind;
-import dev.offload.spi.BackendException;
-import dev.offload.spi.BackendKernel;
-import dev.offload.spi.BackendModule;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUmodule;
 import jcuda.driver.JCudaDriver;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.offload.kernel.ModuleDefinition;
+import dev.offload.kernel.ParamKind;
+import dev.offload.spi.BackendException;
+import dev.offload.spi.BackendKernel;
+import dev.offload.spi.BackendModule;
 
 /**
  * A module loaded with {@code cuModuleLoadData}. For PTX the kernels and their parameters come from the

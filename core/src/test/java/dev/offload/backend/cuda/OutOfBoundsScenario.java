@@ -6,13 +6,13 @@ import dev.offload.Device;
 import dev.offload.DeviceFailedException;
 import dev.offload.DeviceRegistry;
 import dev.offload.Kernel;
-import dev.offload.LaunchConfig;
 import dev.offload.OffloadSession;
+import dev.offload.kernel.LaunchConfig;
 import dev.offload.spi.BackendException;
 
 /**
  * Runs a kernel that writes far outside its buffer and reports, one {@code KEY=value} line each, what the process
- * saw. {@link CudaDeviceFailureGpuTest} runs it in its own JVM: the sticky error ruins the device's primary context
+ * saw. {@link CudaDeviceFailureGpuTests} runs it in its own JVM: the sticky error ruins the device's primary context
  * for the rest of the process, and the test proves the process lives on.
  */
 public final class OutOfBoundsScenario {

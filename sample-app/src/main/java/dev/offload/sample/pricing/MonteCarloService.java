@@ -7,8 +7,8 @@ import org.springframework.stereotype.Service;
 
 import dev.offload.DeviceBuffer;
 import dev.offload.HostBuffer;
-import dev.offload.LaunchConfig;
-import dev.offload.template.KernelRef;
+import dev.offload.kernel.KernelRef;
+import dev.offload.kernel.LaunchConfig;
 import dev.offload.template.Offload;
 import dev.offload.template.OffloadTemplate;
 
@@ -51,7 +51,7 @@ public class MonteCarloService {
 		CompletableFuture<HostBuffer> partials = this.template.submit((session) -> {
 			device[0] = session.device().id();
 			DeviceBuffer sums = session.allocate(bytes);
-			session.launch(MONTE_CARLO.on(session), LaunchConfig.of(threads / BLOCK, BLOCK), pathsPerThread,
+			session.launch(MONTE_CARLO, LaunchConfig.of(threads / BLOCK, BLOCK), pathsPerThread,
 					request.spot(), request.strike(), request.maturity(), request.rate(), request.volatility(), seed,
 					sums);
 			// The device owns this buffer, not the session: a new session (no @Offload around the call) ends before

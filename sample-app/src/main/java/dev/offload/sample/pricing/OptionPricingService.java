@@ -6,9 +6,9 @@ import java.util.List;
 import org.springframework.stereotype.Service;
 
 import dev.offload.DeviceBuffer;
-import dev.offload.LaunchConfig;
+import dev.offload.kernel.KernelRef;
+import dev.offload.kernel.LaunchConfig;
 import dev.offload.template.Flow;
-import dev.offload.template.KernelRef;
 import dev.offload.template.OffloadTemplate;
 
 /**
