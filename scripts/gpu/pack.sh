@@ -5,6 +5,7 @@
 # gpu-run.sh, the script that runs there.
 #
 # Usage (from the project's root):   scripts/gpu/pack.sh [DEST]      (DEST defaults to .device, git-ignored)
+# PACK_PARTS=tests packs only what the tests need (no sample app, no benchmark runtime), for GPU_RUN_PARTS=tests.
 # Then, with the device tool:         run  command="bash .device/gpu-run.sh"  carry=[".device"]
 # The tool sends the checkout the session started in; when packing from another worktree, pass that checkout's
 # .device folder as DEST (e.g. the main checkout's .device).
@@ -35,6 +36,7 @@ done
 mvn -B -q dependency:copy -Dartifact="org.junit.platform:junit-platform-console-standalone:$console_version" \
 	-DoutputDirectory="$dest/lib"
 
+if [ "${PACK_PARTS:-all}" != tests ]; then
 # The sample app, run there on the CUDA backend by dev.offload.sample.GpuSmokeCheck: its classes and its runtime
 # jars, without test tooling and without what lib/ and bench-lib/ already hold (JCuda and its natives, Commons Math).
 mvn -B -q -pl sample-app -am -DskipTests package dependency:copy-dependencies -DincludeScope=test
@@ -64,6 +66,7 @@ for jar in "$tmp"/bench-lib/*.jar; do
 		jmh-*|jopt-simple-*|commons-math3-*|commons-pool2-*) cp "$jar" "$dest/bench-lib/" ;;
 	esac
 done
+fi
 
 if [ ! -f "$dest/jre.txz" ]; then
 	# From outside any repository, so that the packer leaves every git exclude file alone.

@@ -2,6 +2,7 @@ package dev.offload.sample.ops;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -9,6 +10,9 @@ import java.util.Objects;
 import org.yaml.snakeyaml.Yaml;
 
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.core.env.PropertySource;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 /**
  * The checks that a Deployment and its Service agree with the application's settings: the container port and the
@@ -52,25 +56,41 @@ final class KubernetesManifests {
 
 	/**
 	 * What in the manifests disagrees with the application's settings.
-	 * @param settings the application's configuration ({@code application.yml})
+	 * @param applicationSettings the application's configuration ({@code application.yml}); the container's
+	 * environment variables override it
 	 * @return one line per disagreement; empty when they agree
 	 */
-	List<String> problems(Binder settings) {
+	List<String> problems(List<PropertySource<?>> applicationSettings) {
 		List<String> problems = new ArrayList<>();
 		Map<String, Object> pod = at(this.deployment, "spec", "template");
 		Map<String, Object> podSpec = at(pod, "spec");
 		Map<String, Object> container = map(list(podSpec.get("containers")).get(0));
+		Binder settings = settings(container, applicationSettings);
 		int serverPort = settings.bind("server.port", Integer.class).orElse(8080);
 		int managementPort = settings.bind("management.server.port", Integer.class).orElse(serverPort);
 		String basePath = settings.bind("management.endpoints.web.base-path", String.class).orElse("/actuator");
 		int containerPort = containerPort(container, "http");
 		expect(problems, "containerPort 'http'", containerPort, serverPort);
+		if (managementPort != serverPort) {
+			expect(problems, "containerPort 'management'", containerPort(container, "management"), managementPort);
+			String address = settings.bind("management.server.address", String.class).orElse("0.0.0.0");
+			if (address.startsWith("127.") || address.equals("localhost") || address.equals("::1")) {
+				problems.add("management.server.address is " + address + ": Prometheus cannot reach port "
+						+ managementPort + " from outside the pod");
+			}
+		}
 		if (!settings.bind("management.endpoint.health.probes.enabled", Boolean.class).orElse(true)) {
 			problems.add("management.endpoint.health.probes.enabled is false: the probe paths do not exist");
 		}
-		expectProbe(problems, container, "startupProbe", basePath + "/health/liveness", managementPort);
-		expectProbe(problems, container, "livenessProbe", basePath + "/health/liveness", managementPort);
-		expectProbe(problems, container, "readinessProbe", basePath + "/health/readiness", managementPort);
+		// With additional paths, the probe groups are also served at /livez and /readyz on the application port.
+		boolean additional = settings.bind("management.endpoint.health.probes.add-additional-paths", Boolean.class)
+			.orElse(false);
+		String liveness = additional ? "/livez" : basePath + "/health/liveness";
+		String readiness = additional ? "/readyz" : basePath + "/health/readiness";
+		int probePort = additional ? serverPort : managementPort;
+		expectProbe(problems, container, "startupProbe", liveness, probePort);
+		expectProbe(problems, container, "livenessProbe", liveness, probePort);
+		expectProbe(problems, container, "readinessProbe", readiness, probePort);
 		Map<String, Object> annotations = at(pod, "metadata", "annotations");
 		expect(problems, "annotation prometheus.io/scrape", annotations.get("prometheus.io/scrape"), "true");
 		expect(problems, "annotation prometheus.io/path", annotations.get("prometheus.io/path"),
@@ -108,6 +128,17 @@ final class KubernetesManifests {
 		expect(problems, "Service selector", at(this.service, "spec").get("selector"),
 				at(this.deployment, "spec", "selector").get("matchLabels"));
 		return problems;
+	}
+
+	private static Binder settings(Map<String, Object> container, List<PropertySource<?>> applicationSettings) {
+		Map<String, Object> environment = new LinkedHashMap<>();
+		for (Object variable : list(container.getOrDefault("env", List.of()))) {
+			environment.put((String) map(variable).get("name"), map(variable).get("value"));
+		}
+		List<PropertySource<?>> sources = new ArrayList<>();
+		sources.add(new SystemEnvironmentPropertySource("container env", environment));
+		sources.addAll(applicationSettings);
+		return new Binder(ConfigurationPropertySources.from(sources));
 	}
 
 	private static void expectProbe(List<String> problems, Map<String, Object> container, String probe,

@@ -6,8 +6,6 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.context.properties.bind.Binder;
-import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.env.YamlPropertySourceLoader;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.PropertySource;
@@ -40,29 +38,40 @@ class KubernetesManifestsTests {
 	@Test
 	void problemsWhenProbesPointElsewhereShouldNameEach() throws IOException {
 		String manifest = OpsFiles.read(DEPLOYMENT)
-			.replace("path: /actuator/health/readiness", "path: /actuator/health")
+			.replace("path: /readyz", "path: /actuator/health")
 			.replace("containerPort: 8080", "containerPort: 9090");
 		assertThat(KubernetesManifests.parse(manifest).problems(sampleAppSettings())).contains(
 				"containerPort 'http' is 9090, expected 8080",
-				"readinessProbe path is /actuator/health, expected /actuator/health/readiness",
+				"readinessProbe path is /actuator/health, expected /readyz",
 				"livenessProbe port is 9090, expected 8080");
+	}
+
+	@Test
+	void problemsWhenTheActuatorStaysOnLocalhostShouldSayPrometheusCannotReachIt() throws IOException {
+		String manifest = OpsFiles.read(DEPLOYMENT).replace("value: \"0.0.0.0\"", "value: \"127.0.0.1\"");
+		assertThat(KubernetesManifests.parse(manifest).problems(sampleAppSettings())).containsExactly(
+				"management.server.address is 127.0.0.1: Prometheus cannot reach port 8081 from outside the pod");
+	}
+
+	@Test
+	void problemsWhenProbesUseTheActuatorPortWithoutAdditionalPathsShouldNameThePaths() throws IOException {
+		String manifest = OpsFiles.read(DEPLOYMENT)
+			.replace("MANAGEMENT_ENDPOINT_HEALTH_PROBES_ADD_ADDITIONAL_PATHS", "UNRELATED_VARIABLE");
+		assertThat(KubernetesManifests.parse(manifest).problems(sampleAppSettings()))
+			.contains("livenessProbe path is /livez, expected /actuator/health/liveness",
+					"readinessProbe port is 8080, expected 8081");
 	}
 
 	@Test
 	void problemsWhenSettingsLengthenTheShutdownShouldFlagTheGracePeriod() throws IOException {
 		PropertySource<?> override = new MapPropertySource("override",
 				Map.of("offload.shutdown.await-termination", "30s"));
-		Binder longer = new Binder(
-				ConfigurationPropertySources.from(List.of(override, sampleAppSources().get(0))));
+		List<PropertySource<?>> longer = List.of(override, sampleAppSettings().get(0));
 		assertThat(KubernetesManifests.parse(OpsFiles.read(DEPLOYMENT)).problems(longer))
 			.anySatisfy((problem) -> assertThat(problem).contains("offload.shutdown.await-termination 30 s"));
 	}
 
-	private static Binder sampleAppSettings() throws IOException {
-		return new Binder(ConfigurationPropertySources.from(sampleAppSources()));
-	}
-
-	private static List<PropertySource<?>> sampleAppSources() throws IOException {
+	private static List<PropertySource<?>> sampleAppSettings() throws IOException {
 		return new YamlPropertySourceLoader().load("application.yml", new ClassPathResource("application.yml"));
 	}
 

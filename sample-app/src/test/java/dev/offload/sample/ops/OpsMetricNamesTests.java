@@ -17,7 +17,7 @@ import org.yaml.snakeyaml.Yaml;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.boot.test.web.server.LocalManagementPort;
 
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
@@ -36,8 +36,8 @@ class OpsMetricNamesTests {
 
 	static final String ALERTS = "prometheus/offload-alerts.yml";
 
-	@LocalServerPort
-	int port;
+	@LocalManagementPort
+	int managementPort;
 
 	@Autowired
 	DeviceRegistry registry;
@@ -51,7 +51,7 @@ class OpsMetricNamesTests {
 			session.streamId();
 		}
 		HttpResponse<String> response = HttpClient.newHttpClient()
-			.send(HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + "/actuator/prometheus")).build(),
+			.send(HttpRequest.newBuilder(URI.create("http://localhost:" + this.managementPort + "/actuator/prometheus")).build(),
 					HttpResponse.BodyHandlers.ofString());
 		assertThat(response.statusCode()).isEqualTo(200);
 		this.exported = sampleNames(response.body());
