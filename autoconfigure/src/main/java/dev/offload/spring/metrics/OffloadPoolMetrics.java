@@ -77,7 +77,6 @@ public final class OffloadPoolMetrics implements MeterBinder {
 					this.leakDetector, (detector) -> detector.leakedSessions(id), tags);
 		}
 		OffloadMeters.acquireTimer(meterRegistry, device);
-		OffloadMeters.sessionTimer(meterRegistry, device);
 	}
 
 	private static double max(StreamPool pool) {

@@ -80,7 +80,7 @@ class OpsMetricNamesTests {
 		assertThat(read).contains("offload_healthy_devices", "offload_streams_active_streams",
 				"offload_streams_idle_streams", "offload_streams_pending_threads",
 				"offload_streams_timeout_borrows_total", "offload_streams_discarded_streams_total",
-				"offload_sessions_leaked_sessions_total", "offload_sessions_seconds_bucket");
+				"offload_sessions_leaked_sessions_total", "offload_session_seconds_bucket");
 	}
 
 	@Test

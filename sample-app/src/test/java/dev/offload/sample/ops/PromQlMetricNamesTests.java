@@ -18,8 +18,8 @@ class PromQlMetricNamesTests {
 	@Test
 	void ofWhenExpressionHasFunctionsLabelsAndRangesShouldReturnOnlyMetrics() {
 		assertThat(PromQlMetricNames.of("histogram_quantile(0.99, sum by (le, instance, device) "
-				+ "(rate(offload_sessions_seconds_bucket{instance=~\"$instance\",device=~\"$device\"}[$__rate_interval])))"))
-			.containsExactly("offload_sessions_seconds_bucket");
+				+ "(rate(offload_session_seconds_bucket{instance=~\"$instance\",device=~\"$device\"}[$__rate_interval])))"))
+			.containsExactly("offload_session_seconds_bucket");
 	}
 
 	@Test
