@@ -1,94 +1,135 @@
 package dev.offload.autoconfigure;
 
 import java.util.List;
+import java.util.Locale;
+import java.util.function.Supplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.util.ClassUtils;
 import org.springframework.util.unit.DataSize;
 
-import dev.offload.autoconfigure.CudaBackendSupport.Availability;
 import dev.offload.autoconfigure.OffloadProperties.BackendType;
 import dev.offload.autoconfigure.OffloadProperties.Host;
 import dev.offload.autoconfigure.diagnostics.InvalidOffloadConfigurationException;
+import dev.offload.backend.cuda.CudaBackendProvider;
 import dev.offload.backend.host.HostBackend;
+import dev.offload.backend.host.HostBackendProvider;
 import dev.offload.spi.Backend;
+import dev.offload.spi.BackendAvailability;
+import dev.offload.spi.BackendProvider;
+import dev.offload.spi.BackendSelection;
 
 /**
- * Creates the {@link Backend} that {@code offload.backend} asks for: {@code host}, {@code cuda} (or a startup
- * failure that says why CUDA is not usable), or for {@code auto} CUDA when it is usable, else host with one log line
- * that says why.
+ * Chooses the {@link Backend} that {@code offload.backend} asks for, once: {@code host}, {@code cuda} (or a startup
+ * failure that says why CUDA is not usable), or for {@code auto} CUDA when it is usable, else host; then creates it
+ * with one log line that says why when {@code auto} fell back to the host emulation.
  */
 final class BackendFactory {
 
+	/**
+	 * JCuda's driver API class, which the CUDA backend needs.
+	 */
+	static final String DRIVER_CLASS_NAME = "jcuda.driver.JCudaDriver";
+
 	private static final String BACKEND_PROPERTY = "offload.backend";
+
+	private static final String HOST_LOG_PREFIX = "Offload uses the host backend (devices emulated on the CPU): ";
 
 	private static final Logger logger = LoggerFactory.getLogger(BackendFactory.class);
 
 	private final OffloadProperties properties;
 
-	private final CudaBackendSupport cuda;
-
-	private final String cudaAbsence;
+	private final BackendProvider cuda;
 
 	/**
 	 * Creates a factory.
 	 * @param properties the configuration
-	 * @param cuda the CUDA backend, or {@code null} if it is not on the classpath
-	 * @param cudaAbsence why {@code cuda} is {@code null}
+	 * @param cuda the provider of the CUDA backend
 	 */
-	BackendFactory(OffloadProperties properties, CudaBackendSupport cuda, String cudaAbsence) {
+	BackendFactory(OffloadProperties properties, BackendProvider cuda) {
 		this.properties = properties;
 		this.cuda = cuda;
-		this.cudaAbsence = cudaAbsence;
 	}
 
 	/**
-	 * Decides which backend to create, without creating it.
-	 * @return the decision
+	 * Creates a factory over Offload's CUDA backend, or over one that says JCuda is missing.
+	 * @param properties the configuration
+	 * @param classLoader the application's class loader, where JCuda must be
+	 * @return the factory
 	 */
-	Choice choose() {
-		BackendType type = this.properties.getBackend();
-		if (type == BackendType.HOST) {
-			return new Choice(BackendType.HOST, null);
-		}
-		String reason = this.cudaAbsence;
-		if (this.cuda != null) {
-			Availability availability = this.cuda.probe();
-			if (availability.usable()) {
-				return new Choice(BackendType.CUDA, null);
-			}
-			reason = availability.reason();
-		}
-		return (type == BackendType.AUTO) ? new Choice(BackendType.HOST, reason) : new Choice(null, reason);
+	static BackendFactory of(OffloadProperties properties, ClassLoader classLoader) {
+		BackendProvider cuda = ClassUtils.isPresent(DRIVER_CLASS_NAME, classLoader) ? new CudaBackendProvider()
+				: new UnavailableProvider("cuda", "JCuda (" + DRIVER_CLASS_NAME + ") is not on the classpath");
+		return new BackendFactory(properties, cuda);
 	}
 
 	/**
-	 * Creates the backend.
+	 * Decides which backend to create, without creating it; probes CUDA unless {@code offload.backend} is
+	 * {@code host}.
+	 * @return the selection; its provider is {@code null} when CUDA is required and not usable
+	 * @throws InvalidOffloadConfigurationException if a host setting is out of bounds
+	 */
+	BackendSelection select() {
+		BackendType type = this.properties.getBackend();
+		String requested = type.name().toLowerCase(Locale.ROOT);
+		if (type == BackendType.HOST) {
+			return selection(requested, hostProvider(this.properties.getHost()), false,
+					"'" + BACKEND_PROPERTY + "' is 'host'");
+		}
+		BackendAvailability availability = probe(this.cuda);
+		if (availability.available()) {
+			return new BackendSelection(requested, this.cuda, false, availability.message(),
+					availability.deviceCount());
+		}
+		if (type == BackendType.AUTO) {
+			return selection(requested, hostProvider(this.properties.getHost()), true, availability.message());
+		}
+		return new BackendSelection(requested, null, false, availability.message(), 0);
+	}
+
+	private static BackendSelection selection(String requested, BackendProvider provider, boolean fallback,
+			String reason) {
+		return new BackendSelection(requested, provider, fallback, reason, provider.probe().deviceCount());
+	}
+
+	private static BackendAvailability probe(BackendProvider provider) {
+		try {
+			return provider.probe();
+		}
+		catch (RuntimeException | LinkageError ex) {
+			// A probe should not throw; one that does (natives that fail to link) means the backend cannot run.
+			return BackendAvailability.unavailable(describe(ex));
+		}
+	}
+
+	/**
+	 * Creates the selected backend. When {@code auto} chose CUDA and it fails to start, falls back to the host
+	 * emulation with a warning.
+	 * @param selection the selection
 	 * @return the backend
 	 * @throws InvalidOffloadConfigurationException if {@code offload.backend} is {@code cuda} and CUDA is not usable,
 	 * or a host setting is out of bounds
 	 */
-	Backend create() {
-		Choice choice = choose();
-		if (choice.type() == null) {
-			throw cudaUnusable(choice.reason(), null);
+	Backend create(BackendSelection selection) {
+		if (!selection.isChosen()) {
+			throw cudaUnusable(selection.reason(), null);
 		}
-		if (choice.type() == BackendType.HOST) {
-			if (choice.reason() != null) {
-				logger.info("Offload uses the host backend (devices emulated on the CPU): {}", choice.reason());
-			}
-			return createHost(this.properties.getHost());
+		if (selection.fallback()) {
+			logger.info(HOST_LOG_PREFIX + "{}", selection.reason());
 		}
 		try {
-			return this.cuda.create();
+			return selection.provider().create();
 		}
-		catch (IllegalStateException ex) {
-			if (this.properties.getBackend() == BackendType.CUDA) {
-				throw cudaUnusable(ex.getMessage(), ex.getCause());
+		catch (RuntimeException | LinkageError ex) {
+			if (HostBackend.NAME.equals(selection.backend())) {
+				throw ex;
 			}
-			logger.warn("Offload uses the host backend (devices emulated on the CPU): the CUDA backend could not "
-					+ "start: {}", ex.getMessage());
-			return createHost(this.properties.getHost());
+			if (this.properties.getBackend() == BackendType.CUDA) {
+				throw cudaUnusable(describe(ex), ex);
+			}
+			logger.warn(HOST_LOG_PREFIX + "the CUDA backend could not start: {}", describe(ex));
+			return hostProvider(this.properties.getHost()).create();
 		}
 	}
 
@@ -104,12 +145,12 @@ final class BackendFactory {
 	}
 
 	/**
-	 * Creates the host backend from {@code offload.host.*}.
+	 * Returns the provider of the host backend configured by {@code offload.host.*}.
 	 * @param host the settings
-	 * @return the backend
+	 * @return the provider
 	 * @throws InvalidOffloadConfigurationException naming the setting out of bounds
 	 */
-	static HostBackend createHost(Host host) {
+	static HostBackendProvider hostProvider(Host host) {
 		HostBackend.Builder builder = HostBackend.builder();
 		check("offload.host.device-count", host.getDeviceCount(), "Set 'offload.host.device-count' between 1 and 64.",
 				() -> builder.deviceCount(host.getDeviceCount()));
@@ -127,13 +168,14 @@ final class BackendFactory {
 		String namesAction = "List one name in 'offload.host.device-names' for each of the " + host.getDeviceCount()
 				+ " device(s) of 'offload.host.device-count', or remove it.";
 		check("offload.host.device-names", names, namesAction, () -> builder.deviceNames(names));
-		try {
-			return builder.build();
+		if (names != null && !names.isEmpty() && names.size() != host.getDeviceCount()) {
+			// Checked here rather than when the backend is built, so that a selection never holds a provider that
+			// cannot create its backend.
+			throw new InvalidOffloadConfigurationException("offload.host.device-names", names,
+					"deviceNames must name each of the " + host.getDeviceCount() + " devices, was " + names,
+					namesAction, null);
 		}
-		catch (IllegalArgumentException ex) {
-			throw new InvalidOffloadConfigurationException("offload.host.device-names", names, ex.getMessage(),
-					namesAction, ex);
-		}
+		return new HostBackendProvider(builder);
 	}
 
 	private static void check(String property, Object value, String action, Runnable call) {
@@ -145,13 +187,25 @@ final class BackendFactory {
 		}
 	}
 
+	private static String describe(Throwable ex) {
+		String message = ex.getMessage();
+		return ex.getClass().getSimpleName() + ((message != null) ? ": " + message : "");
+	}
+
 	/**
-	 * The backend to create.
-	 *
-	 * @param type {@code HOST} or {@code CUDA}, or {@code null} when CUDA was required and is not usable
-	 * @param reason why CUDA is not used, or {@code null}
+	 * A backend that cannot run here because what it needs is missing.
 	 */
-	record Choice(BackendType type, String reason) {
+	private record UnavailableProvider(String name, String reason) implements BackendProvider {
+
+		@Override
+		public BackendAvailability probe() {
+			return BackendAvailability.unavailable(this.reason);
+		}
+
+		@Override
+		public Backend create() {
+			throw new IllegalStateException(this.reason);
+		}
 
 	}
 

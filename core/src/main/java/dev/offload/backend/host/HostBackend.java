@@ -138,6 +138,10 @@ public final class HostBackend implements Backend {
 			return this;
 		}
 
+		int deviceCount() {
+			return this.deviceCount;
+		}
+
 		/**
 		 * Builds the backend.
 		 * @return the backend
