@@ -52,8 +52,7 @@ public final class Device {
 		this.backendName = backendName;
 		this.backendDevice = backendDevice;
 		this.info = backendDevice.info();
-		this.listener = (listener == null || listener == OffloadListener.NONE) ? OffloadListener.NONE
-				: new SafeListener(listener);
+		this.listener = CompositeOffloadListener.isolating(listener);
 		this.streamPool = new StreamPool(this, poolConfig);
 		this.eventPool = new EventPool(backendDevice);
 		this.bufferCache = new BufferCache(backendDevice, bufferCacheMaxBytes);

@@ -8,6 +8,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.io.ResourceLoader;
 
+import dev.offload.CompositeOffloadListener;
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadListener;
 import dev.offload.StreamPool;
