@@ -17,7 +17,7 @@ import dev.offload.spi.DeviceInfo;
 import dev.offload.spi.NativeMemory;
 
 /**
- * One device of a {@link DeviceRegistry}: its {@link StreamPool}, {@link EventPool}, buffer cache, loaded modules
+ * One device of a {@link DeviceRegistry}: its {@link StreamPool}, event pool, buffer cache, loaded modules
  * and completion thread. Open work on it with {@link #openSession()}.
  * <p>
  * A sticky backend error (an illegal address, a launch failure) fails the device: it stops lending streams, new
@@ -102,7 +102,7 @@ public final class Device {
 	 * Returns the device's event pool.
 	 * @return the pool
 	 */
-	public EventPool eventPool() {
+	EventPool eventPool() {
 		return this.eventPool;
 	}
 
