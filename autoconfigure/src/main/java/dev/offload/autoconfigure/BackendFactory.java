@@ -6,6 +6,7 @@ import java.util.function.Supplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.unit.DataSize;
 
@@ -42,26 +43,31 @@ final class BackendFactory {
 
 	private final BackendProvider cuda;
 
+	private final SettingErrors errors;
+
 	/**
 	 * Creates a factory.
 	 * @param properties the configuration
 	 * @param cuda the provider of the CUDA backend
+	 * @param environment where the configuration was bound from, to report values as typed; or {@code null}
 	 */
-	BackendFactory(OffloadProperties properties, BackendProvider cuda) {
+	BackendFactory(OffloadProperties properties, BackendProvider cuda, Environment environment) {
 		this.properties = properties;
 		this.cuda = cuda;
+		this.errors = new SettingErrors(environment);
 	}
 
 	/**
 	 * Creates a factory over Offload's CUDA backend, or over one that says JCuda is missing.
 	 * @param properties the configuration
 	 * @param classLoader the application's class loader, where JCuda must be
+	 * @param environment where the configuration was bound from
 	 * @return the factory
 	 */
-	static BackendFactory of(OffloadProperties properties, ClassLoader classLoader) {
+	static BackendFactory of(OffloadProperties properties, ClassLoader classLoader, Environment environment) {
 		BackendProvider cuda = ClassUtils.isPresent(DRIVER_CLASS_NAME, classLoader) ? new CudaBackendProvider()
 				: new UnavailableProvider("cuda", "JCuda (" + DRIVER_CLASS_NAME + ") is not on the classpath");
-		return new BackendFactory(properties, cuda);
+		return new BackendFactory(properties, cuda, environment);
 	}
 
 	/**
@@ -74,7 +80,7 @@ final class BackendFactory {
 		BackendType type = this.properties.getBackend();
 		String requested = type.name().toLowerCase(Locale.ROOT);
 		if (type == BackendType.HOST) {
-			return selection(requested, hostProvider(this.properties.getHost()), false,
+			return selection(requested, hostProvider(), false,
 					"'" + BACKEND_PROPERTY + "' is 'host'");
 		}
 		BackendAvailability availability = probe(this.cuda);
@@ -83,7 +89,7 @@ final class BackendFactory {
 					availability.deviceCount());
 		}
 		if (type == BackendType.AUTO) {
-			return selection(requested, hostProvider(this.properties.getHost()), true, availability.message());
+			return selection(requested, hostProvider(), true, availability.message());
 		}
 		return new BackendSelection(requested, null, false, availability.message(), 0);
 	}
@@ -129,12 +135,12 @@ final class BackendFactory {
 				throw cudaUnusable(describe(ex), ex);
 			}
 			logger.warn(HOST_LOG_PREFIX + "the CUDA backend could not start: {}", describe(ex));
-			return hostProvider(this.properties.getHost()).create();
+			return hostProvider().create();
 		}
 	}
 
-	private static InvalidOffloadConfigurationException cudaUnusable(String reason, Throwable cause) {
-		return new InvalidOffloadConfigurationException(BACKEND_PROPERTY, "cuda",
+	private InvalidOffloadConfigurationException cudaUnusable(String reason, Throwable cause) {
+		return this.errors.invalid(BACKEND_PROPERTY, "cuda",
 				"CUDA is not usable: " + reason,
 				"Run on a machine with an NVIDIA GPU and driver that this process can see (check nvidia-smi and "
 						+ "CUDA_VISIBLE_DEVICES), with JCuda and its natives for this platform on the classpath "
@@ -146,45 +152,37 @@ final class BackendFactory {
 
 	/**
 	 * Returns the provider of the host backend configured by {@code offload.host.*}.
-	 * @param host the settings
 	 * @return the provider
 	 * @throws InvalidOffloadConfigurationException naming the setting out of bounds
 	 */
-	static HostBackendProvider hostProvider(Host host) {
+	private HostBackendProvider hostProvider() {
+		Host host = this.properties.getHost();
 		HostBackend.Builder builder = HostBackend.builder();
-		check("offload.host.device-count", host.getDeviceCount(), "Set 'offload.host.device-count' between 1 and 64.",
-				() -> builder.deviceCount(host.getDeviceCount()));
+		this.errors.check("offload.host.device-count", host.getDeviceCount(),
+				"Set 'offload.host.device-count' between 1 and 64.", () -> builder.deviceCount(host.getDeviceCount()));
 		Integer workers = host.getWorkersPerDevice();
 		if (workers != null) {
-			check("offload.host.workers-per-device", workers, "Set 'offload.host.workers-per-device' to 1 or more, "
-					+ "or remove it for one worker per processor.", () -> builder.workersPerDevice(workers));
+			this.errors.check("offload.host.workers-per-device", workers,
+					"Set 'offload.host.workers-per-device' to 1 or more, or remove it for one worker per processor.",
+					() -> builder.workersPerDevice(workers));
 		}
 		DataSize memory = host.getMemory();
 		if (memory != null) {
-			check("offload.host.memory", memory, "Set 'offload.host.memory' to a positive size, such as 8GB, or "
-					+ "remove it to report the JVM's maximum heap.", () -> builder.memoryBytes(memory.toBytes()));
+			this.errors.check("offload.host.memory", memory, "Set 'offload.host.memory' to a positive size, such as "
+					+ "8GB, or remove it to report the JVM's maximum heap.", () -> builder.memoryBytes(memory.toBytes()));
 		}
 		List<String> names = host.getDeviceNames();
 		String namesAction = "List one name in 'offload.host.device-names' for each of the " + host.getDeviceCount()
 				+ " device(s) of 'offload.host.device-count', or remove it.";
-		check("offload.host.device-names", names, namesAction, () -> builder.deviceNames(names));
+		this.errors.check("offload.host.device-names", names, namesAction, () -> builder.deviceNames(names));
 		if (names != null && !names.isEmpty() && names.size() != host.getDeviceCount()) {
 			// Checked here rather than when the backend is built, so that a selection never holds a provider that
 			// cannot create its backend.
-			throw new InvalidOffloadConfigurationException("offload.host.device-names", names,
+			throw this.errors.invalid("offload.host.device-names", names,
 					"deviceNames must name each of the " + host.getDeviceCount() + " devices, was " + names,
 					namesAction, null);
 		}
 		return new HostBackendProvider(builder);
-	}
-
-	private static void check(String property, Object value, String action, Runnable call) {
-		try {
-			call.run();
-		}
-		catch (IllegalArgumentException ex) {
-			throw new InvalidOffloadConfigurationException(property, value, ex.getMessage(), action, ex);
-		}
 	}
 
 	private static String describe(Throwable ex) {

@@ -6,6 +6,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
 import org.springframework.core.io.ResourceLoader;
 
 import dev.offload.CompositeOffloadListener;
@@ -32,16 +33,17 @@ public final class OffloadAutoConfiguration {
 	// The registry owns the backend and closes it, so the bean has no destroy method.
 	@Bean(destroyMethod = "")
 	@ConditionalOnMissingBean({ Backend.class, DeviceRegistry.class })
-	Backend offloadBackend(BackendSelection selection, OffloadProperties properties, ResourceLoader resourceLoader) {
-		return BackendFactory.of(properties, resourceLoader.getClassLoader()).create(selection);
+	Backend offloadBackend(BackendSelection selection, OffloadProperties properties, ResourceLoader resourceLoader,
+			Environment environment) {
+		return BackendFactory.of(properties, resourceLoader.getClassLoader(), environment).create(selection);
 	}
 
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
 	DeviceRegistry deviceRegistry(Backend backend, OffloadProperties properties,
-			ObjectProvider<OffloadListener> listeners) {
+			ObjectProvider<OffloadListener> listeners, Environment environment) {
 		OffloadListener listener = CompositeOffloadListener.of(listeners.orderedStream().toList());
-		return new DeviceRegistryFactory(properties).create(backend, listener);
+		return new DeviceRegistryFactory(properties, environment).create(backend, listener);
 	}
 
 	@Bean

@@ -23,7 +23,8 @@ import org.springframework.util.unit.DataSize;
  *         initial-size: 64
  * }</pre>
  */
-@ConfigurationProperties("offload")
+// Unknown keys fail binding, so that a misspelt setting is reported rather than silently ignored.
+@ConfigurationProperties(prefix = "offload", ignoreUnknownFields = false)
 public class OffloadProperties {
 
 	/**
@@ -73,6 +74,11 @@ public class OffloadProperties {
 	 */
 	private Duration leakDetectionThreshold;
 
+	/**
+	 * The @Offload advice.
+	 */
+	private final Aop aop = new Aop();
+
 	public BackendType getBackend() {
 		return this.backend;
 	}
@@ -115,6 +121,10 @@ public class OffloadProperties {
 
 	public void setLeakDetectionThreshold(Duration leakDetectionThreshold) {
 		this.leakDetectionThreshold = leakDetectionThreshold;
+	}
+
+	public Aop getAop() {
+		return this.aop;
 	}
 
 	/**
@@ -345,6 +355,26 @@ public class OffloadProperties {
 
 		public void setAwaitTermination(Duration awaitTermination) {
 			this.awaitTermination = awaitTermination;
+		}
+
+	}
+
+	/**
+	 * Settings of the {@code @Offload} advice.
+	 */
+	public static class Aop {
+
+		/**
+		 * Whether to proxy beans with @Offload classes or methods so that their calls run in an Offload session.
+		 */
+		private boolean enabled = true;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
 		}
 
 	}

@@ -87,7 +87,7 @@ final class StreamPoolBeanDefinitions
 		if (ownBackend) {
 			selection = SingletonSupplier.of(() -> BackendFactory
 				.of((properties != null) ? properties : this.beanFactory.getBean(OffloadProperties.class),
-						this.classLoader)
+						this.classLoader, this.environment)
 				.select());
 			RootBeanDefinition definition = new RootBeanDefinition(BackendSelection.class, selection);
 			definition.setDescription("The backend Offload runs on, and why");
@@ -127,7 +127,7 @@ final class StreamPoolBeanDefinitions
 	 */
 	private static List<Integer> plannedDeviceIds(OffloadProperties properties, Supplier<BackendSelection> selection) {
 		try {
-			List<Integer> listed = DeviceRegistryFactory.deviceIds(properties);
+			List<Integer> listed = DeviceRegistryFactory.deviceIds(properties, new SettingErrors(null));
 			if (listed != null) {
 				return listed;
 			}

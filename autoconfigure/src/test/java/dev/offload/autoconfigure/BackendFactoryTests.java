@@ -100,7 +100,7 @@ class BackendFactoryTests {
 		properties.setBackend(BackendType.CUDA);
 		ClassLoader withoutJCuda = new ClassLoader(null) {
 		};
-		BackendFactory factory = BackendFactory.of(properties, withoutJCuda);
+		BackendFactory factory = BackendFactory.of(properties, withoutJCuda, null);
 		assertThatExceptionOfType(InvalidOffloadConfigurationException.class)
 			.isThrownBy(() -> factory.create(factory.select()))
 			.withMessageEndingWith("CUDA is not usable: JCuda (jcuda.driver.JCudaDriver) is not on the classpath");
@@ -112,7 +112,7 @@ class BackendFactoryTests {
 		OffloadProperties properties = new OffloadProperties();
 		properties.setBackend(BackendType.HOST);
 		properties.getHost().setDeviceCount(3);
-		BackendSelection selection = new BackendFactory(properties, cuda).select();
+		BackendSelection selection = new BackendFactory(properties, cuda, null).select();
 		assertThat(selection.backend()).isEqualTo("host");
 		assertThat(selection.deviceCount()).isEqualTo(3);
 		assertThat(cuda.probes).hasValue(0);
@@ -121,7 +121,7 @@ class BackendFactoryTests {
 	private static BackendFactory factory(BackendType type, BackendProvider cuda) {
 		OffloadProperties properties = new OffloadProperties();
 		properties.setBackend(type);
-		return new BackendFactory(properties, cuda);
+		return new BackendFactory(properties, cuda, null);
 	}
 
 	private static Backend outOfMemory() {
