@@ -12,7 +12,6 @@ import org.springframework.util.unit.DataSize;
 
 import dev.offload.autoconfigure.OffloadProperties.BackendType;
 import dev.offload.autoconfigure.OffloadProperties.Host;
-import dev.offload.autoconfigure.diagnostics.InvalidOffloadConfigurationException;
 import dev.offload.backend.cuda.CudaBackendProvider;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.backend.host.HostBackendProvider;

@@ -2,7 +2,6 @@ package dev.offload.autoconfigure;
 
 import org.springframework.core.env.Environment;
 
-import dev.offload.autoconfigure.diagnostics.InvalidOffloadConfigurationException;
 
 /**
  * Turns what core rejects into an {@link InvalidOffloadConfigurationException} that names the property, with its

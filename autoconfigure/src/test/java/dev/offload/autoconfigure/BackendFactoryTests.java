@@ -10,7 +10,6 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import dev.offload.autoconfigure.OffloadProperties.BackendType;
-import dev.offload.autoconfigure.diagnostics.InvalidOffloadConfigurationException;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.spi.Backend;
 import dev.offload.spi.BackendAvailability;

@@ -3,6 +3,8 @@ package dev.offload.autoconfigure.diagnostics;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
+import dev.offload.autoconfigure.InvalidOffloadConfigurationException;
+
 /**
  * Reports an {@link InvalidOffloadConfigurationException}: the property, its value as typed, where it was set and
  * what is wrong, and how to fix it.

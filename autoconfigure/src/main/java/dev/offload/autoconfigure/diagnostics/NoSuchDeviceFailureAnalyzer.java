@@ -4,6 +4,7 @@ import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
 import dev.offload.NoSuchDeviceException;
+import dev.offload.autoconfigure.InvalidOffloadConfigurationException;
 import dev.offload.spring.aop.UnknownOffloadDeviceException;
 
 /**

@@ -12,7 +12,7 @@ import org.springframework.core.env.Environment;
 
 import dev.offload.DeviceRegistry;
 import dev.offload.autoconfigure.OffloadProperties;
-import dev.offload.autoconfigure.diagnostics.InvalidOffloadConfigurationException;
+import dev.offload.autoconfigure.InvalidOffloadConfigurationException;
 import dev.offload.leak.LeakDetector;
 
 /**

@@ -1,4 +1,4 @@
-package dev.offload.autoconfigure.diagnostics;
+package dev.offload.autoconfigure;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
@@ -12,7 +12,7 @@ import dev.offload.OffloadException;
 
 /**
  * A value under {@code offload.*} that Offload cannot start with; it names the property, the value, what is wrong
- * and how to fix it, for {@link InvalidOffloadConfigurationFailureAnalyzer} to report at startup.
+ * and how to fix it, for a failure analyzer to report at startup.
  */
 public class InvalidOffloadConfigurationException extends OffloadException {
 
