@@ -17,7 +17,7 @@ import dev.offload.spi.DeviceInfo;
 import dev.offload.spi.NativeMemory;
 
 /**
- * One device of a {@link DeviceRegistry}: its {@link StreamPool}, {@link EventPool}, buffer cache, loaded modules
+ * One device of a {@link DeviceRegistry}: its {@link StreamPool}, event pool, buffer cache, loaded modules
  * and completion thread. Open work on it with {@link #openSession()}.
  * <p>
  * A sticky backend error (an illegal address, a launch failure) fails the device: it stops lending streams, new
@@ -52,8 +52,7 @@ public final class Device {
 		this.backendName = backendName;
 		this.backendDevice = backendDevice;
 		this.info = backendDevice.info();
-		this.listener = (listener == null || listener == OffloadListener.NONE) ? OffloadListener.NONE
-				: new SafeListener(listener);
+		this.listener = CompositeOffloadListener.isolating(listener);
 		this.streamPool = new StreamPool(this, poolConfig);
 		this.eventPool = new EventPool(backendDevice);
 		this.bufferCache = new BufferCache(backendDevice, bufferCacheMaxBytes);
@@ -103,7 +102,7 @@ public final class Device {
 	 * Returns the device's event pool.
 	 * @return the pool
 	 */
-	public EventPool eventPool() {
+	EventPool eventPool() {
 		return this.eventPool;
 	}
 

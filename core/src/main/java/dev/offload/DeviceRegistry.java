@@ -268,7 +268,7 @@ public final class DeviceRegistry implements AutoCloseable {
 		 */
 		public Builder bufferCacheMaxBytes(long bytes) {
 			if (bytes < 0) {
-				throw new IllegalArgumentException("bufferCacheMaxBytes must be at least 0, was " + bytes);
+				throw new InvalidSettingException("bufferCacheMaxBytes", "bufferCacheMaxBytes must be at least 0, was " + bytes);
 			}
 			this.bufferCacheMaxBytes = bytes;
 			return this;
@@ -281,7 +281,7 @@ public final class DeviceRegistry implements AutoCloseable {
 		 */
 		public Builder awaitTermination(Duration timeout) {
 			if (timeout == null || timeout.isNegative()) {
-				throw new IllegalArgumentException("awaitTermination must be at least 0, was " + timeout);
+				throw new InvalidSettingException("awaitTermination", "awaitTermination must be at least 0, was " + timeout);
 			}
 			this.awaitTermination = timeout;
 			return this;

@@ -35,17 +35,17 @@ public record StreamPoolConfig(int initialSize, int maxSize, Duration borrowTime
 	public StreamPoolConfig {
 		Objects.requireNonNull(borrowTimeout, "borrowTimeout must not be null");
 		if (initialSize < 1) {
-			throw new IllegalArgumentException("initialSize must be at least 1, was " + initialSize);
+			throw new InvalidSettingException("initialSize", "initialSize must be at least 1, was " + initialSize);
 		}
 		if (maxSize < 0) {
-			throw new IllegalArgumentException("maxSize must be 0 (unbounded) or positive, was " + maxSize);
+			throw new InvalidSettingException("maxSize", "maxSize must be 0 (unbounded) or positive, was " + maxSize);
 		}
 		if (maxSize != 0 && maxSize < initialSize) {
-			throw new IllegalArgumentException("maxSize must be 0 (unbounded) or at least initialSize ("
+			throw new InvalidSettingException("maxSize", "maxSize must be 0 (unbounded) or at least initialSize ("
 					+ initialSize + "), was " + maxSize);
 		}
 		if (borrowTimeout.isNegative() || borrowTimeout.isZero()) {
-			throw new IllegalArgumentException("borrowTimeout must be positive, was " + borrowTimeout);
+			throw new InvalidSettingException("borrowTimeout", "borrowTimeout must be positive, was " + borrowTimeout);
 		}
 	}
 

@@ -6,11 +6,15 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
+import org.springframework.core.io.ResourceLoader;
 
+import dev.offload.CompositeOffloadListener;
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadListener;
 import dev.offload.StreamPool;
 import dev.offload.spi.Backend;
+import dev.offload.spi.BackendSelection;
 
 /**
  * {@link AutoConfiguration Auto-configuration} of Offload: the {@link Backend} ({@code offload.backend}), the
@@ -23,16 +27,23 @@ import dev.offload.spi.Backend;
  */
 @AutoConfiguration
 @EnableConfigurationProperties(OffloadProperties.class)
-@Import({ OffloadBackendConfigurations.CudaOnClasspath.class, OffloadBackendConfigurations.CudaNotOnClasspath.class,
-		StreamPoolBeanDefinitions.class })
+@Import(StreamPoolBeanDefinitions.class)
 public final class OffloadAutoConfiguration {
+
+	// The registry owns the backend and closes it, so the bean has no destroy method.
+	@Bean(destroyMethod = "")
+	@ConditionalOnMissingBean({ Backend.class, DeviceRegistry.class })
+	Backend offloadBackend(BackendSelection selection, OffloadProperties properties, ResourceLoader resourceLoader,
+			Environment environment) {
+		return BackendFactory.of(properties, resourceLoader.getClassLoader(), environment).create(selection);
+	}
 
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
 	DeviceRegistry deviceRegistry(Backend backend, OffloadProperties properties,
-			ObjectProvider<OffloadListener> listeners) {
+			ObjectProvider<OffloadListener> listeners, Environment environment) {
 		OffloadListener listener = CompositeOffloadListener.of(listeners.orderedStream().toList());
-		return new DeviceRegistryFactory(properties).create(backend, listener);
+		return new DeviceRegistryFactory(properties, environment).create(backend, listener);
 	}
 
 	@Bean

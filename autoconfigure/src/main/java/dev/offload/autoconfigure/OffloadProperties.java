@@ -23,7 +23,8 @@ import org.springframework.util.unit.DataSize;
  *         initial-size: 64
  * }</pre>
  */
-@ConfigurationProperties("offload")
+// Unknown keys fail binding, so that a misspelt setting is reported rather than silently ignored.
+@ConfigurationProperties(prefix = "offload", ignoreUnknownFields = false)
 public class OffloadProperties {
 
 	/**
@@ -78,6 +79,11 @@ public class OffloadProperties {
 	 */
 	private Duration leakDetectionThreshold;
 
+	/**
+	 * The @Offload advice.
+	 */
+	private final Aop aop = new Aop();
+
 	public BackendType getBackend() {
 		return this.backend;
 	}
@@ -124,6 +130,10 @@ public class OffloadProperties {
 
 	public void setLeakDetectionThreshold(Duration leakDetectionThreshold) {
 		this.leakDetectionThreshold = leakDetectionThreshold;
+	}
+
+	public Aop getAop() {
+		return this.aop;
 	}
 
 	/**
@@ -406,6 +416,26 @@ public class OffloadProperties {
 
 		public void setOnSaturation(boolean onSaturation) {
 			this.onSaturation = onSaturation;
+		}
+
+	}
+
+	/**
+	 * Settings of the {@code @Offload} advice.
+	 */
+	public static class Aop {
+
+		/**
+		 * Whether to proxy beans with @Offload classes or methods so that their calls run in an Offload session.
+		 */
+		private boolean enabled = true;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
 		}
 
 	}

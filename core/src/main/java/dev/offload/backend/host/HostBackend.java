@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 
+import dev.offload.InvalidSettingException;
 import dev.offload.kernel.HostKernel;
 import dev.offload.spi.Backend;
 import dev.offload.spi.BackendDevice;
@@ -96,7 +97,7 @@ public final class HostBackend implements Backend {
 		 */
 		public Builder deviceCount(int count) {
 			if (count < 1 || count > 64) {
-				throw new IllegalArgumentException("deviceCount must be between 1 and 64, was " + count);
+				throw new InvalidSettingException("deviceCount", "deviceCount must be between 1 and 64, was " + count);
 			}
 			this.deviceCount = count;
 			return this;
@@ -119,7 +120,7 @@ public final class HostBackend implements Backend {
 		 */
 		public Builder workersPerDevice(int workers) {
 			if (workers < 1) {
-				throw new IllegalArgumentException("workersPerDevice must be at least 1, was " + workers);
+				throw new InvalidSettingException("workersPerDevice", "workersPerDevice must be at least 1, was " + workers);
 			}
 			this.workersPerDevice = workers;
 			return this;
@@ -132,10 +133,14 @@ public final class HostBackend implements Backend {
 		 */
 		public Builder memoryBytes(long bytes) {
 			if (bytes < 1) {
-				throw new IllegalArgumentException("memoryBytes must be at least 1, was " + bytes);
+				throw new InvalidSettingException("memoryBytes", "memoryBytes must be at least 1, was " + bytes);
 			}
 			this.memoryBytes = bytes;
 			return this;
+		}
+
+		int deviceCount() {
+			return this.deviceCount;
 		}
 
 		/**
@@ -144,7 +149,7 @@ public final class HostBackend implements Backend {
 		 */
 		public HostBackend build() {
 			if (this.deviceNames != null && this.deviceNames.size() != this.deviceCount) {
-				throw new IllegalArgumentException("deviceNames must name each of the " + this.deviceCount
+				throw new InvalidSettingException("deviceNames", "deviceNames must name each of the " + this.deviceCount
 						+ " devices, was " + this.deviceNames);
 			}
 			return new HostBackend(this);
