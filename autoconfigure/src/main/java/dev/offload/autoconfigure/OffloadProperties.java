@@ -69,6 +69,11 @@ public class OffloadProperties {
 	private final Shutdown shutdown = new Shutdown();
 
 	/**
+	 * Completion of asynchronous work (submit, runAsync, closeAsync).
+	 */
+	private final Async async = new Async();
+
+	/**
 	 * Time a session may stay open before it is reported as a possible leak. Leak detection is off when unset.
 	 */
 	private Duration leakDetectionThreshold;
@@ -107,6 +112,10 @@ public class OffloadProperties {
 
 	public Shutdown getShutdown() {
 		return this.shutdown;
+	}
+
+	public Async getAsync() {
+		return this.async;
 	}
 
 	public Duration getLeakDetectionThreshold() {
@@ -345,6 +354,28 @@ public class OffloadProperties {
 
 		public void setAwaitTermination(Duration awaitTermination) {
 			this.awaitTermination = awaitTermination;
+		}
+
+	}
+
+	/**
+	 * Settings of the completion of asynchronous work.
+	 */
+	public static class Async {
+
+		/**
+		 * Name of the Executor (or TaskExecutor) bean that completes the futures of asynchronous work, where their
+		 * continuations run, such as 'applicationTaskExecutor'. Unset: Offload's own fork/join pool of
+		 * 'offload-async' threads, one per CPU, which adds a thread when a continuation waits for another future.
+		 */
+		private String executor;
+
+		public String getExecutor() {
+			return this.executor;
+		}
+
+		public void setExecutor(String executor) {
+			this.executor = executor;
 		}
 
 	}

@@ -28,7 +28,8 @@ class OffloadPropertiesMetadataTests {
 			Map.entry("offload.shutdown.await-termination", "10s"), Map.entry("offload.aop.enabled", true));
 
 	private static final List<String> WITHOUT_DEFAULT = List.of("offload.devices-config", "offload.host.device-names",
-			"offload.host.workers-per-device", "offload.host.memory", "offload.leak-detection-threshold");
+			"offload.host.workers-per-device", "offload.host.memory", "offload.leak-detection-threshold",
+			"offload.async.executor");
 
 	@Test
 	void metadataShouldDescribeEveryProperty() throws IOException {

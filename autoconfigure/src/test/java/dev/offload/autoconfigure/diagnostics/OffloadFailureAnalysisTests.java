@@ -165,6 +165,21 @@ class OffloadFailureAnalysisTests {
 					"Use one of the device ids [0]"));
 	}
 
+	@Test
+	void asyncExecutorWhenNoSuchBeanShouldFailWithAnalysis() {
+		this.contextRunner.withPropertyValues("offload.async.executor=gpuContinuations")
+			.run(failsWith("Invalid value 'gpuContinuations' for 'offload.async.executor': there is no bean named "
+					+ "'gpuContinuations'", "Define an Executor or TaskExecutor bean named 'gpuContinuations'"));
+	}
+
+	@Test
+	void asyncExecutorWhenBeanIsNoExecutorShouldFailWithAnalysis() {
+		this.contextRunner.withPropertyValues("offload.async.executor=notAnExecutor")
+			.withBean("notAnExecutor", String.class, () -> "text")
+			.run(failsWith("Invalid value 'notAnExecutor' for 'offload.async.executor': bean 'notAnExecutor' is a "
+					+ "java.lang.String, not an Executor", "Define an Executor or TaskExecutor bean named"));
+	}
+
 	private static ContextConsumer<AssertableApplicationContext> failsWith(String description, String action) {
 		return (context) -> {
 			assertThat(context).hasFailed();
