@@ -31,6 +31,8 @@ final class OffloadMeters {
 
 	static final String SESSIONS_LEAKED = "offload.sessions.leaked";
 
+	static final String HEALTHY_DEVICES = "offload.healthy.devices";
+
 	static final String UNIT_STREAMS = "streams";
 
 	static final String UNIT_THREADS = "threads";
@@ -38,6 +40,8 @@ final class OffloadMeters {
 	static final String UNIT_BORROWS = "borrows";
 
 	static final String UNIT_SESSIONS = "sessions";
+
+	static final String UNIT_DEVICES = "devices";
 
 	private OffloadMeters() {
 	}

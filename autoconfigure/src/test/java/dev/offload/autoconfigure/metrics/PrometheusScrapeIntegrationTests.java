@@ -45,6 +45,7 @@ class PrometheusScrapeIntegrationTests {
 			.contains("offload_streams_timeout_borrows_total{")
 			.contains("offload_streams_discarded_streams_total{")
 			.contains("offload_sessions_leaked_sessions_total{")
+			.contains("offload_healthy_devices{backend=\"host\",device=\"0\"} 1.0")
 			.contains("offload_session_seconds_count{");
 	}
 
