@@ -48,6 +48,9 @@ public final class StreamPool {
 
 	private static final StreamPriority[] PRIORITIES = StreamPriority.values();
 
+	/** The index of the lent counter in its array: 64 bytes of other elements on either side. */
+	private static final int LENT_SLOT = 16;
+
 	private final Device device;
 
 	private final StreamPoolConfig config;
@@ -67,8 +70,6 @@ public final class StreamPool {
 	 * moment a borrow takes a stream to the moment its release begins, so it never exceeds the streams lent.
 	 */
 	private final AtomicIntegerArray lentCounter = new AtomicIntegerArray(2 * LENT_SLOT);
-
-	private static final int LENT_SLOT = 16;
 
 	private volatile int peakInUse;
 
