@@ -3,7 +3,10 @@ package dev.offload;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.LongAdder;
 
 import org.slf4j.Logger;
@@ -12,6 +15,7 @@ import org.slf4j.LoggerFactory;
 import dev.offload.kernel.KernelRef;
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.spi.BackendDevice;
+import dev.offload.spi.BackendEvent;
 import dev.offload.spi.BackendException;
 import dev.offload.spi.DeviceInfo;
 import dev.offload.spi.NativeMemory;
@@ -47,9 +51,12 @@ public final class Device {
 
 	private volatile CompletionPoller completionPoller;
 
+	private final Executor completionExecutor;
+
 	Device(String backendName, BackendDevice backendDevice, StreamPoolConfig poolConfig, OffloadListener listener,
-			long bufferCacheMaxBytes) {
+			long bufferCacheMaxBytes, Executor completionExecutor) {
 		this.backendName = backendName;
+		this.completionExecutor = completionExecutor;
 		this.backendDevice = backendDevice;
 		this.info = backendDevice.info();
 		this.listener = CompositeOffloadListener.isolating(listener);
@@ -297,6 +304,57 @@ public final class Device {
 			}
 		}
 		return poller;
+	}
+
+	/**
+	 * Completes {@code future} on the completion executor, never on the calling thread: called by the completion
+	 * thread, which must not run the future's dependent stages (user code that may block).
+	 */
+	<T> void complete(CompletableFuture<T> future, T value, Throwable failure) {
+		Runnable completion = () -> {
+			if (failure == null) {
+				future.complete(value);
+			}
+			else {
+				future.completeExceptionally(failure);
+			}
+		};
+		try {
+			this.completionExecutor.execute(completion);
+		}
+		catch (RejectedExecutionException ex) {
+			// An executor shut down before the registry (an application context closing) must neither lose the
+			// completion nor push user code onto the completion thread.
+			logger.warn("Device {}: the completion executor refused a completion ({}); completing it on a thread of "
+					+ "its own", id(), ex.getMessage());
+			Thread thread = new Thread(completion, "offload-device" + id() + "-completion-fallback");
+			thread.setDaemon(true);
+			thread.start();
+		}
+	}
+
+	/**
+	 * Has the completion thread watch {@code event} (recorded on a session's stream) and complete {@code reached}
+	 * once it is, or with the failure of the work before it; the event goes back to the pool then.
+	 */
+	void watch(BackendEvent event, CompletableFuture<Void> reached) {
+		completionPoller().submit(() -> {
+			boolean done;
+			try {
+				done = event.query();
+			}
+			catch (RuntimeException ex) {
+				failIfSticky(ex);
+				this.eventPool.release(event);
+				complete(reached, null, ex);
+				return true;
+			}
+			if (done) {
+				this.eventPool.release(event);
+				complete(reached, null, null);
+			}
+			return done;
+		});
 	}
 
 	Thread completionThread() {

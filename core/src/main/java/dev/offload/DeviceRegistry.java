@@ -9,6 +9,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinWorkerThread;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,6 +51,8 @@ public final class DeviceRegistry implements AutoCloseable {
 
 	private final Duration awaitTermination;
 
+	private final Executor completionExecutor;
+
 	private volatile boolean closed;
 
 	private DeviceRegistry(Builder builder, List<Device> devices) {
@@ -57,6 +62,19 @@ public final class DeviceRegistry implements AutoCloseable {
 		devices.forEach((device) -> map.put(device.id(), device));
 		this.byId = map;
 		this.awaitTermination = builder.awaitTermination;
+		this.completionExecutor = builder.completionExecutor;
+	}
+
+	/**
+	 * Returns the shared default {@linkplain Builder#completionExecutor completion executor}: a fork/join pool of
+	 * daemon threads named {@code offload-async-N}, one per CPU (at least 2), apart from the common pool. A
+	 * continuation that waits for another future with {@code join()} or {@code get()} makes the pool start a spare
+	 * thread, so the completion it waits for still runs; a plain bounded pool whose threads all wait on Offload
+	 * futures would queue those completions behind them for ever.
+	 * @return the executor, created on first use
+	 */
+	public static Executor defaultCompletionExecutor() {
+		return DefaultCompletionExecutor.INSTANCE;
 	}
 
 	/**
@@ -149,6 +167,14 @@ public final class DeviceRegistry implements AutoCloseable {
 	}
 
 	/**
+	 * Returns the executor that completes the futures of asynchronous work, where their dependent stages run.
+	 * @return the executor
+	 */
+	public Executor completionExecutor() {
+		return this.completionExecutor;
+	}
+
+	/**
 	 * Tells whether the registry is closed.
 	 * @return {@code true} after {@link #close()}
 	 */
@@ -215,6 +241,8 @@ public final class DeviceRegistry implements AutoCloseable {
 		private long bufferCacheMaxBytes = DEFAULT_BUFFER_CACHE_BYTES;
 
 		private Duration awaitTermination = DEFAULT_AWAIT_TERMINATION;
+
+		private Executor completionExecutor;
 
 		private Builder(Backend backend) {
 			this.backend = Objects.requireNonNull(backend, "backend must not be null");
@@ -288,6 +316,23 @@ public final class DeviceRegistry implements AutoCloseable {
 		}
 
 		/**
+		 * Sets the executor that completes the futures of {@link OffloadSession#closeAsync()},
+		 * {@link OffloadSession#whenDone()} and what is built on them (the template's {@code submit} and
+		 * {@code runAsync}): their dependent stages run there, never on a device's completion thread, so a
+		 * continuation that blocks cannot stop the completion of other work. The default is
+		 * {@link DeviceRegistry#defaultCompletionExecutor()}. An executor bounded in threads should not run
+		 * continuations that wait for other Offload futures: once all its threads wait, the completions they wait
+		 * for queue behind them.
+		 * @param executor the executor; it should accept work for as long as the registry is open (a completion it
+		 * refuses runs on a thread of its own)
+		 * @return this builder
+		 */
+		public Builder completionExecutor(Executor executor) {
+			this.completionExecutor = Objects.requireNonNull(executor, "completionExecutor must not be null");
+			return this;
+		}
+
+		/**
 		 * Discovers the devices and builds the registry.
 		 * @return the registry
 		 * @throws NoSuchDeviceException if a configured id (devices or per-device pools) does not exist
@@ -308,15 +353,37 @@ public final class DeviceRegistry implements AutoCloseable {
 					throw new NoSuchDeviceException(id, wanted);
 				}
 			}
+			if (this.completionExecutor == null) {
+				this.completionExecutor = defaultCompletionExecutor();
+			}
 			List<Device> devices = new ArrayList<>();
 			for (Integer id : wanted.stream().distinct().sorted().toList()) {
 				StreamPoolConfig config = this.perDevice.getOrDefault(id, this.streamPool);
 				devices.add(new Device(this.backend.name(), byId.get(id), config, this.listener,
-						this.bufferCacheMaxBytes));
+						this.bufferCacheMaxBytes, this.completionExecutor));
 			}
 			logger.info("Offload uses {} device(s) of the {} backend: {}", devices.size(), this.backend.name(),
 					devices);
 			return new DeviceRegistry(this, Collections.unmodifiableList(devices));
+		}
+
+	}
+
+	/**
+	 * Holds the default completion executor, created on first use.
+	 */
+	private static final class DefaultCompletionExecutor {
+
+		static final Executor INSTANCE = create();
+
+		private static Executor create() {
+			int parallelism = Math.max(2, Runtime.getRuntime().availableProcessors());
+			return new ForkJoinPool(parallelism, (pool) -> {
+				ForkJoinWorkerThread thread = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
+				thread.setName("offload-async-" + thread.getPoolIndex());
+				thread.setDaemon(true);
+				return thread;
+			}, null, true);
 		}
 
 	}

@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import dev.offload.kernel.KernelRef;
 import dev.offload.kernel.LaunchConfig;
+import dev.offload.spi.BackendEvent;
 import dev.offload.spi.BackendException;
 import dev.offload.spi.BackendStream;
 
@@ -20,6 +21,9 @@ import dev.offload.spi.BackendStream;
  * stream back; {@link #closeAsync()} gives it back when the work is done, without blocking a thread. A session whose
  * work failed has its stream destroyed, never lent again. A session is used by one thread at a time; it may be handed
  * from thread to thread.
+ * <p>
+ * The futures of {@link #closeAsync()} and {@link #whenDone()} complete on the registry's
+ * {@linkplain DeviceRegistry.Builder#completionExecutor completion executor}, never on the device's completion thread.
  * <p>
  * A session that is never closed keeps its stream and buffers for ever: always close it, as with
  * try-with-resources. Using it after close throws {@link IllegalStateException}; closing twice is harmless.
@@ -49,6 +53,12 @@ public final class OffloadSession implements AutoCloseable {
 	private Throwable failure;
 
 	private boolean failureReported;
+
+	/** Whether work was enqueued since the last synchronize, so that ending the session must wait for it. */
+	private boolean workPending;
+
+	/** Whether the native stream was handed out: work may then be enqueued that the session does not see. */
+	private boolean unwrapped;
 
 	private CompletableFuture<Void> completion;
 
@@ -330,6 +340,37 @@ public final class OffloadSession implements AutoCloseable {
 	}
 
 	/**
+	 * Returns a future that completes once the work enqueued on this session so far is done, without ending the
+	 * session and without blocking a thread: the device's completion thread watches an event recorded now, on the
+	 * session's own stream (no second stream is borrowed). It completes at once if nothing was enqueued since the
+	 * last synchronize, and fails with the work's failure if that work failed (the session's owner sees the failure
+	 * too when it ends the session).
+	 * @return the future, completed on the registry's completion executor
+	 * @throws IllegalStateException if the session is closed
+	 */
+	public CompletableFuture<Void> whenDone() {
+		checkOpen("whenDone");
+		if (this.failure != null) {
+			return CompletableFuture.failedFuture(this.failure);
+		}
+		if (this.stream == null || !this.workPending) {
+			return CompletableFuture.completedFuture(null);
+		}
+		BackendStream backendStream = this.stream.backend;
+		BackendEvent event = this.device.eventPool().borrow();
+		try {
+			enqueue(() -> backendStream.record(event));
+		}
+		catch (RuntimeException ex) {
+			this.device.eventPool().release(event);
+			throw ex;
+		}
+		CompletableFuture<Void> reached = new CompletableFuture<>();
+		this.device.watch(event, reached);
+		return reached;
+	}
+
+	/**
 	 * Blocks until the work this session enqueued is done; other sessions' work is not waited for.
 	 * @throws BackendException if the work failed (the stream is discarded when the session ends)
 	 */
@@ -350,6 +391,7 @@ public final class OffloadSession implements AutoCloseable {
 			this.failureReported = true;
 			throw ex;
 		}
+		this.workPending = this.unwrapped;
 	}
 
 	/**
@@ -363,6 +405,9 @@ public final class OffloadSession implements AutoCloseable {
 	public <T> T unwrap(Class<T> type) {
 		checkOpen("unwrap");
 		Object handle = stream().backend.handle();
+		// Libraries enqueue on the native stream behind the session's back: from now on, ending always synchronizes.
+		this.unwrapped = true;
+		this.workPending = true;
 		if (!type.isInstance(handle)) {
 			throw new IllegalArgumentException("The " + this.device.backendName() + " backend's stream is a "
 					+ handle.getClass().getName() + ", not a " + type.getName());
@@ -372,7 +417,8 @@ public final class OffloadSession implements AutoCloseable {
 
 	/**
 	 * Waits for the session's work, gives its stream back (or discards it if the work failed) and its buffers and
-	 * events. Closing twice is harmless.
+	 * events. Closing twice is harmless. A session whose work was all waited for by {@link #synchronize()} (nothing
+	 * enqueued since, the native stream never {@linkplain #unwrap unwrapped}) is not synchronized again.
 	 * @throws BackendException if the work failed and no earlier call reported it
 	 */
 	@Override
@@ -382,7 +428,7 @@ public final class OffloadSession implements AutoCloseable {
 		}
 		this.closed = true;
 		Throwable result = this.failure;
-		if (this.stream != null && result == null) {
+		if (this.stream != null && result == null && this.workPending) {
 			try {
 				this.stream.backend.synchronize();
 			}
@@ -399,8 +445,9 @@ public final class OffloadSession implements AutoCloseable {
 
 	/**
 	 * Closes the session without blocking: the future completes when its work is done and its stream is back in the
-	 * pool, or fails with the work's failure (the stream is then discarded). The device's completion thread
-	 * completes it: continue with {@code thenApplyAsync} for anything slow.
+	 * pool, or fails with the work's failure (the stream is then discarded). The device's completion thread sees the
+	 * work done; the future completes on the registry's completion executor, where its dependent stages run (they may
+	 * block without delaying other completions). With no work pending, it completes at once on the calling thread.
 	 * @return the completion; the same future if called again
 	 */
 	public CompletableFuture<Void> closeAsync() {
@@ -409,11 +456,11 @@ public final class OffloadSession implements AutoCloseable {
 		}
 		this.closed = true;
 		this.completion = new CompletableFuture<>();
-		if (this.stream == null || this.failure != null) {
-			finish(this.failure);
+		if (this.stream == null || this.failure != null || !this.workPending) {
+			finish(this.failure, false);
 		}
 		else {
-			this.device.completionPoller().submit(this);
+			this.device.completionPoller().submit(this::pollCompletion);
 		}
 		return this.completion;
 	}
@@ -428,25 +475,34 @@ public final class OffloadSession implements AutoCloseable {
 			done = this.stream.backend.query();
 		}
 		catch (RuntimeException ex) {
-			finish(recordFailure(ex));
+			finish(recordFailure(ex), true);
 			return true;
 		}
 		if (done) {
-			finish(null);
+			finish(null, true);
 		}
 		return done;
 	}
 
-	private void finish(Throwable result) {
+	/**
+	 * Ends the session and completes its future: on the completion executor when called by the completion thread,
+	 * which must not run the future's dependent stages.
+	 */
+	private void finish(Throwable result, boolean onCompletionThread) {
 		try {
 			end(result);
 		}
 		finally {
-			if (result == null) {
+			if (result != null) {
+				this.failureReported = true;
+			}
+			if (onCompletionThread) {
+				this.device.complete(this.completion, null, result);
+			}
+			else if (result == null) {
 				this.completion.complete(null);
 			}
 			else {
-				this.failureReported = true;
 				this.completion.completeExceptionally(result);
 			}
 		}
@@ -489,6 +545,7 @@ public final class OffloadSession implements AutoCloseable {
 	}
 
 	private void enqueue(Runnable call) {
+		this.workPending = true;
 		try {
 			call.run();
 		}

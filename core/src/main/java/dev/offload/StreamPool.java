@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -24,16 +25,19 @@ import dev.offload.spi.BackendStream;
  * <p>
  * How it evolves: nothing is created until the first borrow of a priority class, which creates
  * {@link StreamPoolConfig#initialSize()} streams of that class. When a class has no idle stream, the pool first
- * replaces streams it discarded, then doubles the class, up to {@link StreamPoolConfig#maxSize()} streams in all; a
- * borrow from a full bounded pool waits up to {@link StreamPoolConfig#borrowTimeout()} and then throws
- * {@link StreamBorrowTimeoutException}.
+ * replaces streams it discarded, then doubles the class, up to {@link StreamPoolConfig#maxSize()} streams in all.
+ * The bound is shared by the classes: when a bounded pool is full, a borrow that finds no idle stream of its class
+ * destroys an idle stream of the other class and creates one of its own, so no borrow waits while a stream is idle.
+ * A borrow from a full bounded pool with no idle stream at all waits up to {@link StreamPoolConfig#borrowTimeout()}
+ * and then throws {@link StreamBorrowTimeoutException}.
  * <p>
  * How it lends (the shape of HikariCP's {@code ConcurrentBag}): every stream is in its class's shared list, and its
  * state ({@code IDLE}, {@code IN_USE}, {@code DISCARDED}) changes only by compare-and-set, so a stream is never lent
  * twice. A thread first tries the stream it released last (no contention, warm caches), then scans the class's
- * streams from a place that depends on the thread. No shared counter changes on the fast path: each stream counts its
- * own borrows, and idle and lent streams are counted from their states when asked. The lock serves growth, waiting
- * and shutdown only; a release signals it only when a borrower waits.
+ * streams from a place that depends on the thread. One shared counter changes on the fast path, the streams lent now
+ * (on a cache line of its own), so that the peak in use is exact; each stream counts its own borrows, and idle and
+ * lent streams are counted from their states when asked. The lock serves growth, waiting and shutdown only; a release
+ * signals it only when a borrower waits.
  * <p>
  * Invariants: a stream in the pool has no pending work (sessions synchronize before they release); a stream whose
  * work failed is {@linkplain #discard destroyed}, never lent again; {@code created - destroyed == idle + inUse}.
@@ -46,6 +50,9 @@ public final class StreamPool {
 	private static final Logger logger = LoggerFactory.getLogger(StreamPool.class);
 
 	private static final StreamPriority[] PRIORITIES = StreamPriority.values();
+
+	/** The index of the lent counter in its array: 64 bytes of other elements on either side. */
+	private static final int LENT_SLOT = 16;
 
 	private final Device device;
 
@@ -60,6 +67,12 @@ public final class StreamPool {
 	private final Condition changed = this.lock.newCondition();
 
 	private final AtomicInteger waiting = new AtomicInteger();
+
+	/**
+	 * The streams lent now, in the middle of 32 ints so that no other field shares its cache line; counted from the
+	 * moment a borrow takes a stream to the moment its release begins, so it never exceeds the streams lent.
+	 */
+	private final AtomicIntegerArray lentCounter = new AtomicIntegerArray(2 * LENT_SLOT);
 
 	private volatile int peakInUse;
 
@@ -187,8 +200,10 @@ public final class StreamPool {
 			long start = System.nanoTime();
 			stream = borrowSlow(priority, start);
 			waitNanos = System.nanoTime() - start;
-			// Every stream of the class was lent: the moment the peak can grow. Statistics reads update it too.
-			raisePeak(inUse());
+		}
+		int lent = this.lentCounter.incrementAndGet(LENT_SLOT);
+		if (lent > this.peakInUse) {
+			raisePeak(lent);
 		}
 		stream.borrows++;
 		this.device.listener().streamBorrowed(this.device, priority, waitNanos);
@@ -288,7 +303,7 @@ public final class StreamPool {
 			count = Math.min(count, this.config.maxSize() - alive);
 		}
 		if (count <= 0) {
-			return false;
+			return this.config.isBounded() && replaceIdleOfOtherClass(priority);
 		}
 		int made = createStreams(priority, count);
 		state.capacity = Math.max(state.capacity, state.streams.length);
@@ -298,6 +313,32 @@ public final class StreamPool {
 					state.streams.length);
 		}
 		return made > 0;
+	}
+
+	/**
+	 * Makes room in a full bounded pool, while holding the lock: destroys an idle stream of another class and creates
+	 * one of {@code priority} in its place. Without it, a pool filled by one class would make every borrow of the
+	 * other class wait its full timeout next to idle streams.
+	 * @return whether a stream of {@code priority} was created
+	 */
+	private boolean replaceIdleOfOtherClass(StreamPriority priority) {
+		for (StreamPriority other : PRIORITIES) {
+			if (other == priority) {
+				continue;
+			}
+			for (PooledStream stream : this.classes[other.ordinal()].streams) {
+				if (stream.compareAndSetState(PooledStream.STATE_IDLE, PooledStream.STATE_DISCARDED)) {
+					retire(stream);
+					logger.debug("Stream pool of device {} is full: replaced idle {} by a {} stream", this.device.id(),
+							stream, priority);
+					ClassState state = this.classes[priority.ordinal()];
+					int made = createStreams(priority, 1);
+					state.capacity = Math.max(state.capacity, state.streams.length);
+					return made > 0;
+				}
+			}
+		}
+		return false;
 	}
 
 	private int createStreams(StreamPriority priority, int count) {
@@ -359,7 +400,10 @@ public final class StreamPool {
 	}
 
 	private void returned(PooledStream stream, int newState) {
+		// Counted down before the state change: once idle, the stream may be lent and counted again at once.
+		this.lentCounter.decrementAndGet(LENT_SLOT);
 		if (!stream.compareAndSetState(PooledStream.STATE_IN_USE, newState)) {
+			this.lentCounter.incrementAndGet(LENT_SLOT);
 			throw new IllegalStateException("The " + stream + " of device " + this.device.id() + " is not lent");
 		}
 	}

@@ -9,8 +9,7 @@ import java.util.Map;
  * @param size streams alive ({@code created - destroyed})
  * @param inUse streams lent
  * @param idle streams waiting in the pool
- * @param peakInUse the most streams seen lent at once since the pool started: raised when a borrow finds no idle
- * stream and when statistics are read, so a brief peak between such moments that did not exhaust the pool is missed
+ * @param peakInUse the most streams lent at once since the pool started, counted on every borrow and release
  * @param maxSize the bound, or 0 if unbounded
  * @param waiting borrowers waiting for a stream
  * @param borrows streams lent since the start

@@ -5,8 +5,13 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executor;
 
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanNotOfRequiredTypeException;
+import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.core.env.Environment;
+import org.springframework.util.StringUtils;
 import org.springframework.util.unit.DataSize;
 
 import dev.offload.DeviceRegistry;
@@ -32,6 +37,8 @@ final class DeviceRegistryFactory {
 
 	private static final String DEVICES_CONFIG = "offload.devices-config.";
 
+	private static final String ASYNC_EXECUTOR = "offload.async.executor";
+
 	private final OffloadProperties properties;
 
 	private final SettingErrors errors;
@@ -50,15 +57,20 @@ final class DeviceRegistryFactory {
 	 * Builds the registry.
 	 * @param backend the backend
 	 * @param listener the listener of every device
+	 * @param beans where the executor that {@code offload.async.executor} names is looked up
 	 * @return the registry
 	 * @throws InvalidOffloadConfigurationException naming the first invalid property
 	 */
-	DeviceRegistry create(Backend backend, OffloadListener listener) {
+	DeviceRegistry create(Backend backend, OffloadListener listener, BeanFactory beans) {
 		List<Integer> ids = deviceIds(this.properties, this.errors);
 		DeviceRegistry.Builder builder = DeviceRegistry.builder(backend)
 			.deviceIds(ids)
 			.streamPool(sharedPoolConfig())
 			.listener(listener);
+		String executor = this.properties.getAsync().getExecutor();
+		if (StringUtils.hasText(executor)) {
+			builder.completionExecutor(completionExecutor(beans, executor.trim()));
+		}
 		perDevicePoolConfigs().forEach(builder::streamPool);
 		DataSize bufferCache = this.properties.getBufferCache().getMaxSize();
 		this.errors.check("offload.buffer-cache.max-size", bufferCache,
@@ -73,6 +85,21 @@ final class DeviceRegistryFactory {
 		}
 		catch (NoSuchDeviceException ex) {
 			throw noSuchDevice(ex, ids);
+		}
+	}
+
+	private Executor completionExecutor(BeanFactory beans, String name) {
+		String action = "Define an Executor or TaskExecutor bean named '" + name + "', or leave 'offload.async.executor' "
+				+ "unset to complete asynchronous work on Offload's own executor.";
+		try {
+			return beans.getBean(name, Executor.class);
+		}
+		catch (BeanNotOfRequiredTypeException ex) {
+			throw this.errors.invalid(ASYNC_EXECUTOR, name,
+					"bean '" + name + "' is a " + ex.getActualType().getName() + ", not an Executor", action, ex);
+		}
+		catch (NoSuchBeanDefinitionException ex) {
+			throw this.errors.invalid(ASYNC_EXECUTOR, name, "there is no bean named '" + name + "'", action, ex);
 		}
 	}
 

@@ -1,5 +1,6 @@
 package dev.offload.autoconfigure;
 
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -20,7 +21,8 @@ import dev.offload.spi.BackendSelection;
  * {@link AutoConfiguration Auto-configuration} of Offload: the {@link Backend} ({@code offload.backend}), the
  * {@link DeviceRegistry} (which opens sessions), one {@link StreamPool} bean per device ({@code streamPool0},
  * {@code streamPool1}, ...) and the {@link OffloadLifecycle} that shuts them down in order. Every bean backs off when
- * the application defines its own.
+ * the application defines its own. The futures of asynchronous work complete on the executor bean that
+ * {@code offload.async.executor} names, else on {@link DeviceRegistry#defaultCompletionExecutor()}.
  * <p>
  * Declare {@link OffloadListener} beans to observe the pools and sessions: the registry calls them all, in order.
  * They are created before the registry, so they must not depend on it (inject an {@code ObjectProvider} if needed).
@@ -41,9 +43,9 @@ public final class OffloadAutoConfiguration {
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
 	DeviceRegistry deviceRegistry(Backend backend, OffloadProperties properties,
-			ObjectProvider<OffloadListener> listeners, Environment environment) {
+			ObjectProvider<OffloadListener> listeners, Environment environment, BeanFactory beanFactory) {
 		OffloadListener listener = CompositeOffloadListener.of(listeners.orderedStream().toList());
-		return new DeviceRegistryFactory(properties, environment).create(backend, listener);
+		return new DeviceRegistryFactory(properties, environment).create(backend, listener, beanFactory);
 	}
 
 	@Bean

@@ -70,6 +70,11 @@ public class OffloadProperties {
 	private final Shutdown shutdown = new Shutdown();
 
 	/**
+	 * Completion of asynchronous work (submit, runAsync, closeAsync).
+	 */
+	private final Async async = new Async();
+
+	/**
 	 * How device state shows in the application's health probes.
 	 */
 	private final Health health = new Health();
@@ -118,6 +123,10 @@ public class OffloadProperties {
 
 	public Shutdown getShutdown() {
 		return this.shutdown;
+	}
+
+	public Async getAsync() {
+		return this.async;
 	}
 
 	public Health getHealth() {
@@ -364,6 +373,28 @@ public class OffloadProperties {
 
 		public void setAwaitTermination(Duration awaitTermination) {
 			this.awaitTermination = awaitTermination;
+		}
+
+	}
+
+	/**
+	 * Settings of the completion of asynchronous work.
+	 */
+	public static class Async {
+
+		/**
+		 * Name of the Executor (or TaskExecutor) bean that completes the futures of asynchronous work, where their
+		 * continuations run, such as 'applicationTaskExecutor'. Unset: Offload's own fork/join pool of
+		 * 'offload-async' threads, one per CPU, which adds a thread when a continuation waits for another future.
+		 */
+		private String executor;
+
+		public String getExecutor() {
+			return this.executor;
+		}
+
+		public void setExecutor(String executor) {
+			this.executor = executor;
 		}
 
 	}

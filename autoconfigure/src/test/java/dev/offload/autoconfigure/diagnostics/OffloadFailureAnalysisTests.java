@@ -174,6 +174,21 @@ class OffloadFailureAnalysisTests {
 	}
 
 	@Test
+	void asyncExecutorWhenNoSuchBeanShouldFailWithAnalysis() {
+		this.contextRunner.withPropertyValues("offload.async.executor=gpuContinuations")
+			.run(failsWith("Invalid value 'gpuContinuations' for 'offload.async.executor': there is no bean named "
+					+ "'gpuContinuations'", "Define an Executor or TaskExecutor bean named 'gpuContinuations'"));
+	}
+
+	@Test
+	void asyncExecutorWhenBeanIsNoExecutorShouldFailWithAnalysis() {
+		this.contextRunner.withPropertyValues("offload.async.executor=notAnExecutor")
+			.withBean("notAnExecutor", String.class, () -> "text")
+			.run(failsWith("Invalid value 'notAnExecutor' for 'offload.async.executor': bean 'notAnExecutor' is a "
+					+ "java.lang.String, not an Executor", "Define an Executor or TaskExecutor bean named"));
+	}
+
+	@Test
 	void durationWhenNegativeInAFileShouldShowItAsTypedAndWhereItIs() {
 		this.contextRunner.withInitializer((context) -> addProperties(context, "offload-negative.properties"))
 			.run(failsWith("Invalid value '-5s' for 'offload.shutdown.await-termination': awaitTermination must be at "
