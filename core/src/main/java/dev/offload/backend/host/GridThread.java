@@ -10,8 +10,8 @@ import dev.offload.kernel.HostThread;
 import dev.offload.spi.NativeMemory;
 
 /**
- * The {@link HostThread} of a host launch: one instance serves a whole grid, its indices updated from thread to
- * thread.
+ * The {@link HostThread} of a host launch: one instance serves one chunk of a grid's blocks on one worker, its
+ * indices updated from thread to thread; it is never shared between workers, so its buffer views need no locking.
  */
 final class GridThread implements HostThread {
 
