@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import dev.offload.kernel.HostThread;
 import dev.offload.kernel.ModuleDefinition;
@@ -190,26 +190,27 @@ class GridSchedulingTests {
 		}
 	}
 
-	@ParameterizedTest
-	@ValueSource(ints = { 1, 2 })
-	void highStreamKernelWhenNormalKernelRunsShouldFinishBeforeIt(int workers) {
+	@ParameterizedTest(name = "{0} worker(s), priority {1}")
+	@CsvSource({ "1, -5", "2, -5", "1, 0" })
+	void shortKernelWhenLongNormalKernelRunsShouldFinishBetweenItsChunks(int workers, int priority) {
 		BackendDevice device = device(workers);
 		firstThreadStarted = new CountDownLatch(1);
 		firstThreadGate = new CountDownLatch(1);
 		lastThreadStarted = new CountDownLatch(1);
 		lastThreadGate = new CountDownLatch(1);
 		BackendStream normal = device.createStream(HostDevice.LEAST_PRIORITY);
-		BackendStream high = device.createStream(HostDevice.GREATEST_PRIORITY);
+		BackendStream other = device.createStream(priority);
 		launch(normal, kernel(device, "heldAtBothEnds"), 16);
 		awaitLatch(firstThreadStarted);
 		if (workers > 1) {
 			// Every worker is now in the NORMAL kernel: one at its first thread, another at its last.
 			assertThat(awaitLatch(lastThreadStarted)).isTrue();
 		}
-		launchOneThread(high, kernel(device, "mark"));
-		// The first chunk ends; its worker takes the HIGH stream's kernel before the NORMAL one's next chunk.
+		launchOneThread(other, kernel(device, "mark"));
+		// The first chunk ends; its worker takes the other stream's kernel, which waits for no more than a chunk:
+		// a HIGH stream's work comes before the NORMAL kernel's chunks, and equal priorities take turns.
 		firstThreadGate.countDown();
-		assertThat(CompletableFuture.runAsync(high::synchronize)).succeedsWithin(Duration.ofSeconds(20));
+		assertThat(CompletableFuture.runAsync(other::synchronize)).succeedsWithin(Duration.ofSeconds(20));
 		assertThat(marks).hasValue(1);
 		// The NORMAL kernel's last thread is still held, so its launch cannot have finished.
 		assertThat(normal.query()).isFalse();
