@@ -25,7 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Discovery, contexts, modules and raw handles of the CUDA backend on a real device.
+ * Discovery, contexts, modules and raw handles of the CUDA backend on a real device, in the run's JCuda exception
+ * mode ({@link JCudaExceptionMode#configured()}), switched once the registry started.
  */
 @GpuTests
 class CudaBackendGpuTests {
@@ -38,6 +39,7 @@ class CudaBackendGpuTests {
 	static void openRegistry() {
 		registry = DeviceRegistry.builder(CudaBackend.create()).deviceIds(List.of(0)).build();
 		device = registry.device(0);
+		JCudaExceptionMode.configured().apply();
 	}
 
 	@AfterAll

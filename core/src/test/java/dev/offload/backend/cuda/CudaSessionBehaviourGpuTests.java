@@ -1,5 +1,8 @@
 package dev.offload.backend.cuda;
 
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+
 import dev.offload.Device;
 import dev.offload.DeviceBuffer;
 import dev.offload.Kernel;
@@ -9,10 +12,30 @@ import dev.offload.spi.Backend;
 
 /**
  * {@link SessionBehaviourContract} on a real GPU; the gate is the {@code %globaltimer} spin kernel, released by a
- * copy from another stream.
+ * copy from another stream. Once the registry has started, JCuda's exception mode is switched to
+ * {@link #exceptionMode()}.
  */
 @GpuTests
 class CudaSessionBehaviourGpuTests extends SessionBehaviourContract {
+
+	@AfterAll
+	static void restoreExceptionMode() {
+		JCudaExceptionMode.configured().apply();
+	}
+
+	/**
+	 * Returns the exception mode the suite runs in: the run's, unless a subclass says otherwise.
+	 * @return the mode
+	 */
+	JCudaExceptionMode exceptionMode() {
+		return JCudaExceptionMode.configured();
+	}
+
+	@BeforeEach
+	void switchExceptionModeAfterTheRegistryStarted() {
+		// Runs after the contract's own @BeforeEach, which started the registry.
+		exceptionMode().apply();
+	}
 
 	@Override
 	protected Backend createBackend() {

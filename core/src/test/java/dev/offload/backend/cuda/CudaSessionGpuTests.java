@@ -13,6 +13,8 @@ import jcuda.driver.JCudaDriver;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import dev.offload.Device;
 import dev.offload.DeviceBuffer;
@@ -32,7 +34,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Sessions on a real CUDA device: results, the stream-sharing hazard (a sync waiting for another task's work), asynchronous
- * close, and wrong launches that must end as exceptions, not crashes.
+ * close, and wrong launches that must end as exceptions, not crashes. JCuda's exception mode is the run's
+ * ({@link JCudaExceptionMode#configured()}), switched once the registry started; some tests switch it themselves.
  */
 @GpuTests
 class CudaSessionGpuTests {
@@ -49,6 +52,7 @@ class CudaSessionGpuTests {
 	static void openRegistry() {
 		registry = DeviceRegistry.builder(CudaBackend.create()).deviceIds(List.of(0)).build();
 		device = registry.device(0);
+		JCudaExceptionMode.configured().apply();
 		// Modules load before any kernel spins: loading is not what these tests measure.
 		device.loadModule(TestKernels.EMPTY);
 		device.loadModule(TestKernels.SAXPY);
@@ -253,27 +257,35 @@ class CudaSessionGpuTests {
 		assertThat(device.isHealthy()).isTrue();
 	}
 
-	@Test
-	void launchWhenSharedMemoryTooLargeShouldThrowAndLeaveTheDeviceHealthy() {
+	@ParameterizedTest
+	@EnumSource(JCudaExceptionMode.class)
+	void launchWhenSharedMemoryTooLargeShouldThrowAndLeaveTheDeviceHealthy(JCudaExceptionMode mode) {
 		Kernel empty = device.loadModule(TestKernels.EMPTY).kernel("empty");
 		long discardedBefore = device.streamPool().statistics().discarded();
-		try (OffloadSession session = device.openSession()) {
-			assertThatExceptionOfType(BackendException.class)
-				.isThrownBy(() -> session.launch(empty, LaunchConfig.of(1, 32).withSharedMemory(1 << 20)))
-				.satisfies((ex) -> {
-					assertThat(ex.getErrorName()).isIn("CUDA_ERROR_INVALID_VALUE",
-							"CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES");
-					assertThat(ex.isSticky()).isFalse();
-					assertThat(ex.getDeviceId()).isZero();
-				})
-				.withMessageContaining("cuLaunchKernel(empty")
-				.withMessageContaining("1048576 bytes of shared memory");
+		// Switched while the registry runs, as an application may do at any time.
+		mode.apply();
+		try {
+			try (OffloadSession session = device.openSession()) {
+				assertThatExceptionOfType(BackendException.class)
+					.isThrownBy(() -> session.launch(empty, LaunchConfig.of(1, 32).withSharedMemory(1 << 20)))
+					.satisfies((ex) -> {
+						assertThat(ex.getErrorName()).isIn("CUDA_ERROR_INVALID_VALUE",
+								"CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES");
+						assertThat(ex.isSticky()).isFalse();
+						assertThat(ex.getDeviceId()).isZero();
+					})
+					.withMessageContaining("cuLaunchKernel(empty")
+					.withMessageContaining("1048576 bytes of shared memory");
+			}
+			assertThat(device.isHealthy()).isTrue();
+			assertThat(device.streamPool().statistics().discarded()).isEqualTo(discardedBefore + 1);
+			try (OffloadSession next = device.openSession()) {
+				next.launch(empty, LaunchConfig.of(1, 32));
+				next.synchronize();
+			}
 		}
-		assertThat(device.isHealthy()).isTrue();
-		assertThat(device.streamPool().statistics().discarded()).isEqualTo(discardedBefore + 1);
-		try (OffloadSession next = device.openSession()) {
-			next.launch(empty, LaunchConfig.of(1, 32));
-			next.synchronize();
+		finally {
+			JCudaExceptionMode.configured().apply();
 		}
 	}
 

@@ -14,6 +14,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
 import dev.offload.DeviceRegistry;
@@ -35,6 +36,9 @@ class OptionsApiTests {
 
 	@LocalServerPort
 	int port;
+
+	@LocalManagementPort
+	int managementPort;
 
 	@Autowired
 	DeviceRegistry registry;
@@ -143,18 +147,24 @@ class OptionsApiTests {
 	}
 
 	@Test
-	void unknownJobShouldBeA404() throws Exception {
-		HttpResponse<String> response = send(this.port, "GET", "/api/options/monte-carlo/" + java.util.UUID.randomUUID(), null);
+	void unknownJobShouldBeA404ProblemNamingTheJob() throws Exception {
+		java.util.UUID id = java.util.UUID.randomUUID();
+		HttpResponse<String> response = send(this.port, "GET", "/api/options/monte-carlo/" + id, null);
 		assertThat(response.statusCode()).isEqualTo(404);
+		assertThat(response.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+		assertThat(json.readTree(response.body()).get("detail").asString()).isEqualTo("No Monte Carlo job " + id);
 	}
 
 	@Test
-	void streampoolsEndpointShouldBeExposed() throws Exception {
-		HttpResponse<String> response = send(this.port, "GET", "/actuator/streampools", null);
+	void streampoolsEndpointShouldBeExposedOnTheManagementPortOnly() throws Exception {
+		assertThat(this.managementPort).isNotEqualTo(this.port);
+		assertThat(send(this.port, "GET", "/actuator/streampools", null).statusCode()).isEqualTo(404);
+		assertThat(send(this.port, "GET", "/api/pools", null).statusCode()).isEqualTo(200);
+		HttpResponse<String> response = send(this.managementPort, "GET", "/actuator/streampools", null);
 		assertThat(response.statusCode()).isEqualTo(200);
 		JsonNode body = json.readTree(response.body());
 		assertThat(body.get("devices").get(0).get("pool").get("size").asInt()).isNotNegative();
-		assertThat(send(this.port, "GET", "/actuator/prometheus", null, "text/plain").body()).contains("offload_streams");
+		assertThat(send(this.managementPort, "GET", "/actuator/prometheus", null, "text/plain").body()).contains("offload_streams");
 	}
 
 	@Test
