@@ -178,7 +178,7 @@ final class GridThread implements HostThread {
 	/**
 	 * Returns a buffer argument as bytes (little-endian, the whole allocation).
 	 * @param index the parameter's index
-	 * @return the view, shared by the launch's threads
+	 * @return the view, shared by this chunk's threads
 	 */
 	@Override
 	public ByteBuffer bytes(int index) {
@@ -188,7 +188,7 @@ final class GridThread implements HostThread {
 	/**
 	 * Returns a buffer argument as floats.
 	 * @param index the parameter's index
-	 * @return the view, shared by the launch's threads
+	 * @return the view, shared by this chunk's threads
 	 */
 	@Override
 	public FloatBuffer floats(int index) {
@@ -198,7 +198,7 @@ final class GridThread implements HostThread {
 	/**
 	 * Returns a buffer argument as doubles.
 	 * @param index the parameter's index
-	 * @return the view, shared by the launch's threads
+	 * @return the view, shared by this chunk's threads
 	 */
 	@Override
 	public DoubleBuffer doubles(int index) {
@@ -208,7 +208,7 @@ final class GridThread implements HostThread {
 	/**
 	 * Returns a buffer argument as ints.
 	 * @param index the parameter's index
-	 * @return the view, shared by the launch's threads
+	 * @return the view, shared by this chunk's threads
 	 */
 	@Override
 	public IntBuffer ints(int index) {

@@ -18,9 +18,8 @@ import dev.offload.spi.NativeMemory;
 /**
  * An emulated stream: a queue of operations that one worker at a time drains in order; a launch of more than one
  * chunk of blocks ({@link GridLaunch}) is taken by every worker, and the stream goes on when its last chunk is done.
- * After an operation fails,
- * the later ones are skipped (events still complete, carrying the failure), and {@link #query()} and
- * {@link #synchronize()} throw it.
+ * After an operation fails, the later ones are skipped (events still complete, carrying the failure), and
+ * {@link #query()} and {@link #synchronize()} throw it.
  */
 final class HostStream implements BackendStream {
 
