@@ -20,6 +20,7 @@ import dev.offload.kernel.HostThread;
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.kernel.ParamKind;
 import dev.offload.spi.BackendDevice;
+import dev.offload.spi.BackendEvent;
 import dev.offload.spi.BackendException;
 import dev.offload.spi.BackendKernel;
 import dev.offload.spi.BackendStream;
@@ -238,6 +239,26 @@ class GridSchedulingTests {
 		for (int i = 0; i < last.capacity(); i++) {
 			assertThat(last.get(i)).as("element %d", i).isEqualTo(launches);
 		}
+	}
+
+	@Test
+	void eventRecordedAfterChunkedLaunchShouldHoldAWaitingStreamUntilTheLastChunk() {
+		BackendDevice device = device(4);
+		int blocks = 64;
+		NativeMemory zeros = device.allocateDevice(4L * blocks * BLOCK);
+		NativeMemory ones = device.allocateDevice(4L * blocks * BLOCK);
+		NativeMemory twos = device.allocateDevice(4L * blocks * BLOCK);
+		BackendKernel step = kernel(device, "step");
+		BackendStream producer = device.createStream(0);
+		BackendStream consumer = device.createStream(0);
+		BackendEvent written = device.createEvent();
+		launch(producer, step, blocks, 0, zeros, ones);
+		producer.record(written);
+		consumer.waitFor(written);
+		launch(consumer, step, blocks, 1, ones, twos);
+		consumer.synchronize();
+		assertThat(violations).hasValue(0);
+		assertThat(written.query()).isTrue();
 	}
 
 	@Test
