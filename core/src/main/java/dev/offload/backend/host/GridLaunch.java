@@ -54,7 +54,7 @@ final class GridLaunch {
 
 	private final AtomicReference<BackendException> failure = new AtomicReference<>();
 
-	/** The time one block took in the chunk timed last; 0 until a chunk has finished. */
+	/** The estimated time of one block, from the chunks timed so far; 0 until a chunk has finished. */
 	private volatile long nanosPerBlock;
 
 	GridLaunch(HostStream stream, String name, HostKernel body, Object[] args, int gridX, int gridY, int gridZ,
@@ -140,7 +140,11 @@ final class GridLaunch {
 			// Chunks claimed before a failure was seen are skipped, as a GPU aborts a failed kernel.
 			if (this.failure.get() == null) {
 				runBlocks(first, end);
-				this.nanosPerBlock = Math.max(1, (System.nanoTime() - start) / (end - first));
+				long measured = Math.max(1, (System.nanoTime() - start) / (end - first));
+				long previous = this.nanosPerBlock;
+				// A worker preempted by the OS measures a slow chunk; the estimate at most doubles per chunk, so
+				// one preemption does not shrink the next chunks to a size where queueing costs more than work.
+				this.nanosPerBlock = (previous != 0) ? Math.min(measured, 2 * previous) : measured;
 			}
 		}
 		catch (Throwable ex) {
