@@ -17,7 +17,9 @@ import dev.offload.leak.LeakDetector;
 /**
  * {@link MeterBinder} for the stream pools of a {@link DeviceRegistry}, in the style of {@code hikaricp.connections.*}:
  * gauges {@code offload.streams}, {@code offload.streams.active}, {@code offload.streams.idle},
- * {@code offload.streams.pending} and {@code offload.streams.max}; counters {@code offload.streams.timeout},
+ * {@code offload.streams.pending}, {@code offload.streams.max} and {@code offload.healthy.devices} (1, or 0 once a
+ * sticky error failed the device, so that its sum counts the healthy devices); counters
+ * {@code offload.streams.timeout},
  * {@code offload.streams.discarded} and, with an enabled {@link LeakDetector}, {@code offload.sessions.leaked}. Each
  * is tagged {@code device} and {@code backend}. It also registers the timers that {@link OffloadSessionMetrics}
  * records, so that they show from the start.
@@ -61,6 +63,9 @@ public final class OffloadPoolMetrics implements MeterBinder {
 				OffloadMeters.UNIT_THREADS, pool, StreamPool::waiting, tags);
 		gauge(meterRegistry, OffloadMeters.STREAMS_MAX, "The pool's bound; NaN when unbounded",
 				OffloadMeters.UNIT_STREAMS, pool, OffloadPoolMetrics::max, tags);
+		gauge(meterRegistry, OffloadMeters.HEALTHY_DEVICES,
+				"1 while the device can take work, 0 once a sticky error failed it", OffloadMeters.UNIT_DEVICES,
+				device, (d) -> d.isHealthy() ? 1 : 0, tags);
 		counter(meterRegistry, OffloadMeters.STREAMS_TIMEOUT, "Borrows that gave up after the borrow timeout",
 				OffloadMeters.UNIT_BORROWS, pool, (p) -> p.statistics().timeouts(), tags);
 		counter(meterRegistry, OffloadMeters.STREAMS_DISCARDED, "Streams destroyed because their work failed",
@@ -72,7 +77,6 @@ public final class OffloadPoolMetrics implements MeterBinder {
 					this.leakDetector, (detector) -> detector.leakedSessions(id), tags);
 		}
 		OffloadMeters.acquireTimer(meterRegistry, device);
-		OffloadMeters.sessionTimer(meterRegistry, device);
 	}
 
 	private static double max(StreamPool pool) {

@@ -5,6 +5,7 @@ import java.nio.ByteOrder;
 import java.nio.DoubleBuffer;
 import java.nio.FloatBuffer;
 import java.nio.IntBuffer;
+import java.nio.LongBuffer;
 
 import dev.offload.kernel.HostThread;
 import dev.offload.spi.NativeMemory;
@@ -215,6 +216,16 @@ final class GridThread implements HostThread {
 		return view(index, IntBuffer.class);
 	}
 
+	/**
+	 * Returns a buffer argument as longs.
+	 * @param index the parameter's index
+	 * @return the view, shared by the launch's threads
+	 */
+	@Override
+	public LongBuffer longs(int index) {
+		return view(index, LongBuffer.class);
+	}
+
 	private <T> T view(int index, Class<T> type) {
 		Object view = this.views[index];
 		if (!type.isInstance(view)) {
@@ -231,6 +242,9 @@ final class GridThread implements HostThread {
 			}
 			else if (type == DoubleBuffer.class) {
 				view = bytes.asDoubleBuffer();
+			}
+			else if (type == LongBuffer.class) {
+				view = bytes.asLongBuffer();
 			}
 			else {
 				view = bytes.asIntBuffer();
