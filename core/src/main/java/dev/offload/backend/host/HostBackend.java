@@ -14,7 +14,8 @@ import dev.offload.spi.BackendException;
  * Devices emulated on the CPU, with the semantics of CUDA streams: work on one stream runs in order; different
  * streams run concurrently on a bounded set of worker threads per device (its "multiprocessors"), higher-priority
  * streams first; synchronize waits for exactly the work enqueued before it; events order work across streams.
- * Device memory is real memory; kernels are Java implementations ({@link HostKernel}) run over the launch's grid.
+ * Device memory is real memory; kernels are Java implementations ({@link HostKernel}) run over the launch's grid,
+ * whose blocks every worker takes, chunk by chunk, as a GPU's multiprocessors take thread blocks.
  * <p>
  * It is the default on machines without a GPU, so that applications start, demo and test anywhere, and it can
  * emulate several devices. {@link #failDevice(int, String)} injects a sticky device error, as a GPU's illegal
@@ -114,7 +115,8 @@ public final class HostBackend implements Backend {
 		}
 
 		/**
-		 * Sets the worker threads per device, which bound how many streams run at once.
+		 * Sets the worker threads per device (its multiprocessors), which bound how many streams, or chunks of one
+		 * launch's blocks, run at once.
 		 * @param workers at least 1
 		 * @return this builder
 		 */
