@@ -95,7 +95,9 @@ final class StreamPoolBeanDefinitions
 		boolean ownBackend = !isApplicationDefined(beans, registry, Backend.class);
 		// AOT processing writes code for these definitions: no lambda suppliers, and no count probed on the build
 		// machine (which has no GPU); see plannedDeviceIds.
-		boolean aotProcessing = Boolean.getBoolean(AbstractAotProcessor.AOT_PROCESSING);
+		// The processor sets a system property, which the environment reads.
+		boolean aotProcessing = this.environment.getProperty(AbstractAotProcessor.AOT_PROCESSING, Boolean.class,
+				false);
 		Supplier<BackendSelection> selection = null;
 		if (ownBackend) {
 			RootBeanDefinition definition = new RootBeanDefinition(OffloadBeanMethods.class);
