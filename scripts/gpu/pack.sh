@@ -29,7 +29,7 @@ cp -r benchmarks/target/classes "$dest/classes/benchmarks"
 # Byte Buddy (9 MB; AssertJ needs it only for soft-assertion proxies, which these tests do not use).
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 mvn -B -q -pl core dependency:copy-dependencies -DincludeScope=test -DoutputDirectory="$dest/lib" \
-	-DexcludeGroupIds=org.junit.jupiter,org.junit.platform,org.opentest4j,org.apiguardian,net.bytebuddy
+	-DexcludeGroupIds=org.junit.jupiter,org.junit.platform,org.opentest4j,org.apiguardian,net.bytebuddy,com.tngtech.archunit
 mvn -B -q dependency:copy -Dartifact="org.junit.platform:junit-platform-console-standalone:$console_version" \
 	-DoutputDirectory="$dest/lib"
 
