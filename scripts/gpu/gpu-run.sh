@@ -9,6 +9,9 @@
 # (tests-exceptions.log). GPU_RUN_PARTS=tests stops after the tests (the benchmarks and the app are not needed then).
 # BENCH_ARGS passes options to the benchmark, e.g. BENCH_ARGS="--iterations 20000 --rounds 3". TESTS_TIMEOUT and
 # BENCH_TIMEOUT (seconds, default 300 and 150) bound each part, so that a hung test still leaves time for the rest.
+# GPU_RUN_PARTS=multi runs only what needs several GPUs: MultiGpuTests (multi-tests.log; it skips itself, with the
+# reason, on fewer than two devices) and the hazard benchmark on one GPU against MULTI_DEVICES GPUs (default 2;
+# hazard-multi.md, with the throughput and light p99 targets). HAZARD_ARGS applies to it too.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$PWD/gpu-out}
@@ -33,6 +36,22 @@ classpath="$here/classes/core:$here/classes/core-test:$here/classes/benchmarks"
 for jar in "$here"/lib/*.jar; do
 	[ "$jar" = "$console" ] || classpath="$classpath:$jar"
 done
+
+if [ "${GPU_RUN_PARTS:-all}" = multi ]; then
+	timeout "${TESTS_TIMEOUT:-300}" "$java" -cp "$console:$classpath" org.junit.platform.console.ConsoleLauncher \
+		execute --disable-banner --disable-ansi-colors --details=tree \
+		--select-class dev.offload.backend.cuda.MultiGpuTests --reports-dir /tmp/offload-junit/multi-tests 2>&1 \
+		| tee "$out/multi-tests.log"
+	tests=${PIPESTATUS[0]}
+	# shellcheck disable=SC2086
+	timeout "${HAZARD_TIMEOUT:-300}" "$java" -cp "$here/classes/benchmarks:$here/bench-lib/*:$classpath" \
+		dev.offload.benchmarks.HazardBenchmark --backend cuda --devices "${MULTI_DEVICES:-2}" ${HAZARD_ARGS:-} 2>&1 \
+		| tee "$out/hazard-multi.md"
+	hazard=${PIPESTATUS[0]}
+	echo "gpu-run: multi-GPU tests exit $tests, hazard over ${MULTI_DEVICES:-2} GPUs exit $hazard"
+	[ "$tests" -ne 0 ] && exit "$tests"
+	exit "$hazard"
+fi
 
 # Everything on the JVM's class path (not the launcher's -cp), so that the failure test's child JVM gets it too.
 run_tests() {
