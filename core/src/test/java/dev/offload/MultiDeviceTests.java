@@ -278,6 +278,19 @@ class MultiDeviceTests {
 	}
 
 	@Test
+	void copyWhenSourceDeviceHasFailedShouldThrowDeviceFailedAndLeaveTheSessionUsable() {
+		try (DeviceBuffer onFirst = this.registry.device(0).allocate((long) N * Float.BYTES)) {
+			failWithIllegalAddress(0);
+			try (OffloadSession reader = this.registry.openSession(1)) {
+				DeviceBuffer onSecond = reader.allocate((long) N * Float.BYTES);
+				assertThatExceptionOfType(DeviceFailedException.class).isThrownBy(() -> reader.copy(onFirst, onSecond))
+					.withMessageContaining("Device 0 has failed");
+				assertThat(saxpy(reader, 2)).isEqualTo(expected(2));
+			}
+		}
+	}
+
+	@Test
 	void copyWhenDestinationIsOnAnotherDeviceShouldThrowNamingTheDevices() {
 		try (DeviceBuffer onFirst = this.registry.device(0).allocate(64);
 				OffloadSession session = this.registry.openSession(1)) {
