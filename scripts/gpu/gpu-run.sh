@@ -9,6 +9,9 @@
 #   app      the sample app on CUDA checked over HTTP (sample-app.log), then, where python3 exists, the overload
 #            flood against it (flood.md; FLOOD_ARGS)
 #   startup  JVM start to ready with and without the starter (startup.log; STARTUP_ARGS, e.g. "9 --cds")
+#   multi    not in the default: what needs several GPUs, MultiGpuTests (multi-tests.log; it skips itself, with the
+#            reason, on fewer than two devices) and the hazard benchmark on one GPU against MULTI_DEVICES GPUs
+#            (default 2; hazard-multi.md, with the throughput and light p99 targets; HAZARD_ARGS too)
 # Logs go to $OUT (the device tool's output folder) or ./gpu-out, with environment.txt; the JUnit XML reports stay in
 # /tmp/offload-junit. Exit status: the first failing part's.
 set -uo pipefail
@@ -58,6 +61,18 @@ if want tests; then
 fi
 
 benchcp="$here/classes/benchmarks:$here/bench-lib/*:$classpath"
+if want multi; then
+	timeout "${TESTS_TIMEOUT:-300}" "$java" -cp "$console:$classpath" org.junit.platform.console.ConsoleLauncher \
+		execute --disable-banner --disable-ansi-colors --details=tree \
+		--select-class dev.offload.backend.cuda.MultiGpuTests --reports-dir /tmp/offload-junit/multi-tests 2>&1 \
+		| tee "$out/multi-tests.log"
+	record "${PIPESTATUS[0]}" multi-tests
+	# shellcheck disable=SC2086
+	timeout "${HAZARD_TIMEOUT:-300}" "$java" -cp "$benchcp" dev.offload.benchmarks.HazardBenchmark --backend cuda \
+		--devices "${MULTI_DEVICES:-2}" ${HAZARD_ARGS:-} 2>&1 | tee "$out/hazard-multi.md"
+	record "${PIPESTATUS[0]}" hazard-multi
+fi
+
 if want bench; then
 	# shellcheck disable=SC2086
 	timeout "${BENCH_TIMEOUT:-150}" "$java" -cp "$classpath" dev.offload.benchmarks.cuda.SessionBenchmark ${BENCH_ARGS:-} 2>&1 | tee "$out/benchmark.log"

@@ -16,6 +16,7 @@ import dev.offload.kernel.LaunchConfig;
 import dev.offload.spi.BackendEvent;
 import dev.offload.spi.BackendException;
 import dev.offload.spi.BackendStream;
+import dev.offload.spi.NativeMemory;
 
 /**
  * A unit of work on one device: the stream it borrows on its first operation is its own until it ends, so
@@ -240,8 +241,11 @@ public final class OffloadSession implements AutoCloseable {
 	}
 
 	/**
-	 * Enqueues copying {@code bytes} bytes between buffers of this session's device.
-	 * @param src the source (host or device)
+	 * Enqueues copying {@code bytes} bytes between buffers. Both are normally of this session's device; a source of
+	 * another device is staged through page-locked host memory of its device: a short session there waits for the
+	 * work this session enqueued so far (so an event this session waits for also holds the staging back), copies the
+	 * range out, and is waited for on the calling thread; the copy into {@code dst} is then enqueued here.
+	 * @param src the source (host or device, of any device of the registry)
 	 * @param srcOffset the offset in the source
 	 * @param dst the destination (host or device)
 	 * @param dstOffset the offset in the destination
@@ -253,14 +257,46 @@ public final class OffloadSession implements AutoCloseable {
 		if (src == null || dst == null) {
 			throw new IllegalArgumentException("copy needs a source and a destination, was " + src + " -> " + dst);
 		}
-		var from = src.memoryFor(this.device, "the copy's source");
 		var to = dst.memoryFor(this.device, "the copy's destination");
+		if (src.device() != this.device) {
+			src.checkOpen("the copy's source");
+			src.checkRange(srcOffset, bytes, "the copy's source");
+			dst.checkRange(dstOffset, bytes, "the copy's destination");
+			if (bytes > 0) {
+				copyFromOtherDevice(src, srcOffset, to, dstOffset, bytes);
+			}
+			return;
+		}
+		var from = src.memoryFor(this.device, "the copy's source");
 		src.checkRange(srcOffset, bytes, "the copy's source");
 		dst.checkRange(dstOffset, bytes, "the copy's destination");
 		if (bytes == 0) {
 			return;
 		}
 		enqueue(() -> stream().backend.copy(from, srcOffset, to, dstOffset, bytes));
+	}
+
+	/**
+	 * Stages a copy from another device's buffer through page-locked host memory of that device (portable on CUDA,
+	 * so this device's stream can read it). Peer copies are not used yet: staging works between any two devices.
+	 */
+	private void copyFromOtherDevice(Buffer src, long srcOffset, NativeMemory to, long dstOffset, long bytes) {
+		if (bytes > Integer.MAX_VALUE) {
+			throw new IllegalArgumentException("A copy between devices stages at most " + Integer.MAX_VALUE
+					+ " bytes through host memory, was " + bytes);
+		}
+		Device source = src.device();
+		HostBuffer staging = new HostBuffer(source, source.acquireMemory(bytes, true), bytes, this);
+		own(staging);
+		StreamEvent enqueuedSoFar = this.workPending ? recordEvent() : null;
+		try (OffloadSession stage = source.openSession(this.priority)) {
+			if (enqueuedSoFar != null) {
+				stage.waitFor(enqueuedSoFar);
+			}
+			stage.copy(src, srcOffset, staging, 0, bytes);
+		}
+		NativeMemory from = staging.memory();
+		enqueue(() -> stream().backend.copy(from, 0, to, dstOffset, bytes));
 	}
 
 	/**

@@ -62,6 +62,10 @@ public final class HazardBenchmark {
 			System.exit(2);
 			return;
 		}
+		if (options.devices() > 1) {
+			new HazardScaling(options, System.out).run();
+			return;
+		}
 		new HazardBenchmark(options, System.out).run();
 	}
 
