@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.offload.concurrency.lincheck.CheckMode;
 import dev.offload.concurrency.lincheck.StreamPoolLinearizability;
+import dev.offload.concurrency.lincheck.StreamPoolWaitLinearizability;
 
 class StreamPoolLincheckTests {
 
@@ -21,6 +22,22 @@ class StreamPoolLincheckTests {
 			.stress(3, 4)
 			.sequentialSpecification(StreamPoolLinearizability.Bounded.Specification.class)
 			.check(StreamPoolLinearizability.Bounded.class);
+	}
+
+	@Test
+	void waitingBorrowWhenModelCheckedShouldAlwaysBeWokenAndLinearizable() {
+		CheckMode.current()
+			.modelChecking(3, 2)
+			.sequentialSpecification(StreamPoolWaitLinearizability.Specification.class)
+			.check(StreamPoolWaitLinearizability.class);
+	}
+
+	@Test
+	void waitingBorrowWhenStressedShouldAlwaysBeWokenAndLinearizable() {
+		CheckMode.current()
+			.stress(3, 3)
+			.sequentialSpecification(StreamPoolWaitLinearizability.Specification.class)
+			.check(StreamPoolWaitLinearizability.class);
 	}
 
 }

@@ -1,0 +1,146 @@
+package dev.offload.concurrency.lincheck;
+
+import java.time.Duration;
+
+import org.jetbrains.lincheck.datastructures.Operation;
+import org.jetbrains.lincheck.datastructures.Validate;
+
+import dev.offload.Device;
+import dev.offload.DeviceRegistry;
+import dev.offload.OffloadSession;
+import dev.offload.StreamPool;
+import dev.offload.StreamPoolClosedException;
+import dev.offload.StreamPoolConfig;
+import dev.offload.StreamPoolStatistics;
+import dev.offload.concurrency.CountingBackend;
+import dev.offload.concurrency.CountingBackend.CountingStream;
+import dev.offload.spi.BackendException;
+
+/**
+ * A Lincheck check of a borrower that waits: a pool of one stream, a borrow timeout of an hour, and operations that
+ * each borrow, then release or discard, so that every wait ends when another thread gives its stream back. A release
+ * or discard whose signal a waiter misses leaves that waiter parked, which the model checker reports as a deadlock;
+ * a waiter that wakes on shutdown must be refused, never lent a stream.
+ */
+public class StreamPoolWaitLinearizability {
+
+	private final CountingBackend backend = new CountingBackend();
+
+	private final Device device = DeviceRegistry.builder(this.backend)
+		.streamPool(new StreamPoolConfig(1, 1, Duration.ofHours(1)))
+		.awaitTermination(Duration.ZERO)
+		.build()
+		.device(0);
+
+	private final StreamPool pool = this.device.streamPool();
+
+	/**
+	 * Borrows the stream, waiting while another thread has it, and gives it back.
+	 * @return {@link Outcome#RELEASED}, or {@link Outcome#REFUSED} after shutdown
+	 */
+	@Operation
+	public Outcome borrowAndRelease() {
+		OffloadSession session = open();
+		if (session == null) {
+			return Outcome.REFUSED;
+		}
+		session.close();
+		return Outcome.RELEASED;
+	}
+
+	/**
+	 * Borrows the stream, waiting while another thread has it, fails its work and closes the session, so that the
+	 * pool destroys it and the next borrower replaces it.
+	 * @return {@link Outcome#DISCARDED}, or {@link Outcome#REFUSED} after shutdown
+	 */
+	@Operation
+	public Outcome borrowAndDiscard() {
+		OffloadSession session = open();
+		if (session == null) {
+			return Outcome.REFUSED;
+		}
+		session.unwrap(CountingStream.class).failWork();
+		try {
+			session.close();
+		}
+		catch (BackendException ex) {
+			return Outcome.DISCARDED;
+		}
+		throw new IllegalStateException("Closing a session whose work failed did not report the failure");
+	}
+
+	/**
+	 * Shuts the pool down without waiting; its result depends on whether a borrower is between its borrow and its
+	 * release, so the operation reports nothing.
+	 * @return {@link Outcome#REFUSED}
+	 */
+	@Operation
+	public Outcome shutdown() {
+		this.pool.shutdown(Duration.ZERO);
+		return Outcome.REFUSED;
+	}
+
+	private OffloadSession open() {
+		try {
+			OffloadSession session = this.device.openSession();
+			session.streamId();
+			return session;
+		}
+		catch (StreamPoolClosedException ex) {
+			return null;
+		}
+	}
+
+	/**
+	 * Checks, with no operation running, that nothing is lent or waiting and that the accounting is exact.
+	 */
+	@Validate
+	public void nothingLentAndAccountingExact() {
+		StreamPoolStatistics stats = this.pool.statistics();
+		boolean exact = stats.created() - stats.destroyed() == stats.idle() + stats.inUse()
+				&& stats.inUse() == 0 && stats.waiting() == 0 && stats.size() <= 1
+				&& this.backend.device().created() == stats.created()
+				&& this.backend.device().destroyed() == stats.destroyed() && this.backend.device().misuses() == 0
+				&& (!this.pool.isClosed() || stats.idle() == 0);
+		if (!exact) {
+			throw new IllegalStateException("Accounting off at quiescence: " + stats + ", backend created "
+					+ this.backend.device().created() + ", destroyed " + this.backend.device().destroyed()
+					+ ", misuses " + this.backend.device().misuses());
+		}
+	}
+
+	/**
+	 * The sequential model: every borrow succeeds until shutdown.
+	 */
+	public static class Specification {
+
+		private boolean closed;
+
+		/**
+		 * Borrows and releases.
+		 * @return the outcome
+		 */
+		public Outcome borrowAndRelease() {
+			return this.closed ? Outcome.REFUSED : Outcome.RELEASED;
+		}
+
+		/**
+		 * Borrows and discards.
+		 * @return the outcome
+		 */
+		public Outcome borrowAndDiscard() {
+			return this.closed ? Outcome.REFUSED : Outcome.DISCARDED;
+		}
+
+		/**
+		 * Shuts down.
+		 * @return {@link Outcome#REFUSED}
+		 */
+		public Outcome shutdown() {
+			this.closed = true;
+			return Outcome.REFUSED;
+		}
+
+	}
+
+}
