@@ -10,7 +10,7 @@ import org.jetbrains.lincheck.datastructures.StressOptions;
 public enum CheckMode {
 
 	/** Seconds per check on two CPUs: the build's mode. */
-	QUICK(4, 200, 5, 1_000),
+	QUICK(30, 100, 5, 1_000),
 
 	/** Minutes per check: for a machine with many cores. */
 	LONG(400, 10_000, 200, 50_000);

@@ -1,6 +1,7 @@
 package dev.offload.concurrency.lincheck;
 
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Validate;
@@ -20,7 +21,8 @@ import dev.offload.spi.BackendException;
  * A Lincheck check of a borrower that waits: a pool of one stream, a borrow timeout of an hour, and operations that
  * each borrow, then release or discard, so that every wait ends when another thread gives its stream back. A release
  * or discard whose signal a waiter misses leaves that waiter parked, which the model checker reports as a deadlock;
- * a waiter that wakes on shutdown must be refused, never lent a stream.
+ * a waiter that wakes on shutdown must be refused, never lent a stream. With one stream for all threads, a stream
+ * lent twice is likely to be seen: {@link Outcome#LENT_TWICE}.
  */
 public class StreamPoolWaitLinearizability {
 
@@ -34,6 +36,9 @@ public class StreamPoolWaitLinearizability {
 
 	private final StreamPool pool = this.device.streamPool();
 
+	/** The stream a session holds now: the pool has one. */
+	private final AtomicReference<CountingStream> lent = new AtomicReference<>();
+
 	/**
 	 * Borrows the stream, waiting while another thread has it, and gives it back.
 	 * @return {@link Outcome#RELEASED}, or {@link Outcome#REFUSED} after shutdown
@@ -44,6 +49,10 @@ public class StreamPoolWaitLinearizability {
 		if (session == null) {
 			return Outcome.REFUSED;
 		}
+		if (!lend(session)) {
+			return Outcome.LENT_TWICE;
+		}
+		this.lent.set(null);
 		session.close();
 		return Outcome.RELEASED;
 	}
@@ -59,7 +68,11 @@ public class StreamPoolWaitLinearizability {
 		if (session == null) {
 			return Outcome.REFUSED;
 		}
+		if (!lend(session)) {
+			return Outcome.LENT_TWICE;
+		}
 		session.unwrap(CountingStream.class).failWork();
+		this.lent.set(null);
 		try {
 			session.close();
 		}
@@ -78,6 +91,16 @@ public class StreamPoolWaitLinearizability {
 	public Outcome shutdown() {
 		this.pool.shutdown(Duration.ZERO);
 		return Outcome.REFUSED;
+	}
+
+	/**
+	 * Marks the session's stream lent for as long as the session holds it; the mark comes off just before the
+	 * session is closed.
+	 * @return {@code false} if another session holds the stream
+	 */
+	private boolean lend(OffloadSession session) {
+		CountingStream stream = session.unwrap(CountingStream.class);
+		return this.lent.compareAndSet(null, stream);
 	}
 
 	private OffloadSession open() {
