@@ -27,8 +27,19 @@ final class Pools {
 	 * @return the device
 	 */
 	static Device device(CountingBackend backend, int maxSize) {
+		return device(backend, maxSize, NO_WAIT);
+	}
+
+	/**
+	 * Returns the device of a new registry whose pool starts with one stream.
+	 * @param backend the backend
+	 * @param maxSize the bound, 0 for none
+	 * @param borrowTimeout how long a borrow from a full pool waits
+	 * @return the device
+	 */
+	static Device device(CountingBackend backend, int maxSize, Duration borrowTimeout) {
 		return DeviceRegistry.builder(backend)
-			.streamPool(new StreamPoolConfig(1, maxSize, NO_WAIT))
+			.streamPool(new StreamPoolConfig(1, maxSize, borrowTimeout))
 			.awaitTermination(Duration.ZERO)
 			.build()
 			.device(0);

@@ -9,11 +9,11 @@ import org.jetbrains.lincheck.datastructures.StressOptions;
  */
 public enum CheckMode {
 
-	/** Seconds per check on two CPUs: the build's mode. */
+	/** Under a minute of CPU per check: the build's mode. */
 	QUICK(30, 100, 5, 1_000),
 
-	/** Minutes per check: for a machine with many cores. */
-	LONG(400, 10_000, 200, 50_000);
+	/** About ten times the scenarios and interleavings: minutes per check, one core each. */
+	LONG(100, 300, 30, 5_000);
 
 	private final int modelIterations;
 

@@ -18,11 +18,13 @@ import dev.offload.concurrency.CountingBackend.CountingStream;
 import dev.offload.spi.BackendException;
 
 /**
- * A Lincheck check of a borrower that waits: a pool of one stream, a borrow timeout of an hour, and operations that
- * each borrow, then release or discard, so that every wait ends when another thread gives its stream back. A release
- * or discard whose signal a waiter misses leaves that waiter parked, which the model checker reports as a deadlock;
- * a waiter that wakes on shutdown must be refused, never lent a stream. With one stream for all threads, a stream
- * lent twice is likely to be seen: {@link Outcome#LENT_TWICE}.
+ * A Lincheck check of borrowers that wait: a pool of one stream, a borrow timeout of an hour, and operations that
+ * each borrow, then release or discard, so that every wait ends when another thread gives its stream back. A waiter
+ * must end lent the stream (or its replacement) or, once the pool is shut down, refused; with one stream for all
+ * threads, a stream lent twice is likely to be seen ({@link Outcome#LENT_TWICE}).
+ * <p>
+ * The model checker lets a timed wait return at any moment, so a missed signal does not show here as a hang:
+ * {@code ReleaseWakesWaitingBorrower} (jcstress) checks the signal.
  */
 public class StreamPoolWaitLinearizability {
 
