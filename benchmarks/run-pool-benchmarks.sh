@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Runs StreamPoolBenchmark (issue 8, part 1) at each thread count, then draws the chart.
+# Runs StreamPoolBenchmark at each thread count, then draws the chart.
 # Usage: benchmarks/run-pool-benchmarks.sh [OUTPUT_DIR] [THREAD_COUNTS...]
 #   e.g. benchmarks/run-pool-benchmarks.sh target/jmh 1 2 16
-# Needs benchmarks/target/benchmarks.jar (mvn -pl benchmarks -am -DskipTests package) and a JRE 17+ ($JAVA or java).
+# Needs benchmarks/target/benchmarks.jar (mvn -Pbenchmarks-jar -pl benchmarks -am -DskipTests package) and a JRE 17+ ($JAVA or java).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 jar="${JAR:-$here/target/benchmarks.jar}"

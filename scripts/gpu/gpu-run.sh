@@ -4,13 +4,16 @@
 # Then the hazard and pool benchmarks and the sample app. Logs go to $OUT (the device tool's output folder), or to
 # ./gpu-out: environment.txt, tests.log, benchmark.log, hazard.md, pool.txt, sample-app.log (the device tool brings
 # back at most 8 files; the JUnit XML reports stay in /tmp/offload-junit). Exit status: that of the tests, or of the benchmark if the tests passed.
+# The tests run twice: in JCuda's default mode (tests.log), then with -Doffload.test.jcuda-exceptions=true, which
+# makes every CUDA test switch JCudaDriver.setExceptionsEnabled(true) on once its registry started
+# (tests-exceptions.log). GPU_RUN_PARTS=tests stops after the tests (the benchmarks and the app are not needed then).
 # BENCH_ARGS passes options to the benchmark, e.g. BENCH_ARGS="--iterations 20000 --rounds 3". TESTS_TIMEOUT and
 # BENCH_TIMEOUT (seconds, default 300 and 150) bound each part, so that a hung test still leaves time for the rest.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$PWD/gpu-out}
 mkdir -p "$out"
-runtime=/tmp/offload-runtime
+runtime="${TMPDIR:-/tmp}/offload-runtime"
 mkdir -p "$runtime"
 tar xJf "$here/jre.txz" -C "$runtime"
 java=$runtime/jre/bin/java
@@ -32,16 +35,29 @@ for jar in "$here"/lib/*.jar; do
 done
 
 # Everything on the JVM's class path (not the launcher's -cp), so that the failure test's child JVM gets it too.
-timeout "${TESTS_TIMEOUT:-300}" "$java" -cp "$console:$classpath" org.junit.platform.console.ConsoleLauncher execute \
-	--disable-banner --disable-ansi-colors --details=tree --select-package dev.offload.backend.cuda \
-	--reports-dir /tmp/offload-junit 2>&1 | tee "$out/tests.log"
-tests=${PIPESTATUS[0]}
+run_tests() {
+	local log=$1
+	shift
+	timeout "${TESTS_TIMEOUT:-300}" "$java" "$@" -cp "$console:$classpath" org.junit.platform.console.ConsoleLauncher \
+		execute --disable-banner --disable-ansi-colors --details=tree --select-package dev.offload.backend.cuda \
+		--reports-dir "/tmp/offload-junit/$log" 2>&1 | tee "$out/$log.log"
+	return "${PIPESTATUS[0]}"
+}
+run_tests tests
+tests=$?
+run_tests tests-exceptions -Doffload.test.jcuda-exceptions=true
+tests_exceptions=$?
+[ "$tests" -eq 0 ] && tests=$tests_exceptions
+if [ "${GPU_RUN_PARTS:-all}" = tests ]; then
+	echo "gpu-run: tests exit $tests (exceptions mode: $tests_exceptions)"
+	exit "$tests"
+fi
 
 # shellcheck disable=SC2086
 timeout "${BENCH_TIMEOUT:-150}" "$java" -cp "$classpath" dev.offload.benchmarks.cuda.SessionBenchmark ${BENCH_ARGS:-} 2>&1 | tee "$out/benchmark.log"
 bench=${PIPESTATUS[0]}
 
-# Issue 8: the seed's hazard on the GPU (all strategies in one run), then the pool's overhead with JMH on this
+# The stream-sharing hazard on the GPU (all strategies in one run), then the pool's overhead with JMH on this
 # machine's 16 cores (the free backend isolates the pool).
 benchcp="$here/classes/benchmarks:$here/bench-lib/*:$classpath"
 timeout "${HAZARD_TIMEOUT:-150}" "$java" -cp "$benchcp" dev.offload.benchmarks.HazardBenchmark --backend cuda \
@@ -52,7 +68,7 @@ for t in ${POOL_THREADS:-1 16}; do
 		-f 1 -wi 2 -w 1s -i 3 -r 1s -t "$t" 2>&1 | grep -E '^(# Run complete|Benchmark|StreamPool)' | sed "s/^/t=$t /"
 done | tee "$out/pool.txt"
 
-# Issue 8, part 3: 10,000 sessions in flight with closeAsync, completed by the device's one completion thread.
+# 10,000 sessions in flight with closeAsync, completed by the device's one completion thread.
 timeout "${ASYNC_TIMEOUT:-60}" "$java" -cp "$benchcp" dev.offload.benchmarks.cuda.AsyncThroughputBenchmark 10000 5 \
 	2>&1 | tee -a "$out/benchmark.log"
 
@@ -65,7 +81,7 @@ if [ -d "$here/app" ]; then
 	smoke=${PIPESTATUS[0]}
 fi
 
-# Issue 8, part 4: JVM start to ready of a small web app, with and without the starter, on the host backend.
+# JVM start to ready of a small web app, with and without the starter, on the host backend.
 if [ -d "$here/app" ]; then
 	startcp="$here/app/test-classes:$here/app/lib/*:$here/lib/jcuda-12.0.0.jar:$(ls "$here"/lib/jcuda-natives-*.jar)"
 	timeout "${STARTUP_TIMEOUT:-120}" "$java" -Doffload.backend=host -cp "$startcp" \

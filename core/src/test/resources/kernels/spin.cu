@@ -1,4 +1,4 @@
-// Kernels that keep a stream busy, timed by %globaltimer (nanoseconds), the seed's hazard test.
+// Kernels that keep a stream busy, timed by %globaltimer (nanoseconds), the stream-sharing hazard test.
 
 __device__ __forceinline__ unsigned long long globalTimer() {
 	unsigned long long nanos;

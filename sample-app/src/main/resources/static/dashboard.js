@@ -1,4 +1,4 @@
-// The Offload dashboard: polls /actuator/streampools, keeps 5 minutes of history per device, draws it, and fires
+// The Offload dashboard: polls /api/pools (the actuator's streampools on the application's port), keeps 5 minutes of history per device, draws it, and fires
 // light and heavy requests at the pricing API. Plain JavaScript, no build step.
 'use strict';
 
@@ -98,7 +98,7 @@ function draw(canvas, points, now) {
 
 async function poll() {
   try {
-    const response = await fetch('actuator/streampools', { headers: { Accept: 'application/json' } });
+    const response = await fetch('api/pools', { headers: { Accept: 'application/json' } });
     if (!response.ok) {
       throw new Error(`HTTP ${response.status}`);
     }

@@ -9,6 +9,8 @@ import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.offload.kernel.KernelRef;
+import dev.offload.kernel.ModuleDefinition;
 import dev.offload.spi.BackendDevice;
 import dev.offload.spi.BackendException;
 import dev.offload.spi.DeviceInfo;
@@ -170,6 +172,20 @@ public final class Device {
 		checkUsable();
 		return this.modules.computeIfAbsent(definition.name(),
 				(name) -> new KernelModule(this, definition, call(() -> this.backendDevice.loadModule(definition))));
+	}
+
+	/**
+	 * Returns a kernel of this device, loading its module the first time.
+	 * @param kernel the kernel's module and name
+	 * @return the kernel on this device
+	 * @throws NoSuchKernelException if the module has no kernel of that name
+	 * @throws BackendException if the backend cannot load the module
+	 */
+	public Kernel kernel(KernelRef kernel) {
+		if (kernel == null) {
+			throw new IllegalArgumentException("kernel must not be null");
+		}
+		return loadModule(kernel.module()).kernel(kernel.name());
 	}
 
 	/**

@@ -2,6 +2,8 @@ package dev.offload;
 
 import java.util.List;
 
+import dev.offload.kernel.LaunchConfig;
+import dev.offload.kernel.ParamKind;
 import dev.offload.spi.BackendKernel;
 
 /**
@@ -74,15 +76,29 @@ public final class Kernel {
 		for (int i = 0; i < args.length; i++) {
 			ParamKind kind = this.parameters.get(i);
 			Object arg = args[i];
-			if (!kind.accepts(arg)) {
+			if (!accepts(kind, arg)) {
 				throw new IllegalArgumentException("Argument " + i + " of kernel '" + name() + "' must be " + kind
-						+ " (" + kind.argumentType().getSimpleName() + "), was "
+						+ " (" + argumentType(kind).getSimpleName() + "), was "
 						+ ((arg != null) ? arg.getClass().getSimpleName() + " " + arg : "null"));
 			}
 			converted[i] = (arg instanceof DeviceBuffer buffer) ? buffer.memoryFor(device(), "argument " + i
 					+ " of kernel '" + name() + "'") : arg;
 		}
 		return converted;
+	}
+
+	private static boolean accepts(ParamKind kind, Object argument) {
+		return argumentType(kind).isInstance(argument) || (kind == ParamKind.INT64 && argument instanceof DeviceBuffer);
+	}
+
+	private static Class<?> argumentType(ParamKind kind) {
+		return switch (kind) {
+			case INT32 -> Integer.class;
+			case INT64 -> Long.class;
+			case FLOAT32 -> Float.class;
+			case FLOAT64 -> Double.class;
+			case POINTER -> DeviceBuffer.class;
+		};
 	}
 
 	@Override

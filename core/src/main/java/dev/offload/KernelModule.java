@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import dev.offload.kernel.ModuleDefinition;
+import dev.offload.kernel.ParamKind;
 import dev.offload.spi.BackendKernel;
 import dev.offload.spi.BackendModule;
 

@@ -7,6 +7,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
+import dev.offload.kernel.KernelRef;
+import dev.offload.kernel.LaunchConfig;
 import dev.offload.spi.BackendException;
 import dev.offload.spi.BackendStream;
 
@@ -38,7 +40,7 @@ public final class OffloadSession implements AutoCloseable {
 
 	private List<Buffer> buffers;
 
-	private List<OffloadEvent> events;
+	private List<StreamEvent> events;
 
 	private Map<String, Object> attributes;
 
@@ -225,7 +227,7 @@ public final class OffloadSession implements AutoCloseable {
 		if (bytes == 0) {
 			return;
 		}
-		enqueue(() -> stream().stream.copy(from, srcOffset, to, dstOffset, bytes));
+		enqueue(() -> stream().backend.copy(from, srcOffset, to, dstOffset, bytes));
 	}
 
 	/**
@@ -257,7 +259,7 @@ public final class OffloadSession implements AutoCloseable {
 		if (bytes == 0) {
 			return;
 		}
-		enqueue(() -> stream().stream.fill(to, offset, bytes, value));
+		enqueue(() -> stream().backend.fill(to, offset, bytes, value));
 	}
 
 	/**
@@ -278,18 +280,34 @@ public final class OffloadSession implements AutoCloseable {
 					+ "; load its module there with Device.loadModule");
 		}
 		Object[] converted = kernel.toBackendArguments(args);
-		enqueue(() -> stream().stream.launch(kernel.backendKernel(), config.gridX(), config.gridY(), config.gridZ(),
+		enqueue(() -> stream().backend.launch(kernel.backendKernel(), config.gridX(), config.gridY(), config.gridZ(),
 				config.blockX(), config.blockY(), config.blockZ(), config.sharedMemoryBytes(), converted));
+	}
+
+	/**
+	 * Enqueues a launch of a kernel named independently of the device, loading its module on this session's device
+	 * the first time.
+	 * @param kernel the kernel's module and name
+	 * @param config the grid, block and shared memory sizes
+	 * @param args one argument per parameter, as for {@link #launch(Kernel, LaunchConfig, Object...)}
+	 * @throws IllegalArgumentException if an argument does not fit, before anything is enqueued
+	 */
+	public void launch(KernelRef kernel, LaunchConfig config, Object... args) {
+		checkOpen("launch");
+		if (kernel == null) {
+			throw new IllegalArgumentException("launch needs a kernel and a launch configuration");
+		}
+		launch(this.device.kernel(kernel), config, args);
 	}
 
 	/**
 	 * Records an event after the work enqueued so far; valid until this session ends.
 	 * @return the event
 	 */
-	public OffloadEvent recordEvent() {
+	public StreamEvent recordEvent() {
 		checkOpen("recordEvent");
-		BackendStream backendStream = stream().stream;
-		OffloadEvent event = new OffloadEvent(this, this.device.eventPool().borrow());
+		BackendStream backendStream = stream().backend;
+		StreamEvent event = new StreamEvent(this, this.device.eventPool().borrow());
 		if (this.events == null) {
 			this.events = new ArrayList<>();
 		}
@@ -302,13 +320,13 @@ public final class OffloadSession implements AutoCloseable {
 	 * Makes the work enqueued after this call wait for {@code event} (recorded by any session, on any device).
 	 * @param event the event
 	 */
-	public void waitFor(OffloadEvent event) {
+	public void waitFor(StreamEvent event) {
 		checkOpen("waitFor");
 		if (event == null) {
 			throw new IllegalArgumentException("waitFor needs an event");
 		}
 		var backendEvent = event.backendEvent();
-		enqueue(() -> stream().stream.waitFor(backendEvent));
+		enqueue(() -> stream().backend.waitFor(backendEvent));
 	}
 
 	/**
@@ -325,7 +343,7 @@ public final class OffloadSession implements AutoCloseable {
 			throw asRuntime(this.failure);
 		}
 		try {
-			this.stream.stream.synchronize();
+			this.stream.backend.synchronize();
 		}
 		catch (RuntimeException ex) {
 			recordFailure(ex);
@@ -344,7 +362,7 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	public <T> T unwrap(Class<T> type) {
 		checkOpen("unwrap");
-		Object handle = stream().stream.handle();
+		Object handle = stream().backend.handle();
 		if (!type.isInstance(handle)) {
 			throw new IllegalArgumentException("The " + this.device.backendName() + " backend's stream is a "
 					+ handle.getClass().getName() + ", not a " + type.getName());
@@ -366,7 +384,7 @@ public final class OffloadSession implements AutoCloseable {
 		Throwable result = this.failure;
 		if (this.stream != null && result == null) {
 			try {
-				this.stream.stream.synchronize();
+				this.stream.backend.synchronize();
 			}
 			catch (RuntimeException ex) {
 				result = recordFailure(ex);
@@ -407,7 +425,7 @@ public final class OffloadSession implements AutoCloseable {
 	boolean pollCompletion() {
 		boolean done;
 		try {
-			done = this.stream.stream.query();
+			done = this.stream.backend.query();
 		}
 		catch (RuntimeException ex) {
 			finish(recordFailure(ex));
@@ -461,7 +479,7 @@ public final class OffloadSession implements AutoCloseable {
 			// Earlier work may still run on a stream whose later call failed: let it finish before the stream and
 			// the buffers are given back.
 			try {
-				lent.stream.synchronize();
+				lent.backend.synchronize();
 			}
 			catch (RuntimeException ignored) {
 				// The failure is already recorded.

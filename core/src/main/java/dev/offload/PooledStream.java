@@ -33,7 +33,8 @@ final class PooledStream extends PooledStreamFields {
 
 	final StreamPriority priority;
 
-	final BackendStream stream;
+	/** The backend stream this pool entry lends. */
+	final BackendStream backend;
 
 	/** Times lent; written only by the borrower, published by the state changes. */
 	long borrows;
@@ -41,7 +42,7 @@ final class PooledStream extends PooledStreamFields {
 	PooledStream(int id, StreamPriority priority, BackendStream stream) {
 		this.id = id;
 		this.priority = priority;
-		this.stream = stream;
+		this.backend = stream;
 	}
 
 	int state() {

@@ -37,6 +37,9 @@ import dev.offload.spi.BackendStream;
  * <p>
  * Invariants: a stream in the pool has no pending work (sessions synchronize before they release); a stream whose
  * work failed is {@linkplain #discard destroyed}, never lent again; {@code created - destroyed == idle + inUse}.
+ * <p>
+ * What an application can call is read-only (counts, statistics, configuration): sessions borrow and release, and
+ * the {@link DeviceRegistry} owns the pool's lifecycle (it shuts the pool down when it closes).
  */
 public final class StreamPool {
 
@@ -376,7 +379,7 @@ public final class StreamPool {
 	private void retire(PooledStream stream) {
 		this.classes[stream.priority.ordinal()].remove(stream);
 		try {
-			stream.stream.destroy();
+			stream.backend.destroy();
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Could not destroy {} of device {}: {}", stream, this.device.id(), ex.getMessage());
@@ -431,7 +434,7 @@ public final class StreamPool {
 	 * @param awaitTermination how long to wait for lent streams
 	 * @return {@code true} if every stream came back in time
 	 */
-	public boolean shutdown(Duration awaitTermination) {
+	boolean shutdown(Duration awaitTermination) {
 		long deadline = System.nanoTime() + awaitTermination.toNanos();
 		this.lock.lock();
 		try {

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import dev.offload.kernel.LaunchConfig;
 import dev.offload.spi.Backend;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -100,7 +101,7 @@ public abstract class SessionBehaviourContract {
 		Gate gate = gate(this.device);
 		OffloadSession held = this.device.openSession();
 		gate.hold(held);
-		OffloadEvent heldDone = held.recordEvent();
+		StreamEvent heldDone = held.recordEvent();
 		try {
 			runNoop();
 			assertThat(heldDone.isComplete()).isFalse();
@@ -117,7 +118,7 @@ public abstract class SessionBehaviourContract {
 		Gate gate = gate(this.device);
 		OffloadSession heavy = this.device.openSession();
 		gate.hold(heavy);
-		OffloadEvent heavyDone = heavy.recordEvent();
+		StreamEvent heavyDone = heavy.recordEvent();
 		ExecutorService executor = Executors.newFixedThreadPool(8);
 		try {
 			List<Future<?>> lights = new ArrayList<>();
@@ -168,10 +169,10 @@ public abstract class SessionBehaviourContract {
 		OffloadSession consumer = this.device.openSession();
 		try {
 			gate.hold(producer);
-			OffloadEvent produced = producer.recordEvent();
+			StreamEvent produced = producer.recordEvent();
 			consumer.waitFor(produced);
 			consumer.launch(noop(this.device), LaunchConfig.of(1, 1));
-			OffloadEvent consumed = consumer.recordEvent();
+			StreamEvent consumed = consumer.recordEvent();
 			runNoop();
 			assertThat(consumed.isComplete()).isFalse();
 			gate.release();

@@ -6,6 +6,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import dev.offload.kernel.ModuleDefinition;
+import dev.offload.kernel.ParamKind;
+
 /**
  * Host kernels for tests: arithmetic, failures, and a "long" kernel held open by a latch instead of a timer.
  */

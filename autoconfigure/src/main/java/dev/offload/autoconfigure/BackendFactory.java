@@ -9,6 +9,7 @@ import org.springframework.util.unit.DataSize;
 import dev.offload.autoconfigure.CudaBackendSupport.Availability;
 import dev.offload.autoconfigure.OffloadProperties.BackendType;
 import dev.offload.autoconfigure.OffloadProperties.Host;
+import dev.offload.autoconfigure.diagnostics.InvalidOffloadConfigurationException;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.spi.Backend;
 
@@ -18,6 +19,8 @@ import dev.offload.spi.Backend;
  * that says why.
  */
 final class BackendFactory {
+
+	private static final String BACKEND_PROPERTY = "offload.backend";
 
 	private static final Logger logger = LoggerFactory.getLogger(BackendFactory.class);
 
@@ -90,12 +93,12 @@ final class BackendFactory {
 	}
 
 	private static InvalidOffloadConfigurationException cudaUnusable(String reason, Throwable cause) {
-		return new InvalidOffloadConfigurationException(BackendBindFailureAnalyzer.PROPERTY, "cuda",
+		return new InvalidOffloadConfigurationException(BACKEND_PROPERTY, "cuda",
 				"CUDA is not usable: " + reason,
 				"Run on a machine with an NVIDIA GPU and driver that this process can see (check nvidia-smi and "
 						+ "CUDA_VISIBLE_DEVICES), with JCuda and its natives for this platform on the classpath "
 						+ "(offload-spring-boot-starter brings them for linux-x86_64); or set '"
-						+ BackendBindFailureAnalyzer.PROPERTY + "' to 'auto' to fall back to the host emulation, or "
+						+ BACKEND_PROPERTY + "' to 'auto' to fall back to the host emulation, or "
 						+ "to 'host'.",
 				cause);
 	}

@@ -15,6 +15,7 @@ import dev.offload.StreamPoolConfig;
 import dev.offload.autoconfigure.OffloadProperties.DeviceConfig;
 import dev.offload.autoconfigure.OffloadProperties.Pool;
 import dev.offload.autoconfigure.OffloadProperties.PoolOverride;
+import dev.offload.autoconfigure.diagnostics.InvalidOffloadConfigurationException;
 import dev.offload.spi.Backend;
 
 /**

@@ -5,8 +5,11 @@ import java.util.List;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.ApplicationContextAware;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.SmartLifecycle;
+import org.springframework.context.event.ContextClosedEvent;
 
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
@@ -18,8 +21,12 @@ import dev.offload.DeviceRegistry;
  * logs each device that still has work.
  * <p>
  * It stops in {@link #PHASE}, after the web server and other lifecycle beans of higher phases stopped taking work.
+ * Only the close of its own context closes the registries: a stop without a close ({@code context.stop()}, or the
+ * pause of a cached test context that Spring's TestContext framework makes when another context runs) leaves them
+ * open, so a later {@code start()} or {@code restart()} finds them working.
  */
-public final class OffloadLifecycle implements SmartLifecycle {
+public final class OffloadLifecycle implements SmartLifecycle, ApplicationListener<ContextClosedEvent>,
+		ApplicationContextAware {
 
 	/**
 	 * The phase: below the web server's graceful shutdown ({@code DEFAULT_PHASE - 1024}) and stop
@@ -35,6 +42,10 @@ public final class OffloadLifecycle implements SmartLifecycle {
 
 	private volatile boolean running;
 
+	private volatile boolean closing;
+
+	private ApplicationContext context;
+
 	/**
 	 * Creates the lifecycle.
 	 * @param registries the registries to close
@@ -46,16 +57,38 @@ public final class OffloadLifecycle implements SmartLifecycle {
 	}
 
 	@Override
+	public void setApplicationContext(ApplicationContext context) {
+		this.context = context;
+	}
+
+	/**
+	 * Notes that the context is closing (the event comes before the lifecycle beans stop), so that {@link #stop()}
+	 * closes the registries; a closing child context is not this one.
+	 * @param event the event
+	 */
+	@Override
+	public void onApplicationEvent(ContextClosedEvent event) {
+		if (this.context == null || event.getApplicationContext() == this.context) {
+			this.closing = true;
+		}
+	}
+
+	@Override
 	public void start() {
 		this.running = true;
 	}
 
 	/**
-	 * Closes the registries, waiting for sessions in flight.
+	 * Closes the registries, waiting for sessions in flight, when the context closes; otherwise only marks the
+	 * lifecycle stopped.
 	 */
 	@Override
 	public void stop() {
 		this.running = false;
+		if (!this.closing) {
+			logger.debug("Offload stopped without a context close; the registries stay open");
+			return;
+		}
 		long deadline = System.nanoTime() + this.awaitTermination.toNanos();
 		for (DeviceRegistry registry : this.registries) {
 			if (registry.isClosed()) {
@@ -84,6 +117,16 @@ public final class OffloadLifecycle implements SmartLifecycle {
 	@Override
 	public boolean isRunning() {
 		return this.running;
+	}
+
+	/**
+	 * Returns {@code false}: pausing a context (as Spring's test framework does with cached contexts) must not touch
+	 * the devices.
+	 * @return {@code false}
+	 */
+	@Override
+	public boolean isPauseable() {
+		return false;
 	}
 
 	@Override

@@ -69,6 +69,11 @@ public class OffloadProperties {
 	private final Shutdown shutdown = new Shutdown();
 
 	/**
+	 * How device state shows in the application's health probes.
+	 */
+	private final Health health = new Health();
+
+	/**
 	 * Time a session may stay open before it is reported as a possible leak. Leak detection is off when unset.
 	 */
 	private Duration leakDetectionThreshold;
@@ -107,6 +112,10 @@ public class OffloadProperties {
 
 	public Shutdown getShutdown() {
 		return this.shutdown;
+	}
+
+	public Health getHealth() {
+		return this.health;
 	}
 
 	public Duration getLeakDetectionThreshold() {
@@ -345,6 +354,58 @@ public class OffloadProperties {
 
 		public void setAwaitTermination(Duration awaitTermination) {
 			this.awaitTermination = awaitTermination;
+		}
+
+	}
+
+	/**
+	 * Settings of how device state shows in the application's health probes.
+	 */
+	public static class Health {
+
+		/**
+		 * When the readiness probe refuses traffic because of the devices.
+		 */
+		private final Readiness readiness = new Readiness();
+
+		public Readiness getReadiness() {
+			return this.readiness;
+		}
+
+	}
+
+	/**
+	 * Settings of the readiness probe ('/actuator/health/readiness'). The liveness probe never changes for device
+	 * reasons: a restart is the operator's call.
+	 */
+	public static class Readiness {
+
+		/**
+		 * Whether the readiness probe refuses traffic once a device failed with a sticky error. The device only comes
+		 * back when the process restarts.
+		 */
+		private boolean onDeviceFailure = true;
+
+		/**
+		 * Whether the readiness probe refuses traffic while a device's stream pool is saturated (borrowers wait for a
+		 * stream of a full bounded pool).
+		 */
+		private boolean onSaturation = false;
+
+		public boolean isOnDeviceFailure() {
+			return this.onDeviceFailure;
+		}
+
+		public void setOnDeviceFailure(boolean onDeviceFailure) {
+			this.onDeviceFailure = onDeviceFailure;
+		}
+
+		public boolean isOnSaturation() {
+			return this.onSaturation;
+		}
+
+		public void setOnSaturation(boolean onSaturation) {
+			this.onSaturation = onSaturation;
 		}
 
 	}

@@ -10,6 +10,7 @@ import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.annotation.AnnotatedBeanDefinition;
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.support.AutowireCandidateQualifier;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -23,6 +24,7 @@ import dev.offload.DeviceRegistry;
 import dev.offload.StreamPool;
 import dev.offload.autoconfigure.OffloadProperties.BackendType;
 import dev.offload.spi.Backend;
+import dev.offload.spring.pool.DevicePool;
 
 /**
  * Registers one {@link StreamPool} bean per device, named {@code streamPool0}, {@code streamPool1}, ..., each a view
@@ -85,6 +87,7 @@ final class StreamPoolBeanDefinitions
 			RootBeanDefinition definition = new RootBeanDefinition(StreamPool.class,
 					() -> this.beanFactory.getBean(DeviceRegistry.class).device(id).streamPool());
 			definition.setDescription("The stream pool of Offload device " + id);
+			definition.addQualifier(new AutowireCandidateQualifier(DevicePool.class, id));
 			registry.registerBeanDefinition(beanName(id), definition);
 		}
 	}

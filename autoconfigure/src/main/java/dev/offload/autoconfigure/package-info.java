@@ -1,5 +1,5 @@
 /**
  * Spring Boot auto-configuration of Offload: properties, backend, device registry, per-device stream pool beans,
- * lifecycle and failure analysis.
+ * lifecycle; each feature has its own auto-configuration in a sub-package.
  */
 package dev.offload.autoconfigure;

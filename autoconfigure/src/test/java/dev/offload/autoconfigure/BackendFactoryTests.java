@@ -2,11 +2,11 @@ package dev.offload.autoconfigure;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import dev.offload.autoconfigure.OffloadProperties.BackendType;
+import dev.offload.autoconfigure.diagnostics.InvalidOffloadConfigurationException;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.spi.Backend;
 

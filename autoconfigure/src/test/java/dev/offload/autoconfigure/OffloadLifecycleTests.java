@@ -8,7 +8,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -17,11 +16,11 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.Kernel;
-import dev.offload.LaunchConfig;
-import dev.offload.ModuleDefinition;
 import dev.offload.OffloadSession;
 import dev.offload.StreamPoolClosedException;
 import dev.offload.StreamPoolStatistics;
+import dev.offload.kernel.LaunchConfig;
+import dev.offload.kernel.ModuleDefinition;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -43,6 +42,35 @@ class OffloadLifecycleTests {
 			OffloadLifecycle lifecycle = context.getBean(OffloadLifecycle.class);
 			assertThat(lifecycle.isRunning()).isTrue();
 			assertThat(lifecycle.getPhase()).isLessThan(Integer.MAX_VALUE - 2048);
+		});
+	}
+
+	@Test
+	void pauseAndRestartShouldKeepTheRegistryOpen() {
+		this.contextRunner.run((context) -> {
+			DeviceRegistry registry = context.getBean(DeviceRegistry.class);
+			context.pause();
+			assertThat(registry.isClosed()).isFalse();
+			context.restart();
+			try (OffloadSession session = registry.openSession()) {
+				session.fill(session.allocate(16), (byte) 1);
+			}
+			assertThat(registry.isClosed()).isFalse();
+		});
+	}
+
+	@Test
+	void stopAndStartShouldKeepTheRegistryOpenAndCloseShouldCloseIt() {
+		this.contextRunner.run((context) -> {
+			DeviceRegistry registry = context.getBean(DeviceRegistry.class);
+			context.stop();
+			assertThat(context.getBean(OffloadLifecycle.class).isRunning()).isFalse();
+			context.start();
+			try (OffloadSession session = registry.openSession()) {
+				session.fill(session.allocate(16), (byte) 1);
+			}
+			context.close();
+			assertThat(registry.isClosed()).isTrue();
 		});
 	}
 
@@ -84,11 +112,11 @@ class OffloadLifecycleTests {
 	}
 
 	@Test
-	void registryCloseAfterLifecycleStopShouldDoNothing() {
+	void registryCloseAfterContextCloseShouldDoNothing() {
 		this.contextRunner.run((context) -> {
 			DeviceRegistry registry = context.getBean(DeviceRegistry.class);
 			registry.openSession().close();
-			context.getBean(OffloadLifecycle.class).stop();
+			context.close();
 			StreamPoolStatistics stopped = registry.device(0).streamPool().statistics();
 			assertThat(registry.isClosed()).isTrue();
 			registry.close();

@@ -24,7 +24,7 @@ import dev.offload.spi.BackendKernel;
 import dev.offload.spi.BackendModule;
 
 /**
- * The seed's hazard, measured: many threads run short tasks, and a few long ones, each on a stream; with streams
+ * The stream-sharing hazard, measured: many threads run short tasks, and a few long ones, each on a stream; with streams
  * shared round-robin a short task's synchronize waits for a long task that landed on its stream before it, with a
  * pool it does not. Strategies, measured in the same run and in rounds: Offload sessions, round-robin over 256 and
  * over 32 fixed streams, a stream created and destroyed per task, a bare borrow/return pool on the backend SPI, and
@@ -177,7 +177,7 @@ public final class HazardBenchmark {
 
 	private void printTargets(Map<String, List<HazardWorkload.Result>> results) {
 		this.out.println();
-		this.out.println("Issue 8's targets, on the median of the rounds:");
+		this.out.println("The targets, on the median of the rounds:");
 		if (!this.options.backend().equals("cuda")) {
 			this.out.println("(the " + this.options.backend() + " backend runs kernels on a few CPU workers: these "
 					+ "ratios show that the benchmark runs, not how a GPU behaves)");

@@ -5,7 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The command line of {@link HazardBenchmark}, with the defaults of issue 8: 16 threads, 20,000 sessions, one 5 ms
+ * The command line of {@link HazardBenchmark}, with the defaults of the benchmark plan: 16 threads, 20,000 sessions, one 5 ms
  * task in every 200, the rest 20 µs.
  *
  * @param backend {@code host} or {@code cuda}

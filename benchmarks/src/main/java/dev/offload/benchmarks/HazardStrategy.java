@@ -4,9 +4,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import dev.offload.Device;
 import dev.offload.Kernel;
-import dev.offload.LaunchConfig;
 import dev.offload.OffloadSession;
-import dev.offload.benchmarks.baseline.SeedStreamManager;
+import dev.offload.benchmarks.baseline.LlvmStreamManager;
+import dev.offload.kernel.LaunchConfig;
 import dev.offload.spi.BackendDevice;
 import dev.offload.spi.BackendKernel;
 import dev.offload.spi.BackendStream;
@@ -120,17 +120,17 @@ interface HazardStrategy extends AutoCloseable {
 	}
 
 	/**
-	 * A bare borrow/return pool written directly on the backend SPI: the seed's array stack under one lock
-	 * ({@link SeedStreamManager}), with nothing else around it.
+	 * A bare borrow/return pool written directly on the backend SPI: LLVM's array stack under one lock
+	 * ({@link LlvmStreamManager}), with nothing else around it.
 	 */
 	final class BarePool implements HazardStrategy {
 
-		private final SeedStreamManager pool;
+		private final LlvmStreamManager pool;
 
 		private final BackendKernel spin;
 
 		BarePool(BackendDevice device, BackendKernel spin, int initialSize) {
-			this.pool = new SeedStreamManager(device, device.info().leastPriority(), initialSize);
+			this.pool = new LlvmStreamManager(device, device.info().leastPriority(), initialSize);
 			this.spin = spin;
 		}
 

@@ -2,9 +2,9 @@ package dev.offload.benchmarks;
 
 import java.util.List;
 
-import dev.offload.ModuleDefinition;
-import dev.offload.ParamKind;
-import dev.offload.backend.host.HostThread;
+import dev.offload.kernel.HostThread;
+import dev.offload.kernel.ModuleDefinition;
+import dev.offload.kernel.ParamKind;
 
 /**
  * The module of the {@code spin(long nanos)} kernel, which keeps one device thread busy for a given time: on CUDA the

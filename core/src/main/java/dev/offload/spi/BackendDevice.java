@@ -1,6 +1,6 @@
 package dev.offload.spi;
 
-import dev.offload.ModuleDefinition;
+import dev.offload.kernel.ModuleDefinition;
 
 /**
  * One device of a {@link Backend}: the factory for its streams, events, memory and modules.

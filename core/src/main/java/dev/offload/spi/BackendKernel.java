@@ -2,7 +2,7 @@ package dev.offload.spi;
 
 import java.util.List;
 
-import dev.offload.ParamKind;
+import dev.offload.kernel.ParamKind;
 
 /**
  * A kernel of a {@link BackendModule}, with the parameter list launches are checked against.

@@ -3,14 +3,11 @@ package dev.offload.template;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicReference;
 
-import dev.offload.DeviceBuffer;
 import dev.offload.DeviceRegistry;
-import dev.offload.HostBuffer;
-import dev.offload.LaunchConfig;
-import dev.offload.OffloadEvent;
 import dev.offload.OffloadSession;
+import dev.offload.StreamEvent;
+import dev.offload.kernel.KernelRef;
 
 /**
  * Runs callbacks in sessions of a {@link DeviceRegistry}: the session bound to the thread (by
@@ -20,11 +17,12 @@ import dev.offload.OffloadSession;
  * float[] y = template.execute((session) -> {
  *     Flow flow = Flow.of(session);
  *     DeviceBuffer x = flow.upload(input);
- *     flow.launch(SCALE, LaunchConfig.forThreads(n, 256), n, 2f, x);
+ *     flow.launch(SCALE, LaunchConfig.forThreads(n, 256), n, 2f, x, x);
  *     return flow.downloadFloats(x, n);
  * });
  * }</pre>
  * <ul>
+ * <li>{@link #kernel(KernelRef)} builds one typed launch with its copies in and out, without a callback.</li>
  * <li>{@link #execute(SessionCallback)} runs the callback and waits for the work it enqueued: a session of its own
  * is synchronized and closed, a joined one synchronized.</li>
  * <li>{@link #submit(SessionCallback)} runs the callback on the calling thread, which only enqueues work, and
@@ -36,16 +34,6 @@ import dev.offload.OffloadSession;
  * stays bound to the thread.
  */
 public class OffloadTemplate {
-
-	/**
-	 * Stands for the input's device buffer in the arguments of {@link #run}.
-	 */
-	public static final Object INPUT = new Marker("INPUT");
-
-	/**
-	 * Stands for the output's device buffer in the arguments of {@link #run}.
-	 */
-	public static final Object OUTPUT = new Marker("OUTPUT");
 
 	private final DeviceRegistry registry;
 
@@ -205,7 +193,7 @@ public class OffloadTemplate {
 		if (!session.hasStream()) {
 			return CompletableFuture.completedFuture(null);
 		}
-		OffloadEvent reached = session.recordEvent();
+		StreamEvent reached = session.recordEvent();
 		OffloadSession waiter = session.device().openSession(session.priority());
 		try {
 			waiter.waitFor(reached);
@@ -218,87 +206,17 @@ public class OffloadTemplate {
 	}
 
 	/**
-	 * Copies {@code input} to the device, launches a kernel, and copies {@code outputLength} floats back, in the bound
-	 * session or a new one.
+	 * Starts a typed call of a kernel: parameters appended in order with {@code arg}, {@code in} and {@code out},
+	 * then {@link KernelCall#run()} or {@link KernelCall#runAsync()}.
 	 * <pre>{@code
 	 * // __global__ void scale(int n, float a, const float* in, float* out)
-	 * float[] y = template.run(SCALE, LaunchConfig.forThreads(n, 256), x, n, n, 2f, INPUT, OUTPUT);
+	 * float[] y = template.kernel(SCALE).threads(n).arg(n).arg(2f).in(x).outFloats(n).run().floats(0);
 	 * }</pre>
 	 * @param kernel the kernel, loaded on the session's device if needed
-	 * @param config the grid and block sizes
-	 * @param input the floats to copy in
-	 * @param outputLength the floats to copy out
-	 * @param args the kernel's arguments, where {@link #INPUT} and {@link #OUTPUT} stand for the device buffers
-	 * @return the output
+	 * @return the call, to complete and run
 	 */
-	public float[] run(KernelRef kernel, LaunchConfig config, float[] input, int outputLength, Object... args) {
-		return execute((session) -> {
-			Flow flow = Flow.of(session);
-			DeviceBuffer in = flow.upload(input);
-			DeviceBuffer out = flow.allocateFloats(outputLength);
-			flow.launch(kernel, config, bind(args, in, out));
-			return flow.downloadFloats(out, outputLength);
-		});
-	}
-
-	/**
-	 * Does what {@link #run} does without blocking: the future completes with the output once the work is done.
-	 * The output is copied to a page-locked buffer of the device's cache, read once the work is done and given back.
-	 * @param kernel the kernel, loaded on the session's device if needed
-	 * @param config the grid and block sizes
-	 * @param input the floats to copy in
-	 * @param outputLength the floats to copy out
-	 * @param args the kernel's arguments, where {@link #INPUT} and {@link #OUTPUT} stand for the device buffers
-	 * @return the output's future
-	 */
-	public CompletableFuture<float[]> runAsync(KernelRef kernel, LaunchConfig config, float[] input,
-			int outputLength, Object... args) {
-		AtomicReference<HostBuffer> target = new AtomicReference<>();
-		CompletableFuture<HostBuffer> done = submit((session) -> {
-			Flow flow = Flow.of(session);
-			DeviceBuffer in = flow.upload(input);
-			DeviceBuffer out = flow.allocateFloats(outputLength);
-			flow.launch(kernel, config, bind(args, in, out));
-			// The session's own buffers are given back before its future completes: read from the caller's.
-			HostBuffer host = session.device().allocateHost(Flow.bytes(outputLength, Float.BYTES));
-			target.set(host);
-			session.copy(out, 0, host, 0, (long) outputLength * Float.BYTES);
-			return host;
-		});
-		CompletableFuture<float[]> result = new CompletableFuture<>();
-		done.whenComplete((ignored, failure) -> {
-			HostBuffer host = target.get();
-			try {
-				if (failure != null) {
-					result.completeExceptionally(failure);
-				}
-				else {
-					result.complete(host.getFloats(0, new float[outputLength]));
-				}
-			}
-			catch (RuntimeException ex) {
-				result.completeExceptionally(ex);
-			}
-			finally {
-				if (host != null) {
-					host.close();
-				}
-			}
-		});
-		return result;
-	}
-
-	private static Object[] bind(Object[] args, DeviceBuffer in, DeviceBuffer out) {
-		Object[] bound = args.clone();
-		for (int i = 0; i < bound.length; i++) {
-			if (bound[i] == INPUT) {
-				bound[i] = in;
-			}
-			else if (bound[i] == OUTPUT) {
-				bound[i] = out;
-			}
-		}
-		return bound;
+	public KernelCall kernel(KernelRef kernel) {
+		return new KernelCall(this, kernel);
 	}
 
 	private static void check(OffloadAttributes attributes, SessionCallback<?> callback) {
@@ -313,15 +231,6 @@ public class OffloadTemplate {
 	@Override
 	public String toString() {
 		return "OffloadTemplate[" + this.registry + "]";
-	}
-
-	private record Marker(String name) {
-
-		@Override
-		public String toString() {
-			return "OffloadTemplate." + this.name;
-		}
-
 	}
 
 }

@@ -10,6 +10,8 @@ import org.springframework.context.annotation.Bean;
 
 import dev.offload.DeviceRegistry;
 import dev.offload.leak.LeakDetector;
+import dev.offload.spring.metrics.OffloadPoolMetrics;
+import dev.offload.spring.metrics.OffloadSessionMetrics;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} for Offload's meters:

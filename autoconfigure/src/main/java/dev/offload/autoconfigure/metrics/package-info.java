@@ -1,4 +1,4 @@
 /**
- * Micrometer support for Offload: stream pool meters, session timers and an observation around each session.
+ * Auto-configuration of Offload's Micrometer meters.
  */
 package dev.offload.autoconfigure.metrics;

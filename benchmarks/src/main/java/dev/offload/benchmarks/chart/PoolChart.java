@@ -28,10 +28,10 @@ public final class PoolChart {
 
 	/** The pools in the order they are drawn, with their legend. */
 	private static final Map<String, String> SERIES = Map.of("offloadPool", "Offload pool", "offloadSession",
-			"Offload session", "seedStack", "seed (stack + lock)", "commonsPool2", "Commons Pool2", "prototypePool",
+			"Offload session", "llvmStack", "seed (stack + lock)", "commonsPool2", "Commons Pool2", "prototypePool",
 			"proposed fix (prototype)");
 
-	private static final List<String> ORDER = List.of("offloadPool", "offloadSession", "seedStack", "commonsPool2",
+	private static final List<String> ORDER = List.of("offloadPool", "offloadSession", "llvmStack", "commonsPool2",
 			"prototypePool");
 
 	private static final int WIDTH = 800;

@@ -11,14 +11,14 @@ import java.util.concurrent.CompletableFuture;
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.Kernel;
-import dev.offload.LaunchConfig;
-import dev.offload.ModuleDefinition;
 import dev.offload.OffloadSession;
 import dev.offload.StreamPoolStatistics;
 import dev.offload.backend.cuda.CudaBackend;
+import dev.offload.kernel.LaunchConfig;
+import dev.offload.kernel.ModuleDefinition;
 
 /**
- * Issue 8, part 3: many sessions in flight at once, each closed with {@code closeAsync()}: one thread opens
+ * Many sessions in flight at once, each closed with {@code closeAsync()}: one thread opens
  * {@code N} sessions (an empty-kernel launch each) and closes them asynchronously, then waits for every future.
  * Reports the throughput, how many {@code offload-} threads existed, and the pool afterwards.
  * <p>

@@ -10,15 +10,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-import dev.offload.Device;
-import dev.offload.DeviceRegistry;
-import dev.offload.Kernel;
-import dev.offload.LaunchConfig;
-import dev.offload.ModuleDefinition;
-import dev.offload.OffloadSession;
-import dev.offload.backend.cuda.CudaAvailability;
-import dev.offload.backend.cuda.CudaBackend;
-import dev.offload.backend.cuda.CudaSessions;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUmodule;
 import jcuda.driver.CUresult;
@@ -26,13 +17,23 @@ import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
 import jcuda.driver.JCudaDriver;
 
+import dev.offload.Device;
+import dev.offload.DeviceRegistry;
+import dev.offload.Kernel;
+import dev.offload.OffloadSession;
+import dev.offload.backend.cuda.CudaAvailability;
+import dev.offload.backend.cuda.CudaBackend;
+import dev.offload.backend.cuda.CudaSessions;
+import dev.offload.kernel.LaunchConfig;
+import dev.offload.kernel.ModuleDefinition;
+
 /**
  * The cost of a session on a real GPU, against raw JCuda in the same process: one empty-kernel launch per iteration,
  * single-threaded, timed with {@link System#nanoTime()} per iteration; strategies interleaved round by round so that
  * drift (clocks, other tenants) hits them alike.
  * <ul>
  * <li>{@code raw launch + cuStreamSynchronize}: {@code cuLaunchKernel} and {@code cuStreamSynchronize} on one fixed
- * stream, the floor (DESIGN.md: 8.5-9.2 µs p50 through JCuda on an H200).</li>
+ * stream, the floor (8.5-9.2 µs p50 through JCuda on an H200, measured before this project).</li>
  * <li>{@code raw launch + cuStreamQuery poll}: the same, completion seen by polling.</li>
  * <li>{@code session: launch, close}: borrow on the launch, close synchronizes and releases.</li>
  * <li>{@code session: launch, synchronize, close}: the same with an explicit synchronize.</li>

@@ -2,7 +2,7 @@ package dev.offload.benchmarks.jmh;
 
 import java.util.List;
 
-import dev.offload.ModuleDefinition;
+import dev.offload.kernel.ModuleDefinition;
 import dev.offload.spi.Backend;
 import dev.offload.spi.BackendDevice;
 import dev.offload.spi.BackendEvent;

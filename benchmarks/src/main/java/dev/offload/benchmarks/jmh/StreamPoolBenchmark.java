@@ -24,7 +24,7 @@ import dev.offload.StreamPoolAccess;
 import dev.offload.StreamPoolConfig;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.benchmarks.baseline.CommonsStreamPool;
-import dev.offload.benchmarks.baseline.SeedStreamManager;
+import dev.offload.benchmarks.baseline.LlvmStreamManager;
 import dev.offload.benchmarks.prototype.SlotStreamPool;
 import dev.offload.spi.Backend;
 import dev.offload.spi.BackendDevice;
@@ -32,7 +32,7 @@ import dev.offload.spi.BackendStream;
 
 /**
  * Borrow + release of one stream, by every thread of the run on one device's pool: Offload's {@link StreamPool}
- * alone and through a session, against the seed's design ({@link SeedStreamManager}) and Commons Pool2
+ * alone and through a session, against the LLVM runtime's design ({@link LlvmStreamManager}) and Commons Pool2
  * ({@link CommonsStreamPool}), and beside a prototype of the fix proposed for the pool ({@link SlotStreamPool}), on
  * a backend whose streams cost nothing ({@link FreeBackend}) and on the host backend.
  * Run the thread counts with {@code -t}: {@code java -jar benchmarks.jar StreamPoolBenchmark -t 16}.
@@ -57,9 +57,9 @@ public class StreamPoolBenchmark {
 
 	private StreamPool pool;
 
-	private Backend seedBackend;
+	private Backend llvmBackend;
 
-	private SeedStreamManager seed;
+	private LlvmStreamManager llvm;
 
 	private Backend commonsBackend;
 
@@ -70,16 +70,16 @@ public class StreamPoolBenchmark {
 	private SlotStreamPool prototype;
 
 	/**
-	 * Builds every pool over its own backend of the same kind, with the seed's 32 initial streams.
+	 * Builds every pool over its own backend of the same kind, with the LLVM runtime's 32 initial streams.
 	 */
 	@Setup(Level.Trial)
 	public void setUp() {
 		this.registry = DeviceRegistry.builder(newBackend()).build();
 		this.device = this.registry.device(0);
 		this.pool = this.device.streamPool();
-		this.seedBackend = newBackend();
-		BackendDevice seedDevice = this.seedBackend.devices().get(0);
-		this.seed = new SeedStreamManager(seedDevice, seedDevice.info().leastPriority(),
+		this.llvmBackend = newBackend();
+		BackendDevice llvmDevice = this.llvmBackend.devices().get(0);
+		this.llvm = new LlvmStreamManager(llvmDevice, llvmDevice.info().leastPriority(),
 				StreamPoolConfig.DEFAULT_INITIAL_SIZE);
 		this.commonsBackend = newBackend();
 		BackendDevice commonsDevice = this.commonsBackend.devices().get(0);
@@ -105,8 +105,8 @@ public class StreamPoolBenchmark {
 	@TearDown(Level.Trial)
 	public void tearDown() {
 		this.registry.close();
-		this.seed.destroy();
-		this.seedBackend.close();
+		this.llvm.destroy();
+		this.llvmBackend.close();
 		this.commonsPool.close();
 		this.commonsBackend.close();
 		this.prototype.destroy();
@@ -137,13 +137,13 @@ public class StreamPoolBenchmark {
 	}
 
 	/**
-	 * The seed's design: an array stack under one lock per device.
+	 * The LLVM runtime's design: an array stack under one lock per device.
 	 * @return the stream
 	 */
 	@Benchmark
-	public Object seedStack() {
-		BackendStream stream = this.seed.getStream();
-		this.seed.returnStream(stream);
+	public Object llvmStack() {
+		BackendStream stream = this.llvm.getStream();
+		this.llvm.returnStream(stream);
 		return stream;
 	}
 

@@ -16,7 +16,7 @@ class StreamPoolBenchmarkTests {
 		try {
 			assertThat(benchmark.offloadPool()).isNotNull();
 			assertThat(benchmark.offloadSession()).isNotNegative();
-			assertThat(benchmark.seedStack()).isNotNull();
+			assertThat(benchmark.llvmStack()).isNotNull();
 			assertThat(benchmark.commonsPool2()).isNotNull();
 		}
 		finally {

@@ -38,11 +38,21 @@ final class Pools {
 	 * @return the device
 	 */
 	static Device device(CountingBackend backend, int maxSize, Duration borrowTimeout) {
+		return registry(backend, maxSize, borrowTimeout).device(0);
+	}
+
+	/**
+	 * Returns a new registry of one device whose pool starts with one stream, and whose close does not wait.
+	 * @param backend the backend
+	 * @param maxSize the bound, 0 for none
+	 * @param borrowTimeout how long a borrow from a full pool waits
+	 * @return the registry
+	 */
+	static DeviceRegistry registry(CountingBackend backend, int maxSize, Duration borrowTimeout) {
 		return DeviceRegistry.builder(backend)
 			.streamPool(new StreamPoolConfig(1, maxSize, borrowTimeout))
 			.awaitTermination(Duration.ZERO)
-			.build()
-			.device(0);
+			.build();
 	}
 
 	/**

@@ -1,7 +1,5 @@
 package dev.offload.concurrency.jcstress;
 
-import java.time.Duration;
-
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.Expect;
@@ -11,11 +9,12 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.III_Result;
 
 import dev.offload.Device;
+import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
 import dev.offload.concurrency.CountingBackend;
 
 /**
- * A release races with a shutdown that does not wait: whoever comes second destroys the stream, exactly once, and
+ * A release races with the registry's close, which shuts the pool down without waiting: whoever comes second destroys the stream, exactly once, and
  * never while it is lent (the session synchronizes its stream before releasing it, which the counting backend
  * reports as a misuse if the stream was destroyed).
  */
@@ -32,7 +31,9 @@ public class ReleaseRacesWithShutdown {
 
 	private final CountingBackend backend = new CountingBackend();
 
-	private final Device device = Pools.device(this.backend, 0);
+	private final DeviceRegistry registry = Pools.registry(this.backend, 0, Pools.NO_WAIT);
+
+	private final Device device = this.registry.device(0);
 
 	private final OffloadSession held = Pools.borrow(this.device);
 
@@ -45,12 +46,12 @@ public class ReleaseRacesWithShutdown {
 	}
 
 	/**
-	 * Shuts the pool down without waiting.
+	 * Closes the registry, which shuts the pool down, without waiting.
 	 * @param result r1: 1 if no stream was lent when it returned
 	 */
 	@Actor
 	public void shutdown(III_Result result) {
-		result.r1 = this.device.streamPool().shutdown(Duration.ZERO) ? 1 : 0;
+		result.r1 = this.registry.close() ? 1 : 0;
 	}
 
 	/**

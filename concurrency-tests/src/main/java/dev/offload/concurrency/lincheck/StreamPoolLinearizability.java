@@ -24,7 +24,8 @@ import dev.offload.spi.BackendException;
 
 /**
  * A Lincheck check of one device's {@link StreamPool} through the public API: borrow (a session's first use),
- * release ({@code close}), discard (a session whose work failed), growth, a bounded pool's timeout and shutdown,
+ * release ({@code close}), discard (a session whose work failed), growth, a bounded pool's timeout and shutdown (closing the
+ * registry),
  * against {@link Specification}, a sequential model that counts streams. Each thread keeps the sessions it holds;
  * a stream lent to a second session at once is reported as {@link Outcome#LENT_TWICE}, which the specification never
  * says. At quiescence {@link #accountingIsExact()} checks the statistics against the backend's own counts.
@@ -43,6 +44,8 @@ public abstract class StreamPoolLinearizability {
 
 	private final CountingBackend backend = new CountingBackend();
 
+	private final DeviceRegistry registry;
+
 	private final Device device;
 
 	private final StreamPool pool;
@@ -50,11 +53,11 @@ public abstract class StreamPoolLinearizability {
 	private final Holdings holdings = new Holdings();
 
 	StreamPoolLinearizability(int maxSize) {
-		this.device = DeviceRegistry.builder(this.backend)
+		this.registry = DeviceRegistry.builder(this.backend)
 			.streamPool(new StreamPoolConfig(1, maxSize, Duration.ofNanos(1)))
 			.awaitTermination(Duration.ZERO)
-			.build()
-			.device(0);
+			.build();
+		this.device = this.registry.device(0);
 		this.pool = this.device.streamPool();
 	}
 
@@ -89,12 +92,12 @@ public abstract class StreamPoolLinearizability {
 	}
 
 	/**
-	 * Shuts the pool down without waiting for lent streams.
-	 * @return whether no stream was lent when it returned
+	 * Closes the registry, which shuts the pool down, without waiting for lent streams.
+	 * @return whether no stream was lent when it returned ({@code true} once closed before)
 	 */
 	@Operation
 	public boolean shutdown() {
-		return this.pool.shutdown(Duration.ZERO);
+		return this.registry.close(Duration.ZERO);
 	}
 
 	/**
@@ -387,10 +390,13 @@ public abstract class StreamPoolLinearizability {
 		}
 
 		/**
-		 * Refuses borrows from now on and destroys the idle streams.
-		 * @return whether no stream is lent
+		 * Refuses borrows from now on and destroys the idle streams; a second call does nothing.
+		 * @return whether no stream is lent, {@code true} on a second call
 		 */
 		public boolean shutdown() {
+			if (this.closed) {
+				return true;
+			}
 			this.closed = true;
 			this.alive -= this.idle;
 			this.idle = 0;

@@ -30,11 +30,12 @@ public class StreamPoolWaitLinearizability {
 
 	private final CountingBackend backend = new CountingBackend();
 
-	private final Device device = DeviceRegistry.builder(this.backend)
+	private final DeviceRegistry registry = DeviceRegistry.builder(this.backend)
 		.streamPool(new StreamPoolConfig(1, 1, Duration.ofHours(1)))
 		.awaitTermination(Duration.ZERO)
-		.build()
-		.device(0);
+		.build();
+
+	private final Device device = this.registry.device(0);
 
 	private final StreamPool pool = this.device.streamPool();
 
@@ -85,13 +86,13 @@ public class StreamPoolWaitLinearizability {
 	}
 
 	/**
-	 * Shuts the pool down without waiting; its result depends on whether a borrower is between its borrow and its
-	 * release, so the operation reports nothing.
+	 * Closes the registry, which shuts the pool down, without waiting; its result depends on whether a borrower is
+	 * between its borrow and its release, so the operation reports nothing.
 	 * @return {@link Outcome#REFUSED}
 	 */
 	@Operation
 	public Outcome shutdown() {
-		this.pool.shutdown(Duration.ZERO);
+		this.registry.close(Duration.ZERO);
 		return Outcome.REFUSED;
 	}
 

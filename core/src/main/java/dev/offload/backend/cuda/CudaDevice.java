@@ -1,13 +1,5 @@
 package dev.offload.backend.cuda;
 
-import dev.offload.ModuleDefinition;
-import dev.offload.spi.BackendDevice;
-import dev.offload.spi.BackendEvent;
-import dev.offload.spi.BackendException;
-import dev.offload.spi.BackendModule;
-import dev.offload.spi.BackendStream;
-import dev.offload.spi.DeviceInfo;
-import dev.offload.spi.NativeMemory;
 import jcuda.Pointer;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
@@ -16,7 +8,15 @@ import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
 import jcuda.driver.CUstream_flags;
-import jcuda.driver.JCudaDriver;
+
+import dev.offload.kernel.ModuleDefinition;
+import dev.offload.spi.BackendDevice;
+import dev.offload.spi.BackendEvent;
+import dev.offload.spi.BackendException;
+import dev.offload.spi.BackendModule;
+import dev.offload.spi.BackendStream;
+import dev.offload.spi.DeviceInfo;
+import dev.offload.spi.NativeMemory;
 
 /**
  * One CUDA device and its primary context. The context is retained on first use (so devices a registry leaves out
@@ -53,19 +53,19 @@ final class CudaDevice implements BackendDevice {
 		this.ordinal = ordinal;
 		this.device = device;
 		byte[] nameBytes = new byte[256];
-		CudaErrors.check("cuDeviceGetName", JCudaDriver.cuDeviceGetName(nameBytes, nameBytes.length, device), ordinal);
+		CudaErrors.check("cuDeviceGetName", CudaCalls.cuDeviceGetName(nameBytes, nameBytes.length, device), ordinal);
 		this.name = cString(nameBytes);
 		this.computeCapabilityMajor = attribute(CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
 		this.computeCapabilityMinor = attribute(CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
 		this.multiprocessorCount = attribute(CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
 		long[] bytes = new long[1];
-		CudaErrors.check("cuDeviceTotalMem", JCudaDriver.cuDeviceTotalMem(bytes, device), ordinal);
+		CudaErrors.check("cuDeviceTotalMem", CudaCalls.cuDeviceTotalMem(bytes, device), ordinal);
 		this.totalMemoryBytes = bytes[0];
 	}
 
 	private int attribute(int attribute) {
 		int[] value = new int[1];
-		CudaErrors.check("cuDeviceGetAttribute", JCudaDriver.cuDeviceGetAttribute(value, attribute, this.device),
+		CudaErrors.check("cuDeviceGetAttribute", CudaCalls.cuDeviceGetAttribute(value, attribute, this.device),
 				this.ordinal);
 		return value[0];
 	}
@@ -98,7 +98,7 @@ final class CudaDevice implements BackendDevice {
 					int[] least = new int[1];
 					int[] greatest = new int[1];
 					CudaErrors.check("cuCtxGetStreamPriorityRange",
-							JCudaDriver.cuCtxGetStreamPriorityRange(least, greatest), this.ordinal);
+							CudaCalls.cuCtxGetStreamPriorityRange(least, greatest), this.ordinal);
 					described = new DeviceInfo(this.ordinal, this.name, this.computeCapabilityMajor,
 							this.computeCapabilityMinor, this.totalMemoryBytes, this.multiprocessorCount, least[0],
 							greatest[0]);
@@ -133,7 +133,7 @@ final class CudaDevice implements BackendDevice {
 	}
 
 	private void setCurrent(CUcontext ctx) {
-		CudaErrors.check("cuCtxSetCurrent", JCudaDriver.cuCtxSetCurrent(ctx), this.ordinal);
+		CudaErrors.check("cuCtxSetCurrent", CudaCalls.cuCtxSetCurrent(ctx), this.ordinal);
 		currentContext.set(ctx);
 	}
 
@@ -144,7 +144,7 @@ final class CudaDevice implements BackendDevice {
 		}
 		if (this.context == null) {
 			CUcontext ctx = new CUcontext();
-			CudaErrors.check("cuDevicePrimaryCtxRetain", JCudaDriver.cuDevicePrimaryCtxRetain(ctx, this.device),
+			CudaErrors.check("cuDevicePrimaryCtxRetain", CudaCalls.cuDevicePrimaryCtxRetain(ctx, this.device),
 					this.ordinal);
 			this.context = ctx;
 		}
@@ -165,7 +165,7 @@ final class CudaDevice implements BackendDevice {
 		makeCurrent();
 		CudaStreamHandle stream = new CudaStreamHandle(this);
 		CudaErrors.check("cuStreamCreateWithPriority",
-				JCudaDriver.cuStreamCreateWithPriority(stream, CUstream_flags.CU_STREAM_NON_BLOCKING, priority),
+				CudaCalls.cuStreamCreateWithPriority(stream, CUstream_flags.CU_STREAM_NON_BLOCKING, priority),
 				this.ordinal);
 		return new CudaStream(this, stream);
 	}
@@ -174,7 +174,7 @@ final class CudaDevice implements BackendDevice {
 	public BackendEvent createEvent() {
 		makeCurrent();
 		CUevent event = new CUevent();
-		CudaErrors.check("cuEventCreate", JCudaDriver.cuEventCreate(event, CUevent_flags.CU_EVENT_DISABLE_TIMING),
+		CudaErrors.check("cuEventCreate", CudaCalls.cuEventCreate(event, CUevent_flags.CU_EVENT_DISABLE_TIMING),
 				this.ordinal);
 		return new CudaEvent(this, event);
 	}
@@ -183,7 +183,7 @@ final class CudaDevice implements BackendDevice {
 	public NativeMemory allocateDevice(long bytes) {
 		makeCurrent();
 		CUdeviceptr pointer = new CUdeviceptr();
-		CudaErrors.check("cuMemAlloc(" + bytes + " bytes)", JCudaDriver.cuMemAlloc(pointer, bytes), this.ordinal);
+		CudaErrors.check("cuMemAlloc(" + bytes + " bytes)", CudaCalls.cuMemAlloc(pointer, bytes), this.ordinal);
 		return CudaMemory.device(this, pointer, bytes);
 	}
 
@@ -191,12 +191,12 @@ final class CudaDevice implements BackendDevice {
 	public NativeMemory allocateHost(long bytes) {
 		makeCurrent();
 		Pointer host = new Pointer();
-		CudaErrors.check("cuMemHostAlloc(" + bytes + " bytes)", JCudaDriver.cuMemHostAlloc(host, bytes,
-				JCudaDriver.CU_MEMHOSTALLOC_PORTABLE | JCudaDriver.CU_MEMHOSTALLOC_DEVICEMAP), this.ordinal);
+		CudaErrors.check("cuMemHostAlloc(" + bytes + " bytes)",
+				CudaCalls.cuMemHostAlloc(host, bytes, CudaCalls.HOST_ALLOC_PORTABLE_MAPPED), this.ordinal);
 		CUdeviceptr mapped = new CUdeviceptr();
-		int result = JCudaDriver.cuMemHostGetDevicePointer(mapped, host, 0);
+		int result = CudaCalls.cuMemHostGetDevicePointer(mapped, host, 0);
 		if (result != jcuda.driver.CUresult.CUDA_SUCCESS) {
-			CudaErrors.checkQuietly("cuMemFreeHost", JCudaDriver.cuMemFreeHost(host), this.ordinal);
+			CudaErrors.checkQuietly("cuMemFreeHost", CudaCalls.cuMemFreeHost(host), this.ordinal);
 			throw CudaErrors.error("cuMemHostGetDevicePointer", result, this.ordinal);
 		}
 		return CudaMemory.host(this, host, mapped, bytes);
@@ -218,7 +218,7 @@ final class CudaDevice implements BackendDevice {
 		this.closed = true;
 		CUcontext ctx = this.context;
 		if (ctx != null) {
-			CudaErrors.checkQuietly("cuDevicePrimaryCtxRelease", JCudaDriver.cuDevicePrimaryCtxRelease(this.device),
+			CudaErrors.checkQuietly("cuDevicePrimaryCtxRelease", CudaCalls.cuDevicePrimaryCtxRelease(this.device),
 					this.ordinal);
 			if (currentContext.get() == ctx) {
 				currentContext.remove();

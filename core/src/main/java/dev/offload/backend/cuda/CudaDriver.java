@@ -6,7 +6,6 @@ import java.util.List;
 import dev.offload.spi.BackendDevice;
 import jcuda.driver.CUdevice;
 import jcuda.driver.CUresult;
-import jcuda.driver.JCudaDriver;
 
 /**
  * The calls that touch JCuda before any device exists: loading the natives, {@code cuInit} and discovery. Kept apart
@@ -14,7 +13,7 @@ import jcuda.driver.JCudaDriver;
  */
 final class CudaDriver {
 
-	/** Whether JCuda's natives loaded: until they do, nothing may touch {@link JCudaDriver}. */
+	/** Whether JCuda's natives loaded: until they do, nothing may call into JCuda's driver class. */
 	private static volatile boolean loaded;
 
 	private CudaDriver() {
@@ -25,12 +24,12 @@ final class CudaDriver {
 	}
 
 	static CudaAvailability initialize() {
-		// Loads JCuda's native library (and through it libcuda.so.1); a failure here is a LinkageError.
-		JCudaDriver.setExceptionsEnabled(false);
+		// The first call loads JCuda's native library (and through it libcuda.so.1); a failure here is a
+		// LinkageError. JCuda's exception mode is the application's to choose: CudaCalls works in both.
+		int init = CudaCalls.cuInit(0);
 		loaded = true;
 		int[] version = new int[1];
-		int init = JCudaDriver.cuInit(0);
-		JCudaDriver.cuDriverGetVersion(version);
+		CudaCalls.cuDriverGetVersion(version);
 		if (init == CUresult.CUDA_ERROR_NO_DEVICE) {
 			return CudaAvailability.unavailable(CudaUnavailableException.Reason.NO_DEVICE, version[0],
 					"no CUDA device: cuInit returned " + describe(init), null);
@@ -40,7 +39,7 @@ final class CudaDriver {
 					"CUDA initialization failed: cuInit returned " + describe(init), null);
 		}
 		int[] count = new int[1];
-		int counted = JCudaDriver.cuDeviceGetCount(count);
+		int counted = CudaCalls.cuDeviceGetCount(count);
 		if (counted != CUresult.CUDA_SUCCESS) {
 			return CudaAvailability.unavailable(CudaUnavailableException.Reason.INIT_FAILED, version[0],
 					"CUDA initialization failed: cuDeviceGetCount returned " + describe(counted), null);
@@ -56,7 +55,7 @@ final class CudaDriver {
 		List<BackendDevice> devices = new ArrayList<>(count);
 		for (int ordinal = 0; ordinal < count; ordinal++) {
 			CUdevice device = new CUdevice();
-			CudaErrors.check("cuDeviceGet", JCudaDriver.cuDeviceGet(device, ordinal), ordinal);
+			CudaErrors.check("cuDeviceGet", CudaCalls.cuDeviceGet(device, ordinal), ordinal);
 			devices.add(new CudaDevice(ordinal, device));
 		}
 		return devices;

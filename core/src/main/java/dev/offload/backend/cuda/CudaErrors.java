@@ -5,7 +5,6 @@ import org.slf4j.LoggerFactory;
 
 import dev.offload.spi.BackendException;
 import jcuda.driver.CUresult;
-import jcuda.driver.JCudaDriver;
 
 /**
  * The one place where {@code CUresult}s are checked: a failure becomes a {@link BackendException} naming the call,
@@ -29,6 +28,24 @@ final class CudaErrors {
 		if (result != CUresult.CUDA_SUCCESS) {
 			throw error(call, result, deviceId);
 		}
+	}
+
+	/**
+	 * Reads the result of a query ({@code cuStreamQuery}, {@code cuEventQuery}): done, not yet done, or failed.
+	 * @param call the driver call
+	 * @param result what it returned
+	 * @param deviceId the device
+	 * @return {@code true} for {@code CUDA_SUCCESS}, {@code false} for {@code CUDA_ERROR_NOT_READY}
+	 * @throws BackendException for any other result
+	 */
+	static boolean isDone(String call, int result, int deviceId) {
+		if (result == CUresult.CUDA_SUCCESS) {
+			return true;
+		}
+		if (result == CUresult.CUDA_ERROR_NOT_READY) {
+			return false;
+		}
+		throw error(call, result, deviceId);
 	}
 
 	/**
@@ -101,7 +118,7 @@ final class CudaErrors {
 		}
 		try {
 			String[] name = new String[1];
-			if (JCudaDriver.cuGetErrorName(result, name) == CUresult.CUDA_SUCCESS && name[0] != null) {
+			if (CudaCalls.cuGetErrorName(result, name) == CUresult.CUDA_SUCCESS && name[0] != null) {
 				return name[0];
 			}
 		}
@@ -117,7 +134,7 @@ final class CudaErrors {
 		}
 		try {
 			String[] text = new String[1];
-			if (JCudaDriver.cuGetErrorString(result, text) == CUresult.CUDA_SUCCESS && text[0] != null) {
+			if (CudaCalls.cuGetErrorString(result, text) == CUresult.CUDA_SUCCESS && text[0] != null) {
 				return text[0];
 			}
 		}

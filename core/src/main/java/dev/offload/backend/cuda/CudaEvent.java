@@ -3,8 +3,6 @@ package dev.offload.backend.cuda;
 import dev.offload.spi.BackendEvent;
 import dev.offload.spi.BackendException;
 import jcuda.driver.CUevent;
-import jcuda.driver.CUresult;
-import jcuda.driver.JCudaDriver;
 
 /**
  * An event created with {@code CU_EVENT_DISABLE_TIMING} (cheaper to record and query).
@@ -27,20 +25,13 @@ final class CudaEvent implements BackendEvent {
 	@Override
 	public boolean query() {
 		this.device.makeCurrent();
-		int result = JCudaDriver.cuEventQuery(this.event);
-		if (result == CUresult.CUDA_SUCCESS) {
-			return true;
-		}
-		if (result == CUresult.CUDA_ERROR_NOT_READY) {
-			return false;
-		}
-		throw CudaErrors.error("cuEventQuery", result, this.device.ordinal());
+		return CudaErrors.isDone("cuEventQuery", CudaCalls.cuEventQuery(this.event), this.device.ordinal());
 	}
 
 	@Override
 	public void synchronize() {
 		this.device.makeCurrent();
-		CudaErrors.check("cuEventSynchronize", JCudaDriver.cuEventSynchronize(this.event), this.device.ordinal());
+		CudaErrors.check("cuEventSynchronize", CudaCalls.cuEventSynchronize(this.event), this.device.ordinal());
 	}
 
 	@Override
@@ -52,7 +43,7 @@ final class CudaEvent implements BackendEvent {
 	public void destroy() {
 		try {
 			this.device.makeCurrent();
-			CudaErrors.checkQuietly("cuEventDestroy", JCudaDriver.cuEventDestroy(this.event), this.device.ordinal());
+			CudaErrors.checkQuietly("cuEventDestroy", CudaCalls.cuEventDestroy(this.event), this.device.ordinal());
 		}
 		catch (BackendException ex) {
 			CudaErrors.logReleaseFailure(ex);

@@ -7,7 +7,6 @@ import dev.offload.spi.BackendException;
 import dev.offload.spi.NativeMemory;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
-import jcuda.driver.JCudaDriver;
 
 /**
  * Device memory ({@code cuMemAlloc}) or page-locked, mapped host memory ({@code cuMemHostAlloc}). Both have a device
@@ -82,11 +81,11 @@ final class CudaMemory implements NativeMemory {
 		try {
 			this.device.makeCurrent();
 			if (this.hostPointer != null) {
-				CudaErrors.checkQuietly("cuMemFreeHost", JCudaDriver.cuMemFreeHost(this.hostPointer),
+				CudaErrors.checkQuietly("cuMemFreeHost", CudaCalls.cuMemFreeHost(this.hostPointer),
 						this.device.ordinal());
 			}
 			else {
-				CudaErrors.checkQuietly("cuMemFree", JCudaDriver.cuMemFree(this.address), this.device.ordinal());
+				CudaErrors.checkQuietly("cuMemFree", CudaCalls.cuMemFree(this.address), this.device.ordinal());
 			}
 		}
 		catch (BackendException ex) {

@@ -8,17 +8,16 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import jcuda.driver.CUfunction;
+import jcuda.driver.CUmodule;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.offload.ModuleDefinition;
-import dev.offload.ParamKind;
+import dev.offload.kernel.ModuleDefinition;
+import dev.offload.kernel.ParamKind;
 import dev.offload.spi.BackendException;
 import dev.offload.spi.BackendKernel;
 import dev.offload.spi.BackendModule;
-import jcuda.driver.CUfunction;
-import jcuda.driver.CUmodule;
-import jcuda.driver.JCudaDriver;
 
 /**
  * A module loaded with {@code cuModuleLoadData}. For PTX the kernels and their parameters come from the
@@ -57,12 +56,12 @@ final class CudaModule implements BackendModule {
 		device.makeCurrent();
 		CUmodule module = new CUmodule();
 		CudaErrors.check("cuModuleLoadData(" + definition.name() + " from " + definition.imageSource() + ")",
-				JCudaDriver.cuModuleLoadData(module, ptx ? nulTerminated(image) : image), deviceId);
+				CudaCalls.cuModuleLoadData(module, ptx ? nulTerminated(image) : image), deviceId);
 		try {
 			return new CudaModule(device, module, functions(module, definition, entries, deviceId));
 		}
 		catch (RuntimeException ex) {
-			CudaErrors.checkQuietly("cuModuleUnload", JCudaDriver.cuModuleUnload(module), deviceId);
+			CudaErrors.checkQuietly("cuModuleUnload", CudaCalls.cuModuleUnload(module), deviceId);
 			throw ex;
 		}
 	}
@@ -78,7 +77,7 @@ final class CudaModule implements BackendModule {
 			}
 			CUfunction function = new CUfunction();
 			CudaErrors.check("cuModuleGetFunction(" + entry.name() + ")",
-					JCudaDriver.cuModuleGetFunction(function, module, entry.name()), deviceId);
+					CudaCalls.cuModuleGetFunction(function, module, entry.name()), deviceId);
 			kernels.put(entry.name(), new CudaKernel(entry.name(), entry.parameters(), function));
 		}
 		return kernels;
@@ -117,7 +116,7 @@ final class CudaModule implements BackendModule {
 		this.unloaded = true;
 		try {
 			this.device.makeCurrent();
-			CudaErrors.checkQuietly("cuModuleUnload", JCudaDriver.cuModuleUnload(this.module), this.device.ordinal());
+			CudaErrors.checkQuietly("cuModuleUnload", CudaCalls.cuModuleUnload(this.module), this.device.ordinal());
 		}
 		catch (BackendException ex) {
 			CudaErrors.logReleaseFailure(ex);

@@ -1,12 +1,12 @@
 package dev.offload.backend.cuda;
 
 import dev.offload.spi.BackendEvent;
+import dev.offload.spi.BackendException;
 import dev.offload.spi.BackendKernel;
 import dev.offload.spi.BackendStream;
 import dev.offload.spi.NativeMemory;
 import jcuda.Pointer;
 import jcuda.driver.CUresult;
-import jcuda.driver.JCudaDriver;
 
 /**
  * A {@code CU_STREAM_NON_BLOCKING} stream. {@link #query()} allocates nothing: the device's completion thread calls
@@ -30,7 +30,7 @@ final class CudaStream implements BackendStream {
 	public void copy(NativeMemory src, long srcOffset, NativeMemory dst, long dstOffset, long bytes) {
 		this.device.makeCurrent();
 		// Unified addressing: host memory is mapped, so one call covers every direction.
-		CudaErrors.check("cuMemcpyAsync", JCudaDriver.cuMemcpyAsync(((CudaMemory) dst).at(dstOffset),
+		CudaErrors.check("cuMemcpyAsync", CudaCalls.cuMemcpyAsync(((CudaMemory) dst).at(dstOffset),
 				((CudaMemory) src).at(srcOffset), bytes, this.stream), this.deviceId);
 	}
 
@@ -38,7 +38,7 @@ final class CudaStream implements BackendStream {
 	public void fill(NativeMemory dst, long offset, long bytes, byte value) {
 		this.device.makeCurrent();
 		CudaErrors.check("cuMemsetD8Async",
-				JCudaDriver.cuMemsetD8Async(((CudaMemory) dst).at(offset), value, bytes, this.stream), this.deviceId);
+				CudaCalls.cuMemsetD8Async(((CudaMemory) dst).at(offset), value, bytes, this.stream), this.deviceId);
 	}
 
 	@Override
@@ -47,7 +47,7 @@ final class CudaStream implements BackendStream {
 		CudaModule.CudaKernel cudaKernel = (CudaModule.CudaKernel) kernel;
 		Pointer parameters = (args.length == 0) ? null : parameters(args);
 		this.device.makeCurrent();
-		int result = JCudaDriver.cuLaunchKernel(cudaKernel.function(), gridX, gridY, gridZ, blockX, blockY, blockZ,
+		int result = CudaCalls.cuLaunchKernel(cudaKernel.function(), gridX, gridY, gridZ, blockX, blockY, blockZ,
 				sharedMemoryBytes, this.stream, parameters, null);
 		if (result != CUresult.CUDA_SUCCESS) {
 			throw CudaErrors.error("cuLaunchKernel(" + kernel.name() + ", grid " + gridX + "x" + gridY + "x" + gridZ
@@ -86,7 +86,7 @@ final class CudaStream implements BackendStream {
 	@Override
 	public void record(BackendEvent event) {
 		this.device.makeCurrent();
-		CudaErrors.check("cuEventRecord", JCudaDriver.cuEventRecord(((CudaEvent) event).event(), this.stream),
+		CudaErrors.check("cuEventRecord", CudaCalls.cuEventRecord(((CudaEvent) event).event(), this.stream),
 				this.deviceId);
 	}
 
@@ -94,26 +94,19 @@ final class CudaStream implements BackendStream {
 	public void waitFor(BackendEvent event) {
 		this.device.makeCurrent();
 		CudaErrors.check("cuStreamWaitEvent",
-				JCudaDriver.cuStreamWaitEvent(this.stream, ((CudaEvent) event).event(), 0), this.deviceId);
+				CudaCalls.cuStreamWaitEvent(this.stream, ((CudaEvent) event).event(), 0), this.deviceId);
 	}
 
 	@Override
 	public boolean query() {
 		this.device.makeCurrent();
-		int result = JCudaDriver.cuStreamQuery(this.stream);
-		if (result == CUresult.CUDA_SUCCESS) {
-			return true;
-		}
-		if (result == CUresult.CUDA_ERROR_NOT_READY) {
-			return false;
-		}
-		throw CudaErrors.error("cuStreamQuery", result, this.deviceId);
+		return CudaErrors.isDone("cuStreamQuery", CudaCalls.cuStreamQuery(this.stream), this.deviceId);
 	}
 
 	@Override
 	public void synchronize() {
 		this.device.makeCurrent();
-		CudaErrors.check("cuStreamSynchronize", JCudaDriver.cuStreamSynchronize(this.stream), this.deviceId);
+		CudaErrors.check("cuStreamSynchronize", CudaCalls.cuStreamSynchronize(this.stream), this.deviceId);
 	}
 
 	@Override
@@ -122,16 +115,18 @@ final class CudaStream implements BackendStream {
 	}
 
 	/**
-	 * Destroys the stream; after a sticky error the call fails like every other and is only logged.
+	 * Destroys the stream. Never throws: a failure is logged (after a sticky error every call fails, and only at
+	 * debug level), because destroying runs while pools and registries close.
 	 */
 	@Override
 	public void destroy() {
-		this.device.makeCurrent();
-		int result = JCudaDriver.cuStreamDestroy(this.stream);
-		if (result != CUresult.CUDA_SUCCESS && !CudaErrors.isSticky(result)) {
-			throw CudaErrors.error("cuStreamDestroy", result, this.deviceId);
+		try {
+			this.device.makeCurrent();
+			CudaErrors.checkQuietly("cuStreamDestroy", CudaCalls.cuStreamDestroy(this.stream), this.deviceId);
 		}
-		CudaErrors.checkQuietly("cuStreamDestroy", result, this.deviceId);
+		catch (BackendException ex) {
+			CudaErrors.logReleaseFailure(ex);
+		}
 	}
 
 	@Override

@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import dev.offload.ParamKind;
+import dev.offload.kernel.ParamKind;
 
 /**
  * Reads the kernels ({@code .entry} directives) of PTX text and the kinds of their parameters, so that launches can

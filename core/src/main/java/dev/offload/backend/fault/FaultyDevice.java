@@ -1,7 +1,7 @@
 package dev.offload.backend.fault;
 
-import dev.offload.ModuleDefinition;
 import dev.offload.backend.fault.FaultInjectingBackend.Operation;
+import dev.offload.kernel.ModuleDefinition;
 import dev.offload.spi.BackendDevice;
 import dev.offload.spi.BackendEvent;
 import dev.offload.spi.BackendException;

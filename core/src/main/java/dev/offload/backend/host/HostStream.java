@@ -7,7 +7,8 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 import dev.offload.OffloadException;
-import dev.offload.ParamKind;
+import dev.offload.kernel.HostKernel;
+import dev.offload.kernel.ParamKind;
 import dev.offload.spi.BackendEvent;
 import dev.offload.spi.BackendException;
 import dev.offload.spi.BackendKernel;
@@ -78,7 +79,7 @@ final class HostStream implements BackendStream {
 
 	private static void runGrid(HostKernel body, Object[] args, int gridX, int gridY, int gridZ, int blockX,
 			int blockY, int blockZ) {
-		HostThread thread = new HostThread(args, gridX, gridY, gridZ, blockX, blockY, blockZ);
+		GridThread thread = new GridThread(args, gridX, gridY, gridZ, blockX, blockY, blockZ);
 		for (int bz = 0; bz < gridZ; bz++) {
 			thread.blockIdxZ = bz;
 			for (int by = 0; by < gridY; by++) {

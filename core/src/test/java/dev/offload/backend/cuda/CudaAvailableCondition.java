@@ -5,7 +5,7 @@ import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * Enables {@link GpuTest} tests only where {@link CudaBackend#probe()} finds a CUDA device; elsewhere they are
+ * Enables {@link GpuTests} tests only where {@link CudaBackend#probe()} finds a CUDA device; elsewhere they are
  * disabled with the probe's reason.
  */
 public final class CudaAvailableCondition implements ExecutionCondition {

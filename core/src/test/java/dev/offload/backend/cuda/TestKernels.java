@@ -6,10 +6,10 @@ import dev.offload.Device;
 import dev.offload.DeviceBuffer;
 import dev.offload.HostBuffer;
 import dev.offload.Kernel;
-import dev.offload.LaunchConfig;
-import dev.offload.ModuleDefinition;
 import dev.offload.OffloadSession;
-import dev.offload.ParamKind;
+import dev.offload.kernel.LaunchConfig;
+import dev.offload.kernel.ModuleDefinition;
+import dev.offload.kernel.ParamKind;
 
 /**
  * The test kernels of {@code src/test/resources/kernels} (built by {@code scripts/gpu/build-ptx.sh}) and helpers to

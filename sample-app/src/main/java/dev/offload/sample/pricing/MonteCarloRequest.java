@@ -18,9 +18,10 @@ import jakarta.validation.constraints.Positive;
  * @param paths the number of simulated paths, from {@value #MIN_PATHS} to {@value #MAX_PATHS}
  * @param seed the random seed (optional; the same seed gives the same price on the same backend)
  */
-public record MonteCarloRequest(@NotNull @Positive Double spot, @NotNull @Positive Double strike,
-		@NotNull @Positive @DecimalMax("100") Double maturity, @NotNull @DecimalMin("-1") @DecimalMax("1") Double rate,
-		@NotNull @Positive @DecimalMax("5") Double volatility,
+public record MonteCarloRequest(@NotNull @Finite @Positive Double spot, @NotNull @Finite @Positive Double strike,
+		@NotNull @Finite @Positive @DecimalMax("100") Double maturity,
+		@NotNull @Finite @DecimalMin("-1") @DecimalMax("1") Double rate,
+		@NotNull @Finite @Positive @DecimalMax("5") Double volatility,
 		@NotNull @Min(MIN_PATHS) @Max(MAX_PATHS) Integer paths, Long seed) {
 
 	/** The fewest paths a request may ask for. */

@@ -3,9 +3,9 @@ package dev.offload.sample.pricing;
 import java.nio.DoubleBuffer;
 import java.util.List;
 
-import dev.offload.ModuleDefinition;
-import dev.offload.ParamKind;
-import dev.offload.backend.host.HostThread;
+import dev.offload.kernel.HostThread;
+import dev.offload.kernel.ModuleDefinition;
+import dev.offload.kernel.ParamKind;
 
 /**
  * The pricing kernels: PTX for CUDA (built from {@code src/main/cuda/options.cu}) and the same algorithms in Java for

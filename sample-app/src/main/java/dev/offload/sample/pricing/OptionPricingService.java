@@ -5,10 +5,8 @@ import java.util.List;
 
 import org.springframework.stereotype.Service;
 
-import dev.offload.DeviceBuffer;
-import dev.offload.LaunchConfig;
-import dev.offload.template.Flow;
-import dev.offload.template.KernelRef;
+import dev.offload.kernel.KernelRef;
+import dev.offload.template.KernelResult;
 import dev.offload.template.OffloadTemplate;
 
 /**
@@ -45,18 +43,19 @@ public class OptionPricingService {
 			input[3 * n + i] = option.rate();
 			input[4 * n + i] = option.volatility();
 		}
-		return this.template.execute((session) -> {
-			Flow flow = Flow.of(session);
-			DeviceBuffer in = flow.upload(input);
-			DeviceBuffer out = flow.allocateDoubles(2 * n);
-			flow.launch(BLACK_SCHOLES, LaunchConfig.forThreads(n, 128), n, in, out);
-			double[] prices = flow.downloadDoubles(out, 2 * n);
-			List<PricedBatch.Price> result = new ArrayList<>(n);
-			for (int i = 0; i < n; i++) {
-				result.add(new PricedBatch.Price(prices[i], prices[n + i]));
-			}
-			return new PricedBatch(session.device().id(), session.device().backendName(), result);
-		});
+		// __global__ void black_scholes(int n, const double* in, double* out)
+		KernelResult priced = this.template.kernel(BLACK_SCHOLES)
+			.threads(n, 128)
+			.arg(n)
+			.in(input)
+			.outDoubles(2 * n)
+			.run();
+		double[] prices = priced.doubles(0);
+		List<PricedBatch.Price> result = new ArrayList<>(n);
+		for (int i = 0; i < n; i++) {
+			result.add(new PricedBatch.Price(prices[i], prices[n + i]));
+		}
+		return new PricedBatch(priced.device().id(), priced.device().backendName(), result);
 	}
 
 }

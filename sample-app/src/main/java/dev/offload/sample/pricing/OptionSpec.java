@@ -14,8 +14,9 @@ import jakarta.validation.constraints.Positive;
  * @param rate the continuously compounded risk-free rate, in [-1, 1]
  * @param volatility the annualised volatility, in (0, 5]
  */
-public record OptionSpec(@NotNull @Positive Double spot, @NotNull @Positive Double strike,
-		@NotNull @Positive @DecimalMax("100") Double maturity, @NotNull @DecimalMin("-1") @DecimalMax("1") Double rate,
-		@NotNull @Positive @DecimalMax("5") Double volatility) {
+public record OptionSpec(@NotNull @Finite @Positive Double spot, @NotNull @Finite @Positive Double strike,
+		@NotNull @Finite @Positive @DecimalMax("100") Double maturity,
+		@NotNull @Finite @DecimalMin("-1") @DecimalMax("1") Double rate,
+		@NotNull @Finite @Positive @DecimalMax("5") Double volatility) {
 
 }

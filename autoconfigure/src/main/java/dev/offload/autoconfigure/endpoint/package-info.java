@@ -1,0 +1,4 @@
+/**
+ * Auto-configuration of the {@code streampools} actuator endpoint.
+ */
+package dev.offload.autoconfigure.endpoint;

@@ -1,0 +1,4 @@
+/**
+ * Auto-configuration of Offload's health contributor.
+ */
+package dev.offload.autoconfigure.health;

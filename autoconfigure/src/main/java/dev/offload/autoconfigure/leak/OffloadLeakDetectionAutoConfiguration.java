@@ -1,0 +1,36 @@
+package dev.offload.autoconfigure.leak;
+
+import java.time.Duration;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+
+import dev.offload.DeviceRegistry;
+import dev.offload.leak.LeakDetector;
+
+/**
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} for Offload's
+ * {@link LeakDetector}, when {@code offload.leak-detection-threshold} is set (a duration such as {@code 30s}; zero
+ * turns detection off). The detector is an {@link dev.offload.OffloadListener} bean, so the registry's listeners
+ * include it.
+ */
+@AutoConfiguration(afterName = "dev.offload.autoconfigure.OffloadAutoConfiguration")
+@ConditionalOnBean(DeviceRegistry.class)
+@ConditionalOnProperty(name = OffloadLeakDetectionAutoConfiguration.THRESHOLD_PROPERTY)
+public final class OffloadLeakDetectionAutoConfiguration {
+
+	static final String THRESHOLD_PROPERTY = "offload.leak-detection-threshold";
+
+	@Bean
+	@ConditionalOnMissingBean
+	LeakDetector offloadLeakDetector(Environment environment) {
+		Duration threshold = Binder.get(environment).bind(THRESHOLD_PROPERTY, Duration.class).orElse(Duration.ZERO);
+		return new LeakDetector(threshold);
+	}
+
+}

@@ -1,0 +1,4 @@
+/**
+ * Auto-configuration of session leak detection.
+ */
+package dev.offload.autoconfigure.leak;

@@ -1,0 +1,4 @@
+/**
+ * Auto-configuration of {@code OffloadTemplate} and the {@code @Offload} annotation support.
+ */
+package dev.offload.autoconfigure.template;

@@ -1,0 +1,74 @@
+package dev.offload.spring.actuate.health;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+
+import dev.offload.Device;
+import dev.offload.DeviceRegistry;
+import dev.offload.backend.host.HostBackend;
+
+/**
+ * {@link HealthIndicator} for the devices of a {@link DeviceRegistry}: {@code UP} while every device can take work,
+ * {@code DOWN} once a sticky error failed one of them (the details name the device and the error), and
+ * {@code OUT_OF_SERVICE} once the registry is shut down. The details always name the backend, with a note when the
+ * {@code auto} backend fell back to the host emulation.
+ */
+public final class OffloadHealthIndicator implements HealthIndicator {
+
+	/**
+	 * The note added to the details when {@code offload.backend=auto} found no usable CUDA device.
+	 */
+	public static final String HOST_FALLBACK_NOTE = "no usable CUDA device; running on the host emulation";
+
+	private final DeviceRegistry registry;
+
+	private final boolean hostFallback;
+
+	/**
+	 * Creates an indicator.
+	 * @param registry the devices to check
+	 * @param autoBackend whether the backend was chosen automatically ({@code offload.backend=auto}), so that a
+	 * host backend means there was no usable CUDA device
+	 */
+	public OffloadHealthIndicator(DeviceRegistry registry, boolean autoBackend) {
+		this.registry = registry;
+		this.hostFallback = autoBackend && HostBackend.NAME.equals(registry.backend().name());
+	}
+
+	@Override
+	public Health health() {
+		Health.Builder builder = Health.up().withDetail("backend", this.registry.backend().name());
+		if (this.hostFallback) {
+			builder.withDetail("note", HOST_FALLBACK_NOTE);
+		}
+		Map<String, Object> devices = new LinkedHashMap<>();
+		for (Device device : this.registry.devices()) {
+			devices.put(String.valueOf(device.id()), describe(device));
+			if (!device.isHealthy()) {
+				builder.down();
+			}
+		}
+		if (this.registry.isClosed()) {
+			builder.status(Status.OUT_OF_SERVICE);
+		}
+		return builder.withDetail("devices", devices).build();
+	}
+
+	private static Map<String, Object> describe(Device device) {
+		Map<String, Object> details = new LinkedHashMap<>();
+		details.put("name", device.name());
+		details.put("status", device.isHealthy() ? Status.UP.getCode() : Status.DOWN.getCode());
+		device.failure().ifPresent((failure) -> details.put("error", errorText(failure)));
+		details.put("activeSessions", device.activeSessions());
+		return details;
+	}
+
+	private static String errorText(Throwable failure) {
+		return (failure.getMessage() != null) ? failure.getMessage() : failure.getClass().getName();
+	}
+
+}

@@ -1,0 +1,63 @@
+package dev.offload.spring.aop;
+
+import java.lang.reflect.Method;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
+
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.util.function.SingletonSupplier;
+
+import dev.offload.DeviceRegistry;
+import dev.offload.template.Offload;
+import dev.offload.template.OffloadAttributes;
+import dev.offload.template.OffloadInvoker;
+
+/**
+ * Runs methods annotated with {@link Offload @Offload} through an {@link OffloadInvoker}: the session is opened or
+ * joined per the annotation, bound to the thread for the call, and ended when the method returns or throws; a
+ * method declared to return {@link CompletionStage} or {@link CompletableFuture} keeps it until its stage
+ * completes and the session's work is done. Exceptions reach the caller unchanged.
+ */
+public final class OffloadMethodInterceptor implements MethodInterceptor {
+
+	private final Supplier<OffloadInvoker> invoker;
+
+	private final OffloadAttributeSource attributeSource = new OffloadAttributeSource();
+
+	/**
+	 * Creates an interceptor that finds the registry on its first call, so that the post-processor holding it
+	 * does not create the registry early.
+	 * @param registry supplies the registry
+	 */
+	public OffloadMethodInterceptor(Supplier<DeviceRegistry> registry) {
+		Objects.requireNonNull(registry, "registry must not be null");
+		this.invoker = SingletonSupplier.of(() -> new OffloadInvoker(registry.get()));
+	}
+
+	@Override
+	public Object invoke(MethodInvocation invocation) throws Throwable {
+		Method method = invocation.getMethod();
+		Class<?> targetClass = (invocation.getThis() != null) ? AopUtils.getTargetClass(invocation.getThis()) : null;
+		OffloadAttributes attributes = this.attributeSource.find(method, targetClass);
+		if (attributes == null) {
+			return invocation.proceed();
+		}
+		if (returnsStage(method)) {
+			return this.invoker.get().invokeAsync(attributes, () -> (CompletionStage<?>) invocation.proceed());
+		}
+		return this.invoker.get().invoke(attributes, invocation::proceed);
+	}
+
+	/**
+	 * Tells whether the method's callers can take the {@link CompletableFuture} that the invoker returns.
+	 */
+	private static boolean returnsStage(Method method) {
+		Class<?> type = method.getReturnType();
+		return type == CompletionStage.class || type == CompletableFuture.class;
+	}
+
+}

@@ -1,0 +1,58 @@
+package dev.offload.spring.metrics;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+
+import dev.offload.Device;
+
+/**
+ * The names, tags, descriptions and units of Offload's meters, in one place.
+ */
+final class OffloadMeters {
+
+	static final String STREAMS = "offload.streams";
+
+	static final String STREAMS_ACTIVE = "offload.streams.active";
+
+	static final String STREAMS_IDLE = "offload.streams.idle";
+
+	static final String STREAMS_PENDING = "offload.streams.pending";
+
+	static final String STREAMS_MAX = "offload.streams.max";
+
+	static final String STREAMS_ACQUIRE = "offload.streams.acquire";
+
+	static final String STREAMS_TIMEOUT = "offload.streams.timeout";
+
+	static final String STREAMS_DISCARDED = "offload.streams.discarded";
+
+	static final String SESSIONS_LEAKED = "offload.sessions.leaked";
+
+	static final String HEALTHY_DEVICES = "offload.healthy.devices";
+
+	static final String UNIT_STREAMS = "streams";
+
+	static final String UNIT_THREADS = "threads";
+
+	static final String UNIT_BORROWS = "borrows";
+
+	static final String UNIT_SESSIONS = "sessions";
+
+	static final String UNIT_DEVICES = "devices";
+
+	private OffloadMeters() {
+	}
+
+	static Tags tags(Device device) {
+		return Tags.of("device", String.valueOf(device.id()), "backend", device.backendName());
+	}
+
+	static Timer acquireTimer(MeterRegistry registry, Device device) {
+		return Timer.builder(STREAMS_ACQUIRE)
+			.description("Time to borrow a stream, creation and waiting included")
+			.tags(tags(device))
+			.register(registry);
+	}
+
+}

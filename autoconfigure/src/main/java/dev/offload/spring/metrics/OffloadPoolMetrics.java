@@ -1,0 +1,101 @@
+package dev.offload.spring.metrics;
+
+import java.util.function.ToDoubleFunction;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import org.jspecify.annotations.Nullable;
+
+import dev.offload.Device;
+import dev.offload.DeviceRegistry;
+import dev.offload.StreamPool;
+import dev.offload.leak.LeakDetector;
+
+/**
+ * {@link MeterBinder} for the stream pools of a {@link DeviceRegistry}, in the style of {@code hikaricp.connections.*}:
+ * gauges {@code offload.streams}, {@code offload.streams.active}, {@code offload.streams.idle},
+ * {@code offload.streams.pending}, {@code offload.streams.max} and {@code offload.healthy.devices} (1, or 0 once a
+ * sticky error failed the device, so that its sum counts the healthy devices); counters
+ * {@code offload.streams.timeout},
+ * {@code offload.streams.discarded} and, with an enabled {@link LeakDetector}, {@code offload.sessions.leaked}. Each
+ * is tagged {@code device} and {@code backend}. It also registers the timers that {@link OffloadSessionMetrics}
+ * records, so that they show from the start.
+ * <p>
+ * {@code offload.streams.max} is {@code NaN} for an unbounded pool, so that a ratio such as active / max gives no
+ * value rather than an infinite one.
+ */
+public final class OffloadPoolMetrics implements MeterBinder {
+
+	private final DeviceRegistry registry;
+
+	private final @Nullable LeakDetector leakDetector;
+
+	/**
+	 * Creates a binder.
+	 * @param registry the devices whose pools to measure
+	 * @param leakDetector the leak detector whose counts to publish, or {@code null}
+	 */
+	public OffloadPoolMetrics(DeviceRegistry registry, @Nullable LeakDetector leakDetector) {
+		this.registry = registry;
+		this.leakDetector = (leakDetector != null && leakDetector.isEnabled()) ? leakDetector : null;
+	}
+
+	@Override
+	public void bindTo(MeterRegistry meterRegistry) {
+		for (Device device : this.registry.devices()) {
+			bindTo(meterRegistry, device);
+		}
+	}
+
+	private void bindTo(MeterRegistry meterRegistry, Device device) {
+		StreamPool pool = device.streamPool();
+		Tags tags = OffloadMeters.tags(device);
+		gauge(meterRegistry, OffloadMeters.STREAMS, "Streams alive, idle or lent", OffloadMeters.UNIT_STREAMS, pool,
+				(p) -> p.statistics().size(), tags);
+		gauge(meterRegistry, OffloadMeters.STREAMS_ACTIVE, "Streams lent to sessions", OffloadMeters.UNIT_STREAMS,
+				pool, StreamPool::inUse, tags);
+		gauge(meterRegistry, OffloadMeters.STREAMS_IDLE, "Streams waiting in the pool", OffloadMeters.UNIT_STREAMS,
+				pool, (p) -> p.statistics().idle(), tags);
+		gauge(meterRegistry, OffloadMeters.STREAMS_PENDING, "Borrowers waiting for a stream",
+				OffloadMeters.UNIT_THREADS, pool, StreamPool::waiting, tags);
+		gauge(meterRegistry, OffloadMeters.STREAMS_MAX, "The pool's bound; NaN when unbounded",
+				OffloadMeters.UNIT_STREAMS, pool, OffloadPoolMetrics::max, tags);
+		gauge(meterRegistry, OffloadMeters.HEALTHY_DEVICES,
+				"1 while the device can take work, 0 once a sticky error failed it", OffloadMeters.UNIT_DEVICES,
+				device, (d) -> d.isHealthy() ? 1 : 0, tags);
+		counter(meterRegistry, OffloadMeters.STREAMS_TIMEOUT, "Borrows that gave up after the borrow timeout",
+				OffloadMeters.UNIT_BORROWS, pool, (p) -> p.statistics().timeouts(), tags);
+		counter(meterRegistry, OffloadMeters.STREAMS_DISCARDED, "Streams destroyed because their work failed",
+				OffloadMeters.UNIT_STREAMS, pool, (p) -> p.statistics().discarded(), tags);
+		if (this.leakDetector != null) {
+			int id = device.id();
+			counter(meterRegistry, OffloadMeters.SESSIONS_LEAKED,
+					"Sessions open longer than the leak detection threshold", OffloadMeters.UNIT_SESSIONS,
+					this.leakDetector, (detector) -> detector.leakedSessions(id), tags);
+		}
+		OffloadMeters.acquireTimer(meterRegistry, device);
+	}
+
+	private static double max(StreamPool pool) {
+		int max = pool.config().maxSize();
+		return (max > 0) ? max : Double.NaN;
+	}
+
+	private static <T> void gauge(MeterRegistry registry, String name, String description, String unit, T state,
+			ToDoubleFunction<T> value, Tags tags) {
+		Gauge.builder(name, state, value).description(description).baseUnit(unit).tags(tags).register(registry);
+	}
+
+	private static <T> void counter(MeterRegistry registry, String name, String description, String unit, T state,
+			ToDoubleFunction<T> value, Tags tags) {
+		FunctionCounter.builder(name, state, value)
+			.description(description)
+			.baseUnit(unit)
+			.tags(tags)
+			.register(registry);
+	}
+
+}

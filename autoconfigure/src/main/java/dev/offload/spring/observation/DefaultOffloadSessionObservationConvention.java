@@ -1,0 +1,41 @@
+package dev.offload.spring.observation;
+
+import io.micrometer.common.KeyValues;
+
+import dev.offload.OffloadSession;
+
+/**
+ * The default {@link OffloadSessionObservationConvention}: the observation {@value #NAME}, named
+ * {@code "offload session"} in traces, with low-cardinality keys {@code device}, {@code backend} and {@code priority}
+ * and the high-cardinality key {@code session}.
+ */
+public class DefaultOffloadSessionObservationConvention implements OffloadSessionObservationConvention {
+
+	/**
+	 * The observation's name.
+	 */
+	public static final String NAME = "offload.session";
+
+	@Override
+	public String getName() {
+		return NAME;
+	}
+
+	@Override
+	public String getContextualName(OffloadSessionObservationContext context) {
+		return "offload session";
+	}
+
+	@Override
+	public KeyValues getLowCardinalityKeyValues(OffloadSessionObservationContext context) {
+		OffloadSession session = context.getSession();
+		return KeyValues.of("device", String.valueOf(session.device().id()), "backend",
+				session.device().backendName(), "priority", session.priority().name().toLowerCase());
+	}
+
+	@Override
+	public KeyValues getHighCardinalityKeyValues(OffloadSessionObservationContext context) {
+		return KeyValues.of("session", String.valueOf(context.getSession().id()));
+	}
+
+}

@@ -1,0 +1,201 @@
+package dev.offload.autoconfigure.diagnostics;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.ContextConsumer;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.annotation.AnnotationAwareOrderComparator;
+
+import dev.offload.Device;
+import dev.offload.DeviceRegistry;
+import dev.offload.autoconfigure.OffloadAutoConfiguration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests that each bad configuration fails startup with a {@link FailureAnalysis} that says what is wrong and how to
+ * fix it.
+ */
+class OffloadFailureAnalysisTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(OffloadAutoConfiguration.class));
+
+	@Test
+	void initialSizeWhenZeroShouldFailWithAnalysis() {
+		this.contextRunner.withPropertyValues("offload.stream-pool.initial-size=0")
+			.run(failsWith("Invalid value '0' for 'offload.stream-pool.initial-size': initialSize must be at least 1, "
+					+ "was 0", "Set 'offload.stream-pool.initial-size' to 1 or more."));
+	}
+
+	@Test
+	void maxSizeWhenNegativeShouldFailWithAnalysis() {
+		this.contextRunner.withPropertyValues("offload.stream-pool.max-size=-1")
+			.run(failsWith("Invalid value '-1' for 'offload.stream-pool.max-size': maxSize must be 0 (unbounded) or "
+					+ "positive, was -1", "Set 'offload.stream-pool.max-size' to 0 for a pool without bound"));
+	}
+
+	@Test
+	void maxSizeWhenBelowInitialSizeShouldFailWithAnalysis() {
+		this.contextRunner.withPropertyValues("offload.stream-pool.initial-size=8", "offload.stream-pool.max-size=4")
+			.run(failsWith("Invalid value '4' for 'offload.stream-pool.max-size': maxSize must be 0 (unbounded) or at "
+					+ "least initialSize (8), was 4",
+					"Set 'offload.stream-pool.max-size' to 0 for a pool without bound, or to at least "
+							+ "'offload.stream-pool.initial-size' (8); or lower 'offload.stream-pool.initial-size'."));
+	}
+
+	@Test
+	void borrowTimeoutWhenZeroShouldFailWithAnalysis() {
+		this.contextRunner.withPropertyValues("offload.stream-pool.borrow-timeout=0s")
+			.run(failsWith("Invalid value 'PT0S' for 'offload.stream-pool.borrow-timeout': borrowTimeout must be "
+					+ "positive", "Set 'offload.stream-pool.borrow-timeout' to a positive duration, such as 30s."));
+	}
+
+	@Test
+	void devicesConfigMaxSizeWhenBelowSharedInitialSizeShouldNameTheDeviceProperty() {
+		this.contextRunner.withPropertyValues("offload.host.device-count=2",
+				"offload.devices-config.1.stream-pool.max-size=16")
+			.run(failsWith("Invalid value '16' for 'offload.devices-config.1.stream-pool.max-size': maxSize must be 0 "
+					+ "(unbounded) or at least initialSize (32), was 16",
+					"or to at least 'offload.stream-pool.initial-size' (32)"));
+	}
+
+	@Test
+	void devicesConfigInitialSizeWhenZeroShouldNameTheDeviceProperty() {
+		this.contextRunner.withPropertyValues("offload.devices-config.0.stream-pool.initial-size=0")
+			.run(failsWith("'offload.devices-config.0.stream-pool.initial-size'",
+					"Set 'offload.devices-config.0.stream-pool.initial-size' to 1 or more."));
+	}
+
+	@Test
+	void devicesWhenUnknownIdShouldFailWithAnalysis() {
+		this.contextRunner.withPropertyValues("offload.devices=0,5")
+			.run(failsWith("Invalid value '[0, 5]' for 'offload.devices': device 5 does not exist; the backend's "
+					+ "devices are [0]", "List only existing device ids in 'offload.devices' ([0]), or set it to 'all'."));
+	}
+
+	@Test
+	void devicesWhenNotAnIdShouldFailWithAnalysis() {
+		this.contextRunner.withPropertyValues("offload.devices=gpu0")
+			.run(failsWith("'offload.devices': 'gpu0' is not a device id",
+					"Set 'offload.devices' to 'all' or to a list of device ids, such as 0,1."));
+	}
+
+	@Test
+	void devicesConfigWhenUnknownIdShouldFailWithAnalysis() {
+		this.contextRunner.withPropertyValues("offload.devices-config.7.stream-pool.initial-size=4")
+			.run(failsWith("Invalid value '7' for 'offload.devices-config.7': there is no device 7 among the devices "
+					+ "in use [0]", "Remove 'offload.devices-config.7', or configure one of the devices [0]."));
+	}
+
+	@Test
+	void devicesConfigWhenKeyIsNotAnIdShouldFailWithAnalysis() {
+		this.contextRunner.withPropertyValues("offload.devices-config.gpu.stream-pool.initial-size=4")
+			.run(failsWith("'offload.devices-config.gpu': 'gpu' is not a device id",
+					"Key each entry of 'offload.devices-config' by a device id"));
+	}
+
+	@Test
+	void backendWhenUnknownShouldListTheBackends() {
+		this.contextRunner.withPropertyValues("offload.backend=gpu")
+			.run(failsWith("'offload.backend' is 'gpu'", "Set 'offload.backend' to one of auto, cuda, host"));
+	}
+
+	@Test
+	void backendWhenCudaWithoutUsableGpuShouldFailWithAnalysis() {
+		this.contextRunner.withPropertyValues("offload.backend=cuda")
+			.run(failsWith("Invalid value 'cuda' for 'offload.backend': CUDA is not usable: ",
+					"check nvidia-smi and CUDA_VISIBLE_DEVICES"));
+	}
+
+	@Test
+	void backendWhenCudaWithoutJCudaShouldFailWithAnalysis() {
+		this.contextRunner.withClassLoader(new FilteredClassLoader("jcuda"))
+			.withPropertyValues("offload.backend=cuda")
+			.run(failsWith("CUDA is not usable: JCuda (jcuda.driver.JCudaDriver) is not on the classpath",
+					"or set 'offload.backend' to 'auto' to fall back to the host emulation, or to 'host'."));
+	}
+
+	@Test
+	void hostDeviceCountWhenZeroShouldFailWithAnalysis() {
+		this.contextRunner.withPropertyValues("offload.host.device-count=0")
+			.run(failsWith("Invalid value '0' for 'offload.host.device-count': deviceCount must be between 1 and 64",
+					"Set 'offload.host.device-count' between 1 and 64."));
+	}
+
+	@Test
+	void hostWorkersWhenZeroShouldFailWithAnalysis() {
+		this.contextRunner.withPropertyValues("offload.host.workers-per-device=0")
+			.run(failsWith("'offload.host.workers-per-device'", "Set 'offload.host.workers-per-device' to 1 or more"));
+	}
+
+	@Test
+	void hostDeviceNamesWhenTooFewShouldFailWithAnalysis() {
+		this.contextRunner.withPropertyValues("offload.host.device-count=2", "offload.host.device-names=only")
+			.run(failsWith("'offload.host.device-names'",
+					"List one name in 'offload.host.device-names' for each of the 2 device(s)"));
+	}
+
+	@Test
+	void awaitTerminationWhenNegativeShouldFailWithAnalysis() {
+		this.contextRunner.withPropertyValues("offload.shutdown.await-termination=-1s")
+			.run(failsWith("'offload.shutdown.await-termination'",
+					"Set 'offload.shutdown.await-termination' to 0s or more"));
+	}
+
+	@Test
+	void bufferCacheWhenNegativeShouldFailWithAnalysis() {
+		this.contextRunner.withPropertyValues("offload.buffer-cache.max-size=-1MB")
+			.run(failsWith("'offload.buffer-cache.max-size'", "Set 'offload.buffer-cache.max-size' to 0B"));
+	}
+
+	@Test
+	void deviceWhenABeanAsksForAnUnknownOneShouldFailWithAnalysis() {
+		this.contextRunner.withUserConfiguration(UnknownDeviceConfiguration.class)
+			.run(failsWith("Offload has no device with id 9; its devices are [0].",
+					"Use one of the device ids [0]"));
+	}
+
+	private static ContextConsumer<AssertableApplicationContext> failsWith(String description, String action) {
+		return (context) -> {
+			assertThat(context).hasFailed();
+			FailureAnalysis analysis = analyze(context.getStartupFailure());
+			assertThat(analysis).as("failure analysis").isNotNull();
+			assertThat(analysis.getDescription()).contains(description);
+			assertThat(analysis.getAction()).contains(action);
+		};
+	}
+
+	private static FailureAnalysis analyze(Throwable failure) {
+		List<FailureAnalyzer> analyzers = new ArrayList<>(List.of(new InvalidOffloadConfigurationFailureAnalyzer(),
+				new NoSuchDeviceFailureAnalyzer(), new BackendBindFailureAnalyzer()));
+		AnnotationAwareOrderComparator.sort(analyzers);
+		for (FailureAnalyzer analyzer : analyzers) {
+			FailureAnalysis analysis = analyzer.analyze(failure);
+			if (analysis != null) {
+				return analysis;
+			}
+		}
+		return null;
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UnknownDeviceConfiguration {
+
+		@Bean
+		Device ninthDevice(DeviceRegistry registry) {
+			return registry.device(9);
+		}
+
+	}
+
+}

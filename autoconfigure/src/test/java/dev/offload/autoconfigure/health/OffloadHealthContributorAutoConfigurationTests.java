@@ -1,0 +1,65 @@
+package dev.offload.autoconfigure.health;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import dev.offload.autoconfigure.HostDeviceRegistryConfiguration;
+import dev.offload.spring.actuate.health.OffloadHealthIndicator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests for {@link OffloadHealthContributorAutoConfiguration}.
+ */
+class OffloadHealthContributorAutoConfigurationTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(OffloadHealthContributorAutoConfiguration.class));
+
+	@Test
+	void healthIndicatorWhenDeviceRegistryExistsShouldBeCreated() {
+		this.contextRunner.withUserConfiguration(HostDeviceRegistryConfiguration.class)
+			.run((context) -> assertThat(context).hasSingleBean(OffloadHealthIndicator.class)
+				.hasBean("offloadHealthIndicator"));
+	}
+
+	@Test
+	void healthIndicatorWhenNoDeviceRegistryShouldBackOff() {
+		this.contextRunner.run((context) -> assertThat(context).doesNotHaveBean(OffloadHealthIndicator.class));
+	}
+
+	@Test
+	void healthIndicatorWhenDisabledShouldBackOff() {
+		this.contextRunner.withUserConfiguration(HostDeviceRegistryConfiguration.class)
+			.withPropertyValues("management.health.offload.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(OffloadHealthIndicator.class));
+	}
+
+	@Test
+	void healthIndicatorWhenBackendIsAutoAndHostShouldNoteTheFallback() {
+		this.contextRunner.withUserConfiguration(HostDeviceRegistryConfiguration.class)
+			.withPropertyValues("offload.backend=auto")
+			.run((context) -> assertThat(context.getBean(OffloadHealthIndicator.class).health().getDetails())
+				.containsEntry("note", OffloadHealthIndicator.HOST_FALLBACK_NOTE));
+	}
+
+	@Test
+	void healthIndicatorWhenBackendIsHostShouldNotNoteAFallback() {
+		this.contextRunner.withUserConfiguration(HostDeviceRegistryConfiguration.class)
+			.withPropertyValues("offload.backend=host")
+			.run((context) -> assertThat(context.getBean(OffloadHealthIndicator.class).health().getDetails())
+				.doesNotContainKey("note"));
+	}
+
+	@Test
+	void healthIndicatorWhenUserDefinesOneShouldBackOff() {
+		this.contextRunner.withUserConfiguration(HostDeviceRegistryConfiguration.class)
+			.withBean("offloadHealthIndicator", HealthIndicator.class, () -> () -> Health.up().build())
+			.run((context) -> assertThat(context).doesNotHaveBean(OffloadHealthIndicator.class)
+				.hasBean("offloadHealthIndicator"));
+	}
+
+}

@@ -1,0 +1,86 @@
+package dev.offload.spring.actuate.health;
+
+import java.util.Map;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
+
+import dev.offload.DeviceRegistry;
+import dev.offload.OffloadSession;
+import dev.offload.backend.host.HostBackend;
+import dev.offload.spi.BackendException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Tests for {@link OffloadHealthIndicator}.
+ */
+class OffloadHealthIndicatorTests {
+
+	private final HostBackend backend = HostBackend.builder().deviceCount(2).workersPerDevice(2).build();
+
+	private final DeviceRegistry registry = DeviceRegistry.builder(this.backend).build();
+
+	@AfterEach
+	void close() {
+		this.registry.close();
+	}
+
+	@Test
+	void healthWhenEveryDeviceIsHealthyShouldBeUpWithTheBackend() {
+		Health health = new OffloadHealthIndicator(this.registry, false).health();
+		assertThat(health.getStatus()).isEqualTo(Status.UP);
+		assertThat(health.getDetails()).containsEntry("backend", "host").doesNotContainKey("note");
+		assertThat(devices(health)).containsOnlyKeys("0", "1");
+		assertThat(device(health, "0")).containsEntry("name", "Host device 0").containsEntry("status", "UP");
+	}
+
+	@Test
+	void healthWhenADeviceFailedShouldBeDownNamingTheDeviceAndError() {
+		this.backend.failDevice(1, "injected for a test");
+		assertThatExceptionOfType(BackendException.class).isThrownBy(() -> {
+			try (OffloadSession session = this.registry.openSession(1)) {
+				session.streamId();
+			}
+		});
+		Health health = new OffloadHealthIndicator(this.registry, false).health();
+		assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+		assertThat(device(health, "0")).containsEntry("status", "UP").doesNotContainKey("error");
+		assertThat(device(health, "1")).containsEntry("status", "DOWN");
+		assertThat((String) device(health, "1").get("error")).contains("injected for a test");
+	}
+
+	@Test
+	void healthWhenFailureIsOnlyInjectedShouldStayUpUntilASessionHitsIt() {
+		this.backend.failDevice(0, "not seen yet");
+		assertThat(new OffloadHealthIndicator(this.registry, false).health().getStatus()).isEqualTo(Status.UP);
+	}
+
+	@Test
+	void healthWhenAutoBackendFellBackToHostShouldAddANote() {
+		Health health = new OffloadHealthIndicator(this.registry, true).health();
+		assertThat(health.getStatus()).isEqualTo(Status.UP);
+		assertThat(health.getDetails()).containsEntry("note", OffloadHealthIndicator.HOST_FALLBACK_NOTE);
+	}
+
+	@Test
+	void healthWhenRegistryClosedShouldBeOutOfService() {
+		this.registry.close();
+		assertThat(new OffloadHealthIndicator(this.registry, false).health().getStatus())
+			.isEqualTo(Status.OUT_OF_SERVICE);
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Map<String, Object> devices(Health health) {
+		return (Map<String, Object>) health.getDetails().get("devices");
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Map<String, Object> device(Health health, String id) {
+		return (Map<String, Object>) devices(health).get(id);
+	}
+
+}
