@@ -3,7 +3,7 @@ package dev.offload.concurrency;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import dev.offload.ModuleDefinition;
+import dev.offload.kernel.ModuleDefinition;
 import dev.offload.spi.Backend;
 import dev.offload.spi.BackendDevice;
 import dev.offload.spi.BackendEvent;

@@ -1,5 +1,7 @@
 package dev.offload.concurrency.jcstress;
 
+import java.time.Duration;
+
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.Expect;
@@ -51,7 +53,7 @@ public class ReleaseRacesWithShutdown {
 	 */
 	@Actor
 	public void shutdown(III_Result result) {
-		result.r1 = this.registry.close() ? 1 : 0;
+		result.r1 = this.registry.close(Duration.ZERO) ? 1 : 0;
 	}
 
 	/**
