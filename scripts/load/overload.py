@@ -17,7 +17,8 @@ package`) on free local ports, runs one scenario, stops the app, and prints a Ma
       the flood, then SIGTERM to the app: time to exit, every in-flight request answered (a status, not a reset),
       every accepted job DONE or FAILED with the shutdown as its reason (read from the app's log).
 
-Extra app arguments go after `--`, e.g. `-- --offload.backend=cuda`.
+Extra app arguments go after `--`, e.g. `-- --offload.backend=cuda`. JAVA names the java command, JAVA_OPTS adds JVM
+options, APP_CLASSPATH runs the app from a class path instead of the jar.
 """
 import argparse
 import http.client
@@ -47,7 +48,10 @@ class App:
         self.log_path = f'/tmp/offload-load-{os.getpid()}.log' if os.name == 'posix' else 'offload-load.log'
         self.log = open(self.log_path, 'w')
         java = os.environ.get('JAVA', 'java')
-        self.process = subprocess.Popen([java, *os.environ.get('JAVA_OPTS', '').split(), '-jar', JAR,
+        # APP_CLASSPATH runs the app from classes and jars (the GPU machine's pack) instead of the repackaged jar.
+        launch = (['-cp', os.environ['APP_CLASSPATH'], 'dev.offload.sample.OffloadSampleApplication']
+                  if os.environ.get('APP_CLASSPATH') else ['-jar', JAR])
+        self.process = subprocess.Popen([java, *os.environ.get('JAVA_OPTS', '').split(), *launch,
                                          f'--server.port={self.port}', f'--management.server.port={self.management}',
                                          *extra], stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.time() + 180

@@ -20,7 +20,7 @@ import java.util.List;
 record HazardOptions(String backend, int deviceId, HazardWorkload workload, int warmup, int repeat,
 		List<String> strategies, int hostWorkers, Path csv) {
 
-	static final List<String> ALL_STRATEGIES = List.of("offload", "round-robin-256", "round-robin-32",
+	static final List<String> ALL_STRATEGIES = List.of("offload", "offload-sync", "round-robin-256", "round-robin-32",
 			"create-destroy", "bare-pool", "light-only");
 
 	static final String USAGE = """
@@ -34,7 +34,7 @@ record HazardOptions(String backend, int deviceId, HazardWorkload workload, int 
 			  --light-micros N        a light task's kernel time (20)
 			  --warmup N              light tasks before each run, not measured (2000)
 			  --repeat N              rounds over all strategies (3)
-			  --strategies a,b,...    among offload, round-robin-N, create-destroy, bare-pool, light-only (all)
+			  --strategies a,b,...    among offload, offload-sync, round-robin-N, create-destroy, bare-pool, light-only (all)
 			  --host-workers N        workers per host device (the host backend's default)
 			  --csv FILE              append one line per run to FILE
 			""";

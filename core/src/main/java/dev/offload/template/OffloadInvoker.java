@@ -100,8 +100,8 @@ public final class OffloadInvoker {
 	 * session's work is done and its stream is back, with the stage's outcome (or the work's failure). A joined
 	 * session, no session, or a {@code null} stage give back the call's stage itself.
 	 * <p>
-	 * The returned stage may complete on the device's completion thread: continue with {@code *Async} methods for
-	 * anything slow.
+	 * The returned stage completes on the registry's completion executor (or on the thread that completed the call's
+	 * stage), never on the device's completion thread.
 	 * @param <T> the stage's value type
 	 * @param attributes the device, propagation and priority
 	 * @param invocation the call

@@ -6,7 +6,6 @@ import java.util.concurrent.CompletableFuture;
 
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
-import dev.offload.StreamEvent;
 import dev.offload.kernel.KernelRef;
 
 /**
@@ -27,7 +26,8 @@ import dev.offload.kernel.KernelRef;
  * is synchronized and closed, a joined one synchronized.</li>
  * <li>{@link #submit(SessionCallback)} runs the callback on the calling thread, which only enqueues work, and
  * returns a future completed with the callback's result once that work is done; no thread waits for it (the
- * device's completion thread polls, see {@link OffloadSession#closeAsync()}).</li>
+ * device's completion thread polls, see {@link OffloadSession#closeAsync()}, and the future completes on the
+ * registry's completion executor).</li>
  * </ul>
  * A callback that throws reaches the caller with its exception unchanged (for {@code submit}: the future completes
  * with it); a session the template opened is then still ended, its stream discarded if its work failed. Nothing
@@ -145,13 +145,14 @@ public class OffloadTemplate {
 	 * <ul>
 	 * <li>In a new session, the future completes with the callback's result once the session's work is done and
 	 * its stream is back in the pool ({@link OffloadSession#closeAsync()}), or with the work's failure.</li>
-	 * <li>In a joined session, the template records an event after the callback's work and the future completes
-	 * once it is reached; a failure of that work reaches the owner of the session when it ends it. (The wait runs on
-	 * a second session's stream that waits for the event, because the completion thread polls sessions.)</li>
+	 * <li>In a joined session, the future completes once the work enqueued so far is done
+	 * ({@link OffloadSession#whenDone()}: the completion thread watches an event on the session's own stream, no
+	 * second stream is borrowed), or with that work's failure, which also reaches the owner of the session when it
+	 * ends it.</li>
 	 * </ul>
 	 * If the callback throws, the future completes with that exception (after a new session has ended).
-	 * The future may complete on the device's completion thread: continue with {@code *Async} methods for anything
-	 * slow.
+	 * The future completes on the registry's {@linkplain DeviceRegistry#completionExecutor() completion executor},
+	 * never on the device's completion thread, so its continuations may block (even on other Offload futures).
 	 * @param <T> the result's type
 	 * @param attributes the device, priority and a propagation that gives a session
 	 * @param callback the work, run on the calling thread
@@ -179,30 +180,11 @@ public class OffloadTemplate {
 			return scope.closeAfter(CompletableFuture.completedFuture(result));
 		}
 		try {
-			return SessionScope.relay(whenDone(scope.session()), result);
+			return SessionScope.relay(scope.session().whenDone(), result);
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-	}
-
-	/**
-	 * Completes when the work enqueued so far on a joined session is done, without blocking a thread.
-	 */
-	private static CompletableFuture<Void> whenDone(OffloadSession session) {
-		if (!session.hasStream()) {
-			return CompletableFuture.completedFuture(null);
-		}
-		StreamEvent reached = session.recordEvent();
-		OffloadSession waiter = session.device().openSession(session.priority());
-		try {
-			waiter.waitFor(reached);
-		}
-		catch (RuntimeException ex) {
-			waiter.closeAsync();
-			throw ex;
-		}
-		return waiter.closeAsync();
 	}
 
 	/**

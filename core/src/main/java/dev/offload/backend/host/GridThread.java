@@ -11,8 +11,8 @@ import dev.offload.kernel.HostThread;
 import dev.offload.spi.NativeMemory;
 
 /**
- * The {@link HostThread} of a host launch: one instance serves a whole grid, its indices updated from thread to
- * thread.
+ * The {@link HostThread} of a host launch: one instance serves one chunk of a grid's blocks on one worker, its
+ * indices updated from thread to thread; it is never shared between workers, so its buffer views need no locking.
  */
 final class GridThread implements HostThread {
 
@@ -179,7 +179,7 @@ final class GridThread implements HostThread {
 	/**
 	 * Returns a buffer argument as bytes (little-endian, the whole allocation).
 	 * @param index the parameter's index
-	 * @return the view, shared by the launch's threads
+	 * @return the view, shared by this chunk's threads
 	 */
 	@Override
 	public ByteBuffer bytes(int index) {
@@ -189,7 +189,7 @@ final class GridThread implements HostThread {
 	/**
 	 * Returns a buffer argument as floats.
 	 * @param index the parameter's index
-	 * @return the view, shared by the launch's threads
+	 * @return the view, shared by this chunk's threads
 	 */
 	@Override
 	public FloatBuffer floats(int index) {
@@ -199,7 +199,7 @@ final class GridThread implements HostThread {
 	/**
 	 * Returns a buffer argument as doubles.
 	 * @param index the parameter's index
-	 * @return the view, shared by the launch's threads
+	 * @return the view, shared by this chunk's threads
 	 */
 	@Override
 	public DoubleBuffer doubles(int index) {
@@ -209,7 +209,7 @@ final class GridThread implements HostThread {
 	/**
 	 * Returns a buffer argument as ints.
 	 * @param index the parameter's index
-	 * @return the view, shared by the launch's threads
+	 * @return the view, shared by this chunk's threads
 	 */
 	@Override
 	public IntBuffer ints(int index) {
