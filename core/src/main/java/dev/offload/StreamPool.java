@@ -79,8 +79,6 @@ public final class StreamPool {
 
 	private final AtomicInteger nextId = new AtomicInteger();
 
-	private final AtomicLong retiredBorrows = new AtomicLong();
-
 	private final AtomicLong grows = new AtomicLong();
 
 	private final AtomicLong created = new AtomicLong();
@@ -193,11 +191,19 @@ public final class StreamPool {
 		Map<StreamPriority, StreamPoolStatistics.PriorityStatistics> byPriority = new EnumMap<>(StreamPriority.class);
 		int idle = 0;
 		int inUse = 0;
-		long borrows = this.retiredBorrows.get();
+		long borrows = 0;
 		for (StreamPriority priority : PRIORITIES) {
 			int classIdle = 0;
 			int classInUse = 0;
-			for (PooledStream stream : this.classes[priority.ordinal()].streams) {
+			ClassState priorityClass = this.classes[priority.ordinal()];
+			PooledStream[] streams;
+			// The streams and the retired borrows as one snapshot: a stream discarded meanwhile is counted once, in
+			// the array or in the retired borrows (read apart, a read between the two missed its borrows).
+			synchronized (priorityClass) {
+				streams = priorityClass.streams;
+				borrows += priorityClass.retiredBorrows;
+			}
+			for (PooledStream stream : streams) {
 				int state = stream.state();
 				classIdle += (state == PooledStream.STATE_IDLE) ? 1 : 0;
 				classInUse += (state == PooledStream.STATE_IN_USE) ? 1 : 0;
@@ -489,7 +495,6 @@ public final class StreamPool {
 
 	private void retire(PooledStream stream) {
 		this.classes[stream.priority.ordinal()].remove(stream);
-		this.retiredBorrows.addAndGet(stream.borrows);
 		try {
 			stream.backend.destroy();
 		}
@@ -598,6 +603,9 @@ public final class StreamPool {
 		/** The size the class grew to; guarded by the pool's lock. */
 		int capacity;
 
+		/** The borrows of the class's destroyed streams; changes with {@link #streams}, under this monitor. */
+		long retiredBorrows;
+
 		/** The most streams the class holds: its lane's limit, or {@link Integer#MAX_VALUE}. */
 		final int limit;
 
@@ -619,6 +627,7 @@ public final class StreamPool {
 
 		synchronized void remove(PooledStream stream) {
 			this.streams = Arrays.stream(this.streams).filter((each) -> each != stream).toArray(PooledStream[]::new);
+			this.retiredBorrows += stream.borrows;
 		}
 
 	}
