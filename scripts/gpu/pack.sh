@@ -5,7 +5,9 @@
 # gpu-run.sh, the script that runs there.
 #
 # Usage (from the project's root):   scripts/gpu/pack.sh [DEST]      (DEST defaults to .device, git-ignored)
-# PACK_PARTS=tests packs only what the tests need (no sample app, no benchmark runtime), for GPU_RUN_PARTS=tests.
+# PACK_PARTS (default "app bench") adds the sample app (for the app and startup parts of gpu-run.sh) and the
+# benchmarks' runtime (bench); PACK_PARTS=tests packs only what the tests need. The device tool carries at most
+# 64 MiB: pack only what the run needs.
 # Then, with the device tool:         run  command="bash .device/gpu-run.sh"  carry=[".device"]
 # The tool sends the checkout the session started in; when packing from another worktree, pass that checkout's
 # .device folder as DEST (e.g. the main checkout's .device).
@@ -27,11 +29,12 @@ cp -r benchmarks/target/classes "$dest/classes/benchmarks"
 # Byte Buddy (9 MB; AssertJ needs it only for soft-assertion proxies, which these tests do not use).
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 mvn -B -q -pl core dependency:copy-dependencies -DincludeScope=test -DoutputDirectory="$dest/lib" \
-	-DexcludeGroupIds=org.junit.jupiter,org.junit.platform,org.opentest4j,org.apiguardian,net.bytebuddy
+	-DexcludeGroupIds=org.junit.jupiter,org.junit.platform,org.opentest4j,org.apiguardian,net.bytebuddy,com.tngtech.archunit
 mvn -B -q dependency:copy -Dartifact="org.junit.platform:junit-platform-console-standalone:$console_version" \
 	-DoutputDirectory="$dest/lib"
 
-if [ "${PACK_PARTS:-all}" != tests ]; then
+parts=" ${PACK_PARTS:-app bench} "
+if [[ "$parts" == *" app "* ]]; then
 # The sample app, run there on the CUDA backend by dev.offload.sample.GpuSmokeCheck: its classes and its runtime
 # dependencies as Maven lists them, less JCuda (lib/ holds it); its checker needs Commons Math (bench-lib/ has it).
 rm -rf "$dest/app"
@@ -41,6 +44,8 @@ mvn -B -q -pl sample-app -am -DskipTests package dependency:copy-dependencies -D
 cp -r sample-app/target/classes "$dest/app/classes"
 cp -r sample-app/target/test-classes "$dest/app/test-classes"
 
+fi
+if [[ "$parts" == *" bench "* ]] || [[ "$parts" == *" app "* ]]; then
 # The benchmarks' own runtime (JMH, its dependencies, the Commons Pool2 baseline) for the hazard and pool benchmarks;
 # their classes are in classes/benchmarks, JCuda in lib/.
 rm -rf "$dest/bench-lib"
@@ -54,5 +59,6 @@ if [ -n "${JDK25:-}" ] && [ ! -f "$dest/jre25.txz" ]; then
 	JDK="$JDK25" scripts/gpu/pack-jre.sh "$dest" jre25
 fi
 cp scripts/gpu/gpu-run.sh "$dest/gpu-run.sh"
+cp scripts/load/overload.py "$dest/overload.py"
 du -sh "$dest"
 ls -la "$dest" "$dest/lib"

@@ -17,7 +17,8 @@ package`) on free local ports, runs one scenario, stops the app, and prints a Ma
       the flood, then SIGTERM to the app: time to exit, every in-flight request answered (a status, not a reset),
       every accepted job DONE or FAILED with the shutdown as its reason (read from the app's log).
 
-Extra app arguments go after `--`, e.g. `-- --offload.backend=cuda`.
+Extra app arguments go after `--`, e.g. `-- --offload.backend=cuda`. JAVA names the java command, JAVA_OPTS adds JVM
+options, APP_CLASSPATH runs the app from a class path instead of the jar.
 """
 import argparse
 import http.client
@@ -47,7 +48,10 @@ class App:
         self.log_path = f'/tmp/offload-load-{os.getpid()}.log' if os.name == 'posix' else 'offload-load.log'
         self.log = open(self.log_path, 'w')
         java = os.environ.get('JAVA', 'java')
-        self.process = subprocess.Popen([java, *os.environ.get('JAVA_OPTS', '').split(), '-jar', JAR,
+        # APP_CLASSPATH runs the app from classes and jars (the GPU machine's pack) instead of the repackaged jar.
+        launch = (['-cp', os.environ['APP_CLASSPATH'], 'dev.offload.sample.OffloadSampleApplication']
+                  if os.environ.get('APP_CLASSPATH') else ['-jar', JAR])
+        self.process = subprocess.Popen([java, *os.environ.get('JAVA_OPTS', '').split(), *launch,
                                          f'--server.port={self.port}', f'--management.server.port={self.management}',
                                          *extra], stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.time() + 180
@@ -177,15 +181,28 @@ def poll_jobs(app, ids, limit_seconds):
     return states, reasons
 
 
+def job_outcomes(log, accepted):
+    """Counts how each accepted job ended, from the app's log lines 'Monte Carlo job <id> DONE|FAILED: reason'."""
+    ends = {m.group(1): (m.group(2) + (': ' + m.group(3).strip(' :')[:70] if m.group(2) == 'FAILED' else ''))
+            for m in re.finditer(r'Monte Carlo job ([0-9a-f-]{36}) (DONE|FAILED)(.*)', log)}
+    outcomes = {}
+    for job in accepted:
+        key = ends.get(job, 'NO RECORD')
+        outcomes[key] = outcomes.get(key, 0) + 1
+    return outcomes
+
+
 def run_flood(args, app):
     threads, accepted, codes, latencies, failures, unanswered = flood(app, args.seconds, args.clients, args.paths)
     for t in threads:
         t.join()
     states, reasons = poll_jobs(app, accepted, args.poll_seconds)
+    ended = job_outcomes(app.log_text(), accepted)
     out = (f'### flood: {args.clients} clients of {args.paths:,}-path jobs for {args.seconds} s + light probe\n\n'
            '| what | result |\n| --- | --- |\n' + summarize_light(latencies, failures[0]) +
            f'| heavy answers | {dict(sorted(codes.items()))}, {unanswered[0]} unanswered |\n'
-           f'| accepted jobs | {len(accepted)}: {states} |\n')
+           f'| accepted jobs, as polled (404: finished and evicted from the store) | {len(accepted)}: {states} |\n'
+           f'| accepted jobs, as the app logged their end | {ended} |\n')
     if reasons:
         out += f'| failure reasons | {reasons} |\n'
     return out
@@ -290,12 +307,7 @@ def run_sigterm(args, app):
     stop.set()
     for t in threads:
         t.join(5)
-    log = app.log_text()
-    outcomes = {}
-    for job in accepted:
-        m = re.search(rf'Monte Carlo job {job} (DONE|FAILED)(.*)', log)
-        key = (m.group(1) + (': ' + m.group(2).strip(' :')[:70] if m.group(1) == 'FAILED' else '')) if m else 'NO RECORD'
-        outcomes[key] = outcomes.get(key, 0) + 1
+    outcomes = job_outcomes(app.log_text(), accepted)
     return (f'### SIGTERM after {args.seconds} s of the flood ({args.clients} clients, {args.paths:,} paths)\n\n'
             f'| what | result |\n| --- | --- |\n| SIGTERM to exit | {exit_seconds:.1f} s (exit code '
             f'{app.process.returncode}) |\n| heavy answers | {dict(sorted(codes.items()))} |\n'

@@ -167,6 +167,22 @@ public final class DeviceRegistry implements AutoCloseable {
 	}
 
 	/**
+	 * Opens a session as {@code options} say: on a device (or the least busy one), with a stream priority and a
+	 * timeout that bounds its caller's waits.
+	 * @param options the device, priority and timeout
+	 * @return the session, which the caller must close
+	 * @throws NoSuchDeviceException if the options name a device the registry lacks
+	 * @throws StreamPoolClosedException if the device is shut down or shutting down
+	 */
+	public OffloadSession openSession(SessionOptions options) {
+		if (options == null) {
+			throw new IllegalArgumentException("options must not be null");
+		}
+		Device device = (options.device() == SessionOptions.ANY_DEVICE) ? leastBusy() : device(options.device());
+		return device.openSession(options.priority(), options.timeout());
+	}
+
+	/**
 	 * Returns the executor that completes the futures of asynchronous work, where their dependent stages run.
 	 * @return the executor
 	 */
@@ -191,9 +207,11 @@ public final class DeviceRegistry implements AutoCloseable {
 	}
 
 	/**
-	 * Stops lending on every device, waits up to {@code awaitTermination} in all for lent streams to come back,
-	 * destroys the streams and releases the devices. A stream still lent is never destroyed; its device's context
-	 * is then kept, and the backend stays open.
+	 * Refuses new sessions on every device, waits up to {@code awaitTermination} in all for the open sessions to end
+	 * (they may still borrow streams meanwhile), then stops lending, destroys the streams and releases the devices.
+	 * Sessions still waiting on a completion thread when the time is up have their futures failed with a
+	 * {@link StreamPoolClosedException}. A stream still lent is never destroyed; its device's context is then kept,
+	 * and the backend stays open.
 	 * @param awaitTermination how long to wait in all
 	 * @return {@code true} if everything was released
 	 */
@@ -203,6 +221,9 @@ public final class DeviceRegistry implements AutoCloseable {
 		}
 		this.closed = true;
 		long deadline = System.nanoTime() + awaitTermination.toNanos();
+		// Every device refuses new sessions before any is drained, so that work does not move to a device that is
+		// closed later.
+		this.devices.forEach(Device::refuseNewSessions);
 		boolean clean = true;
 		for (Device device : this.devices) {
 			Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
@@ -243,6 +264,8 @@ public final class DeviceRegistry implements AutoCloseable {
 		private Duration awaitTermination = DEFAULT_AWAIT_TERMINATION;
 
 		private Executor completionExecutor;
+
+		private Duration sessionTimeout;
 
 		private Builder(Backend backend) {
 			this.backend = Objects.requireNonNull(backend, "backend must not be null");
@@ -316,6 +339,17 @@ public final class DeviceRegistry implements AutoCloseable {
 		}
 
 		/**
+		 * Sets the timeout of sessions opened without one: each caller's waits (for a stream, in
+		 * {@code synchronize} and {@code close}) end by this time after the session's opening.
+		 * @param timeout the timeout, positive, or {@code null} for none (the default)
+		 * @return this builder
+		 */
+		public Builder sessionTimeout(Duration timeout) {
+			this.sessionTimeout = SessionDeadline.checked(timeout, "sessionTimeout");
+			return this;
+		}
+
+		/**
 		 * Sets the executor that completes the futures of {@link OffloadSession#closeAsync()},
 		 * {@link OffloadSession#whenDone()} and what is built on them (the template's {@code submit} and
 		 * {@code runAsync}): their dependent stages run there, never on a device's completion thread, so a
@@ -360,7 +394,7 @@ public final class DeviceRegistry implements AutoCloseable {
 			for (Integer id : wanted.stream().distinct().sorted().toList()) {
 				StreamPoolConfig config = this.perDevice.getOrDefault(id, this.streamPool);
 				devices.add(new Device(this.backend.name(), byId.get(id), config, this.listener,
-						this.bufferCacheMaxBytes, this.completionExecutor));
+						this.bufferCacheMaxBytes, this.completionExecutor, this.sessionTimeout));
 			}
 			logger.info("Offload uses {} device(s) of the {} backend: {}", devices.size(), this.backend.name(),
 					devices);

@@ -1,10 +1,14 @@
 package dev.offload;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.offload.kernel.KernelRef;
@@ -12,6 +16,7 @@ import dev.offload.kernel.LaunchConfig;
 import dev.offload.spi.BackendEvent;
 import dev.offload.spi.BackendException;
 import dev.offload.spi.BackendStream;
+import dev.offload.spi.NativeMemory;
 
 /**
  * A unit of work on one device: the stream it borrows on its first operation is its own until it ends, so
@@ -27,6 +32,11 @@ import dev.offload.spi.BackendStream;
  * <p>
  * A session that is never closed keeps its stream and buffers for ever: always close it, as with
  * try-with-resources. Using it after close throws {@link IllegalStateException}; closing twice is harmless.
+ * <p>
+ * A session opened with a timeout has a deadline (its opening plus the timeout) that bounds every wait of its
+ * caller: for a stream, and in {@link #synchronize()} and {@link #close()}. When it passes, the caller gets a
+ * {@link SessionTimeoutException} at once, the session is closed, and the device's completion thread gives its
+ * stream back when the work enqueued so far is done (a GPU cannot take queued work back).
  */
 public final class OffloadSession implements AutoCloseable {
 
@@ -39,6 +49,8 @@ public final class OffloadSession implements AutoCloseable {
 	private final StreamPriority priority;
 
 	private final long openedNanos;
+
+	private final SessionDeadline deadline;
 
 	private PooledStream stream;
 
@@ -62,9 +74,13 @@ public final class OffloadSession implements AutoCloseable {
 
 	private CompletableFuture<Void> completion;
 
-	OffloadSession(Device device, StreamPriority priority) {
+	/** Set when the session was closed for its caller and left to the completion thread to end. */
+	private boolean handedOff;
+
+	OffloadSession(Device device, StreamPriority priority, Duration timeout) {
 		this.device = device;
 		this.priority = priority;
+		this.deadline = (timeout != null) ? new SessionDeadline(timeout) : null;
 		// The clock costs about 100 ns on some virtual machines: read it only when a listener wants durations.
 		this.openedNanos = device.isListened() ? System.nanoTime() : 0;
 	}
@@ -91,6 +107,14 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	public StreamPriority priority() {
 		return this.priority;
+	}
+
+	/**
+	 * Returns the session's timeout, counted from its opening.
+	 * @return the timeout, or {@code null} if its caller's waits are unbounded
+	 */
+	public Duration timeout() {
+		return (this.deadline != null) ? this.deadline.timeout() : null;
 	}
 
 	/**
@@ -217,8 +241,11 @@ public final class OffloadSession implements AutoCloseable {
 	}
 
 	/**
-	 * Enqueues copying {@code bytes} bytes between buffers of this session's device.
-	 * @param src the source (host or device)
+	 * Enqueues copying {@code bytes} bytes between buffers. Both are normally of this session's device; a source of
+	 * another device is staged through page-locked host memory of its device: a short session there waits for the
+	 * work this session enqueued so far (so an event this session waits for also holds the staging back), copies the
+	 * range out, and is waited for on the calling thread; the copy into {@code dst} is then enqueued here.
+	 * @param src the source (host or device, of any device of the registry)
 	 * @param srcOffset the offset in the source
 	 * @param dst the destination (host or device)
 	 * @param dstOffset the offset in the destination
@@ -230,14 +257,46 @@ public final class OffloadSession implements AutoCloseable {
 		if (src == null || dst == null) {
 			throw new IllegalArgumentException("copy needs a source and a destination, was " + src + " -> " + dst);
 		}
-		var from = src.memoryFor(this.device, "the copy's source");
 		var to = dst.memoryFor(this.device, "the copy's destination");
+		if (src.device() != this.device) {
+			src.checkOpen("the copy's source");
+			src.checkRange(srcOffset, bytes, "the copy's source");
+			dst.checkRange(dstOffset, bytes, "the copy's destination");
+			if (bytes > 0) {
+				copyFromOtherDevice(src, srcOffset, to, dstOffset, bytes);
+			}
+			return;
+		}
+		var from = src.memoryFor(this.device, "the copy's source");
 		src.checkRange(srcOffset, bytes, "the copy's source");
 		dst.checkRange(dstOffset, bytes, "the copy's destination");
 		if (bytes == 0) {
 			return;
 		}
 		enqueue(() -> stream().backend.copy(from, srcOffset, to, dstOffset, bytes));
+	}
+
+	/**
+	 * Stages a copy from another device's buffer through page-locked host memory of that device (portable on CUDA,
+	 * so this device's stream can read it). Peer copies are not used yet: staging works between any two devices.
+	 */
+	private void copyFromOtherDevice(Buffer src, long srcOffset, NativeMemory to, long dstOffset, long bytes) {
+		if (bytes > Integer.MAX_VALUE) {
+			throw new IllegalArgumentException("A copy between devices stages at most " + Integer.MAX_VALUE
+					+ " bytes through host memory, was " + bytes);
+		}
+		Device source = src.device();
+		HostBuffer staging = new HostBuffer(source, source.acquireMemory(bytes, true), bytes, this);
+		own(staging);
+		StreamEvent enqueuedSoFar = this.workPending ? recordEvent() : null;
+		try (OffloadSession stage = source.openSession(this.priority)) {
+			if (enqueuedSoFar != null) {
+				stage.waitFor(enqueuedSoFar);
+			}
+			stage.copy(src, srcOffset, staging, 0, bytes);
+		}
+		NativeMemory from = staging.memory();
+		enqueue(() -> stream().backend.copy(from, 0, to, dstOffset, bytes));
 	}
 
 	/**
@@ -384,7 +443,7 @@ public final class OffloadSession implements AutoCloseable {
 			throw asRuntime(this.failure);
 		}
 		try {
-			this.stream.backend.synchronize();
+			awaitWork("its work (synchronize)");
 		}
 		catch (RuntimeException ex) {
 			recordFailure(ex);
@@ -392,6 +451,81 @@ public final class OffloadSession implements AutoCloseable {
 			throw ex;
 		}
 		this.workPending = this.unwrapped;
+	}
+
+	/**
+	 * Waits for the work enqueued so far; with a deadline, through the completion thread so that the wait is
+	 * bounded, and on expiry hands the session to that thread.
+	 */
+	private void awaitWork(String waitedFor) {
+		BackendStream backend = this.stream.backend;
+		if (this.deadline == null) {
+			backend.synchronize();
+			return;
+		}
+		long start = System.nanoTime();
+		if (backend.query()) {
+			return;
+		}
+		CompletableFuture<Void> idle = new CompletableFuture<>();
+		this.device.completionPoller().submit(new IdleWatch(backend, idle));
+		try {
+			long remaining = this.deadline.remainingNanos();
+			if (remaining <= 0) {
+				throw new TimeoutException();
+			}
+			idle.get(remaining, TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException ex) {
+			if (idle.cancel(false)) {
+				throw expire(waitedFor, start);
+			}
+			// The work finished just as the deadline passed: report its outcome.
+			awaitDone(idle);
+		}
+		catch (ExecutionException ex) {
+			throw asRuntime(ex.getCause());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			idle.cancel(false);
+			OffloadException interrupted = new OffloadException("Interrupted while session " + this.id
+					+ " on device " + this.device.id() + " waited for " + waitedFor, ex);
+			handOff(interrupted);
+			throw interrupted;
+		}
+	}
+
+	private static void awaitDone(CompletableFuture<Void> idle) {
+		try {
+			idle.join();
+		}
+		catch (java.util.concurrent.CompletionException ex) {
+			throw asRuntime(ex.getCause());
+		}
+	}
+
+	private SessionTimeoutException expire(String waitedFor, long start) {
+		SessionTimeoutException timeout = new SessionTimeoutException(this.device.id(), this.id, waitedFor,
+				Duration.ofNanos(System.nanoTime() - start), this.deadline.timeout());
+		this.device.streamPool().sessionTimedOut();
+		handOff(timeout);
+		return timeout;
+	}
+
+	/**
+	 * Closes the session for its caller, who gets {@code reason}; the completion thread ends it (gives the stream
+	 * back) when the work enqueued so far is done.
+	 */
+	private void handOff(RuntimeException reason) {
+		this.closed = true;
+		this.handedOff = true;
+		if (this.failure == null) {
+			this.failure = reason;
+		}
+		this.failureReported = true;
+		this.completion = new CompletableFuture<>();
+		this.device.completionPoller().submit(new CloseTask());
 	}
 
 	/**
@@ -430,9 +564,13 @@ public final class OffloadSession implements AutoCloseable {
 		Throwable result = this.failure;
 		if (this.stream != null && result == null && this.workPending) {
 			try {
-				this.stream.backend.synchronize();
+				awaitWork("its work (close)");
 			}
 			catch (RuntimeException ex) {
+				if (this.handedOff) {
+					// The deadline passed: the completion thread ends the session once its work is done.
+					throw ex;
+				}
 				result = recordFailure(ex);
 			}
 		}
@@ -457,10 +595,10 @@ public final class OffloadSession implements AutoCloseable {
 		this.closed = true;
 		this.completion = new CompletableFuture<>();
 		if (this.stream == null || this.failure != null || !this.workPending) {
-			finish(this.failure, false);
+			finish(this.failure, this.failure, false);
 		}
 		else {
-			this.device.completionPoller().submit(this::pollCompletion);
+			this.device.completionPoller().submit(new CloseTask());
 		}
 		return this.completion;
 	}
@@ -475,22 +613,33 @@ public final class OffloadSession implements AutoCloseable {
 			done = this.stream.backend.query();
 		}
 		catch (RuntimeException ex) {
-			finish(recordFailure(ex), true);
+			finish(recordFailure(ex), ex, true);
 			return true;
 		}
 		if (done) {
-			finish(null, true);
+			// A session handed off after its deadline has its timeout as the outcome; its stream is fine.
+			finish(this.failure, null, true);
 		}
 		return done;
+	}
+
+	/**
+	 * Called by the completion thread when the device shut down before this session's work was seen done: the
+	 * future fails, and the stream stays lent (it is never destroyed under running work).
+	 */
+	private void abandon(String reason) {
+		this.failureReported = true;
+		this.completion.completeExceptionally(new StreamPoolClosedException("Session " + this.id + " on device "
+				+ this.device.id() + " was " + reason));
 	}
 
 	/**
 	 * Ends the session and completes its future: on the completion executor when called by the completion thread,
 	 * which must not run the future's dependent stages.
 	 */
-	private void finish(Throwable result, boolean onCompletionThread) {
+	private void finish(Throwable result, Throwable streamFailure, boolean onCompletionThread) {
 		try {
-			end(result);
+			end(result, streamFailure);
 		}
 		finally {
 			if (result != null) {
@@ -509,9 +658,13 @@ public final class OffloadSession implements AutoCloseable {
 	}
 
 	private void end(Throwable result) {
+		end(result, result);
+	}
+
+	private void end(Throwable result, Throwable streamFailure) {
 		try {
 			if (this.stream != null) {
-				returnStream(result);
+				returnStream(streamFailure);
 			}
 			if (this.events != null) {
 				this.events.forEach((event) -> this.device.eventPool().release(event.release()));
@@ -569,7 +722,7 @@ public final class OffloadSession implements AutoCloseable {
 	private PooledStream stream() {
 		PooledStream lent = this.stream;
 		if (lent == null) {
-			lent = this.device.streamPool().borrow(this.priority);
+			lent = this.device.streamPool().borrow(this.priority, this.deadline, this.id);
 			this.stream = lent;
 		}
 		return lent;
@@ -585,6 +738,63 @@ public final class OffloadSession implements AutoCloseable {
 	private static RuntimeException asRuntime(Throwable failure) {
 		return (failure instanceof RuntimeException runtime) ? runtime
 				: new OffloadException("The session's work failed", failure);
+	}
+
+	/**
+	 * Ends this session on the completion thread once its stream is idle.
+	 */
+	private final class CloseTask implements CompletionPoller.Task {
+
+		@Override
+		public boolean poll() {
+			return pollCompletion();
+		}
+
+		@Override
+		public void abandon(String reason) {
+			OffloadSession.this.abandon(reason);
+		}
+
+	}
+
+	/**
+	 * Completes a future when a stream is idle, for a wait bounded by a deadline.
+	 */
+	private static final class IdleWatch implements CompletionPoller.Task {
+
+		private final BackendStream stream;
+
+		private final CompletableFuture<Void> idle;
+
+		IdleWatch(BackendStream stream, CompletableFuture<Void> idle) {
+			this.stream = stream;
+			this.idle = idle;
+		}
+
+		@Override
+		public boolean poll() {
+			if (this.idle.isDone()) {
+				// The waiter gave up (its deadline passed) and the session's close task watches the stream now.
+				return true;
+			}
+			try {
+				if (!this.stream.query()) {
+					return false;
+				}
+				this.idle.complete(null);
+			}
+			catch (RuntimeException ex) {
+				this.idle.completeExceptionally(ex);
+			}
+			return true;
+		}
+
+		@Override
+		public void abandon(String reason) {
+			this.idle.completeExceptionally(new StreamPoolClosedException("A session's wait for its work was cut "
+					+ "short: " + reason));
+		}
+
 	}
 
 	@Override

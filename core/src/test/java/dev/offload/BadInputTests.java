@@ -118,8 +118,9 @@ class BadInputTests {
 		try (OffloadSession session = this.device.openSession(); OffloadSession remote = other.openSession()) {
 			DeviceBuffer foreign = remote.allocate(16);
 			DeviceBuffer local = session.allocate(16);
-			assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> session.copy(foreign, local))
-				.withMessage("The buffer for the copy's source belongs to device 1, not device 0");
+			// A source on another device is staged (MultiDeviceTests); the destination must be the session's.
+			assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> session.copy(local, foreign))
+				.withMessage("The buffer for the copy's destination belongs to device 1, not device 0");
 			Kernel remoteKernel = other.loadModule(TestKernels.MODULE).kernel("noop");
 			assertThatExceptionOfType(IllegalArgumentException.class)
 				.isThrownBy(() -> session.launch(remoteKernel, LaunchConfig.of(1, 1)))

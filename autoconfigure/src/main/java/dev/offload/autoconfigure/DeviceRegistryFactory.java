@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Executor;
 
@@ -19,7 +20,9 @@ import dev.offload.InvalidSettingException;
 import dev.offload.NoSuchDeviceException;
 import dev.offload.OffloadListener;
 import dev.offload.StreamPoolConfig;
+import dev.offload.StreamPriority;
 import dev.offload.autoconfigure.OffloadProperties.DeviceConfig;
+import dev.offload.autoconfigure.OffloadProperties.Lane;
 import dev.offload.autoconfigure.OffloadProperties.Pool;
 import dev.offload.autoconfigure.OffloadProperties.PoolOverride;
 import dev.offload.spi.Backend;
@@ -80,6 +83,10 @@ final class DeviceRegistryFactory {
 		this.errors.check("offload.shutdown.await-termination", await,
 				"Set 'offload.shutdown.await-termination' to 0s or more, such as 10s.",
 				() -> builder.awaitTermination(await));
+		Duration sessionTimeout = this.properties.getSession().getTimeout();
+		this.errors.check("offload.session.timeout", sessionTimeout,
+				"Set 'offload.session.timeout' to a positive duration, such as 5s, or leave it unset for no timeout.",
+				() -> builder.sessionTimeout(sessionTimeout));
 		try {
 			return builder.build();
 		}
@@ -199,6 +206,36 @@ final class DeviceRegistryFactory {
 	 */
 	private StreamPoolConfig poolConfig(int initialSize, String initialFrom, int maxSize, String maxFrom,
 			Duration borrowTimeout, String timeoutFrom) {
+		StreamPoolConfig config = poolConfigWithoutLanes(initialSize, initialFrom, maxSize, maxFrom, borrowTimeout,
+				timeoutFrom);
+		for (Map.Entry<StreamPriority, Lane> entry : this.properties.getStreamPool().getLanes().entrySet()) {
+			String prefix = STREAM_POOL + "lanes." + entry.getKey().name().toLowerCase(Locale.ROOT) + ".";
+			Lane lane = entry.getValue();
+			if (lane.getMaxSessions() == null) {
+				throw this.errors.invalid(prefix + "max-sessions", null,
+						"a lane needs its maximum number of sessions",
+						"Set '" + prefix + "max-sessions' to 1 or more, or remove the lane.", null);
+			}
+			try {
+				config = config.withLane(entry.getKey(), lane.getMaxSessions(), lane.getBorrowTimeout());
+			}
+			catch (InvalidSettingException ex) {
+				String message = ex.getMessage();
+				if (ex.getSetting().endsWith("borrowTimeout")) {
+					throw this.errors.invalid(prefix + "borrow-timeout", lane.getBorrowTimeout(), message,
+							"Set '" + prefix + "borrow-timeout' to a positive duration, such as 2s.", ex);
+				}
+				throw this.errors.invalid(prefix + "max-sessions", lane.getMaxSessions(), message,
+						"Set '" + prefix + "max-sessions' to 1 or more, and at most '" + maxFrom + "max-size' ("
+								+ maxSize + ") when the pool is bounded.",
+						ex);
+			}
+		}
+		return config;
+	}
+
+	private StreamPoolConfig poolConfigWithoutLanes(int initialSize, String initialFrom, int maxSize,
+			String maxFrom, Duration borrowTimeout, String timeoutFrom) {
 		String initialProperty = initialFrom + "initial-size";
 		String maxProperty = maxFrom + "max-size";
 		String timeoutProperty = timeoutFrom + "borrow-timeout";

@@ -53,6 +53,13 @@ public class OffloadAnnotationBeanPostProcessor extends AbstractBeanFactoryAware
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
 		boolean advised = isEligible(bean, beanName);
+		if (advised) {
+			// A timeout that is no duration fails the startup, not the first call.
+			Class<?> type = AopUtils.getTargetClass(bean);
+			OffloadAttributeSource attributes = new OffloadAttributeSource();
+			ReflectionUtils.doWithMethods(type, (method) -> attributes.find(method, type),
+					(method) -> !ReflectionUtils.isObjectMethod(method) && !method.isSynthetic());
+		}
 		Object result = super.postProcessAfterInitialization(bean, beanName);
 		if (advised) {
 			Map<String, Integer> devices = namedDevices(ClassUtils.getUserClass(AopUtils.getTargetClass(bean)));

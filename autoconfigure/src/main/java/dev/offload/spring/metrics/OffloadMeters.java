@@ -29,6 +29,12 @@ final class OffloadMeters {
 
 	static final String SESSIONS_LEAKED = "offload.sessions.leaked";
 
+	static final String SESSIONS_TIMEOUTS = "offload.sessions.timeouts";
+
+	static final String SESSIONS_PENDING = "offload.sessions.pending";
+
+	static final String STREAMS_OLDEST_WAIT = "offload.streams.oldest.wait";
+
 	static final String HEALTHY_DEVICES = "offload.healthy.devices";
 
 	static final String UNIT_STREAMS = "streams";

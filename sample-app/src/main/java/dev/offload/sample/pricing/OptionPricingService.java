@@ -1,12 +1,16 @@
 package dev.offload.sample.pricing;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Service;
 
+import dev.offload.StreamPriority;
 import dev.offload.kernel.KernelRef;
 import dev.offload.template.KernelResult;
+import dev.offload.template.OffloadAttributes;
 import dev.offload.template.OffloadTemplate;
 
 /**
@@ -19,16 +23,23 @@ public class OptionPricingService {
 
 	private final OffloadTemplate template;
 
+	private final OffloadAttributes light;
+
 	/**
 	 * Creates the service.
 	 * @param template the template that lends sessions
+	 * @param timeout the deadline of a batch, from asking for a stream to its prices
+	 * ({@code sample.price.timeout}, 1 s by default)
 	 */
-	public OptionPricingService(OffloadTemplate template) {
+	public OptionPricingService(OffloadTemplate template, @Value("${sample.price.timeout:1s}") Duration timeout) {
 		this.template = template;
+		// Light work: the high-priority class (its own streams, its blocks scheduled first) and a short deadline, so
+		// a flood of heavy jobs never makes a price request wait long: it is answered, or refused with 503, quickly.
+		this.light = OffloadAttributes.DEFAULTS.withPriority(StreamPriority.HIGH).withTimeout(timeout);
 	}
 
 	/**
-	 * Prices a batch on the least busy device, synchronously.
+	 * Prices a batch on the least busy device, synchronously, at high priority within the batch's deadline.
 	 * @param options the options, at least one
 	 * @return the prices, in order
 	 */
@@ -45,6 +56,7 @@ public class OptionPricingService {
 		}
 		// __global__ void black_scholes(int n, const double* in, double* out)
 		KernelResult priced = this.template.kernel(BLACK_SCHOLES)
+			.attributes(this.light)
 			.threads(n, 128)
 			.arg(n)
 			.in(input)

@@ -136,11 +136,16 @@ public class StreamPoolsEndpoint {
 	 * @param destroyed streams destroyed since the start
 	 * @param discarded streams destroyed because their work failed
 	 * @param timeouts borrows that gave up after the borrow timeout
+	 * @param saturated whether a borrower waits for a stream now
+	 * @param oldestWait how long the borrower that has waited longest has waited so far, as an ISO-8601 duration
+	 * @param pendingCompletions sessions handed to the completion thread whose work is not done yet
+	 * @param sessionTimeouts sessions whose deadline passed while their caller waited
 	 * @param byPriority size, in use and idle per priority class that has streams ({@code NORMAL}, {@code HIGH})
 	 */
 	public record PoolDescriptor(int size, int inUse, int idle, int peakInUse, @Nullable Integer max,
 			boolean bounded, int waiting, long borrows, long grows, long created, long destroyed, long discarded,
-			long timeouts, Map<String, PriorityDescriptor> byPriority) {
+			long timeouts, boolean saturated, String oldestWait, int pendingCompletions, long sessionTimeouts,
+			Map<String, PriorityDescriptor> byPriority) {
 
 		static PoolDescriptor of(StreamPoolStatistics statistics) {
 			Map<String, PriorityDescriptor> byPriority = new TreeMap<>();
@@ -151,7 +156,8 @@ public class StreamPoolsEndpoint {
 					statistics.peakInUse(), statistics.isBounded() ? statistics.maxSize() : null,
 					statistics.isBounded(), statistics.waiting(), statistics.borrows(), statistics.grows(),
 					statistics.created(), statistics.destroyed(), statistics.discarded(), statistics.timeouts(),
-					Collections.unmodifiableMap(byPriority));
+					statistics.waiting() > 0, statistics.oldestWait().toString(), statistics.pendingCompletions(),
+					statistics.sessionTimeouts(), Collections.unmodifiableMap(byPriority));
 		}
 
 	}
