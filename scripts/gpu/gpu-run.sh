@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# Runs on the GPU machine, from the folder scripts/gpu/pack.sh filled: the CUDA backend's tests (JUnit console
-# launcher; the GPU-tagged ones run there, the rest too) and then the session benchmark, in the same call.
-# Then the hazard and pool benchmarks and the sample app. Logs go to $OUT (the device tool's output folder), or to
-# ./gpu-out: environment.txt, tests.log, benchmark.log, hazard.md, pool.txt, sample-app.log (the device tool brings
-# back at most 8 files; the JUnit XML reports stay in /tmp/offload-junit). Exit status: that of the tests, or of the benchmark if the tests passed.
-# The tests run twice: in JCuda's default mode (tests.log), then with -Doffload.test.jcuda-exceptions=true, which
-# makes every CUDA test switch JCudaDriver.setExceptionsEnabled(true) on once its registry started
-# (tests-exceptions.log). GPU_RUN_PARTS=tests stops after the tests (the benchmarks and the app are not needed then).
-# BENCH_ARGS passes options to the benchmark, e.g. BENCH_ARGS="--iterations 20000 --rounds 3". TESTS_TIMEOUT and
-# BENCH_TIMEOUT (seconds, default 300 and 150) bound each part, so that a hung test still leaves time for the rest.
+# Runs on the GPU machine, from the folder scripts/gpu/pack.sh filled. GPU_RUN_PARTS picks what runs (default
+# "tests bench app startup"), each part bounded by its own timeout so that a hung part leaves time for the rest:
+#   tests    the CUDA backend's tests (JUnit console launcher), twice: in JCuda's default mode (tests.log), then with
+#            -Doffload.test.jcuda-exceptions=true, which makes every CUDA test switch
+#            JCudaDriver.setExceptionsEnabled(true) on once its registry started (tests-exceptions.log)
+#   bench    the session benchmark (benchmark.log; BENCH_ARGS), the stream-sharing hazard with every strategy
+#            (hazard.md; HAZARD_ARGS), the pool's overhead with JMH (pool.txt), 10,000 closeAsync sessions
+#   app      the sample app on CUDA checked over HTTP (sample-app.log), then, where python3 exists, the overload
+#            flood against it (flood.md; FLOOD_ARGS)
+#   startup  JVM start to ready with and without the starter (startup.log; STARTUP_ARGS, e.g. "9 --cds")
+#   multi    not in the default: what needs several GPUs, MultiGpuTests (multi-tests.log; it skips itself, with the
+#            reason, on fewer than two devices) and the hazard benchmark on one GPU against MULTI_DEVICES GPUs
+#            (default 2; hazard-multi.md, with the throughput and light p99 targets; HAZARD_ARGS too)
+# Logs go to $OUT (the device tool's output folder) or ./gpu-out, with environment.txt; the JUnit XML reports stay in
+# /tmp/offload-junit. Exit status: the first failing part's.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$PWD/gpu-out}
@@ -43,52 +48,75 @@ run_tests() {
 		--reports-dir "/tmp/offload-junit/$log" 2>&1 | tee "$out/$log.log"
 	return "${PIPESTATUS[0]}"
 }
-run_tests tests
-tests=$?
-run_tests tests-exceptions -Doffload.test.jcuda-exceptions=true
-tests_exceptions=$?
-[ "$tests" -eq 0 ] && tests=$tests_exceptions
-if [ "${GPU_RUN_PARTS:-all}" = tests ]; then
-	echo "gpu-run: tests exit $tests (exceptions mode: $tests_exceptions)"
-	exit "$tests"
+parts=" ${GPU_RUN_PARTS:-tests bench app startup} "
+want() { [[ "$parts" == *" $1 "* ]]; }
+status=0
+record() { [ "$status" -eq 0 ] && status=$1; echo "gpu-run: $2 exit $1"; }
+
+if want tests; then
+	run_tests tests
+	record $? tests
+	run_tests tests-exceptions -Doffload.test.jcuda-exceptions=true
+	record $? tests-exceptions
 fi
 
-# shellcheck disable=SC2086
-timeout "${BENCH_TIMEOUT:-150}" "$java" -cp "$classpath" dev.offload.benchmarks.cuda.SessionBenchmark ${BENCH_ARGS:-} 2>&1 | tee "$out/benchmark.log"
-bench=${PIPESTATUS[0]}
-
-# The stream-sharing hazard on the GPU (all strategies in one run), then the pool's overhead with JMH on this
-# machine's 16 cores (the free backend isolates the pool).
 benchcp="$here/classes/benchmarks:$here/bench-lib/*:$classpath"
-timeout "${HAZARD_TIMEOUT:-150}" "$java" -cp "$benchcp" dev.offload.benchmarks.HazardBenchmark --backend cuda \
-	${HAZARD_ARGS:-} 2>&1 | tee "$out/hazard.md"
-hazard=${PIPESTATUS[0]}
-for t in ${POOL_THREADS:-1 16}; do
-	timeout "${POOL_TIMEOUT:-90}" "$java" -cp "$benchcp" org.openjdk.jmh.Main StreamPoolBenchmark -p backend=free \
-		-f 1 -wi 2 -w 1s -i 3 -r 1s -t "$t" 2>&1 | grep -E '^(# Run complete|Benchmark|StreamPool)' | sed "s/^/t=$t /"
-done | tee "$out/pool.txt"
+if want multi; then
+	timeout "${TESTS_TIMEOUT:-300}" "$java" -cp "$console:$classpath" org.junit.platform.console.ConsoleLauncher \
+		execute --disable-banner --disable-ansi-colors --details=tree \
+		--select-class dev.offload.backend.cuda.MultiGpuTests --reports-dir /tmp/offload-junit/multi-tests 2>&1 \
+		| tee "$out/multi-tests.log"
+	record "${PIPESTATUS[0]}" multi-tests
+	# shellcheck disable=SC2086
+	timeout "${HAZARD_TIMEOUT:-300}" "$java" -cp "$benchcp" dev.offload.benchmarks.HazardBenchmark --backend cuda \
+		--devices "${MULTI_DEVICES:-2}" ${HAZARD_ARGS:-} 2>&1 | tee "$out/hazard-multi.md"
+	record "${PIPESTATUS[0]}" hazard-multi
+fi
 
-# 10,000 sessions in flight with closeAsync, completed by the device's one completion thread.
-timeout "${ASYNC_TIMEOUT:-60}" "$java" -cp "$benchcp" dev.offload.benchmarks.cuda.AsyncThroughputBenchmark 10000 5 \
-	2>&1 | tee -a "$out/benchmark.log"
+if want bench; then
+	# shellcheck disable=SC2086
+	timeout "${BENCH_TIMEOUT:-150}" "$java" -cp "$classpath" dev.offload.benchmarks.cuda.SessionBenchmark ${BENCH_ARGS:-} 2>&1 | tee "$out/benchmark.log"
+	record "${PIPESTATUS[0]}" session-benchmark
 
-# The sample app on the CUDA backend, checked over HTTP (prices, Monte Carlo, a burst, then a device failure).
-smoke=0
-if [ -d "$here/app" ]; then
-	appcp="$here/app/classes:$here/app/test-classes:$here/app/lib/*:$here/lib/jcuda-12.0.0.jar"
-	appcp="$appcp:$(ls "$here"/lib/jcuda-natives-*.jar):$(ls "$here"/bench-lib/commons-math3-*.jar)"
-	timeout "${SMOKE_TIMEOUT:-180}" "$java" -cp "$appcp" dev.offload.sample.GpuSmokeCheck cuda 2>&1 | tee "$out/sample-app.log"
-	smoke=${PIPESTATUS[0]}
+	# The stream-sharing hazard on the GPU (all strategies in one run), then the pool's overhead with JMH on this
+	# machine's 16 cores (the free backend isolates the pool).
+	timeout "${HAZARD_TIMEOUT:-150}" "$java" -cp "$benchcp" dev.offload.benchmarks.HazardBenchmark --backend cuda \
+		${HAZARD_ARGS:-} 2>&1 | tee "$out/hazard.md"
+	record "${PIPESTATUS[0]}" hazard
+	for t in ${POOL_THREADS:-1 16}; do
+		timeout "${POOL_TIMEOUT:-90}" "$java" -cp "$benchcp" org.openjdk.jmh.Main StreamPoolBenchmark -p backend=free \
+			-f 1 -wi 2 -w 1s -i 3 -r 1s -t "$t" 2>&1 | grep -E '^(# Run complete|Benchmark|StreamPool)' | sed "s/^/t=$t /"
+	done | tee "$out/pool.txt"
+
+	# 10,000 sessions in flight with closeAsync, completed by the device's one completion thread.
+	timeout "${ASYNC_TIMEOUT:-60}" "$java" -cp "$benchcp" dev.offload.benchmarks.cuda.AsyncThroughputBenchmark 10000 5 \
+		2>&1 | tee -a "$out/benchmark.log"
+fi
+
+# The sample app on the CUDA backend, checked over HTTP (prices, Monte Carlo, a burst, then a device failure), then
+# the overload flood: 64M-path Monte Carlo jobs from 32 clients while a light price request runs every 50 ms.
+appcp="$here/app/classes:$here/app/lib/*:$here/lib/jcuda-12.0.0.jar:$(ls "$here"/lib/jcuda-natives-*.jar 2>/dev/null)"
+if want app && [ -d "$here/app" ]; then
+	smokecp="$appcp:$here/app/test-classes:$(ls "$here"/bench-lib/commons-math3-*.jar)"
+	timeout "${SMOKE_TIMEOUT:-180}" "$java" -cp "$smokecp" dev.offload.sample.GpuSmokeCheck cuda 2>&1 | tee "$out/sample-app.log"
+	record "${PIPESTATUS[0]}" sample-app
+	if command -v python3 >/dev/null && [ -f "$here/overload.py" ]; then
+		# shellcheck disable=SC2086
+		JAVA="$java" APP_CLASSPATH="$appcp" timeout "${FLOOD_TIMEOUT:-240}" python3 "$here/overload.py" flood \
+			${FLOOD_ARGS:---seconds 60 --poll-seconds 90} -- --offload.backend=cuda 2>&1 | tee "$out/flood.md"
+		record "${PIPESTATUS[0]}" flood
+	else
+		echo "no python3 on this machine: the flood was not run" | tee "$out/flood.md"
+	fi
 fi
 
 # JVM start to ready of a small web app, with and without the starter, on the host backend.
-if [ -d "$here/app" ]; then
+if want startup && [ -d "$here/app" ]; then
 	startcp="$here/app/test-classes:$here/app/lib/*:$here/lib/jcuda-12.0.0.jar:$(ls "$here"/lib/jcuda-natives-*.jar)"
-	timeout "${STARTUP_TIMEOUT:-120}" "$java" -Doffload.backend=host -cp "$startcp" \
-		dev.offload.benchmarks.startup.StartupBenchmark "${STARTUP_RUNS:-9}" 2>&1 | tee -a "$out/benchmark.log"
+	# shellcheck disable=SC2086
+	timeout "${STARTUP_TIMEOUT:-300}" "$java" -Doffload.backend=host -cp "$startcp" \
+		dev.offload.benchmarks.startup.StartupBenchmark ${STARTUP_ARGS:-9} 2>&1 | tee "$out/startup.log"
+	record "${PIPESTATUS[0]}" startup
 fi
 
-echo "gpu-run: tests exit $tests, benchmark exit $bench, hazard exit $hazard, sample app exit $smoke"
-[ "$tests" -ne 0 ] && exit "$tests"
-[ "$bench" -ne 0 ] && exit "$bench"
-exit "$smoke"
+exit "$status"

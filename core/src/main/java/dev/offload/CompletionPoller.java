@@ -4,19 +4,26 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one thread per device that completes {@link OffloadSession#closeAsync()} futures: it polls each pending
- * session's stream and finishes the sessions whose work is done, so no thread blocks per session.
+ * The one thread per device that watches asynchronous work: it polls each pending session's stream
+ * ({@link OffloadSession#closeAsync()}) and each watched event ({@link OffloadSession#whenDone()}), and finishes what
+ * is done, so no thread blocks per session. It runs no user code: the futures it finishes are completed on the
+ * registry's completion executor, so a continuation that blocks cannot stall it.
  * <p>
  * Polling beats host callbacks here: on an H200 a {@code cuStreamQuery} costs about 9 µs from launch to seen done,
  * a {@code cuLaunchHostFunc} completion 40-65 µs. With nothing done it backs off: spins, then yields, then parks for
  * up to {@link #MAX_PARK_NANOS}; with nothing pending it spins {@link #IDLE_SPIN_NANOS}, then parks until the next
  * submission.
+ * <p>
+ * When the device shuts down before every task is done, the tasks left are looked at once more and those not done
+ * are {@linkplain Task#abandon abandoned} (their futures fail), never dropped; a task submitted after the thread
+ * ended is handled so at once, on the submitting thread.
  */
 final class CompletionPoller implements Runnable {
 
@@ -30,13 +37,19 @@ final class CompletionPoller implements Runnable {
 
 	private static final int YIELD_ROUNDS = 400;
 
-	private final ConcurrentLinkedQueue<OffloadSession> submitted = new ConcurrentLinkedQueue<>();
+	private final ConcurrentLinkedQueue<Task> submitted = new ConcurrentLinkedQueue<>();
 
-	private final List<OffloadSession> pending = new ArrayList<>();
+	private final List<Task> pending = new ArrayList<>();
+
+	private final AtomicInteger outstanding = new AtomicInteger();
 
 	private final Thread thread;
 
 	private volatile boolean stopped;
+
+	private volatile String abandonReason;
+
+	private volatile boolean exited;
 
 	CompletionPoller(int deviceId) {
 		this.thread = new Thread(this, "offload-device" + deviceId + "-completion");
@@ -44,24 +57,60 @@ final class CompletionPoller implements Runnable {
 		this.thread.start();
 	}
 
-	void submit(OffloadSession session) {
-		this.submitted.add(session);
-		LockSupport.unpark(this.thread);
+	void submit(Task task) {
+		this.outstanding.incrementAndGet();
+		this.submitted.add(task);
+		if (this.exited) {
+			// The thread ended (the device shut down): nobody else will ever look at this task.
+			abandonSubmitted();
+		}
+		else {
+			LockSupport.unpark(this.thread);
+		}
 	}
 
 	Thread thread() {
 		return this.thread;
 	}
 
+	/**
+	 * Returns the tasks submitted and not yet done or abandoned.
+	 */
+	int outstanding() {
+		return this.outstanding.get();
+	}
+
+	/**
+	 * Stops the thread once every task is done.
+	 */
 	void stop() {
 		this.stopped = true;
 		LockSupport.unpark(this.thread);
 	}
 
+	/**
+	 * Stops the thread now: the tasks not done are abandoned with {@code reason}.
+	 * @param reason why, such as "shut down before its work finished"
+	 */
+	void stopAndAbandon(String reason) {
+		this.abandonReason = reason;
+		stop();
+		if (Thread.currentThread() != this.thread) {
+			// The futures left are failed when this returns, so that the caller of shutdown sees them settled.
+			try {
+				this.thread.join(TimeUnit.SECONDS.toMillis(10));
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
 	@Override
 	public void run() {
 		int idleRounds = 0;
-		while (!this.stopped || !this.pending.isEmpty() || !this.submitted.isEmpty()) {
+		while (!this.stopped
+				|| (this.abandonReason == null && (!this.pending.isEmpty() || !this.submitted.isEmpty()))) {
 			boolean progress = takeSubmitted();
 			progress |= pollPending();
 			if (progress) {
@@ -73,6 +122,35 @@ final class CompletionPoller implements Runnable {
 			else {
 				backOff(idleRounds++);
 			}
+		}
+		this.exited = true;
+		for (Task task : this.pending) {
+			abandon(task);
+		}
+		this.pending.clear();
+		abandonSubmitted();
+	}
+
+	private void abandonSubmitted() {
+		Task task;
+		while ((task = this.submitted.poll()) != null) {
+			abandon(task);
+		}
+	}
+
+	private void abandon(Task task) {
+		String reason = this.abandonReason;
+		try {
+			// A last look: work that finished completes normally, only the rest is failed.
+			if (!task.poll()) {
+				task.abandon((reason != null) ? reason : "shut down before its work finished");
+			}
+		}
+		catch (Throwable ex) {
+			logger.error("Abandoning a completion failed", ex);
+		}
+		finally {
+			this.outstanding.decrementAndGet();
 		}
 	}
 
@@ -94,9 +172,9 @@ final class CompletionPoller implements Runnable {
 
 	private boolean takeSubmitted() {
 		boolean any = false;
-		OffloadSession session;
-		while ((session = this.submitted.poll()) != null) {
-			this.pending.add(session);
+		Task task;
+		while ((task = this.submitted.poll()) != null) {
+			this.pending.add(task);
 			any = true;
 		}
 		return any;
@@ -105,19 +183,20 @@ final class CompletionPoller implements Runnable {
 	private boolean pollPending() {
 		boolean progress = false;
 		for (int i = this.pending.size() - 1; i >= 0; i--) {
-			OffloadSession session = this.pending.get(i);
+			Task task = this.pending.get(i);
 			boolean done;
 			try {
-				done = session.pollCompletion();
+				done = task.poll();
 			}
 			catch (Throwable ex) {
-				logger.error("Completing a session failed; dropping it", ex);
+				logger.error("Completing asynchronous work failed; dropping it", ex);
 				done = true;
 			}
 			if (done) {
 				int last = this.pending.size() - 1;
 				this.pending.set(i, this.pending.get(last));
 				this.pending.remove(last);
+				this.outstanding.decrementAndGet();
 				progress = true;
 			}
 		}
@@ -135,6 +214,25 @@ final class CompletionPoller implements Runnable {
 			long nanos = Math.min(MAX_PARK_NANOS, 1000L << Math.min(20, (idleRounds - YIELD_ROUNDS) / 8));
 			LockSupport.parkNanos(nanos);
 		}
+	}
+
+	/**
+	 * Something the completion thread watches until it is done.
+	 */
+	interface Task {
+
+		/**
+		 * Checks once, without blocking, and finishes the task if its work is done.
+		 * @return {@code true} when finished
+		 */
+		boolean poll();
+
+		/**
+		 * Fails the task because the thread ends before its work was seen done.
+		 * @param reason why
+		 */
+		void abandon(String reason);
+
 	}
 
 }

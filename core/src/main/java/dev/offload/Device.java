@@ -3,7 +3,11 @@ package dev.offload;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
 import org.slf4j.Logger;
@@ -12,12 +16,13 @@ import org.slf4j.LoggerFactory;
 import dev.offload.kernel.KernelRef;
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.spi.BackendDevice;
+import dev.offload.spi.BackendEvent;
 import dev.offload.spi.BackendException;
 import dev.offload.spi.DeviceInfo;
 import dev.offload.spi.NativeMemory;
 
 /**
- * One device of a {@link DeviceRegistry}: its {@link StreamPool}, {@link EventPool}, buffer cache, loaded modules
+ * One device of a {@link DeviceRegistry}: its {@link StreamPool}, event pool, buffer cache, loaded modules
  * and completion thread. Open work on it with {@link #openSession()}.
  * <p>
  * A sticky backend error (an illegal address, a launch failure) fails the device: it stops lending streams, new
@@ -47,13 +52,23 @@ public final class Device {
 
 	private volatile CompletionPoller completionPoller;
 
+	private final Executor completionExecutor;
+
+	private final Duration sessionTimeout;
+
+	/** Set when shutdown began: new sessions are refused, the open ones may finish. */
+	private volatile boolean closing;
+
+	private final Object drained = new Object();
+
 	Device(String backendName, BackendDevice backendDevice, StreamPoolConfig poolConfig, OffloadListener listener,
-			long bufferCacheMaxBytes) {
+			long bufferCacheMaxBytes, Executor completionExecutor, Duration sessionTimeout) {
+		this.sessionTimeout = SessionDeadline.checked(sessionTimeout, "sessionTimeout");
 		this.backendName = backendName;
+		this.completionExecutor = completionExecutor;
 		this.backendDevice = backendDevice;
 		this.info = backendDevice.info();
-		this.listener = (listener == null || listener == OffloadListener.NONE) ? OffloadListener.NONE
-				: new SafeListener(listener);
+		this.listener = CompositeOffloadListener.isolating(listener);
 		this.streamPool = new StreamPool(this, poolConfig);
 		this.eventPool = new EventPool(backendDevice);
 		this.bufferCache = new BufferCache(backendDevice, bufferCacheMaxBytes);
@@ -103,7 +118,7 @@ public final class Device {
 	 * Returns the device's event pool.
 	 * @return the pool
 	 */
-	public EventPool eventPool() {
+	EventPool eventPool() {
 		return this.eventPool;
 	}
 
@@ -113,6 +128,23 @@ public final class Device {
 	 */
 	public int activeSessions() {
 		return this.activeSessions.intValue();
+	}
+
+	/**
+	 * Tells whether the device's stream pool is saturated: a borrower waits for a stream.
+	 * @return {@code true} while at least one borrower waits
+	 * @see StreamPool#isSaturated()
+	 */
+	public boolean isSaturated() {
+		return this.streamPool.isSaturated();
+	}
+
+	/**
+	 * Returns the timeout of sessions opened without one.
+	 * @return the default session timeout, or {@code null} for none
+	 */
+	public Duration sessionTimeout() {
+		return this.sessionTimeout;
 	}
 
 	/**
@@ -149,11 +181,30 @@ public final class Device {
 	 * @throws StreamPoolClosedException if the device is shut down
 	 */
 	public OffloadSession openSession(StreamPriority priority) {
+		return openSession(priority, null);
+	}
+
+	/**
+	 * Opens a session with a deadline: waits of its caller (for a stream, in {@code synchronize} and
+	 * {@code close}) end by {@code timeout} after now with a {@link SessionTimeoutException}.
+	 * @param priority the stream's priority class
+	 * @param timeout the time from now to the deadline, or {@code null} for the device's
+	 * {@linkplain #sessionTimeout() default}
+	 * @return the session, which the caller must close
+	 * @throws IllegalArgumentException if the timeout is not positive
+	 * @throws DeviceFailedException if the device failed
+	 * @throws StreamPoolClosedException if the device is shut down or shutting down
+	 */
+	public OffloadSession openSession(StreamPriority priority, Duration timeout) {
 		if (priority == null) {
 			throw new IllegalArgumentException("priority must not be null");
 		}
+		SessionDeadline.checked(timeout, "timeout");
 		checkUsable();
-		OffloadSession session = new OffloadSession(this, priority);
+		if (this.closing) {
+			throw new StreamPoolClosedException(id());
+		}
+		OffloadSession session = new OffloadSession(this, priority, (timeout != null) ? timeout : this.sessionTimeout);
 		this.activeSessions.increment();
 		this.listener.sessionOpened(session);
 		return session;
@@ -300,6 +351,76 @@ public final class Device {
 		return poller;
 	}
 
+	/**
+	 * Returns the sessions handed to the completion thread and not yet done.
+	 */
+	int pendingCompletions() {
+		CompletionPoller poller = this.completionPoller;
+		return (poller != null) ? poller.outstanding() : 0;
+	}
+
+	/**
+	 * Completes {@code future} on the completion executor, never on the calling thread: called by the completion
+	 * thread, which must not run the future's dependent stages (user code that may block).
+	 */
+	<T> void complete(CompletableFuture<T> future, T value, Throwable failure) {
+		Runnable completion = () -> {
+			if (failure == null) {
+				future.complete(value);
+			}
+			else {
+				future.completeExceptionally(failure);
+			}
+		};
+		try {
+			this.completionExecutor.execute(completion);
+		}
+		catch (RejectedExecutionException ex) {
+			// An executor shut down before the registry (an application context closing) must neither lose the
+			// completion nor push user code onto the completion thread.
+			logger.warn("Device {}: the completion executor refused a completion ({}); completing it on a thread of "
+					+ "its own", id(), ex.getMessage());
+			Thread thread = new Thread(completion, "offload-device" + id() + "-completion-fallback");
+			thread.setDaemon(true);
+			thread.start();
+		}
+	}
+
+	/**
+	 * Has the completion thread watch {@code event} (recorded on a session's stream) and complete {@code reached}
+	 * once it is, or with the failure of the work before it; the event goes back to the pool then.
+	 */
+	void watch(BackendEvent event, CompletableFuture<Void> reached) {
+		completionPoller().submit(new CompletionPoller.Task() {
+
+			@Override
+			public boolean poll() {
+				boolean done;
+				try {
+					done = event.query();
+				}
+				catch (RuntimeException ex) {
+					failIfSticky(ex);
+					Device.this.eventPool.release(event);
+					complete(reached, null, ex);
+					return true;
+				}
+				if (done) {
+					Device.this.eventPool.release(event);
+					complete(reached, null, null);
+				}
+				return done;
+			}
+
+			@Override
+			public void abandon(String reason) {
+				// The event stays recorded on a stream that is still lent: it is not given back to the pool.
+				complete(reached, null, new StreamPoolClosedException("Device " + id() + " was " + reason));
+			}
+
+		});
+	}
+
 	Thread completionThread() {
 		CompletionPoller poller = this.completionPoller;
 		return (poller != null) ? poller.thread() : null;
@@ -307,6 +428,11 @@ public final class Device {
 
 	void sessionEnded(OffloadSession session, Throwable failure) {
 		this.activeSessions.decrement();
+		if (this.closing) {
+			synchronized (this.drained) {
+				this.drained.notifyAll();
+			}
+		}
 		if (isListened()) {
 			this.listener.sessionClosed(session, System.nanoTime() - session.openedNanos(), failure);
 		}
@@ -317,29 +443,62 @@ public final class Device {
 	}
 
 	/**
-	 * Stops lending, waits for lent streams, then releases the device's resources.
-	 * @param awaitTermination how long to wait for lent streams
-	 * @return {@code true} if everything was released; {@code false} if streams were still lent
+	 * Refuses new sessions from now on; the open ones may go on until {@link #close} ends them.
+	 */
+	void refuseNewSessions() {
+		this.closing = true;
+	}
+
+	/**
+	 * Refuses new sessions, waits for the open ones to end (their streams may still be borrowed meanwhile), stops
+	 * lending, waits for lent streams, then releases the device's resources. Sessions left on the completion thread
+	 * when the time is up are failed with a {@link StreamPoolClosedException}, never dropped.
+	 * @param awaitTermination how long to wait for sessions and lent streams
+	 * @return {@code true} if everything was released; {@code false} if sessions were still open or streams lent
 	 */
 	boolean close(Duration awaitTermination) {
-		boolean drained = this.streamPool.shutdown(awaitTermination);
-		if (!drained) {
-			logger.warn("Device {}: {} stream(s) still lent and {} session(s) active after {} ms; they are not "
-					+ "destroyed, and the device's context stays", id(), this.streamPool.inUse(),
-					this.activeSessions.intValue(), awaitTermination.toMillis());
-		}
+		refuseNewSessions();
+		long deadline = System.nanoTime() + awaitTermination.toNanos();
+		awaitSessionsEnded(deadline);
+		boolean drained = this.streamPool.shutdown(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
 		CompletionPoller poller = this.completionPoller;
-		if (poller != null && drained) {
-			poller.stop();
-		}
-		if (!drained) {
+		if (!drained || activeSessions() > 0) {
+			logger.warn("Device {}: {} stream(s) still lent and {} session(s) active after {} ms; sessions waiting "
+					+ "for their work are failed, lent streams are not destroyed, and the device's context stays",
+					id(), this.streamPool.inUse(), activeSessions(), awaitTermination.toMillis());
+			if (poller != null) {
+				poller.stopAndAbandon("shut down before its work finished (shutdown waited "
+						+ awaitTermination.toMillis() + " ms for the sessions in flight)");
+			}
 			return false;
+		}
+		if (poller != null) {
+			poller.stop();
 		}
 		this.eventPool.close();
 		this.modules.values().forEach(this::unloadQuietly);
 		this.bufferCache.trim();
 		this.backendDevice.close();
 		return true;
+	}
+
+	private void awaitSessionsEnded(long deadline) {
+		synchronized (this.drained) {
+			while (activeSessions() > 0) {
+				long remaining = deadline - System.nanoTime();
+				if (remaining <= 0) {
+					return;
+				}
+				try {
+					// Bounded so that a missed wake-up costs at most 50 ms.
+					this.drained.wait(Math.max(1, Math.min(TimeUnit.NANOSECONDS.toMillis(remaining), 50)));
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					return;
+				}
+			}
+		}
 	}
 
 	private void unloadQuietly(KernelModule module) {

@@ -9,6 +9,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinWorkerThread;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,6 +51,8 @@ public final class DeviceRegistry implements AutoCloseable {
 
 	private final Duration awaitTermination;
 
+	private final Executor completionExecutor;
+
 	private volatile boolean closed;
 
 	private DeviceRegistry(Builder builder, List<Device> devices) {
@@ -57,6 +62,19 @@ public final class DeviceRegistry implements AutoCloseable {
 		devices.forEach((device) -> map.put(device.id(), device));
 		this.byId = map;
 		this.awaitTermination = builder.awaitTermination;
+		this.completionExecutor = builder.completionExecutor;
+	}
+
+	/**
+	 * Returns the shared default {@linkplain Builder#completionExecutor completion executor}: a fork/join pool of
+	 * daemon threads named {@code offload-async-N}, one per CPU (at least 2), apart from the common pool. A
+	 * continuation that waits for another future with {@code join()} or {@code get()} makes the pool start a spare
+	 * thread, so the completion it waits for still runs; a plain bounded pool whose threads all wait on Offload
+	 * futures would queue those completions behind them for ever.
+	 * @return the executor, created on first use
+	 */
+	public static Executor defaultCompletionExecutor() {
+		return DefaultCompletionExecutor.INSTANCE;
 	}
 
 	/**
@@ -149,6 +167,30 @@ public final class DeviceRegistry implements AutoCloseable {
 	}
 
 	/**
+	 * Opens a session as {@code options} say: on a device (or the least busy one), with a stream priority and a
+	 * timeout that bounds its caller's waits.
+	 * @param options the device, priority and timeout
+	 * @return the session, which the caller must close
+	 * @throws NoSuchDeviceException if the options name a device the registry lacks
+	 * @throws StreamPoolClosedException if the device is shut down or shutting down
+	 */
+	public OffloadSession openSession(SessionOptions options) {
+		if (options == null) {
+			throw new IllegalArgumentException("options must not be null");
+		}
+		Device device = (options.device() == SessionOptions.ANY_DEVICE) ? leastBusy() : device(options.device());
+		return device.openSession(options.priority(), options.timeout());
+	}
+
+	/**
+	 * Returns the executor that completes the futures of asynchronous work, where their dependent stages run.
+	 * @return the executor
+	 */
+	public Executor completionExecutor() {
+		return this.completionExecutor;
+	}
+
+	/**
 	 * Tells whether the registry is closed.
 	 * @return {@code true} after {@link #close()}
 	 */
@@ -165,9 +207,11 @@ public final class DeviceRegistry implements AutoCloseable {
 	}
 
 	/**
-	 * Stops lending on every device, waits up to {@code awaitTermination} in all for lent streams to come back,
-	 * destroys the streams and releases the devices. A stream still lent is never destroyed; its device's context
-	 * is then kept, and the backend stays open.
+	 * Refuses new sessions on every device, waits up to {@code awaitTermination} in all for the open sessions to end
+	 * (they may still borrow streams meanwhile), then stops lending, destroys the streams and releases the devices.
+	 * Sessions still waiting on a completion thread when the time is up have their futures failed with a
+	 * {@link StreamPoolClosedException}. A stream still lent is never destroyed; its device's context is then kept,
+	 * and the backend stays open.
 	 * @param awaitTermination how long to wait in all
 	 * @return {@code true} if everything was released
 	 */
@@ -177,6 +221,9 @@ public final class DeviceRegistry implements AutoCloseable {
 		}
 		this.closed = true;
 		long deadline = System.nanoTime() + awaitTermination.toNanos();
+		// Every device refuses new sessions before any is drained, so that work does not move to a device that is
+		// closed later.
+		this.devices.forEach(Device::refuseNewSessions);
 		boolean clean = true;
 		for (Device device : this.devices) {
 			Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
@@ -215,6 +262,10 @@ public final class DeviceRegistry implements AutoCloseable {
 		private long bufferCacheMaxBytes = DEFAULT_BUFFER_CACHE_BYTES;
 
 		private Duration awaitTermination = DEFAULT_AWAIT_TERMINATION;
+
+		private Executor completionExecutor;
+
+		private Duration sessionTimeout;
 
 		private Builder(Backend backend) {
 			this.backend = Objects.requireNonNull(backend, "backend must not be null");
@@ -268,7 +319,7 @@ public final class DeviceRegistry implements AutoCloseable {
 		 */
 		public Builder bufferCacheMaxBytes(long bytes) {
 			if (bytes < 0) {
-				throw new IllegalArgumentException("bufferCacheMaxBytes must be at least 0, was " + bytes);
+				throw new InvalidSettingException("bufferCacheMaxBytes", "bufferCacheMaxBytes must be at least 0, was " + bytes);
 			}
 			this.bufferCacheMaxBytes = bytes;
 			return this;
@@ -281,9 +332,37 @@ public final class DeviceRegistry implements AutoCloseable {
 		 */
 		public Builder awaitTermination(Duration timeout) {
 			if (timeout == null || timeout.isNegative()) {
-				throw new IllegalArgumentException("awaitTermination must be at least 0, was " + timeout);
+				throw new InvalidSettingException("awaitTermination", "awaitTermination must be at least 0, was " + timeout);
 			}
 			this.awaitTermination = timeout;
+			return this;
+		}
+
+		/**
+		 * Sets the timeout of sessions opened without one: each caller's waits (for a stream, in
+		 * {@code synchronize} and {@code close}) end by this time after the session's opening.
+		 * @param timeout the timeout, positive, or {@code null} for none (the default)
+		 * @return this builder
+		 */
+		public Builder sessionTimeout(Duration timeout) {
+			this.sessionTimeout = SessionDeadline.checked(timeout, "sessionTimeout");
+			return this;
+		}
+
+		/**
+		 * Sets the executor that completes the futures of {@link OffloadSession#closeAsync()},
+		 * {@link OffloadSession#whenDone()} and what is built on them (the template's {@code submit} and
+		 * {@code runAsync}): their dependent stages run there, never on a device's completion thread, so a
+		 * continuation that blocks cannot stop the completion of other work. The default is
+		 * {@link DeviceRegistry#defaultCompletionExecutor()}. An executor bounded in threads should not run
+		 * continuations that wait for other Offload futures: once all its threads wait, the completions they wait
+		 * for queue behind them.
+		 * @param executor the executor; it should accept work for as long as the registry is open (a completion it
+		 * refuses runs on a thread of its own)
+		 * @return this builder
+		 */
+		public Builder completionExecutor(Executor executor) {
+			this.completionExecutor = Objects.requireNonNull(executor, "completionExecutor must not be null");
 			return this;
 		}
 
@@ -308,15 +387,37 @@ public final class DeviceRegistry implements AutoCloseable {
 					throw new NoSuchDeviceException(id, wanted);
 				}
 			}
+			if (this.completionExecutor == null) {
+				this.completionExecutor = defaultCompletionExecutor();
+			}
 			List<Device> devices = new ArrayList<>();
 			for (Integer id : wanted.stream().distinct().sorted().toList()) {
 				StreamPoolConfig config = this.perDevice.getOrDefault(id, this.streamPool);
 				devices.add(new Device(this.backend.name(), byId.get(id), config, this.listener,
-						this.bufferCacheMaxBytes));
+						this.bufferCacheMaxBytes, this.completionExecutor, this.sessionTimeout));
 			}
 			logger.info("Offload uses {} device(s) of the {} backend: {}", devices.size(), this.backend.name(),
 					devices);
 			return new DeviceRegistry(this, Collections.unmodifiableList(devices));
+		}
+
+	}
+
+	/**
+	 * Holds the default completion executor, created on first use.
+	 */
+	private static final class DefaultCompletionExecutor {
+
+		static final Executor INSTANCE = create();
+
+		private static Executor create() {
+			int parallelism = Math.max(2, Runtime.getRuntime().availableProcessors());
+			return new ForkJoinPool(parallelism, (pool) -> {
+				ForkJoinWorkerThread thread = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
+				thread.setName("offload-async-" + thread.getPoolIndex());
+				thread.setDaemon(true);
+				return thread;
+			}, null, true);
 		}
 
 	}

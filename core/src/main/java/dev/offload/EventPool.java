@@ -11,7 +11,7 @@ import dev.offload.spi.BackendEvent;
  * The events of one {@link Device}, created on demand and reused, because creating an event costs more than
  * recording one. Sessions borrow events for {@link OffloadSession#recordEvent()} and give them back when they end.
  */
-public final class EventPool {
+final class EventPool {
 
 	private final BackendDevice backendDevice;
 
@@ -50,7 +50,7 @@ public final class EventPool {
 	 * Returns the events lent now.
 	 * @return the number in use
 	 */
-	public int inUse() {
+	int inUse() {
 		return this.inUse.get();
 	}
 
@@ -58,7 +58,7 @@ public final class EventPool {
 	 * Returns the events created since the start.
 	 * @return the number created
 	 */
-	public long created() {
+	long created() {
 		return this.created.get();
 	}
 

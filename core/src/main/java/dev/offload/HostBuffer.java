@@ -101,6 +101,54 @@ public final class HostBuffer extends Buffer {
 		return into;
 	}
 
+	/**
+	 * Writes longs starting at long index {@code index}.
+	 * @param index the first long's index
+	 * @param values the values
+	 * @return this buffer
+	 */
+	public HostBuffer putLongs(int index, long[] values) {
+		checkElements(index, values.length, Long.BYTES, "putLongs");
+		this.view.asLongBuffer().put(index, values);
+		return this;
+	}
+
+	/**
+	 * Reads longs starting at long index {@code index}.
+	 * @param index the first long's index
+	 * @param into the array to fill
+	 * @return {@code into}
+	 */
+	public long[] getLongs(int index, long[] into) {
+		checkElements(index, into.length, Long.BYTES, "getLongs");
+		this.view.asLongBuffer().get(index, into);
+		return into;
+	}
+
+	/**
+	 * Writes bytes starting at byte {@code index}.
+	 * @param index the first byte's index
+	 * @param values the values
+	 * @return this buffer
+	 */
+	public HostBuffer putBytes(int index, byte[] values) {
+		checkElements(index, values.length, Byte.BYTES, "putBytes");
+		this.view.put(index, values);
+		return this;
+	}
+
+	/**
+	 * Reads bytes starting at byte {@code index}.
+	 * @param index the first byte's index
+	 * @param into the array to fill
+	 * @return {@code into}
+	 */
+	public byte[] getBytes(int index, byte[] into) {
+		checkElements(index, into.length, Byte.BYTES, "getBytes");
+		this.view.get(index, into);
+		return into;
+	}
+
 	private void checkElements(int index, int count, int width, String use) {
 		checkOpen(use);
 		if (index < 0) {

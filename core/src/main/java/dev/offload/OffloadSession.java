@@ -1,16 +1,22 @@
 package dev.offload;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.offload.kernel.KernelRef;
 import dev.offload.kernel.LaunchConfig;
+import dev.offload.spi.BackendEvent;
 import dev.offload.spi.BackendException;
 import dev.offload.spi.BackendStream;
+import dev.offload.spi.NativeMemory;
 
 /**
  * A unit of work on one device: the stream it borrows on its first operation is its own until it ends, so
@@ -21,8 +27,16 @@ import dev.offload.spi.BackendStream;
  * work failed has its stream destroyed, never lent again. A session is used by one thread at a time; it may be handed
  * from thread to thread.
  * <p>
+ * The futures of {@link #closeAsync()} and {@link #whenDone()} complete on the registry's
+ * {@linkplain DeviceRegistry.Builder#completionExecutor completion executor}, never on the device's completion thread.
+ * <p>
  * A session that is never closed keeps its stream and buffers for ever: always close it, as with
  * try-with-resources. Using it after close throws {@link IllegalStateException}; closing twice is harmless.
+ * <p>
+ * A session opened with a timeout has a deadline (its opening plus the timeout) that bounds every wait of its
+ * caller: for a stream, and in {@link #synchronize()} and {@link #close()}. When it passes, the caller gets a
+ * {@link SessionTimeoutException} at once, the session is closed, and the device's completion thread gives its
+ * stream back when the work enqueued so far is done (a GPU cannot take queued work back).
  */
 public final class OffloadSession implements AutoCloseable {
 
@@ -35,6 +49,8 @@ public final class OffloadSession implements AutoCloseable {
 	private final StreamPriority priority;
 
 	private final long openedNanos;
+
+	private final SessionDeadline deadline;
 
 	private PooledStream stream;
 
@@ -50,11 +66,21 @@ public final class OffloadSession implements AutoCloseable {
 
 	private boolean failureReported;
 
+	/** Whether work was enqueued since the last synchronize, so that ending the session must wait for it. */
+	private boolean workPending;
+
+	/** Whether the native stream was handed out: work may then be enqueued that the session does not see. */
+	private boolean unwrapped;
+
 	private CompletableFuture<Void> completion;
 
-	OffloadSession(Device device, StreamPriority priority) {
+	/** Set when the session was closed for its caller and left to the completion thread to end. */
+	private boolean handedOff;
+
+	OffloadSession(Device device, StreamPriority priority, Duration timeout) {
 		this.device = device;
 		this.priority = priority;
+		this.deadline = (timeout != null) ? new SessionDeadline(timeout) : null;
 		// The clock costs about 100 ns on some virtual machines: read it only when a listener wants durations.
 		this.openedNanos = device.isListened() ? System.nanoTime() : 0;
 	}
@@ -81,6 +107,14 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	public StreamPriority priority() {
 		return this.priority;
+	}
+
+	/**
+	 * Returns the session's timeout, counted from its opening.
+	 * @return the timeout, or {@code null} if its caller's waits are unbounded
+	 */
+	public Duration timeout() {
+		return (this.deadline != null) ? this.deadline.timeout() : null;
 	}
 
 	/**
@@ -207,8 +241,11 @@ public final class OffloadSession implements AutoCloseable {
 	}
 
 	/**
-	 * Enqueues copying {@code bytes} bytes between buffers of this session's device.
-	 * @param src the source (host or device)
+	 * Enqueues copying {@code bytes} bytes between buffers. Both are normally of this session's device; a source of
+	 * another device is staged through page-locked host memory of its device: a short session there waits for the
+	 * work this session enqueued so far (so an event this session waits for also holds the staging back), copies the
+	 * range out, and is waited for on the calling thread; the copy into {@code dst} is then enqueued here.
+	 * @param src the source (host or device, of any device of the registry)
 	 * @param srcOffset the offset in the source
 	 * @param dst the destination (host or device)
 	 * @param dstOffset the offset in the destination
@@ -220,14 +257,46 @@ public final class OffloadSession implements AutoCloseable {
 		if (src == null || dst == null) {
 			throw new IllegalArgumentException("copy needs a source and a destination, was " + src + " -> " + dst);
 		}
-		var from = src.memoryFor(this.device, "the copy's source");
 		var to = dst.memoryFor(this.device, "the copy's destination");
+		if (src.device() != this.device) {
+			src.checkOpen("the copy's source");
+			src.checkRange(srcOffset, bytes, "the copy's source");
+			dst.checkRange(dstOffset, bytes, "the copy's destination");
+			if (bytes > 0) {
+				copyFromOtherDevice(src, srcOffset, to, dstOffset, bytes);
+			}
+			return;
+		}
+		var from = src.memoryFor(this.device, "the copy's source");
 		src.checkRange(srcOffset, bytes, "the copy's source");
 		dst.checkRange(dstOffset, bytes, "the copy's destination");
 		if (bytes == 0) {
 			return;
 		}
 		enqueue(() -> stream().backend.copy(from, srcOffset, to, dstOffset, bytes));
+	}
+
+	/**
+	 * Stages a copy from another device's buffer through page-locked host memory of that device (portable on CUDA,
+	 * so this device's stream can read it). Peer copies are not used yet: staging works between any two devices.
+	 */
+	private void copyFromOtherDevice(Buffer src, long srcOffset, NativeMemory to, long dstOffset, long bytes) {
+		if (bytes > Integer.MAX_VALUE) {
+			throw new IllegalArgumentException("A copy between devices stages at most " + Integer.MAX_VALUE
+					+ " bytes through host memory, was " + bytes);
+		}
+		Device source = src.device();
+		HostBuffer staging = new HostBuffer(source, source.acquireMemory(bytes, true), bytes, this);
+		own(staging);
+		StreamEvent enqueuedSoFar = this.workPending ? recordEvent() : null;
+		try (OffloadSession stage = source.openSession(this.priority)) {
+			if (enqueuedSoFar != null) {
+				stage.waitFor(enqueuedSoFar);
+			}
+			stage.copy(src, srcOffset, staging, 0, bytes);
+		}
+		NativeMemory from = staging.memory();
+		enqueue(() -> stream().backend.copy(from, 0, to, dstOffset, bytes));
 	}
 
 	/**
@@ -330,6 +399,37 @@ public final class OffloadSession implements AutoCloseable {
 	}
 
 	/**
+	 * Returns a future that completes once the work enqueued on this session so far is done, without ending the
+	 * session and without blocking a thread: the device's completion thread watches an event recorded now, on the
+	 * session's own stream (no second stream is borrowed). It completes at once if nothing was enqueued since the
+	 * last synchronize, and fails with the work's failure if that work failed (the session's owner sees the failure
+	 * too when it ends the session).
+	 * @return the future, completed on the registry's completion executor
+	 * @throws IllegalStateException if the session is closed
+	 */
+	public CompletableFuture<Void> whenDone() {
+		checkOpen("whenDone");
+		if (this.failure != null) {
+			return CompletableFuture.failedFuture(this.failure);
+		}
+		if (this.stream == null || !this.workPending) {
+			return CompletableFuture.completedFuture(null);
+		}
+		BackendStream backendStream = this.stream.backend;
+		BackendEvent event = this.device.eventPool().borrow();
+		try {
+			enqueue(() -> backendStream.record(event));
+		}
+		catch (RuntimeException ex) {
+			this.device.eventPool().release(event);
+			throw ex;
+		}
+		CompletableFuture<Void> reached = new CompletableFuture<>();
+		this.device.watch(event, reached);
+		return reached;
+	}
+
+	/**
 	 * Blocks until the work this session enqueued is done; other sessions' work is not waited for.
 	 * @throws BackendException if the work failed (the stream is discarded when the session ends)
 	 */
@@ -343,13 +443,89 @@ public final class OffloadSession implements AutoCloseable {
 			throw asRuntime(this.failure);
 		}
 		try {
-			this.stream.backend.synchronize();
+			awaitWork("its work (synchronize)");
 		}
 		catch (RuntimeException ex) {
 			recordFailure(ex);
 			this.failureReported = true;
 			throw ex;
 		}
+		this.workPending = this.unwrapped;
+	}
+
+	/**
+	 * Waits for the work enqueued so far; with a deadline, through the completion thread so that the wait is
+	 * bounded, and on expiry hands the session to that thread.
+	 */
+	private void awaitWork(String waitedFor) {
+		BackendStream backend = this.stream.backend;
+		if (this.deadline == null) {
+			backend.synchronize();
+			return;
+		}
+		long start = System.nanoTime();
+		if (backend.query()) {
+			return;
+		}
+		CompletableFuture<Void> idle = new CompletableFuture<>();
+		this.device.completionPoller().submit(new IdleWatch(backend, idle));
+		try {
+			long remaining = this.deadline.remainingNanos();
+			if (remaining <= 0) {
+				throw new TimeoutException();
+			}
+			idle.get(remaining, TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException ex) {
+			if (idle.cancel(false)) {
+				throw expire(waitedFor, start);
+			}
+			// The work finished just as the deadline passed: report its outcome.
+			awaitDone(idle);
+		}
+		catch (ExecutionException ex) {
+			throw asRuntime(ex.getCause());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			idle.cancel(false);
+			OffloadException interrupted = new OffloadException("Interrupted while session " + this.id
+					+ " on device " + this.device.id() + " waited for " + waitedFor, ex);
+			handOff(interrupted);
+			throw interrupted;
+		}
+	}
+
+	private static void awaitDone(CompletableFuture<Void> idle) {
+		try {
+			idle.join();
+		}
+		catch (java.util.concurrent.CompletionException ex) {
+			throw asRuntime(ex.getCause());
+		}
+	}
+
+	private SessionTimeoutException expire(String waitedFor, long start) {
+		SessionTimeoutException timeout = new SessionTimeoutException(this.device.id(), this.id, waitedFor,
+				Duration.ofNanos(System.nanoTime() - start), this.deadline.timeout());
+		this.device.streamPool().sessionTimedOut();
+		handOff(timeout);
+		return timeout;
+	}
+
+	/**
+	 * Closes the session for its caller, who gets {@code reason}; the completion thread ends it (gives the stream
+	 * back) when the work enqueued so far is done.
+	 */
+	private void handOff(RuntimeException reason) {
+		this.closed = true;
+		this.handedOff = true;
+		if (this.failure == null) {
+			this.failure = reason;
+		}
+		this.failureReported = true;
+		this.completion = new CompletableFuture<>();
+		this.device.completionPoller().submit(new CloseTask());
 	}
 
 	/**
@@ -363,6 +539,9 @@ public final class OffloadSession implements AutoCloseable {
 	public <T> T unwrap(Class<T> type) {
 		checkOpen("unwrap");
 		Object handle = stream().backend.handle();
+		// Libraries enqueue on the native stream behind the session's back: from now on, ending always synchronizes.
+		this.unwrapped = true;
+		this.workPending = true;
 		if (!type.isInstance(handle)) {
 			throw new IllegalArgumentException("The " + this.device.backendName() + " backend's stream is a "
 					+ handle.getClass().getName() + ", not a " + type.getName());
@@ -372,7 +551,8 @@ public final class OffloadSession implements AutoCloseable {
 
 	/**
 	 * Waits for the session's work, gives its stream back (or discards it if the work failed) and its buffers and
-	 * events. Closing twice is harmless.
+	 * events. Closing twice is harmless. A session whose work was all waited for by {@link #synchronize()} (nothing
+	 * enqueued since, the native stream never {@linkplain #unwrap unwrapped}) is not synchronized again.
 	 * @throws BackendException if the work failed and no earlier call reported it
 	 */
 	@Override
@@ -382,11 +562,15 @@ public final class OffloadSession implements AutoCloseable {
 		}
 		this.closed = true;
 		Throwable result = this.failure;
-		if (this.stream != null && result == null) {
+		if (this.stream != null && result == null && this.workPending) {
 			try {
-				this.stream.backend.synchronize();
+				awaitWork("its work (close)");
 			}
 			catch (RuntimeException ex) {
+				if (this.handedOff) {
+					// The deadline passed: the completion thread ends the session once its work is done.
+					throw ex;
+				}
 				result = recordFailure(ex);
 			}
 		}
@@ -399,8 +583,9 @@ public final class OffloadSession implements AutoCloseable {
 
 	/**
 	 * Closes the session without blocking: the future completes when its work is done and its stream is back in the
-	 * pool, or fails with the work's failure (the stream is then discarded). The device's completion thread
-	 * completes it: continue with {@code thenApplyAsync} for anything slow.
+	 * pool, or fails with the work's failure (the stream is then discarded). The device's completion thread sees the
+	 * work done; the future completes on the registry's completion executor, where its dependent stages run (they may
+	 * block without delaying other completions). With no work pending, it completes at once on the calling thread.
 	 * @return the completion; the same future if called again
 	 */
 	public CompletableFuture<Void> closeAsync() {
@@ -409,11 +594,11 @@ public final class OffloadSession implements AutoCloseable {
 		}
 		this.closed = true;
 		this.completion = new CompletableFuture<>();
-		if (this.stream == null || this.failure != null) {
-			finish(this.failure);
+		if (this.stream == null || this.failure != null || !this.workPending) {
+			finish(this.failure, this.failure, false);
 		}
 		else {
-			this.device.completionPoller().submit(this);
+			this.device.completionPoller().submit(new CloseTask());
 		}
 		return this.completion;
 	}
@@ -428,34 +613,58 @@ public final class OffloadSession implements AutoCloseable {
 			done = this.stream.backend.query();
 		}
 		catch (RuntimeException ex) {
-			finish(recordFailure(ex));
+			finish(recordFailure(ex), ex, true);
 			return true;
 		}
 		if (done) {
-			finish(null);
+			// A session handed off after its deadline has its timeout as the outcome; its stream is fine.
+			finish(this.failure, null, true);
 		}
 		return done;
 	}
 
-	private void finish(Throwable result) {
+	/**
+	 * Called by the completion thread when the device shut down before this session's work was seen done: the
+	 * future fails, and the stream stays lent (it is never destroyed under running work).
+	 */
+	private void abandon(String reason) {
+		this.failureReported = true;
+		this.completion.completeExceptionally(new StreamPoolClosedException("Session " + this.id + " on device "
+				+ this.device.id() + " was " + reason));
+	}
+
+	/**
+	 * Ends the session and completes its future: on the completion executor when called by the completion thread,
+	 * which must not run the future's dependent stages.
+	 */
+	private void finish(Throwable result, Throwable streamFailure, boolean onCompletionThread) {
 		try {
-			end(result);
+			end(result, streamFailure);
 		}
 		finally {
-			if (result == null) {
+			if (result != null) {
+				this.failureReported = true;
+			}
+			if (onCompletionThread) {
+				this.device.complete(this.completion, null, result);
+			}
+			else if (result == null) {
 				this.completion.complete(null);
 			}
 			else {
-				this.failureReported = true;
 				this.completion.completeExceptionally(result);
 			}
 		}
 	}
 
 	private void end(Throwable result) {
+		end(result, result);
+	}
+
+	private void end(Throwable result, Throwable streamFailure) {
 		try {
 			if (this.stream != null) {
-				returnStream(result);
+				returnStream(streamFailure);
 			}
 			if (this.events != null) {
 				this.events.forEach((event) -> this.device.eventPool().release(event.release()));
@@ -489,6 +698,7 @@ public final class OffloadSession implements AutoCloseable {
 	}
 
 	private void enqueue(Runnable call) {
+		this.workPending = true;
 		try {
 			call.run();
 		}
@@ -512,7 +722,7 @@ public final class OffloadSession implements AutoCloseable {
 	private PooledStream stream() {
 		PooledStream lent = this.stream;
 		if (lent == null) {
-			lent = this.device.streamPool().borrow(this.priority);
+			lent = this.device.streamPool().borrow(this.priority, this.deadline, this.id);
 			this.stream = lent;
 		}
 		return lent;
@@ -528,6 +738,63 @@ public final class OffloadSession implements AutoCloseable {
 	private static RuntimeException asRuntime(Throwable failure) {
 		return (failure instanceof RuntimeException runtime) ? runtime
 				: new OffloadException("The session's work failed", failure);
+	}
+
+	/**
+	 * Ends this session on the completion thread once its stream is idle.
+	 */
+	private final class CloseTask implements CompletionPoller.Task {
+
+		@Override
+		public boolean poll() {
+			return pollCompletion();
+		}
+
+		@Override
+		public void abandon(String reason) {
+			OffloadSession.this.abandon(reason);
+		}
+
+	}
+
+	/**
+	 * Completes a future when a stream is idle, for a wait bounded by a deadline.
+	 */
+	private static final class IdleWatch implements CompletionPoller.Task {
+
+		private final BackendStream stream;
+
+		private final CompletableFuture<Void> idle;
+
+		IdleWatch(BackendStream stream, CompletableFuture<Void> idle) {
+			this.stream = stream;
+			this.idle = idle;
+		}
+
+		@Override
+		public boolean poll() {
+			if (this.idle.isDone()) {
+				// The waiter gave up (its deadline passed) and the session's close task watches the stream now.
+				return true;
+			}
+			try {
+				if (!this.stream.query()) {
+					return false;
+				}
+				this.idle.complete(null);
+			}
+			catch (RuntimeException ex) {
+				this.idle.completeExceptionally(ex);
+			}
+			return true;
+		}
+
+		@Override
+		public void abandon(String reason) {
+			this.idle.completeExceptionally(new StreamPoolClosedException("A session's wait for its work was cut "
+					+ "short: " + reason));
+		}
+
 	}
 
 	@Override

@@ -20,9 +20,22 @@ public class StreamBorrowTimeoutException extends OffloadException {
 	 * @param waited how long the borrow waited
 	 */
 	public StreamBorrowTimeoutException(int deviceId, StreamPoolStatistics statistics, Duration waited) {
+		this(deviceId, statistics, waited, null);
+	}
+
+	/**
+	 * Creates an exception for a borrow of a priority class with a lane.
+	 * @param deviceId the pool's device
+	 * @param statistics the pool's state when the borrow gave up
+	 * @param waited how long the borrow waited
+	 * @param lane the state of the borrow's lane, such as {@code "NORMAL lane 8/8 lent"}, or {@code null}
+	 */
+	public StreamBorrowTimeoutException(int deviceId, StreamPoolStatistics statistics, Duration waited,
+			String lane) {
 		super("Stream pool of device " + deviceId + " - no stream available, request timed out after "
-				+ waited.toMillis() + "ms (size=" + statistics.size() + ", max=" + statistics.maxSize() + ", inUse="
-				+ statistics.inUse() + ", idle=" + statistics.idle() + ", waiting=" + statistics.waiting() + ")");
+				+ waited.toMillis() + "ms (" + ((lane != null) ? lane + ", " : "") + "size=" + statistics.size()
+				+ ", max=" + statistics.maxSize() + ", inUse=" + statistics.inUse() + ", idle=" + statistics.idle()
+				+ ", waiting=" + statistics.waiting() + ")");
 		this.deviceId = deviceId;
 		this.statistics = statistics;
 		this.waited = waited;

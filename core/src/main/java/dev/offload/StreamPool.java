@@ -6,8 +6,10 @@ import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -24,25 +26,34 @@ import dev.offload.spi.BackendStream;
  * <p>
  * How it evolves: nothing is created until the first borrow of a priority class, which creates
  * {@link StreamPoolConfig#initialSize()} streams of that class. When a class has no idle stream, the pool first
- * replaces streams it discarded, then doubles the class, up to {@link StreamPoolConfig#maxSize()} streams in all; a
- * borrow from a full bounded pool waits up to {@link StreamPoolConfig#borrowTimeout()} and then throws
- * {@link StreamBorrowTimeoutException}.
+ * replaces streams it discarded, then doubles the class, up to {@link StreamPoolConfig#maxSize()} streams in all.
+ * The bound is shared by the classes: when a bounded pool is full, a borrow that finds no idle stream of its class
+ * destroys an idle stream of the other class and creates one of its own, so no borrow waits while a stream is idle.
+ * A borrow from a full bounded pool with no idle stream at all waits up to {@link StreamPoolConfig#borrowTimeout()}
+ * and then throws {@link StreamBorrowTimeoutException}.
  * <p>
  * How it lends (the shape of HikariCP's {@code ConcurrentBag}): every stream is in its class's shared list, and its
  * state ({@code IDLE}, {@code IN_USE}, {@code DISCARDED}) changes only by compare-and-set, so a stream is never lent
  * twice. A thread first tries the stream it released last (no contention, warm caches), then scans the class's
- * streams from a place that depends on the thread. No shared counter changes on the fast path: each stream counts its
- * own borrows, and idle and lent streams are counted from their states when asked. The lock serves growth, waiting
- * and shutdown only; a release signals it only when a borrower waits.
+ * streams from a place that depends on the thread. One shared counter changes on the fast path, the streams lent now
+ * (on a cache line of its own), so that the peak in use is exact; each stream counts its own borrows, and idle and
+ * lent streams are counted from their states when asked. The lock serves growth, waiting and shutdown only; a release
+ * signals it only when a borrower waits.
  * <p>
  * Invariants: a stream in the pool has no pending work (sessions synchronize before they release); a stream whose
  * work failed is {@linkplain #discard destroyed}, never lent again; {@code created - destroyed == idle + inUse}.
+ * <p>
+ * What an application can call is read-only (counts, statistics, configuration): sessions borrow and release, and
+ * the {@link DeviceRegistry} owns the pool's lifecycle (it shuts the pool down when it closes).
  */
 public final class StreamPool {
 
 	private static final Logger logger = LoggerFactory.getLogger(StreamPool.class);
 
 	private static final StreamPriority[] PRIORITIES = StreamPriority.values();
+
+	/** The index of the lent counter in its array: 64 bytes of other elements on either side. */
+	private static final int LENT_SLOT = 16;
 
 	private final Device device;
 
@@ -58,11 +69,15 @@ public final class StreamPool {
 
 	private final AtomicInteger waiting = new AtomicInteger();
 
+	/**
+	 * The streams lent now, in the middle of 32 ints so that no other field shares its cache line; counted from the
+	 * moment a borrow takes a stream to the moment its release begins, so it never exceeds the streams lent.
+	 */
+	private final AtomicIntegerArray lentCounter = new AtomicIntegerArray(2 * LENT_SLOT);
+
 	private volatile int peakInUse;
 
 	private final AtomicInteger nextId = new AtomicInteger();
-
-	private final AtomicLong retiredBorrows = new AtomicLong();
 
 	private final AtomicLong grows = new AtomicLong();
 
@@ -74,6 +89,11 @@ public final class StreamPool {
 
 	private final AtomicLong timeouts = new AtomicLong();
 
+	private final AtomicLong sessionTimeouts = new AtomicLong();
+
+	/** The start times of the borrows waiting now, for the oldest wait; touched on the slow path only. */
+	private final ConcurrentLinkedQueue<long[]> waitStarts = new ConcurrentLinkedQueue<>();
+
 	private volatile boolean closed;
 
 	private volatile Throwable failure;
@@ -82,7 +102,8 @@ public final class StreamPool {
 		this.device = device;
 		this.config = config;
 		for (StreamPriority priority : PRIORITIES) {
-			this.classes[priority.ordinal()] = new ClassState();
+			this.classes[priority.ordinal()] = new ClassState(config.maxSessions(priority),
+					config.borrowTimeout(priority).toNanos());
 		}
 	}
 
@@ -133,6 +154,35 @@ public final class StreamPool {
 	}
 
 	/**
+	 * Tells whether the pool is saturated: a borrower waits because every stream it may be lent (within the pool's
+	 * bound and its lane's limit) is lent. Readiness checks can report such a device as busy.
+	 * @return {@code true} while at least one borrower waits
+	 */
+	public boolean isSaturated() {
+		return this.waiting.get() > 0;
+	}
+
+	/**
+	 * Returns how long the borrower that has waited longest has waited so far.
+	 * @return the time, {@link Duration#ZERO} when nobody waits
+	 */
+	public Duration oldestWait() {
+		long now = System.nanoTime();
+		long oldest = 0;
+		for (long[] start : this.waitStarts) {
+			oldest = Math.max(oldest, now - start[0]);
+		}
+		return Duration.ofNanos(oldest);
+	}
+
+	/**
+	 * Counts a session whose deadline passed while its caller waited.
+	 */
+	void sessionTimedOut() {
+		this.sessionTimeouts.incrementAndGet();
+	}
+
+	/**
 	 * Takes a snapshot of the pool's state and counters. The idle streams are counted by their state, independently
 	 * of the counters.
 	 * @return the statistics
@@ -141,11 +191,19 @@ public final class StreamPool {
 		Map<StreamPriority, StreamPoolStatistics.PriorityStatistics> byPriority = new EnumMap<>(StreamPriority.class);
 		int idle = 0;
 		int inUse = 0;
-		long borrows = this.retiredBorrows.get();
+		long borrows = 0;
 		for (StreamPriority priority : PRIORITIES) {
 			int classIdle = 0;
 			int classInUse = 0;
-			for (PooledStream stream : this.classes[priority.ordinal()].streams) {
+			ClassState priorityClass = this.classes[priority.ordinal()];
+			PooledStream[] streams;
+			// The streams and the retired borrows as one snapshot: a stream discarded meanwhile is counted once, in
+			// the array or in the retired borrows (read apart, a read between the two missed its borrows).
+			synchronized (priorityClass) {
+				streams = priorityClass.streams;
+				borrows += priorityClass.retiredBorrows;
+			}
+			for (PooledStream stream : streams) {
 				int state = stream.state();
 				classIdle += (state == PooledStream.STATE_IDLE) ? 1 : 0;
 				classInUse += (state == PooledStream.STATE_IN_USE) ? 1 : 0;
@@ -162,7 +220,8 @@ public final class StreamPool {
 		long alive = this.created.get() - this.destroyed.get();
 		return new StreamPoolStatistics(this.device.id(), (int) alive, inUse, idle, this.peakInUse,
 				this.config.maxSize(), this.waiting.get(), borrows, this.grows.get(), this.created.get(),
-				this.destroyed.get(), this.discarded.get(), this.timeouts.get(), Map.copyOf(byPriority));
+				this.destroyed.get(), this.discarded.get(), this.timeouts.get(), this.sessionTimeouts.get(),
+				this.device.pendingCompletions(), oldestWait(), Map.copyOf(byPriority));
 	}
 
 	/**
@@ -175,6 +234,19 @@ public final class StreamPool {
 	 * @throws StreamPoolClosedException if the pool is shut down
 	 */
 	PooledStream borrow(StreamPriority priority) {
+		return borrow(priority, null, 0);
+	}
+
+	/**
+	 * Lends a stream of {@code priority}, waiting no longer than a session's deadline.
+	 * @param priority the priority class
+	 * @param deadline the session's deadline, or {@code null}
+	 * @param sessionId the session's id, for the message of a timeout
+	 * @return the stream, with no pending work
+	 * @throws SessionTimeoutException if the deadline passed before a stream was free
+	 * @throws StreamBorrowTimeoutException if the class (lane) or the bounded pool stayed full for the borrow timeout
+	 */
+	PooledStream borrow(StreamPriority priority, SessionDeadline deadline, long sessionId) {
 		checkLending();
 		PooledStream stream = takeIdle(priority);
 		long waitNanos = 0;
@@ -182,10 +254,12 @@ public final class StreamPool {
 			// Only the slow path reads the clock: System.nanoTime costs about 100 ns on some virtual machines, more
 			// than the whole fast path; a borrow served from the idle streams is recorded as taking no time.
 			long start = System.nanoTime();
-			stream = borrowSlow(priority, start);
+			stream = borrowSlow(priority, start, deadline, sessionId);
 			waitNanos = System.nanoTime() - start;
-			// Every stream of the class was lent: the moment the peak can grow. Statistics reads update it too.
-			raisePeak(inUse());
+		}
+		int lent = this.lentCounter.incrementAndGet(LENT_SLOT);
+		if (lent > this.peakInUse) {
+			raisePeak(lent);
 		}
 		stream.borrows++;
 		this.device.listener().streamBorrowed(this.device, priority, waitNanos);
@@ -225,9 +299,11 @@ public final class StreamPool {
 		return null;
 	}
 
-	private PooledStream borrowSlow(StreamPriority priority, long start) {
-		long timeoutNanos = this.config.borrowTimeout().toNanos();
+	private PooledStream borrowSlow(StreamPriority priority, long start, SessionDeadline deadline, long sessionId) {
+		long timeoutNanos = this.classes[priority.ordinal()].borrowTimeoutNanos;
+		long[] waitStart = { start };
 		this.waiting.incrementAndGet();
+		this.waitStarts.add(waitStart);
 		this.lock.lock();
 		try {
 			while (true) {
@@ -240,8 +316,14 @@ public final class StreamPool {
 					continue;
 				}
 				long remaining = timeoutNanos - (System.nanoTime() - start);
+				if (deadline != null && deadline.remainingNanos() < remaining) {
+					remaining = deadline.remainingNanos();
+					if (remaining <= 0) {
+						throw sessionTimedOut(start, deadline, sessionId);
+					}
+				}
 				if (remaining <= 0) {
-					throw timedOut(start);
+					throw timedOut(priority, start);
 				}
 				this.changed.awaitNanos(remaining);
 			}
@@ -252,16 +334,28 @@ public final class StreamPool {
 		}
 		finally {
 			this.waiting.decrementAndGet();
+			this.waitStarts.remove(waitStart);
 			this.lock.unlock();
 		}
 	}
 
-	private StreamBorrowTimeoutException timedOut(long start) {
+	private StreamBorrowTimeoutException timedOut(StreamPriority priority, long start) {
 		this.timeouts.incrementAndGet();
 		this.device.listener().borrowTimedOut(this.device);
 		Duration waited = Duration.ofNanos(System.nanoTime() - start);
 		// This borrower still counts as waiting while it reports the pool's state.
-		return new StreamBorrowTimeoutException(this.device.id(), statistics(), waited);
+		StreamPoolStatistics statistics = statistics();
+		StreamPoolConfig.Lane lane = this.config.lanes().get(priority);
+		int laneInUse = (statistics.byPriority().containsKey(priority))
+				? statistics.byPriority().get(priority).inUse() : 0;
+		String detail = (lane != null) ? priority + " lane " + laneInUse + "/" + lane.maxSessions() + " lent" : null;
+		return new StreamBorrowTimeoutException(this.device.id(), statistics, waited, detail);
+	}
+
+	private SessionTimeoutException sessionTimedOut(long start, SessionDeadline deadline, long sessionId) {
+		sessionTimedOut();
+		return new SessionTimeoutException(this.device.id(), sessionId, "a stream",
+				Duration.ofNanos(System.nanoTime() - start), deadline.timeout());
 	}
 
 	/**
@@ -280,12 +374,15 @@ public final class StreamPool {
 			count = (state.capacity == 0) ? this.config.initialSize() : state.capacity;
 			doubling = state.capacity > 0;
 		}
+		// A lane holds at most its limit of streams, so that at most that many of its sessions hold one at once.
+		count = Math.min(count, state.limit - size);
 		if (this.config.isBounded()) {
 			int alive = (int) (this.created.get() - this.destroyed.get());
 			count = Math.min(count, this.config.maxSize() - alive);
 		}
 		if (count <= 0) {
-			return false;
+			// A class at its lane's limit takes no stream from the other class either.
+			return this.config.isBounded() && size < state.limit && replaceIdleOfOtherClass(priority);
 		}
 		int made = createStreams(priority, count);
 		state.capacity = Math.max(state.capacity, state.streams.length);
@@ -295,6 +392,32 @@ public final class StreamPool {
 					state.streams.length);
 		}
 		return made > 0;
+	}
+
+	/**
+	 * Makes room in a full bounded pool, while holding the lock: destroys an idle stream of another class and creates
+	 * one of {@code priority} in its place. Without it, a pool filled by one class would make every borrow of the
+	 * other class wait its full timeout next to idle streams.
+	 * @return whether a stream of {@code priority} was created
+	 */
+	private boolean replaceIdleOfOtherClass(StreamPriority priority) {
+		for (StreamPriority other : PRIORITIES) {
+			if (other == priority) {
+				continue;
+			}
+			for (PooledStream stream : this.classes[other.ordinal()].streams) {
+				if (stream.compareAndSetState(PooledStream.STATE_IDLE, PooledStream.STATE_DISCARDED)) {
+					retire(stream);
+					logger.debug("Stream pool of device {} is full: replaced idle {} by a {} stream", this.device.id(),
+							stream, priority);
+					ClassState state = this.classes[priority.ordinal()];
+					int made = createStreams(priority, 1);
+					state.capacity = Math.max(state.capacity, state.streams.length);
+					return made > 0;
+				}
+			}
+		}
+		return false;
 	}
 
 	private int createStreams(StreamPriority priority, int count) {
@@ -356,7 +479,10 @@ public final class StreamPool {
 	}
 
 	private void returned(PooledStream stream, int newState) {
+		// Counted down before the state change: once idle, the stream may be lent and counted again at once.
+		this.lentCounter.decrementAndGet(LENT_SLOT);
 		if (!stream.compareAndSetState(PooledStream.STATE_IN_USE, newState)) {
+			this.lentCounter.incrementAndGet(LENT_SLOT);
 			throw new IllegalStateException("The " + stream + " of device " + this.device.id() + " is not lent");
 		}
 	}
@@ -369,7 +495,6 @@ public final class StreamPool {
 
 	private void retire(PooledStream stream) {
 		this.classes[stream.priority.ordinal()].remove(stream);
-		this.retiredBorrows.addAndGet(stream.borrows);
 		try {
 			stream.backend.destroy();
 		}
@@ -426,7 +551,7 @@ public final class StreamPool {
 	 * @param awaitTermination how long to wait for lent streams
 	 * @return {@code true} if every stream came back in time
 	 */
-	public boolean shutdown(Duration awaitTermination) {
+	boolean shutdown(Duration awaitTermination) {
 		long deadline = System.nanoTime() + awaitTermination.toNanos();
 		this.lock.lock();
 		try {
@@ -478,6 +603,20 @@ public final class StreamPool {
 		/** The size the class grew to; guarded by the pool's lock. */
 		int capacity;
 
+		/** The borrows of the class's destroyed streams; changes with {@link #streams}, under this monitor. */
+		long retiredBorrows;
+
+		/** The most streams the class holds: its lane's limit, or {@link Integer#MAX_VALUE}. */
+		final int limit;
+
+		/** How long a borrow of the class waits. */
+		final long borrowTimeoutNanos;
+
+		ClassState(int limit, long borrowTimeoutNanos) {
+			this.limit = limit;
+			this.borrowTimeoutNanos = borrowTimeoutNanos;
+		}
+
 		synchronized void add(List<PooledStream> made) {
 			PooledStream[] grown = Arrays.copyOf(this.streams, this.streams.length + made.size());
 			for (int i = 0; i < made.size(); i++) {
@@ -488,6 +627,7 @@ public final class StreamPool {
 
 		synchronized void remove(PooledStream stream) {
 			this.streams = Arrays.stream(this.streams).filter((each) -> each != stream).toArray(PooledStream[]::new);
+			this.retiredBorrows += stream.borrows;
 		}
 
 	}

@@ -13,4 +13,12 @@ public class StreamPoolClosedException extends OffloadException {
 		super("The stream pool of device " + deviceId + " is shut down and lends no more streams");
 	}
 
+	/**
+	 * Creates an exception for work that the shutdown cut short.
+	 * @param message what was cut short, naming the device
+	 */
+	public StreamPoolClosedException(String message) {
+		super(message);
+	}
+
 }

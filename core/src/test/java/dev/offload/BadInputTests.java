@@ -1,5 +1,6 @@
 package dev.offload;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 import org.junit.jupiter.api.AfterEach;
@@ -12,6 +13,7 @@ import dev.offload.kernel.ModuleDefinition;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
  * Every public entry point rejects bad input with a clear exception before anything is enqueued.
@@ -116,8 +118,9 @@ class BadInputTests {
 		try (OffloadSession session = this.device.openSession(); OffloadSession remote = other.openSession()) {
 			DeviceBuffer foreign = remote.allocate(16);
 			DeviceBuffer local = session.allocate(16);
-			assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> session.copy(foreign, local))
-				.withMessage("The buffer for the copy's source belongs to device 1, not device 0");
+			// A source on another device is staged (MultiDeviceTests); the destination must be the session's.
+			assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> session.copy(local, foreign))
+				.withMessage("The buffer for the copy's destination belongs to device 1, not device 0");
 			Kernel remoteKernel = other.loadModule(TestKernels.MODULE).kernel("noop");
 			assertThatExceptionOfType(IllegalArgumentException.class)
 				.isThrownBy(() -> session.launch(remoteKernel, LaunchConfig.of(1, 1)))
@@ -171,6 +174,20 @@ class BadInputTests {
 			.isThrownBy(() -> this.device.loadModule(ptxOnly))
 			.withMessageContaining("HOST_ERROR_NO_HOST_CODE")
 			.withMessageContaining("module 'ptxOnly' has no host kernels");
+	}
+
+	@Test
+	void moduleWithMissingImageResourceShouldFailAtBuildNamingTheResource() {
+		ModuleDefinition.Builder typo = ModuleDefinition.builder("typo").imageResource("typo.ptx");
+		assertThatIllegalArgumentException().isThrownBy(typo::build)
+			.withMessageStartingWith("The CUDA image of module 'typo', classpath:typo.ptx, does not exist");
+	}
+
+	@Test
+	void moduleWithExistingImageResourceShouldBuild() {
+		ModuleDefinition module = ModuleDefinition.builder("saxpy").imageResource("/kernels/saxpy.ptx").build();
+		assertThat(module.imageSource()).isEqualTo("classpath:kernels/saxpy.ptx");
+		assertThat(new String(module.image(), StandardCharsets.US_ASCII)).contains(".entry saxpy");
 	}
 
 }

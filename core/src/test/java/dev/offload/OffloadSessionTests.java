@@ -6,12 +6,16 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import dev.offload.backend.fault.FaultInjectingBackend;
+import dev.offload.backend.fault.FaultInjectingBackend.Operation;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.kernel.LaunchConfig;
 import dev.offload.spi.BackendException;
@@ -185,7 +189,7 @@ class OffloadSessionTests {
 	@Test
 	void closeAsyncShouldCompleteTenThousandSessionsWithOneCompletionThread() {
 		Kernel noop = this.module.kernel("noop");
-		int threadsBefore = Thread.activeCount();
+		long threadsBefore = threadsOutsideTheCompletionExecutor();
 		List<CompletableFuture<Void>> futures = new ArrayList<>();
 		for (int i = 0; i < 10_000; i++) {
 			OffloadSession session = this.device.openSession();
@@ -199,10 +203,13 @@ class OffloadSessionTests {
 			.map(Thread::getName)
 			.filter((name) -> name.startsWith("offload-"))
 			.collect(Collectors.toSet());
-		// One completion thread and at most the device's 4 workers, whatever the number of sessions.
+		// One completion thread and at most the device's 4 workers, whatever the number of sessions; the futures
+		// complete on the shared completion executor, at most one thread per CPU when nothing blocks.
 		assertThat(offloadThreads).contains("offload-device0-completion");
-		assertThat(offloadThreads).hasSizeLessThanOrEqualTo(5);
-		assertThat(Thread.activeCount() - threadsBefore).isLessThanOrEqualTo(5);
+		assertThat(offloadThreads).filteredOn((name) -> !name.startsWith("offload-async-")).hasSizeLessThanOrEqualTo(5);
+		assertThat(offloadThreads).filteredOn((name) -> name.startsWith("offload-async-"))
+			.hasSizeLessThanOrEqualTo(Math.max(2, Runtime.getRuntime().availableProcessors()));
+		assertThat(threadsOutsideTheCompletionExecutor() - threadsBefore).isLessThanOrEqualTo(5);
 		StreamPoolStatistics stats = this.device.streamPool().statistics();
 		assertThat(stats.inUse()).isZero();
 		assertThat(stats.idle()).isEqualTo(stats.size());
@@ -258,6 +265,107 @@ class OffloadSessionTests {
 			assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> session.unwrap(String.class))
 				.withMessageContaining("The host backend's stream is a");
 		}
+	}
+
+	@Test
+	void closeAfterSynchronizeWithNothingEnqueuedSinceShouldNotSynchronizeAgain() {
+		FaultInjectingBackend counting = FaultInjectingBackend.wrap(HostBackend.builder().build());
+		try (DeviceRegistry registry = DeviceRegistry.builder(counting).build()) {
+			Device device = registry.device(0);
+			Kernel noop = device.loadModule(TestKernels.MODULE).kernel("noop");
+			OffloadSession session = device.openSession();
+			session.launch(noop, LaunchConfig.of(1, 1));
+			session.synchronize();
+			session.close();
+			assertThat(counting.calls(Operation.SYNCHRONIZE)).isEqualTo(1);
+			assertThat(device.streamPool().statistics().idle()).isEqualTo(device.streamPool().statistics().size());
+			OffloadSession asynchronous = device.openSession();
+			asynchronous.launch(noop, LaunchConfig.of(1, 1));
+			asynchronous.synchronize();
+			assertThat(asynchronous.closeAsync()).isCompleted();
+			assertThat(counting.calls(Operation.SYNCHRONIZE)).isEqualTo(2);
+			assertThat(counting.calls(Operation.QUERY)).isZero();
+		}
+	}
+
+	@Test
+	void closeWhenWorkEnqueuedSinceSynchronizeOrStreamUnwrappedShouldSynchronize() {
+		FaultInjectingBackend counting = FaultInjectingBackend.wrap(HostBackend.builder().build());
+		try (DeviceRegistry registry = DeviceRegistry.builder(counting).build()) {
+			Device device = registry.device(0);
+			Kernel noop = device.loadModule(TestKernels.MODULE).kernel("noop");
+			try (OffloadSession session = device.openSession()) {
+				session.launch(noop, LaunchConfig.of(1, 1));
+				session.synchronize();
+				session.launch(noop, LaunchConfig.of(1, 1));
+			}
+			assertThat(counting.calls(Operation.SYNCHRONIZE)).isEqualTo(2);
+			try (OffloadSession session = device.openSession()) {
+				// Another library may enqueue on the native stream behind the session's back.
+				session.unwrap(Object.class);
+				session.synchronize();
+			}
+			assertThat(counting.calls(Operation.SYNCHRONIZE)).isEqualTo(4);
+		}
+	}
+
+	@Test
+	void whenDoneShouldCompleteOnceTheWorkSoFarIsDoneWithoutASecondStreamOrEndingTheSession() {
+		int gateId = 203;
+		OffloadSession session = this.device.openSession();
+		session.launch(this.module.kernel("hold"), LaunchConfig.of(1, 1), gateId);
+		CompletableFuture<Void> done = session.whenDone();
+		assertThat(done).isNotDone();
+		assertThat(this.device.streamPool().statistics().borrows()).isEqualTo(1);
+		assertThat(this.device.streamPool().inUse()).isEqualTo(1);
+		TestKernels.gate(gateId).countDown();
+		done.join();
+		assertThat(session.isClosed()).isFalse();
+		assertThat(this.device.streamPool().inUse()).isEqualTo(1);
+		session.close();
+		assertThat(this.device.streamPool().statistics().borrows()).isEqualTo(1);
+		assertThat(this.device.eventPool().inUse()).isZero();
+	}
+
+	@Test
+	void whenDoneWhenTheWorkFailsShouldFailAndLeaveTheFailureToTheSessionsOwner() {
+		OffloadSession session = this.device.openSession();
+		session.launch(this.module.kernel("fail"), LaunchConfig.of(1, 1), 4);
+		assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> session.whenDone().get())
+			.withCauseInstanceOf(BackendException.class)
+			.withMessageContaining("kernel failed on purpose 4");
+		assertThatExceptionOfType(BackendException.class).isThrownBy(session::close)
+			.withMessageContaining("kernel failed on purpose 4");
+		assertThat(this.device.streamPool().statistics().discarded()).isEqualTo(1);
+	}
+
+	@Test
+	void closeAsyncShouldCompleteOnTheCompletionExecutorNeverOnTheCompletionThread() {
+		ExecutorService executor = Executors.newSingleThreadExecutor((task) -> new Thread(task, "app-continuations"));
+		DeviceRegistry registry = DeviceRegistry.builder(HostBackend.builder().build())
+			.completionExecutor(executor)
+			.build();
+		try {
+			int gateId = 204;
+			Device device = registry.device(0);
+			OffloadSession session = device.openSession();
+			session.launch(device.loadModule(TestKernels.MODULE).kernel("hold"), LaunchConfig.of(1, 1), gateId);
+			CompletableFuture<String> thread = session.closeAsync()
+				.thenApply((ignored) -> Thread.currentThread().getName());
+			TestKernels.gate(gateId).countDown();
+			assertThat(thread.join()).isEqualTo("app-continuations");
+			assertThat(registry.completionExecutor()).isSameAs(executor);
+		}
+		finally {
+			registry.close(Duration.ofSeconds(5));
+			executor.shutdownNow();
+		}
+	}
+
+	private static long threadsOutsideTheCompletionExecutor() {
+		return Thread.getAllStackTraces().keySet().stream()
+			.filter((thread) -> !thread.getName().startsWith("offload-async-"))
+			.count();
 	}
 
 }

@@ -71,13 +71,21 @@ public abstract class SessionBehaviourContract {
 	 */
 	protected abstract Gate gate(Device device);
 
+	/**
+	 * Returns the id of the device the suite runs on; a backend of several devices runs it once per device.
+	 * @return the device's id, 0 unless overridden
+	 */
+	protected int deviceId() {
+		return 0;
+	}
+
 	@BeforeEach
 	void openRegistry() {
 		this.registry = DeviceRegistry.builder(createBackend())
-			.deviceIds(List.of(0))
+			.deviceIds(List.of(deviceId()))
 			.streamPool(StreamPoolConfig.DEFAULTS.withInitialSize(8))
 			.build();
-		this.device = this.registry.device(0);
+		this.device = this.registry.device(deviceId());
 		// Load every module before any gate holds a kernel: on CUDA, loading a module can wait for running kernels
 		// (seen on the H200: the first version of this suite loaded the no-op kernel while a spin kernel was held,
 		// and hung until the spin kernel's safety limit).

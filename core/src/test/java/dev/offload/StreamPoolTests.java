@@ -11,8 +11,11 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import dev.offload.backend.host.HostBackend;
 
@@ -225,6 +228,108 @@ class StreamPoolTests {
 		assertThat(stats.size()).isIn(4, 8, 16);
 		assertThat(stats.grows()).isEqualTo(Integer.numberOfTrailingZeros(stats.size() / 4));
 		assertThat(stats.peakInUse()).isLessThanOrEqualTo(threads);
+	}
+
+	@ParameterizedTest
+	@EnumSource(StreamPriority.class)
+	void borrowWhenBoundedPoolIsFullOfIdleStreamsOfTheOtherClassShouldReplaceOneWithoutWaiting(
+			StreamPriority asked) {
+		StreamPriority other = otherThan(asked);
+		// initial-size == max-size: the first class borrowed fills the pool (a HikariCP habit).
+		StreamPool pool = pool(new StreamPoolConfig(2, 2, Duration.ofSeconds(2)));
+		pool.release(pool.borrow(other));
+		assertThat(pool.statistics().byPriority().get(other))
+			.isEqualTo(new StreamPoolStatistics.PriorityStatistics(2, 0, 2));
+		PooledStream stream = pool.borrow(asked);
+		assertThat(stream.priority).isEqualTo(asked);
+		StreamPoolStatistics stats = pool.statistics();
+		assertThat(stats.timeouts()).isZero();
+		assertThat(stats.size()).isEqualTo(2);
+		assertThat(stats.byPriority().get(asked)).isEqualTo(new StreamPoolStatistics.PriorityStatistics(1, 1, 0));
+		assertThat(stats.byPriority().get(other)).isEqualTo(new StreamPoolStatistics.PriorityStatistics(1, 0, 1));
+		assertThat(stats.created() - stats.destroyed()).isEqualTo(stats.idle() + stats.inUse());
+		// And back: once it is idle, the other class takes the room of the stream made for this one.
+		pool.release(stream);
+		PooledStream first = pool.borrow(other);
+		PooledStream second = pool.borrow(other);
+		assertThat(List.of(first.priority, second.priority)).containsOnly(other);
+		assertThat(pool.statistics().size()).isEqualTo(2);
+		assertThat(pool.statistics().byPriority()).doesNotContainKey(asked);
+		pool.release(first);
+		pool.release(second);
+		assertThat(pool.statistics().timeouts()).isZero();
+	}
+
+	@ParameterizedTest
+	@EnumSource(StreamPriority.class)
+	void borrowWhenBoundedPoolIsFullAndWaitingShouldTakeTheRoomOfAReleasedStreamOfTheOtherClass(
+			StreamPriority asked) throws Exception {
+		StreamPriority other = otherThan(asked);
+		StreamPool pool = pool(new StreamPoolConfig(2, 2, Duration.ofSeconds(10)));
+		PooledStream a = pool.borrow(other);
+		PooledStream b = pool.borrow(other);
+		ExecutorService executor = Executors.newSingleThreadExecutor();
+		try {
+			Future<PooledStream> waiter = executor.submit(() -> pool.borrow(asked));
+			Awaitility.await().until(() -> pool.waiting() == 1);
+			pool.release(a);
+			PooledStream stream = waiter.get();
+			assertThat(stream.priority).isEqualTo(asked);
+			assertThat(pool.statistics().timeouts()).isZero();
+			pool.release(stream);
+			pool.release(b);
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
+	@Test
+	void borrowWhenBoundedPoolHasNoIdleStreamOfAnyClassShouldTimeOut() {
+		StreamPool pool = pool(new StreamPoolConfig(1, 2, Duration.ofMillis(50)));
+		PooledStream normal = pool.borrow(StreamPriority.NORMAL);
+		PooledStream high = pool.borrow(StreamPriority.HIGH);
+		assertThatExceptionOfType(StreamBorrowTimeoutException.class)
+			.isThrownBy(() -> pool.borrow(StreamPriority.HIGH))
+			.withMessageContaining("(size=2, max=2, inUse=2, idle=0, waiting=1)");
+		pool.release(normal);
+		pool.release(high);
+	}
+
+	@Test
+	void peakInUseWhenManyThreadsHoldStreamsAtOnceShouldCountThemAll() throws Exception {
+		StreamPool pool = pool(StreamPoolConfig.DEFAULTS);
+		int threads = 64;
+		CountDownLatch held = new CountDownLatch(threads);
+		CountDownLatch release = new CountDownLatch(1);
+		ExecutorService executor = Executors.newFixedThreadPool(threads);
+		try {
+			List<Future<?>> futures = new ArrayList<>();
+			for (int t = 0; t < threads; t++) {
+				futures.add(executor.submit(() -> {
+					PooledStream stream = pool.borrow(StreamPriority.NORMAL);
+					held.countDown();
+					TestKernels.await(release);
+					pool.release(stream);
+				}));
+			}
+			TestKernels.await(held);
+			// No statistics are read while the streams are held: the peak must come from the borrows themselves.
+			release.countDown();
+			for (Future<?> future : futures) {
+				future.get();
+			}
+		}
+		finally {
+			executor.shutdownNow();
+		}
+		StreamPoolStatistics stats = pool.statistics();
+		assertThat(stats.inUse()).isZero();
+		assertThat(stats.peakInUse()).isEqualTo(threads);
+	}
+
+	private static StreamPriority otherThan(StreamPriority priority) {
+		return (priority == StreamPriority.HIGH) ? StreamPriority.NORMAL : StreamPriority.HIGH;
 	}
 
 	@Test

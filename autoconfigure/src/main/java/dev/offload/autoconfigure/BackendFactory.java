@@ -1,99 +1,145 @@
 package dev.offload.autoconfigure;
 
 import java.util.List;
+import java.util.Locale;
+import java.util.function.Supplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.core.env.Environment;
+import org.springframework.util.ClassUtils;
 import org.springframework.util.unit.DataSize;
 
-import dev.offload.autoconfigure.CudaBackendSupport.Availability;
 import dev.offload.autoconfigure.OffloadProperties.BackendType;
 import dev.offload.autoconfigure.OffloadProperties.Host;
-import dev.offload.autoconfigure.diagnostics.InvalidOffloadConfigurationException;
+import dev.offload.backend.cuda.CudaBackendProvider;
 import dev.offload.backend.host.HostBackend;
+import dev.offload.backend.host.HostBackendProvider;
 import dev.offload.spi.Backend;
+import dev.offload.spi.BackendAvailability;
+import dev.offload.spi.BackendProvider;
+import dev.offload.spi.BackendSelection;
 
 /**
- * Creates the {@link Backend} that {@code offload.backend} asks for: {@code host}, {@code cuda} (or a startup
- * failure that says why CUDA is not usable), or for {@code auto} CUDA when it is usable, else host with one log line
- * that says why.
+ * Chooses the {@link Backend} that {@code offload.backend} asks for, once: {@code host}, {@code cuda} (or a startup
+ * failure that says why CUDA is not usable), or for {@code auto} CUDA when it is usable, else host; then creates it
+ * with one log line that says why when {@code auto} fell back to the host emulation.
  */
 final class BackendFactory {
 
+	/**
+	 * JCuda's driver API class, which the CUDA backend needs.
+	 */
+	static final String DRIVER_CLASS_NAME = "jcuda.driver.JCudaDriver";
+
 	private static final String BACKEND_PROPERTY = "offload.backend";
+
+	private static final String HOST_LOG_PREFIX = "Offload uses the host backend (devices emulated on the CPU): ";
 
 	private static final Logger logger = LoggerFactory.getLogger(BackendFactory.class);
 
 	private final OffloadProperties properties;
 
-	private final CudaBackendSupport cuda;
+	private final BackendProvider cuda;
 
-	private final String cudaAbsence;
+	private final SettingErrors errors;
 
 	/**
 	 * Creates a factory.
 	 * @param properties the configuration
-	 * @param cuda the CUDA backend, or {@code null} if it is not on the classpath
-	 * @param cudaAbsence why {@code cuda} is {@code null}
+	 * @param cuda the provider of the CUDA backend
+	 * @param environment where the configuration was bound from, to report values as typed; or {@code null}
 	 */
-	BackendFactory(OffloadProperties properties, CudaBackendSupport cuda, String cudaAbsence) {
+	BackendFactory(OffloadProperties properties, BackendProvider cuda, Environment environment) {
 		this.properties = properties;
 		this.cuda = cuda;
-		this.cudaAbsence = cudaAbsence;
+		this.errors = new SettingErrors(environment);
 	}
 
 	/**
-	 * Decides which backend to create, without creating it.
-	 * @return the decision
+	 * Creates a factory over Offload's CUDA backend, or over one that says JCuda is missing.
+	 * @param properties the configuration
+	 * @param classLoader the application's class loader, where JCuda must be
+	 * @param environment where the configuration was bound from
+	 * @return the factory
 	 */
-	Choice choose() {
-		BackendType type = this.properties.getBackend();
-		if (type == BackendType.HOST) {
-			return new Choice(BackendType.HOST, null);
-		}
-		String reason = this.cudaAbsence;
-		if (this.cuda != null) {
-			Availability availability = this.cuda.probe();
-			if (availability.usable()) {
-				return new Choice(BackendType.CUDA, null);
-			}
-			reason = availability.reason();
-		}
-		return (type == BackendType.AUTO) ? new Choice(BackendType.HOST, reason) : new Choice(null, reason);
+	static BackendFactory of(OffloadProperties properties, ClassLoader classLoader, Environment environment) {
+		BackendProvider cuda = ClassUtils.isPresent(DRIVER_CLASS_NAME, classLoader) ? new CudaBackendProvider()
+				: new UnavailableProvider("cuda", "JCuda (" + DRIVER_CLASS_NAME + ") is not on the classpath");
+		return new BackendFactory(properties, cuda, environment);
 	}
 
 	/**
-	 * Creates the backend.
+	 * Decides which backend to create, without creating it; probes CUDA unless {@code offload.backend} is
+	 * {@code host}.
+	 * @return the selection; its provider is {@code null} when CUDA is required and not usable
+	 * @throws InvalidOffloadConfigurationException if a host setting is out of bounds
+	 */
+	BackendSelection select() {
+		BackendType type = this.properties.getBackend();
+		String requested = type.name().toLowerCase(Locale.ROOT);
+		if (type == BackendType.HOST) {
+			return selection(requested, hostProvider(), false,
+					"'" + BACKEND_PROPERTY + "' is 'host'");
+		}
+		BackendAvailability availability = probe(this.cuda);
+		if (availability.available()) {
+			return new BackendSelection(requested, this.cuda, false, availability.message(),
+					availability.deviceCount());
+		}
+		if (type == BackendType.AUTO) {
+			return selection(requested, hostProvider(), true, availability.message());
+		}
+		return new BackendSelection(requested, null, false, availability.message(), 0);
+	}
+
+	private static BackendSelection selection(String requested, BackendProvider provider, boolean fallback,
+			String reason) {
+		return new BackendSelection(requested, provider, fallback, reason, provider.probe().deviceCount());
+	}
+
+	private static BackendAvailability probe(BackendProvider provider) {
+		try {
+			return provider.probe();
+		}
+		catch (RuntimeException | LinkageError ex) {
+			// A probe should not throw; one that does (natives that fail to link) means the backend cannot run.
+			return BackendAvailability.unavailable(describe(ex));
+		}
+	}
+
+	/**
+	 * Creates the selected backend. When {@code auto} chose CUDA and it fails to start, falls back to the host
+	 * emulation with a warning.
+	 * @param selection the selection
 	 * @return the backend
 	 * @throws InvalidOffloadConfigurationException if {@code offload.backend} is {@code cuda} and CUDA is not usable,
 	 * or a host setting is out of bounds
 	 */
-	Backend create() {
-		Choice choice = choose();
-		if (choice.type() == null) {
-			throw cudaUnusable(choice.reason(), null);
+	Backend create(BackendSelection selection) {
+		if (!selection.isChosen()) {
+			throw cudaUnusable(selection.reason(), null);
 		}
-		if (choice.type() == BackendType.HOST) {
-			if (choice.reason() != null) {
-				logger.info("Offload uses the host backend (devices emulated on the CPU): {}", choice.reason());
-			}
-			return createHost(this.properties.getHost());
+		if (selection.fallback()) {
+			logger.info(HOST_LOG_PREFIX + "{}", selection.reason());
 		}
 		try {
-			return this.cuda.create();
+			return selection.provider().create();
 		}
-		catch (IllegalStateException ex) {
-			if (this.properties.getBackend() == BackendType.CUDA) {
-				throw cudaUnusable(ex.getMessage(), ex.getCause());
+		catch (RuntimeException | LinkageError ex) {
+			if (HostBackend.NAME.equals(selection.backend())) {
+				throw ex;
 			}
-			logger.warn("Offload uses the host backend (devices emulated on the CPU): the CUDA backend could not "
-					+ "start: {}", ex.getMessage());
-			return createHost(this.properties.getHost());
+			if (this.properties.getBackend() == BackendType.CUDA) {
+				throw cudaUnusable(describe(ex), ex);
+			}
+			logger.warn(HOST_LOG_PREFIX + "the CUDA backend could not start: {}", describe(ex));
+			return hostProvider().create();
 		}
 	}
 
-	private static InvalidOffloadConfigurationException cudaUnusable(String reason, Throwable cause) {
-		return new InvalidOffloadConfigurationException(BACKEND_PROPERTY, "cuda",
+	private InvalidOffloadConfigurationException cudaUnusable(String reason, Throwable cause) {
+		return this.errors.invalid(BACKEND_PROPERTY, "cuda",
 				"CUDA is not usable: " + reason,
 				"Run on a machine with an NVIDIA GPU and driver that this process can see (check nvidia-smi and "
 						+ "CUDA_VISIBLE_DEVICES), with JCuda and its natives for this platform on the classpath "
@@ -104,54 +150,59 @@ final class BackendFactory {
 	}
 
 	/**
-	 * Creates the host backend from {@code offload.host.*}.
-	 * @param host the settings
-	 * @return the backend
+	 * Returns the provider of the host backend configured by {@code offload.host.*}.
+	 * @return the provider
 	 * @throws InvalidOffloadConfigurationException naming the setting out of bounds
 	 */
-	static HostBackend createHost(Host host) {
+	private HostBackendProvider hostProvider() {
+		Host host = this.properties.getHost();
 		HostBackend.Builder builder = HostBackend.builder();
-		check("offload.host.device-count", host.getDeviceCount(), "Set 'offload.host.device-count' between 1 and 64.",
-				() -> builder.deviceCount(host.getDeviceCount()));
+		this.errors.check("offload.host.device-count", host.getDeviceCount(),
+				"Set 'offload.host.device-count' between 1 and 64.", () -> builder.deviceCount(host.getDeviceCount()));
 		Integer workers = host.getWorkersPerDevice();
 		if (workers != null) {
-			check("offload.host.workers-per-device", workers, "Set 'offload.host.workers-per-device' to 1 or more, "
-					+ "or remove it for one worker per processor.", () -> builder.workersPerDevice(workers));
+			this.errors.check("offload.host.workers-per-device", workers,
+					"Set 'offload.host.workers-per-device' to 1 or more, or remove it for one worker per processor.",
+					() -> builder.workersPerDevice(workers));
 		}
 		DataSize memory = host.getMemory();
 		if (memory != null) {
-			check("offload.host.memory", memory, "Set 'offload.host.memory' to a positive size, such as 8GB, or "
-					+ "remove it to report the JVM's maximum heap.", () -> builder.memoryBytes(memory.toBytes()));
+			this.errors.check("offload.host.memory", memory, "Set 'offload.host.memory' to a positive size, such as "
+					+ "8GB, or remove it to report the JVM's maximum heap.", () -> builder.memoryBytes(memory.toBytes()));
 		}
 		List<String> names = host.getDeviceNames();
 		String namesAction = "List one name in 'offload.host.device-names' for each of the " + host.getDeviceCount()
 				+ " device(s) of 'offload.host.device-count', or remove it.";
-		check("offload.host.device-names", names, namesAction, () -> builder.deviceNames(names));
-		try {
-			return builder.build();
+		this.errors.check("offload.host.device-names", names, namesAction, () -> builder.deviceNames(names));
+		if (names != null && !names.isEmpty() && names.size() != host.getDeviceCount()) {
+			// Checked here rather than when the backend is built, so that a selection never holds a provider that
+			// cannot create its backend.
+			throw this.errors.invalid("offload.host.device-names", names,
+					"deviceNames must name each of the " + host.getDeviceCount() + " devices, was " + names,
+					namesAction, null);
 		}
-		catch (IllegalArgumentException ex) {
-			throw new InvalidOffloadConfigurationException("offload.host.device-names", names, ex.getMessage(),
-					namesAction, ex);
-		}
+		return new HostBackendProvider(builder);
 	}
 
-	private static void check(String property, Object value, String action, Runnable call) {
-		try {
-			call.run();
-		}
-		catch (IllegalArgumentException ex) {
-			throw new InvalidOffloadConfigurationException(property, value, ex.getMessage(), action, ex);
-		}
+	private static String describe(Throwable ex) {
+		String message = ex.getMessage();
+		return ex.getClass().getSimpleName() + ((message != null) ? ": " + message : "");
 	}
 
 	/**
-	 * The backend to create.
-	 *
-	 * @param type {@code HOST} or {@code CUDA}, or {@code null} when CUDA was required and is not usable
-	 * @param reason why CUDA is not used, or {@code null}
+	 * A backend that cannot run here because what it needs is missing.
 	 */
-	record Choice(BackendType type, String reason) {
+	private record UnavailableProvider(String name, String reason) implements BackendProvider {
+
+		@Override
+		public BackendAvailability probe() {
+			return BackendAvailability.unavailable(this.reason);
+		}
+
+		@Override
+		public Backend create() {
+			throw new IllegalStateException(this.reason);
+		}
 
 	}
 

@@ -4,23 +4,33 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Executor;
 
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanNotOfRequiredTypeException;
+import org.springframework.beans.factory.NoSuchBeanDefinitionException;
+import org.springframework.core.env.Environment;
+import org.springframework.util.StringUtils;
 import org.springframework.util.unit.DataSize;
 
 import dev.offload.DeviceRegistry;
+import dev.offload.InvalidSettingException;
 import dev.offload.NoSuchDeviceException;
 import dev.offload.OffloadListener;
 import dev.offload.StreamPoolConfig;
+import dev.offload.StreamPriority;
 import dev.offload.autoconfigure.OffloadProperties.DeviceConfig;
+import dev.offload.autoconfigure.OffloadProperties.Lane;
 import dev.offload.autoconfigure.OffloadProperties.Pool;
 import dev.offload.autoconfigure.OffloadProperties.PoolOverride;
-import dev.offload.autoconfigure.diagnostics.InvalidOffloadConfigurationException;
 import dev.offload.spi.Backend;
 
 /**
  * Builds the {@link DeviceRegistry} from {@link OffloadProperties}, turning what core rejects into an
- * {@link InvalidOffloadConfigurationException} that names the property.
+ * {@link InvalidOffloadConfigurationException} that names the property (by the setting core names, never by its
+ * message text).
  */
 final class DeviceRegistryFactory {
 
@@ -30,32 +40,53 @@ final class DeviceRegistryFactory {
 
 	private static final String DEVICES_CONFIG = "offload.devices-config.";
 
+	private static final String ASYNC_EXECUTOR = "offload.async.executor";
+
 	private final OffloadProperties properties;
 
-	DeviceRegistryFactory(OffloadProperties properties) {
+	private final SettingErrors errors;
+
+	/**
+	 * Creates a factory.
+	 * @param properties the configuration
+	 * @param environment where it was bound from, to report values as typed; or {@code null}
+	 */
+	DeviceRegistryFactory(OffloadProperties properties, Environment environment) {
 		this.properties = properties;
+		this.errors = new SettingErrors(environment);
 	}
 
 	/**
 	 * Builds the registry.
 	 * @param backend the backend
 	 * @param listener the listener of every device
+	 * @param beans where the executor that {@code offload.async.executor} names is looked up
 	 * @return the registry
 	 * @throws InvalidOffloadConfigurationException naming the first invalid property
 	 */
-	DeviceRegistry create(Backend backend, OffloadListener listener) {
-		List<Integer> ids = deviceIds(this.properties);
+	DeviceRegistry create(Backend backend, OffloadListener listener, BeanFactory beans) {
+		List<Integer> ids = deviceIds(this.properties, this.errors);
 		DeviceRegistry.Builder builder = DeviceRegistry.builder(backend)
 			.deviceIds(ids)
 			.streamPool(sharedPoolConfig())
 			.listener(listener);
+		String executor = this.properties.getAsync().getExecutor();
+		if (StringUtils.hasText(executor)) {
+			builder.completionExecutor(completionExecutor(beans, executor.trim()));
+		}
 		perDevicePoolConfigs().forEach(builder::streamPool);
 		DataSize bufferCache = this.properties.getBufferCache().getMaxSize();
-		check("offload.buffer-cache.max-size", bufferCache, "Set 'offload.buffer-cache.max-size' to 0B (no cache) or "
-				+ "more, such as 256MB.", () -> builder.bufferCacheMaxBytes(bufferCache.toBytes()));
+		this.errors.check("offload.buffer-cache.max-size", bufferCache,
+				"Set 'offload.buffer-cache.max-size' to 0B (no cache) or more, such as 256MB.",
+				() -> builder.bufferCacheMaxBytes(bufferCache.toBytes()));
 		Duration await = this.properties.getShutdown().getAwaitTermination();
-		check("offload.shutdown.await-termination", await, "Set 'offload.shutdown.await-termination' to 0s or more, "
-				+ "such as 10s.", () -> builder.awaitTermination(await));
+		this.errors.check("offload.shutdown.await-termination", await,
+				"Set 'offload.shutdown.await-termination' to 0s or more, such as 10s.",
+				() -> builder.awaitTermination(await));
+		Duration sessionTimeout = this.properties.getSession().getTimeout();
+		this.errors.check("offload.session.timeout", sessionTimeout,
+				"Set 'offload.session.timeout' to a positive duration, such as 5s, or leave it unset for no timeout.",
+				() -> builder.sessionTimeout(sessionTimeout));
 		try {
 			return builder.build();
 		}
@@ -64,9 +95,24 @@ final class DeviceRegistryFactory {
 		}
 	}
 
+	private Executor completionExecutor(BeanFactory beans, String name) {
+		String action = "Define an Executor or TaskExecutor bean named '" + name + "', or leave 'offload.async.executor' "
+				+ "unset to complete asynchronous work on Offload's own executor.";
+		try {
+			return beans.getBean(name, Executor.class);
+		}
+		catch (BeanNotOfRequiredTypeException ex) {
+			throw this.errors.invalid(ASYNC_EXECUTOR, name,
+					"bean '" + name + "' is a " + ex.getActualType().getName() + ", not an Executor", action, ex);
+		}
+		catch (NoSuchBeanDefinitionException ex) {
+			throw this.errors.invalid(ASYNC_EXECUTOR, name, "there is no bean named '" + name + "'", action, ex);
+		}
+	}
+
 	private InvalidOffloadConfigurationException noSuchDevice(NoSuchDeviceException ex, List<Integer> ids) {
 		if (ids != null && ids.contains(ex.getDeviceId())) {
-			return new InvalidOffloadConfigurationException(DEVICES, this.properties.getDevices(),
+			return this.errors.invalid(DEVICES, this.properties.getDevices(),
 					"device " + ex.getDeviceId() + " does not exist; the backend's devices are "
 							+ ex.getAvailableIds(),
 					"List only existing device ids in '" + DEVICES + "' (" + ex.getAvailableIds()
@@ -77,7 +123,7 @@ final class DeviceRegistryFactory {
 		String action = (ids != null)
 				? "Remove '" + DEVICES_CONFIG + key + "', or add device " + ex.getDeviceId() + " to '" + DEVICES + "'."
 				: "Remove '" + DEVICES_CONFIG + key + "', or configure one of the devices " + ex.getAvailableIds() + ".";
-		return new InvalidOffloadConfigurationException(DEVICES_CONFIG + key, ex.getDeviceId(),
+		return this.errors.invalid(DEVICES_CONFIG + key, ex.getDeviceId(),
 				"there is no device " + ex.getDeviceId() + " among the devices in use " + ex.getAvailableIds(), action,
 				ex);
 	}
@@ -94,10 +140,11 @@ final class DeviceRegistryFactory {
 	/**
 	 * Returns the device ids that {@code offload.devices} lists.
 	 * @param properties the configuration
+	 * @param errors how to report an entry that is not an id
 	 * @return the ids, or {@code null} for all devices
 	 * @throws InvalidOffloadConfigurationException if an entry is neither {@code all} nor an id
 	 */
-	static List<Integer> deviceIds(OffloadProperties properties) {
+	static List<Integer> deviceIds(OffloadProperties properties, SettingErrors errors) {
 		List<String> devices = properties.getDevices();
 		if (devices == null || devices.isEmpty()
 				|| (devices.size() == 1 && OffloadProperties.ALL_DEVICES.equalsIgnoreCase(devices.get(0).trim()))) {
@@ -105,13 +152,13 @@ final class DeviceRegistryFactory {
 		}
 		List<Integer> ids = new ArrayList<>();
 		for (String device : devices) {
-			ids.add(parseId(DEVICES, devices, device, "Set '" + DEVICES + "' to 'all' or to a list of device ids, "
+			ids.add(parseId(errors, DEVICES, devices, device, "Set '" + DEVICES + "' to 'all' or to a list of device ids, "
 					+ "such as 0,1."));
 		}
 		return ids;
 	}
 
-	private static int parseId(String property, Object value, String id, String action) {
+	private static int parseId(SettingErrors errors, String property, Object value, String id, String action) {
 		try {
 			int parsed = Integer.parseInt(id.trim());
 			if (parsed >= 0) {
@@ -121,8 +168,7 @@ final class DeviceRegistryFactory {
 		catch (NumberFormatException ex) {
 			// Reported below.
 		}
-		throw new InvalidOffloadConfigurationException(property, value,
-				"'" + id + "' is not a device id (a number from 0)", action, null);
+		throw errors.invalid(property, value, "'" + id + "' is not a device id (a number from 0)", action, null);
 	}
 
 	private StreamPoolConfig sharedPoolConfig() {
@@ -136,7 +182,7 @@ final class DeviceRegistryFactory {
 		Map<Integer, StreamPoolConfig> configs = new LinkedHashMap<>();
 		for (Map.Entry<String, DeviceConfig> entry : this.properties.getDevicesConfig().entrySet()) {
 			String prefix = DEVICES_CONFIG + entry.getKey() + ".stream-pool.";
-			int id = parseId(DEVICES_CONFIG + entry.getKey(), entry.getKey(), entry.getKey(),
+			int id = parseId(this.errors, DEVICES_CONFIG + entry.getKey(), entry.getKey(), entry.getKey(),
 					"Key each entry of 'offload.devices-config' by a device id, such as "
 							+ "'offload.devices-config.1.stream-pool.initial-size'.");
 			PoolOverride override = entry.getValue().getStreamPool();
@@ -158,41 +204,59 @@ final class DeviceRegistryFactory {
 	/**
 	 * Builds a pool configuration; each prefix says where its value came from, to name the property at fault.
 	 */
-	private static StreamPoolConfig poolConfig(int initialSize, String initialFrom, int maxSize, String maxFrom,
+	private StreamPoolConfig poolConfig(int initialSize, String initialFrom, int maxSize, String maxFrom,
 			Duration borrowTimeout, String timeoutFrom) {
+		StreamPoolConfig config = poolConfigWithoutLanes(initialSize, initialFrom, maxSize, maxFrom, borrowTimeout,
+				timeoutFrom);
+		for (Map.Entry<StreamPriority, Lane> entry : this.properties.getStreamPool().getLanes().entrySet()) {
+			String prefix = STREAM_POOL + "lanes." + entry.getKey().name().toLowerCase(Locale.ROOT) + ".";
+			Lane lane = entry.getValue();
+			if (lane.getMaxSessions() == null) {
+				throw this.errors.invalid(prefix + "max-sessions", null,
+						"a lane needs its maximum number of sessions",
+						"Set '" + prefix + "max-sessions' to 1 or more, or remove the lane.", null);
+			}
+			try {
+				config = config.withLane(entry.getKey(), lane.getMaxSessions(), lane.getBorrowTimeout());
+			}
+			catch (InvalidSettingException ex) {
+				String message = ex.getMessage();
+				if (ex.getSetting().endsWith("borrowTimeout")) {
+					throw this.errors.invalid(prefix + "borrow-timeout", lane.getBorrowTimeout(), message,
+							"Set '" + prefix + "borrow-timeout' to a positive duration, such as 2s.", ex);
+				}
+				throw this.errors.invalid(prefix + "max-sessions", lane.getMaxSessions(), message,
+						"Set '" + prefix + "max-sessions' to 1 or more, and at most '" + maxFrom + "max-size' ("
+								+ maxSize + ") when the pool is bounded.",
+						ex);
+			}
+		}
+		return config;
+	}
+
+	private StreamPoolConfig poolConfigWithoutLanes(int initialSize, String initialFrom, int maxSize,
+			String maxFrom, Duration borrowTimeout, String timeoutFrom) {
 		String initialProperty = initialFrom + "initial-size";
 		String maxProperty = maxFrom + "max-size";
 		String timeoutProperty = timeoutFrom + "borrow-timeout";
 		if (borrowTimeout == null) {
-			throw new InvalidOffloadConfigurationException(timeoutProperty, null, "a borrow timeout is required",
+			throw this.errors.invalid(timeoutProperty, null, "a borrow timeout is required",
 					"Set '" + timeoutProperty + "' to a positive duration, such as 30s.", null);
 		}
 		try {
 			return new StreamPoolConfig(initialSize, maxSize, borrowTimeout);
 		}
-		catch (IllegalArgumentException ex) {
-			String message = String.valueOf(ex.getMessage());
-			if (message.startsWith("initialSize")) {
-				throw new InvalidOffloadConfigurationException(initialProperty, initialSize, message,
+		catch (InvalidSettingException ex) {
+			throw switch (ex.getSetting()) {
+				case "initialSize" -> this.errors.invalid(initialProperty, initialSize, ex.getMessage(),
 						"Set '" + initialProperty + "' to 1 or more.", ex);
-			}
-			if (message.startsWith("borrowTimeout")) {
-				throw new InvalidOffloadConfigurationException(timeoutProperty, borrowTimeout, message,
+				case "borrowTimeout" -> this.errors.invalid(timeoutProperty, borrowTimeout, ex.getMessage(),
 						"Set '" + timeoutProperty + "' to a positive duration, such as 30s.", ex);
-			}
-			throw new InvalidOffloadConfigurationException(maxProperty, maxSize, message,
-					"Set '" + maxProperty + "' to 0 for a pool without bound, or to at least '" + initialProperty
-							+ "' (" + initialSize + "); or lower '" + initialProperty + "'.",
-					ex);
-		}
-	}
-
-	private static void check(String property, Object value, String action, Runnable call) {
-		try {
-			call.run();
-		}
-		catch (IllegalArgumentException ex) {
-			throw new InvalidOffloadConfigurationException(property, value, ex.getMessage(), action, ex);
+				default -> this.errors.invalid(maxProperty, maxSize, ex.getMessage(),
+						"Set '" + maxProperty + "' to 0 for a pool without bound, or to at least '" + initialProperty
+								+ "' (" + initialSize + "); or lower '" + initialProperty + "'.",
+						ex);
+			};
 		}
 	}
 

@@ -2,12 +2,15 @@ package dev.offload.autoconfigure;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
+
+import dev.offload.StreamPriority;
 
 /**
  * Configuration of Offload's devices, stream pools and shutdown, bound from {@code offload.*}.
@@ -17,13 +20,20 @@ import org.springframework.util.unit.DataSize;
  *   stream-pool:
  *     initial-size: 32
  *     max-size: 0
+ *     lanes:
+ *       normal:
+ *         max-sessions: 24
+ *         borrow-timeout: 2s
+ *   session:
+ *     timeout: 5s
  *   devices-config:
  *     "1":
  *       stream-pool:
  *         initial-size: 64
  * }</pre>
  */
-@ConfigurationProperties("offload")
+// Unknown keys fail binding, so that a misspelt setting is reported rather than silently ignored.
+@ConfigurationProperties(prefix = "offload", ignoreUnknownFields = false)
 public class OffloadProperties {
 
 	/**
@@ -69,9 +79,29 @@ public class OffloadProperties {
 	private final Shutdown shutdown = new Shutdown();
 
 	/**
+	 * Completion of asynchronous work (submit, runAsync, closeAsync).
+	 */
+	private final Async async = new Async();
+
+	/**
+	 * How device state shows in the application's health probes.
+	 */
+	private final Health health = new Health();
+
+	/**
+	 * Defaults of the sessions that Offload opens.
+	 */
+	private final Session session = new Session();
+
+	/**
 	 * Time a session may stay open before it is reported as a possible leak. Leak detection is off when unset.
 	 */
 	private Duration leakDetectionThreshold;
+
+	/**
+	 * The @Offload advice.
+	 */
+	private final Aop aop = new Aop();
 
 	public BackendType getBackend() {
 		return this.backend;
@@ -109,12 +139,28 @@ public class OffloadProperties {
 		return this.shutdown;
 	}
 
+	public Async getAsync() {
+		return this.async;
+	}
+
+	public Health getHealth() {
+		return this.health;
+	}
+
+	public Session getSession() {
+		return this.session;
+	}
+
 	public Duration getLeakDetectionThreshold() {
 		return this.leakDetectionThreshold;
 	}
 
 	public void setLeakDetectionThreshold(Duration leakDetectionThreshold) {
 		this.leakDetectionThreshold = leakDetectionThreshold;
+	}
+
+	public Aop getAop() {
+		return this.aop;
 	}
 
 	/**
@@ -160,8 +206,19 @@ public class OffloadProperties {
 		 */
 		private Duration borrowTimeout = Duration.ofSeconds(30);
 
+		/**
+		 * Limits per priority class ('normal', 'high'): at most 'max-sessions' sessions of the class hold a stream at
+		 * once, so that one class cannot take every stream; a borrow of a full lane waits up to its
+		 * 'borrow-timeout' (default: the pool's). Applies to every device.
+		 */
+		private final Map<StreamPriority, Lane> lanes = new EnumMap<>(StreamPriority.class);
+
 		public int getInitialSize() {
 			return this.initialSize;
+		}
+
+		public Map<StreamPriority, Lane> getLanes() {
+			return this.lanes;
 		}
 
 		public void setInitialSize(int initialSize) {
@@ -174,6 +231,40 @@ public class OffloadProperties {
 
 		public void setMaxSize(int maxSize) {
 			this.maxSize = maxSize;
+		}
+
+		public Duration getBorrowTimeout() {
+			return this.borrowTimeout;
+		}
+
+		public void setBorrowTimeout(Duration borrowTimeout) {
+			this.borrowTimeout = borrowTimeout;
+		}
+
+	}
+
+	/**
+	 * The limits of one priority class of every device's stream pool.
+	 */
+	public static class Lane {
+
+		/**
+		 * Maximum number of sessions of this priority class that hold a stream at once.
+		 */
+		private Integer maxSessions;
+
+		/**
+		 * Maximum time a borrow of this priority class waits when the lane (or the pool) is full. Default: the
+		 * pool's borrow timeout.
+		 */
+		private Duration borrowTimeout;
+
+		public Integer getMaxSessions() {
+			return this.maxSessions;
+		}
+
+		public void setMaxSessions(Integer maxSessions) {
+			this.maxSessions = maxSessions;
 		}
 
 		public Duration getBorrowTimeout() {
@@ -329,13 +420,37 @@ public class OffloadProperties {
 	}
 
 	/**
+	 * Defaults of the sessions that Offload opens.
+	 */
+	public static class Session {
+
+		/**
+		 * Time from a session's opening after which its caller stops waiting for a stream or for the session's work
+		 * and gets a SessionTimeoutException; the stream goes back to the pool once the work is done. Applies to
+		 * sessions opened without a timeout of their own (such as '@Offload(timeout = "2s")'). No timeout when
+		 * unset.
+		 */
+		private Duration timeout;
+
+		public Duration getTimeout() {
+			return this.timeout;
+		}
+
+		public void setTimeout(Duration timeout) {
+			this.timeout = timeout;
+		}
+
+	}
+
+	/**
 	 * Settings of the orderly shutdown.
 	 */
 	public static class Shutdown {
 
 		/**
-		 * Maximum time shutdown waits for sessions in flight to give their streams back before the devices are
-		 * released. Streams still lent after it are never destroyed.
+		 * Maximum time shutdown waits, once new sessions are refused, for the sessions in flight to end before the
+		 * devices are released. Sessions still waiting for their work after it are failed with a
+		 * StreamPoolClosedException; streams still lent are never destroyed.
 		 */
 		private Duration awaitTermination = Duration.ofSeconds(10);
 
@@ -345,6 +460,100 @@ public class OffloadProperties {
 
 		public void setAwaitTermination(Duration awaitTermination) {
 			this.awaitTermination = awaitTermination;
+		}
+
+	}
+
+	/**
+	 * Settings of the completion of asynchronous work.
+	 */
+	public static class Async {
+
+		/**
+		 * Name of the Executor (or TaskExecutor) bean that completes the futures of asynchronous work, where their
+		 * continuations run, such as 'applicationTaskExecutor'. Unset: Offload's own fork/join pool of
+		 * 'offload-async' threads, one per CPU, which adds a thread when a continuation waits for another future.
+		 */
+		private String executor;
+
+		public String getExecutor() {
+			return this.executor;
+		}
+
+		public void setExecutor(String executor) {
+			this.executor = executor;
+		}
+
+	}
+
+	/**
+	 * Settings of how device state shows in the application's health probes.
+	 */
+	public static class Health {
+
+		/**
+		 * When the readiness probe refuses traffic because of the devices.
+		 */
+		private final Readiness readiness = new Readiness();
+
+		public Readiness getReadiness() {
+			return this.readiness;
+		}
+
+	}
+
+	/**
+	 * Settings of the readiness probe ('/actuator/health/readiness'). The liveness probe never changes for device
+	 * reasons: a restart is the operator's call.
+	 */
+	public static class Readiness {
+
+		/**
+		 * Whether the readiness probe refuses traffic once a device failed with a sticky error. The device only comes
+		 * back when the process restarts.
+		 */
+		private boolean onDeviceFailure = true;
+
+		/**
+		 * Whether the readiness probe refuses traffic while a device's stream pool is saturated (borrowers wait for a
+		 * stream of a full bounded pool).
+		 */
+		private boolean onSaturation = false;
+
+		public boolean isOnDeviceFailure() {
+			return this.onDeviceFailure;
+		}
+
+		public void setOnDeviceFailure(boolean onDeviceFailure) {
+			this.onDeviceFailure = onDeviceFailure;
+		}
+
+		public boolean isOnSaturation() {
+			return this.onSaturation;
+		}
+
+		public void setOnSaturation(boolean onSaturation) {
+			this.onSaturation = onSaturation;
+		}
+
+	}
+
+	/**
+	 * Settings of the {@code @Offload} advice.
+	 */
+	public static class Aop {
+
+		/**
+		 * Whether to proxy beans with @Offload classes or methods so that their calls run in an Offload session.
+		 */
+		private boolean enabled = true;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
 		}
 
 	}

@@ -1,7 +1,7 @@
 package dev.offload.autoconfigure;
 
 import java.util.List;
-import java.util.Set;
+import java.util.function.Supplier;
 import java.util.stream.IntStream;
 
 import org.springframework.beans.factory.BeanClassLoaderAware;
@@ -10,6 +10,7 @@ import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.annotation.AnnotatedBeanDefinition;
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.support.AutowireCandidateQualifier;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -18,28 +19,33 @@ import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
 import org.springframework.core.type.MethodMetadata;
+import org.springframework.util.function.SingletonSupplier;
 
 import dev.offload.DeviceRegistry;
 import dev.offload.StreamPool;
-import dev.offload.autoconfigure.OffloadProperties.BackendType;
 import dev.offload.spi.Backend;
+import dev.offload.spi.BackendSelection;
+import dev.offload.spring.pool.DevicePool;
 
 /**
- * Registers one {@link StreamPool} bean per device, named {@code streamPool0}, {@code streamPool1}, ..., each a view
- * of {@code registry.device(id).streamPool()}; the registry owns the pools, so the beans have no destroy method.
+ * Registers the {@link BackendSelection} bean, made once, and one {@link StreamPool} bean per device, named
+ * {@code streamPool0}, {@code streamPool1}, ..., each a view of {@code registry.device(id).streamPool()}; the
+ * registry owns the pools, so the beans have no destroy method.
  * <p>
- * The device ids must be known before any bean exists: they are {@code offload.devices} when it lists ids, else
- * {@code 0..offload.host.device-count-1} on the host backend, or the devices the CUDA driver reports. With an
- * application's own {@link DeviceRegistry}, or its own {@link Backend} and no listed ids, the ids cannot be known
- * yet, and {@link StreamPoolSingletons} registers the pools once the registry exists. With an application's own
+ * The device ids must be known before any bean exists: they are {@code offload.devices} when it lists ids, else the
+ * devices of the selected backend ({@code offload.host.device-count} on the host backend, without probing CUDA; the
+ * devices the CUDA driver reports otherwise, from the one probe that the selection makes). With an application's own
+ * {@link DeviceRegistry}, or its own {@link Backend} and no listed ids, the ids cannot be known yet, and
+ * {@link StreamPoolSingletons} registers the pools once the registry exists. With an application's own
  * {@code StreamPool} beans, none are registered.
  */
 final class StreamPoolBeanDefinitions
 		implements ImportBeanDefinitionRegistrar, EnvironmentAware, BeanFactoryAware, BeanClassLoaderAware {
 
-	private static final Set<String> OWN_CONFIGURATIONS = Set.of(OffloadAutoConfiguration.class.getName(),
-			OffloadBackendConfigurations.CudaOnClasspath.class.getName(),
-			OffloadBackendConfigurations.CudaNotOnClasspath.class.getName());
+	/**
+	 * The name of the {@link BackendSelection} bean.
+	 */
+	static final String SELECTION_BEAN_NAME = "offloadBackendSelection";
 
 	private Environment environment;
 
@@ -73,11 +79,26 @@ final class StreamPoolBeanDefinitions
 
 	@Override
 	public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
-		if (!(registry instanceof ListableBeanFactory beans)
-				|| beans.getBeanNamesForType(StreamPool.class, true, false).length > 0) {
+		if (!(registry instanceof ListableBeanFactory beans) || isApplicationDefined(beans, registry, DeviceRegistry.class)
+				|| registry.containsBeanDefinition(SELECTION_BEAN_NAME)) {
 			return;
 		}
-		List<Integer> ids = plannedDeviceIds(beans, registry);
+		OffloadProperties properties = bindProperties();
+		boolean ownBackend = !isApplicationDefined(beans, registry, Backend.class);
+		Supplier<BackendSelection> selection = null;
+		if (ownBackend) {
+			selection = SingletonSupplier.of(() -> BackendFactory
+				.of((properties != null) ? properties : this.beanFactory.getBean(OffloadProperties.class),
+						this.classLoader, this.environment)
+				.select());
+			RootBeanDefinition definition = new RootBeanDefinition(BackendSelection.class, selection);
+			definition.setDescription("The backend Offload runs on, and why");
+			registry.registerBeanDefinition(SELECTION_BEAN_NAME, definition);
+		}
+		if (properties == null || beans.getBeanNamesForType(StreamPool.class, true, false).length > 0) {
+			return;
+		}
+		List<Integer> ids = plannedDeviceIds(properties, selection);
 		if (ids == null) {
 			return;
 		}
@@ -85,39 +106,39 @@ final class StreamPoolBeanDefinitions
 			RootBeanDefinition definition = new RootBeanDefinition(StreamPool.class,
 					() -> this.beanFactory.getBean(DeviceRegistry.class).device(id).streamPool());
 			definition.setDescription("The stream pool of Offload device " + id);
+			definition.addQualifier(new AutowireCandidateQualifier(DevicePool.class, id));
 			registry.registerBeanDefinition(beanName(id), definition);
 		}
 	}
 
 	/**
-	 * Returns the ids the registry will have, {@code null} if they cannot be known before it exists, or none if the
-	 * configuration is invalid (the registry bean then fails with the reason).
+	 * Binds the configuration, or returns {@code null} if it does not bind (the properties bean then fails with the
+	 * reason).
 	 */
-	private List<Integer> plannedDeviceIds(ListableBeanFactory beans, BeanDefinitionRegistry registry) {
-		if (isApplicationDefined(beans, registry, DeviceRegistry.class)) {
+	private OffloadProperties bindProperties() {
+		try {
+			return Binder.get(this.environment).bindOrCreate("offload", OffloadProperties.class);
+		}
+		catch (RuntimeException ex) {
 			return null;
 		}
-		OffloadProperties properties;
-		List<Integer> listed;
+	}
+
+	/**
+	 * Returns the ids the registry will have, {@code null} if they cannot be known before it exists, or none if the
+	 * configuration is invalid (the registry or backend bean then fails with the reason).
+	 */
+	private static List<Integer> plannedDeviceIds(OffloadProperties properties, Supplier<BackendSelection> selection) {
 		try {
-			properties = Binder.get(this.environment).bindOrCreate("offload", OffloadProperties.class);
-			listed = DeviceRegistryFactory.deviceIds(properties);
+			List<Integer> listed = DeviceRegistryFactory.deviceIds(properties, new SettingErrors(null));
+			if (listed != null) {
+				return listed;
+			}
+			return (selection != null) ? range(selection.get().deviceCount()) : null;
 		}
 		catch (RuntimeException ex) {
 			return List.of();
 		}
-		if (listed != null) {
-			return listed;
-		}
-		if (isApplicationDefined(beans, registry, Backend.class)) {
-			return null;
-		}
-		CudaBackendSupport cuda = CudaBackendSupport.load(this.classLoader);
-		BackendType chosen = new BackendFactory(properties, cuda, null).choose().type();
-		if (chosen == BackendType.HOST) {
-			return range(properties.getHost().getDeviceCount());
-		}
-		return (chosen == BackendType.CUDA) ? range(cuda.deviceCount()) : List.of();
 	}
 
 	private static List<Integer> range(int count) {
@@ -137,7 +158,8 @@ final class StreamPoolBeanDefinitions
 	private static boolean isOwn(BeanDefinition definition) {
 		if (definition instanceof AnnotatedBeanDefinition annotated) {
 			MethodMetadata factoryMethod = annotated.getFactoryMethodMetadata();
-			return factoryMethod != null && OWN_CONFIGURATIONS.contains(factoryMethod.getDeclaringClassName());
+			return factoryMethod != null
+					&& OffloadAutoConfiguration.class.getName().equals(factoryMethod.getDeclaringClassName());
 		}
 		return false;
 	}

@@ -1,34 +1,53 @@
 package dev.offload.autoconfigure;
 
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import dev.offload.autoconfigure.OffloadProperties.BackendType;
-import dev.offload.autoconfigure.diagnostics.InvalidOffloadConfigurationException;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.spi.Backend;
+import dev.offload.spi.BackendAvailability;
+import dev.offload.spi.BackendDevice;
+import dev.offload.spi.BackendProvider;
+import dev.offload.spi.BackendSelection;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Tests for {@link BackendFactory}, with stand-ins for the CUDA backend.
+ * Tests for {@link BackendFactory}, with fake providers of the CUDA backend.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class BackendFactoryTests {
 
+	private static final BackendAvailability USABLE = BackendAvailability.available(2, "2 CUDA device(s)");
+
+	private static final BackendAvailability NO_DEVICE = BackendAvailability
+		.unavailable("cuInit failed: CUDA_ERROR_NO_DEVICE");
+
 	@Test
 	void backendWhenAutoAndCudaUsableShouldBeCuda(CapturedOutput output) {
-		Backend backend = factory(BackendType.AUTO, FakeCudaBackends.Usable.class).create();
-		assertThat(backend.name()).isEqualTo("cuda");
+		BackendFactory factory = factory(BackendType.AUTO, new FakeCuda(() -> USABLE, FakeCudaBackend::new));
+		BackendSelection selection = factory.select();
+		assertThat(selection.backend()).isEqualTo("cuda");
+		assertThat(selection.deviceCount()).isEqualTo(2);
+		assertThat(factory.create(selection).name()).isEqualTo("cuda");
 		assertThat(output).doesNotContain("Offload uses the host backend");
 	}
 
 	@Test
 	void backendWhenAutoAndNoGpuShouldBeHostAndSayWhy(CapturedOutput output) {
-		Backend backend = factory(BackendType.AUTO, FakeCudaBackends.NoDevice.class).create();
+		BackendFactory factory = factory(BackendType.AUTO, new FakeCuda(() -> NO_DEVICE, FakeCudaBackend::new));
+		BackendSelection selection = factory.select();
+		assertThat(selection.fallback()).isTrue();
+		assertThat(selection.reason()).isEqualTo("cuInit failed: CUDA_ERROR_NO_DEVICE");
+		Backend backend = factory.create(selection);
 		assertThat(backend).isInstanceOf(HostBackend.class);
 		assertThat(output).containsOnlyOnce("Offload uses the host backend (devices emulated on the CPU): cuInit "
 				+ "failed: CUDA_ERROR_NO_DEVICE");
@@ -37,7 +56,8 @@ class BackendFactoryTests {
 
 	@Test
 	void backendWhenAutoAndCudaFailsToStartShouldBeHostAndSayWhy(CapturedOutput output) {
-		Backend backend = factory(BackendType.AUTO, FakeCudaBackends.FailingCreate.class).create();
+		BackendFactory factory = factory(BackendType.AUTO, new FakeCuda(() -> USABLE, BackendFactoryTests::outOfMemory));
+		Backend backend = factory.create(factory.select());
 		assertThat(backend).isInstanceOf(HostBackend.class);
 		assertThat(output).containsOnlyOnce("the CUDA backend could not start: IllegalStateException: "
 				+ "cuDevicePrimaryCtxRetain failed: CUDA_ERROR_OUT_OF_MEMORY");
@@ -46,60 +66,120 @@ class BackendFactoryTests {
 
 	@Test
 	void backendWhenCudaAndNoGpuShouldFailNamingTheReason() {
+		BackendFactory factory = factory(BackendType.CUDA, new FakeCuda(() -> NO_DEVICE, FakeCudaBackend::new));
 		assertThatExceptionOfType(InvalidOffloadConfigurationException.class)
-			.isThrownBy(() -> factory(BackendType.CUDA, FakeCudaBackends.NoDevice.class).create())
+			.isThrownBy(() -> factory.create(factory.select()))
 			.withMessage("Invalid value 'cuda' for 'offload.backend': CUDA is not usable: cuInit failed: "
 					+ "CUDA_ERROR_NO_DEVICE")
 			.satisfies((ex) -> assertThat(ex.getProperty()).isEqualTo("offload.backend"));
 	}
 
 	@Test
-	void backendWhenCudaAndNativesMissingShouldFailNamingTheReason() {
+	void backendWhenCudaAndProbeThrowsShouldFailNamingTheReason() {
+		BackendFactory factory = factory(BackendType.CUDA, new FakeCuda(() -> {
+			throw new UnsatisfiedLinkError("no JCudaDriver-12.0.0-linux-x86_64 in java.library.path");
+		}, FakeCudaBackend::new));
 		assertThatExceptionOfType(InvalidOffloadConfigurationException.class)
-			.isThrownBy(() -> factory(BackendType.CUDA, FakeCudaBackends.ThrowingProbe.class).create())
+			.isThrownBy(() -> factory.create(factory.select()))
 			.withMessageContaining("CUDA is not usable: UnsatisfiedLinkError: no JCudaDriver-12.0.0-linux-x86_64");
 	}
 
 	@Test
 	void backendWhenCudaFailsToStartShouldFailWithTheCause() {
+		BackendFactory factory = factory(BackendType.CUDA, new FakeCuda(() -> USABLE, BackendFactoryTests::outOfMemory));
 		assertThatExceptionOfType(InvalidOffloadConfigurationException.class)
-			.isThrownBy(() -> factory(BackendType.CUDA, FakeCudaBackends.FailingCreate.class).create())
+			.isThrownBy(() -> factory.create(factory.select()))
 			.withMessageContaining("CUDA_ERROR_OUT_OF_MEMORY")
 			.withCauseInstanceOf(IllegalStateException.class);
 	}
 
 	@Test
-	void backendWhenCudaAndNotOnClasspathShouldFailNamingTheMissingClass() {
+	void backendWhenCudaAndJCudaNotOnClasspathShouldFailNamingTheMissingClass() {
 		OffloadProperties properties = new OffloadProperties();
 		properties.setBackend(BackendType.CUDA);
+		ClassLoader withoutJCuda = new ClassLoader(null) {
+		};
+		BackendFactory factory = BackendFactory.of(properties, withoutJCuda, null);
 		assertThatExceptionOfType(InvalidOffloadConfigurationException.class)
-			.isThrownBy(() -> new BackendFactory(properties, null, "JCuda is not on the classpath").create())
-			.withMessageEndingWith("CUDA is not usable: JCuda is not on the classpath");
+			.isThrownBy(() -> factory.create(factory.select()))
+			.withMessageEndingWith("CUDA is not usable: JCuda (jcuda.driver.JCudaDriver) is not on the classpath");
 	}
 
 	@Test
-	void backendWhenHostShouldNotProbeCuda() {
-		BackendFactory factory = factory(BackendType.HOST, FakeCudaBackends.ThrowingProbe.class);
-		assertThat(factory.choose()).isEqualTo(new BackendFactory.Choice(BackendType.HOST, null));
+	void selectWhenHostShouldNotProbeCuda() {
+		FakeCuda cuda = new FakeCuda(() -> USABLE, FakeCudaBackend::new);
+		OffloadProperties properties = new OffloadProperties();
+		properties.setBackend(BackendType.HOST);
+		properties.getHost().setDeviceCount(3);
+		BackendSelection selection = new BackendFactory(properties, cuda, null).select();
+		assertThat(selection.backend()).isEqualTo("host");
+		assertThat(selection.deviceCount()).isEqualTo(3);
+		assertThat(cuda.probes).hasValue(0);
 	}
 
-	@Test
-	void probeWhenItAnswersWithABooleanShouldBeUnderstood() {
-		CudaBackendSupport support = new CudaBackendSupport(FakeCudaBackends.BooleanProbe.class);
-		assertThat(support.probe().usable()).isTrue();
-		assertThat(support.create()).isInstanceOf(FakeCudaBackends.BooleanProbe.class);
-	}
-
-	@Test
-	void probeWhenTheClassHasNoProbeShouldReportUnusable() {
-		assertThat(new CudaBackendSupport(Object.class).probe().reason())
-			.isEqualTo("NoSuchMethodException: dev.offload.backend.cuda.CudaBackend has no static probe()");
-	}
-
-	private static BackendFactory factory(BackendType type, Class<?> cudaBackend) {
+	private static BackendFactory factory(BackendType type, BackendProvider cuda) {
 		OffloadProperties properties = new OffloadProperties();
 		properties.setBackend(type);
-		return new BackendFactory(properties, new CudaBackendSupport(cudaBackend), null);
+		return new BackendFactory(properties, cuda, null);
+	}
+
+	private static Backend outOfMemory() {
+		throw new IllegalStateException("cuDevicePrimaryCtxRetain failed: CUDA_ERROR_OUT_OF_MEMORY");
+	}
+
+	/**
+	 * A provider of the CUDA backend whose probe and creation the test decides, counting probes.
+	 */
+	static final class FakeCuda implements BackendProvider {
+
+		final AtomicInteger probes = new AtomicInteger();
+
+		private final Supplier<BackendAvailability> probe;
+
+		private final Supplier<Backend> create;
+
+		FakeCuda(Supplier<BackendAvailability> probe, Supplier<Backend> create) {
+			this.probe = probe;
+			this.create = create;
+		}
+
+		@Override
+		public String name() {
+			return "cuda";
+		}
+
+		@Override
+		public BackendAvailability probe() {
+			this.probes.incrementAndGet();
+			return this.probe.get();
+		}
+
+		@Override
+		public Backend create() {
+			return this.create.get();
+		}
+
+	}
+
+	/**
+	 * A backend that names itself {@code cuda} and has no devices.
+	 */
+	static final class FakeCudaBackend implements Backend {
+
+		@Override
+		public String name() {
+			return "cuda";
+		}
+
+		@Override
+		public List<BackendDevice> devices() {
+			return List.of();
+		}
+
+		@Override
+		public void close() {
+		}
+
 	}
 
 }

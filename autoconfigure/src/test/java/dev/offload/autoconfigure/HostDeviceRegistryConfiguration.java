@@ -1,18 +1,15 @@
 package dev.offload.autoconfigure;
 
 import java.time.Duration;
-import java.util.List;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-import dev.offload.Device;
+import dev.offload.CompositeOffloadListener;
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadListener;
-import dev.offload.OffloadSession;
 import dev.offload.StreamPoolConfig;
-import dev.offload.StreamPriority;
 import dev.offload.backend.host.HostBackend;
 
 /**
@@ -48,46 +45,9 @@ public class HostDeviceRegistryConfiguration {
 		return DeviceRegistry.builder(backend)
 			.streamPool(new StreamPoolConfig(INITIAL_SIZE, 0, Duration.ofSeconds(30)))
 			.streamPool(1, new StreamPoolConfig(BOUNDED_INITIAL_SIZE, MAX_SIZE, Duration.ofMillis(50)))
-			.listener(new Listeners(listeners.orderedStream().toList()))
+			.listener(CompositeOffloadListener.of(listeners.orderedStream().toList()))
 			.awaitTermination(Duration.ofSeconds(1))
 			.build();
-	}
-
-	/**
-	 * Calls each listener in turn.
-	 */
-	private record Listeners(List<OffloadListener> all) implements OffloadListener {
-
-		@Override
-		public void streamBorrowed(Device device, StreamPriority priority, long waitNanos) {
-			this.all.forEach((listener) -> listener.streamBorrowed(device, priority, waitNanos));
-		}
-
-		@Override
-		public void borrowTimedOut(Device device) {
-			this.all.forEach((listener) -> listener.borrowTimedOut(device));
-		}
-
-		@Override
-		public void streamDiscarded(Device device, Throwable cause) {
-			this.all.forEach((listener) -> listener.streamDiscarded(device, cause));
-		}
-
-		@Override
-		public void sessionOpened(OffloadSession session) {
-			this.all.forEach((listener) -> listener.sessionOpened(session));
-		}
-
-		@Override
-		public void sessionClosed(OffloadSession session, long durationNanos, Throwable failure) {
-			this.all.forEach((listener) -> listener.sessionClosed(session, durationNanos, failure));
-		}
-
-		@Override
-		public void deviceFailed(Device device, Throwable cause) {
-			this.all.forEach((listener) -> listener.deviceFailed(device, cause));
-		}
-
 	}
 
 }

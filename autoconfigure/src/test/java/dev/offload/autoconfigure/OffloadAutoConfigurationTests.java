@@ -6,7 +6,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executor;
 
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -23,6 +25,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.annotation.Order;
 import org.springframework.core.env.PropertySource;
 import org.springframework.core.io.ByteArrayResource;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 import org.springframework.util.unit.DataSize;
 
 import dev.offload.Device;
@@ -55,6 +58,31 @@ class OffloadAutoConfigurationTests {
 			assertThat(context).getBeanNames(StreamPool.class).containsExactly("streamPool0");
 			assertThat(output).containsOnlyOnce("Offload uses the host backend");
 		});
+	}
+
+	@Test
+	void asyncExecutorWhenUnsetShouldBeOffloadsOwn() {
+		this.contextRunner.withBean("applicationTaskExecutor", Executor.class, () -> Runnable::run)
+			.run((context) -> assertThat(context.getBean(DeviceRegistry.class).completionExecutor())
+				.isSameAs(DeviceRegistry.defaultCompletionExecutor()));
+	}
+
+	@Test
+	void asyncExecutorWhenNamedShouldCompleteFuturesOnThatBean() {
+		ThreadPoolTaskExecutor executor = new ThreadPoolTaskExecutor();
+		executor.setThreadNamePrefix("gpu-continuations-");
+		this.contextRunner.withPropertyValues("offload.async.executor=gpuContinuations")
+			.withBean("gpuContinuations", ThreadPoolTaskExecutor.class, () -> executor)
+			.run((context) -> {
+				DeviceRegistry registry = context.getBean(DeviceRegistry.class);
+				assertThat(registry.completionExecutor()).isSameAs(executor);
+				OffloadSession session = registry.openSession();
+				session.fill(session.allocate(4), (byte) 1);
+				session.closeAsync().join();
+				// The completion thread saw the work done and handed the future's completion to the executor.
+				Awaitility.await()
+					.until(() -> executor.getThreadPoolExecutor().getCompletedTaskCount() == 1);
+			});
 	}
 
 	@Test

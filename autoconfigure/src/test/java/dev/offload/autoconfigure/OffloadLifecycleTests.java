@@ -2,6 +2,7 @@ package dev.offload.autoconfigure;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -80,9 +81,10 @@ class OffloadLifecycleTests {
 			DeviceRegistry registry = context.getBean(DeviceRegistry.class);
 			BlockingWork work = new BlockingWork(registry.device(0));
 			CompletableFuture<Void> closing = CompletableFuture.runAsync(context::close);
-			await().atMost(10, TimeUnit.SECONDS).until(() -> work.device.streamPool().isClosed());
+			await().atMost(10, TimeUnit.SECONDS)
+				.untilAsserted(() -> assertThatExceptionOfType(StreamPoolClosedException.class)
+					.isThrownBy(registry::openSession));
 			assertThat(closing).isNotDone();
-			assertThatExceptionOfType(StreamPoolClosedException.class).isThrownBy(registry::openSession);
 			assertThat(work.statistics().inUse()).isOne();
 			assertThat(work.statistics().destroyed()).isZero();
 			assertThat(output).contains("Offload is shutting down: device 0 has 1 session(s) in flight and 1 "
@@ -108,6 +110,49 @@ class OffloadLifecycleTests {
 			assertThat(work.finish()).isTrue();
 			assertThat(work.statistics().destroyed()).isOne();
 			registry.backend().close();
+		});
+	}
+
+	@Test
+	void closeWhenAsyncCloseOutlivesTheDrainShouldFailItsFutureAndCompleteFinishedOnes() {
+		this.contextRunner.withPropertyValues("offload.shutdown.await-termination=200ms").run((context) -> {
+			DeviceRegistry registry = context.getBean(DeviceRegistry.class);
+			OffloadSession quick = registry.openSession();
+			quick.fill(quick.allocate(16), (byte) 1);
+			CompletableFuture<Void> quickEnd = quick.closeAsync();
+			BlockingWork work = new BlockingWork(registry.device(0));
+			CompletableFuture<Void> heldEnd = work.closeAsync();
+			context.close();
+			await().atMost(10, TimeUnit.SECONDS).until(quickEnd::isDone);
+			assertThat(quickEnd).isNotCompletedExceptionally();
+			assertThat(heldEnd).isCompletedExceptionally();
+			assertThatExceptionOfType(CompletionException.class).isThrownBy(heldEnd::join)
+				.havingCause()
+				.isInstanceOf(StreamPoolClosedException.class)
+				.withMessageContaining("was shut down before its work finished");
+			work.release();
+			registry.backend().close();
+		});
+	}
+
+	@Test
+	void closeWhenAsyncCloseEndsWithinTheDrainShouldCompleteItsFutureNormally() {
+		this.contextRunner.withPropertyValues("offload.shutdown.await-termination=1m").run((context) -> {
+			DeviceRegistry registry = context.getBean(DeviceRegistry.class);
+			BlockingWork work = new BlockingWork(registry.device(0));
+			CompletableFuture<Void> heldEnd = work.closeAsync();
+			CompletableFuture<Void> closing = CompletableFuture.runAsync(context::close);
+			await().atMost(10, TimeUnit.SECONDS)
+				.untilAsserted(() -> assertThatExceptionOfType(StreamPoolClosedException.class)
+					.isThrownBy(registry::openSession));
+			assertThat(closing).isNotDone();
+			assertThat(heldEnd).isNotDone();
+			work.release();
+			closing.get(30, TimeUnit.SECONDS);
+			await().atMost(10, TimeUnit.SECONDS).until(heldEnd::isDone);
+			assertThat(heldEnd).isNotCompletedExceptionally();
+			assertThat(registry.isClosed()).isTrue();
+			assertThat(work.statistics().inUse()).isZero();
 		});
 	}
 
@@ -158,6 +203,14 @@ class OffloadLifecycleTests {
 
 		StreamPoolStatistics statistics() {
 			return this.device.streamPool().statistics();
+		}
+
+		CompletableFuture<Void> closeAsync() {
+			return this.session.closeAsync();
+		}
+
+		void release() {
+			this.release.countDown();
 		}
 
 		/**

@@ -25,10 +25,13 @@ class OffloadPropertiesMetadataTests {
 			Map.entry("offload.devices", List.of("all")), Map.entry("offload.stream-pool.initial-size", 32),
 			Map.entry("offload.stream-pool.max-size", 0), Map.entry("offload.stream-pool.borrow-timeout", "30s"),
 			Map.entry("offload.host.device-count", 1), Map.entry("offload.buffer-cache.max-size", "256MB"),
-			Map.entry("offload.shutdown.await-termination", "10s"), Map.entry("offload.aop.enabled", true));
+			Map.entry("offload.shutdown.await-termination", "10s"), Map.entry("offload.aop.enabled", true),
+			Map.entry("offload.health.readiness.on-device-failure", true),
+			Map.entry("offload.health.readiness.on-saturation", false));
 
 	private static final List<String> WITHOUT_DEFAULT = List.of("offload.devices-config", "offload.host.device-names",
-			"offload.host.workers-per-device", "offload.host.memory", "offload.leak-detection-threshold");
+			"offload.host.workers-per-device", "offload.host.memory", "offload.leak-detection-threshold",
+			"offload.async.executor", "offload.stream-pool.lanes", "offload.session.timeout");
 
 	@Test
 	void metadataShouldDescribeEveryProperty() throws IOException {

@@ -25,15 +25,26 @@ final class Backends {
 	 * @return the backend
 	 */
 	static Backend create(String name, int hostWorkers) {
+		return create(name, hostWorkers, 1);
+	}
+
+	/**
+	 * Creates a backend.
+	 * @param name {@code host} or {@code cuda}
+	 * @param hostWorkers the workers per host device, or 0 for the host backend's default
+	 * @param hostDevices the devices the host backend emulates (CUDA has the machine's)
+	 * @return the backend
+	 */
+	static Backend create(String name, int hostWorkers, int hostDevices) {
 		return switch (name) {
-			case "host" -> host(hostWorkers);
+			case "host" -> host(hostWorkers, hostDevices);
 			case "cuda" -> reflective(CUDA_BACKEND_CLASS);
 			default -> throw new IllegalArgumentException("Unknown backend '" + name + "'; use host or cuda");
 		};
 	}
 
-	private static Backend host(int workers) {
-		HostBackend.Builder builder = HostBackend.builder();
+	private static Backend host(int workers, int devices) {
+		HostBackend.Builder builder = HostBackend.builder().deviceCount(devices);
 		if (workers > 0) {
 			builder.workersPerDevice(workers);
 		}

@@ -62,6 +62,10 @@ public final class HazardBenchmark {
 			System.exit(2);
 			return;
 		}
+		if (options.devices() > 1) {
+			new HazardScaling(options, System.out).run();
+			return;
+		}
 		new HazardBenchmark(options, System.out).run();
 	}
 
@@ -122,6 +126,7 @@ public final class HazardBenchmark {
 		}
 		return switch (name) {
 			case "offload", "light-only" -> new HazardStrategy.Sessions(device, spin);
+			case "offload-sync" -> new HazardStrategy.SynchronizedSessions(device, spin);
 			case "create-destroy" -> new HazardStrategy.CreateDestroy(raw, rawSpin);
 			case "bare-pool" -> new HazardStrategy.BarePool(raw, rawSpin, StreamPoolConfig.DEFAULT_INITIAL_SIZE);
 			default -> throw new IllegalArgumentException("Unknown strategy " + name);
@@ -190,6 +195,8 @@ public final class HazardBenchmark {
 		target("light p99 mixed / light-only", offloadP99, floorP99, "at most 1.3");
 		target("light p99 round-robin-256 / offload", roundRobinP99, offloadP99, "at least 10");
 		target("wall offload / bare-pool", offloadWall, bareWall, "at most 1.1");
+		target("wall offload-sync (launch, synchronize, close) / bare-pool",
+				median(results.get("offload-sync"), HazardWorkload.Result::wallNanos), bareWall, "at most 1.05");
 	}
 
 	private void target(String label, Double numerator, Double denominator, String goal) {

@@ -16,11 +16,13 @@ import java.util.List;
  * @param strategies the strategies' names, in order
  * @param hostWorkers workers per host device, 0 for the host backend's default
  * @param csv a file to append one line per run to, or {@code null}
+ * @param devices 1 for the strategies on one device; more for the scaling mode ({@link HazardScaling}): Offload
+ * sessions on one device against sessions placed over this many
  */
 record HazardOptions(String backend, int deviceId, HazardWorkload workload, int warmup, int repeat,
-		List<String> strategies, int hostWorkers, Path csv) {
+		List<String> strategies, int hostWorkers, Path csv, int devices) {
 
-	static final List<String> ALL_STRATEGIES = List.of("offload", "round-robin-256", "round-robin-32",
+	static final List<String> ALL_STRATEGIES = List.of("offload", "offload-sync", "round-robin-256", "round-robin-32",
 			"create-destroy", "bare-pool", "light-only");
 
 	static final String USAGE = """
@@ -34,9 +36,11 @@ record HazardOptions(String backend, int deviceId, HazardWorkload workload, int 
 			  --light-micros N        a light task's kernel time (20)
 			  --warmup N              light tasks before each run, not measured (2000)
 			  --repeat N              rounds over all strategies (3)
-			  --strategies a,b,...    among offload, round-robin-N, create-destroy, bare-pool, light-only (all)
+			  --strategies a,b,...    among offload, offload-sync, round-robin-N, create-destroy, bare-pool, light-only (all)
 			  --host-workers N        workers per host device (the host backend's default)
 			  --csv FILE              append one line per run to FILE
+			  --devices N             N > 1: Offload sessions on device 0 against sessions placed over devices
+			                          0..N-1, each with --threads and --sessions (1)
 			""";
 
 	/**
@@ -58,6 +62,7 @@ record HazardOptions(String backend, int deviceId, HazardWorkload workload, int 
 		List<String> strategies = ALL_STRATEGIES;
 		int hostWorkers = 0;
 		Path csv = null;
+		int devices = 1;
 		for (int i = 0; i < args.length; i++) {
 			String name = args[i];
 			if (i + 1 >= args.length) {
@@ -77,15 +82,20 @@ record HazardOptions(String backend, int deviceId, HazardWorkload workload, int 
 				case "--strategies" -> strategies = strategies(value);
 				case "--host-workers" -> hostWorkers = number(name, value);
 				case "--csv" -> csv = Path.of(value);
+				case "--devices" -> devices = number(name, value);
 				default -> throw new IllegalArgumentException("Unknown option " + name + "\n" + USAGE);
 			}
 		}
 		if (repeat < 1 || warmup < 0) {
 			throw new IllegalArgumentException("--repeat must be at least 1 and --warmup at least 0");
 		}
+		if (devices < 1) {
+			throw new IllegalArgumentException("--devices must be at least 1, was " + devices);
+		}
 		HazardWorkload workload = new HazardWorkload(threads, sessions, heavyEvery, heavyMicros * 1_000,
 				lightMicros * 1_000);
-		return new HazardOptions(backend, deviceId, workload, warmup, repeat, strategies, hostWorkers, csv);
+		return new HazardOptions(backend, deviceId, workload, warmup, repeat, strategies, hostWorkers, csv,
+				devices);
 	}
 
 	private static List<String> strategies(String value) {

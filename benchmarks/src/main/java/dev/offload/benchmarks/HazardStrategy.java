@@ -56,6 +56,31 @@ interface HazardStrategy extends AutoCloseable {
 	}
 
 	/**
+	 * The idiom many applications write: launch, an explicit {@code synchronize()}, then close. The close finds no
+	 * work enqueued since the synchronize and skips a second driver synchronize.
+	 */
+	final class SynchronizedSessions implements HazardStrategy {
+
+		private final Device device;
+
+		private final Kernel spin;
+
+		SynchronizedSessions(Device device, Kernel spin) {
+			this.device = device;
+			this.spin = spin;
+		}
+
+		@Override
+		public void runTask(long nanos) {
+			try (OffloadSession session = this.device.openSession()) {
+				session.launch(this.spin, LaunchConfig.of(1, 1), nanos);
+				session.synchronize();
+			}
+		}
+
+	}
+
+	/**
 	 * The old design: a fixed set of streams handed out in turn, shared by whoever gets the same one, so a task's
 	 * synchronize also waits for the work of the tasks before it on that stream.
 	 */

@@ -10,11 +10,11 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 class HazardOptionsTests {
 
 	@Test
-	void parseWhenNoArgumentsShouldUseTheIssueWorkload() {
+	void parseWhenNoArgumentsShouldUseTheDefaultWorkload() {
 		HazardOptions options = HazardOptions.parse();
 		assertThat(options.backend()).isEqualTo("host");
 		assertThat(options.workload()).isEqualTo(new HazardWorkload(16, 20_000, 200, 5_000_000, 20_000));
-		assertThat(options.strategies()).containsExactly("offload", "round-robin-256", "round-robin-32",
+		assertThat(options.strategies()).containsExactly("offload", "offload-sync", "round-robin-256", "round-robin-32",
 				"create-destroy", "bare-pool", "light-only");
 		assertThat(options.csv()).isNull();
 	}

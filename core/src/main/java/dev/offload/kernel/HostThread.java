@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.DoubleBuffer;
 import java.nio.FloatBuffer;
 import java.nio.IntBuffer;
+import java.nio.LongBuffer;
 
 /**
  * One emulated thread of a {@link HostKernel} launch: CUDA's {@code threadIdx}, {@code blockIdx}, {@code blockDim}
@@ -109,5 +110,12 @@ public interface HostThread {
 	 * @return the view, shared by the launch's threads
 	 */
 	IntBuffer ints(int index);
+
+	/**
+	 * Returns a buffer argument as longs.
+	 * @param index the parameter's index
+	 * @return the view, shared by the launch's threads
+	 */
+	LongBuffer longs(int index);
 
 }

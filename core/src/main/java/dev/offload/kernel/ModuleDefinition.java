@@ -148,6 +148,11 @@ public final class ModuleDefinition {
 
 		private String imageSource;
 
+		/** The resource {@link #imageResource} named, checked at {@link #build()}; {@code null} otherwise. */
+		private String imageResource;
+
+		private ClassLoader imageClassLoader;
+
 		private final Map<String, HostKernelDefinition> hostKernels = new LinkedHashMap<>();
 
 		private final Map<String, List<ParamKind>> signatures = new LinkedHashMap<>();
@@ -172,11 +177,14 @@ public final class ModuleDefinition {
 			byte[] copy = bytes.clone();
 			this.image = copy::clone;
 			this.imageSource = "bytes[" + copy.length + "]";
+			this.imageResource = null;
+			this.imageClassLoader = null;
 			return this;
 		}
 
 		/**
-		 * Sets the CUDA image from a classpath resource, read when the module is first loaded.
+		 * Sets the CUDA image from a classpath resource, read when the module is first loaded; {@link #build()}
+		 * checks that it exists.
 		 * @param location the resource, e.g. {@code "kernels/options.ptx"}
 		 * @param classLoader the class loader to read it with
 		 * @return this builder
@@ -188,11 +196,14 @@ public final class ModuleDefinition {
 			String resource = path.startsWith("/") ? path.substring(1) : path;
 			this.image = () -> readResource(classLoader, resource);
 			this.imageSource = "classpath:" + resource;
+			this.imageResource = resource;
+			this.imageClassLoader = classLoader;
 			return this;
 		}
 
 		/**
-		 * Sets the CUDA image from a classpath resource of this class's class loader.
+		 * Sets the CUDA image from a classpath resource of this class's class loader; {@link #build()} checks that it
+		 * exists.
 		 * @param location the resource, e.g. {@code "kernels/options.ptx"}
 		 * @return this builder
 		 */
@@ -235,12 +246,18 @@ public final class ModuleDefinition {
 		/**
 		 * Builds the definition.
 		 * @return the definition
-		 * @throws IllegalArgumentException if it has neither an image nor host kernels
+		 * @throws IllegalArgumentException if it has neither an image nor host kernels, or if its image resource does
+		 * not exist
 		 */
 		public ModuleDefinition build() {
 			if (this.image == null && this.hostKernels.isEmpty()) {
 				throw new IllegalArgumentException(
 						"Module '" + this.name + "' has neither a CUDA image nor host kernels");
+			}
+			// A missing image would otherwise surface only when a GPU loads the module, long after start-up.
+			if (this.imageResource != null && this.imageClassLoader.getResource(this.imageResource) == null) {
+				throw new IllegalArgumentException("The CUDA image of module '" + this.name + "', classpath:"
+						+ this.imageResource + ", does not exist (class loader " + this.imageClassLoader + ")");
 			}
 			return new ModuleDefinition(this);
 		}

@@ -13,6 +13,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.offload.Device;
+import dev.offload.InvalidSettingException;
 import dev.offload.OffloadListener;
 import dev.offload.OffloadSession;
 
@@ -54,7 +55,8 @@ public final class LeakDetector implements OffloadListener, AutoCloseable {
 	 */
 	public LeakDetector(Duration threshold) {
 		if (threshold == null || threshold.isNegative()) {
-			throw new IllegalArgumentException("leakDetectionThreshold must be at least 0, was " + threshold);
+			throw new InvalidSettingException("leakDetectionThreshold",
+					"leakDetectionThreshold must be at least 0, was " + threshold);
 		}
 		this.threshold = threshold;
 		this.thresholdNanos = saturatedNanos(threshold);

@@ -9,12 +9,13 @@ import dev.offload.kernel.KernelRef;
 import dev.offload.kernel.LaunchConfig;
 
 /**
- * The common path in a session, in few lines: copy arrays in, launch, copy results out.
+ * The common path in a session, in few lines: copy arrays in, launch, copy results out. Every array type it uploads
+ * ({@code float[]}, {@code double[]}, {@code int[]}, {@code long[]}, {@code byte[]}) it also downloads.
  * <pre>{@code
  * float[] y = template.execute((session) -> {
  *     Flow flow = Flow.of(session);
  *     DeviceBuffer x = flow.upload(input);
- *     flow.launch(SCALE, LaunchConfig.forThreads(n, 256), n, 2f, x);
+ *     flow.launch(SCALE, LaunchConfig.forThreads(n, 256), n, 2f, x, x);
  *     return flow.downloadFloats(x, n);
  * });
  * }</pre>
@@ -51,7 +52,7 @@ public final class Flow {
 	 * @return the device buffer, owned by the session
 	 */
 	public DeviceBuffer upload(float[] values) {
-		return toDevice(this.session.hostBuffer(values));
+		return upload(ElementType.FLOAT, values);
 	}
 
 	/**
@@ -60,7 +61,7 @@ public final class Flow {
 	 * @return the device buffer, owned by the session
 	 */
 	public DeviceBuffer upload(double[] values) {
-		return toDevice(this.session.hostBuffer(values));
+		return upload(ElementType.DOUBLE, values);
 	}
 
 	/**
@@ -69,10 +70,33 @@ public final class Flow {
 	 * @return the device buffer, owned by the session
 	 */
 	public DeviceBuffer upload(int[] values) {
-		return toDevice(this.session.allocateHost(bytes(values.length, Integer.BYTES)).putInts(0, values));
+		return upload(ElementType.INT, values);
 	}
 
-	private DeviceBuffer toDevice(HostBuffer host) {
+	/**
+	 * Enqueues copying longs to a new device buffer.
+	 * @param values the values
+	 * @return the device buffer, owned by the session
+	 */
+	public DeviceBuffer upload(long[] values) {
+		return upload(ElementType.LONG, values);
+	}
+
+	/**
+	 * Enqueues copying bytes to a new device buffer.
+	 * @param values the values
+	 * @return the device buffer, owned by the session
+	 */
+	public DeviceBuffer upload(byte[] values) {
+		return upload(ElementType.BYTE, values);
+	}
+
+	DeviceBuffer upload(ElementType type, Object values) {
+		if (values == null) {
+			throw new IllegalArgumentException("upload needs an array of " + type.plural() + ", was null");
+		}
+		HostBuffer host = this.session.allocateHost(type.bufferBytes(type.length(values)));
+		type.write(host, values);
 		DeviceBuffer device = this.session.allocate(host.size());
 		this.session.copy(host, device);
 		return device;
@@ -84,7 +108,7 @@ public final class Flow {
 	 * @return the buffer, owned by the session
 	 */
 	public DeviceBuffer allocateFloats(int count) {
-		return this.session.allocate(bytes(count, Float.BYTES));
+		return allocate(ElementType.FLOAT, count);
 	}
 
 	/**
@@ -93,7 +117,38 @@ public final class Flow {
 	 * @return the buffer, owned by the session
 	 */
 	public DeviceBuffer allocateDoubles(int count) {
-		return this.session.allocate(bytes(count, Double.BYTES));
+		return allocate(ElementType.DOUBLE, count);
+	}
+
+	/**
+	 * Allocates a device buffer for {@code count} ints.
+	 * @param count the number of ints
+	 * @return the buffer, owned by the session
+	 */
+	public DeviceBuffer allocateInts(int count) {
+		return allocate(ElementType.INT, count);
+	}
+
+	/**
+	 * Allocates a device buffer for {@code count} longs.
+	 * @param count the number of longs
+	 * @return the buffer, owned by the session
+	 */
+	public DeviceBuffer allocateLongs(int count) {
+		return allocate(ElementType.LONG, count);
+	}
+
+	/**
+	 * Allocates a device buffer for {@code count} bytes.
+	 * @param count the number of bytes
+	 * @return the buffer, owned by the session
+	 */
+	public DeviceBuffer allocateBytes(int count) {
+		return allocate(ElementType.BYTE, count);
+	}
+
+	DeviceBuffer allocate(ElementType type, int count) {
+		return this.session.allocate(type.bufferBytes(count));
 	}
 
 	/**
@@ -116,7 +171,7 @@ public final class Flow {
 	 * @throws dev.offload.spi.BackendException if the session's work failed
 	 */
 	public float[] downloadFloats(DeviceBuffer source, int count) {
-		return download(source, count, Float.BYTES).getFloats(0, new float[count]);
+		return (float[]) download(ElementType.FLOAT, source, count);
 	}
 
 	/**
@@ -127,22 +182,57 @@ public final class Flow {
 	 * @throws dev.offload.spi.BackendException if the session's work failed
 	 */
 	public double[] downloadDoubles(DeviceBuffer source, int count) {
-		return download(source, count, Double.BYTES).getDoubles(0, new double[count]);
+		return (double[]) download(ElementType.DOUBLE, source, count);
 	}
 
-	private HostBuffer download(DeviceBuffer source, int count, int width) {
-		HostBuffer host = this.session.allocateHost(bytes(count, width));
-		this.session.copy(source, 0, host, 0, (long) count * width);
+	/**
+	 * Copies the first {@code count} ints of a device buffer back, waiting for the session's work.
+	 * @param source the device buffer
+	 * @param count the number of ints
+	 * @return the ints
+	 * @throws dev.offload.spi.BackendException if the session's work failed
+	 */
+	public int[] downloadInts(DeviceBuffer source, int count) {
+		return (int[]) download(ElementType.INT, source, count);
+	}
+
+	/**
+	 * Copies the first {@code count} longs of a device buffer back, waiting for the session's work.
+	 * @param source the device buffer
+	 * @param count the number of longs
+	 * @return the longs
+	 * @throws dev.offload.spi.BackendException if the session's work failed
+	 */
+	public long[] downloadLongs(DeviceBuffer source, int count) {
+		return (long[]) download(ElementType.LONG, source, count);
+	}
+
+	/**
+	 * Copies the first {@code count} bytes of a device buffer back, waiting for the session's work.
+	 * @param source the device buffer
+	 * @param count the number of bytes
+	 * @return the bytes
+	 * @throws dev.offload.spi.BackendException if the session's work failed
+	 */
+	public byte[] downloadBytes(DeviceBuffer source, int count) {
+		return (byte[]) download(ElementType.BYTE, source, count);
+	}
+
+	private Object download(ElementType type, DeviceBuffer source, int count) {
+		HostBuffer host = this.session.allocateHost(type.bufferBytes(count));
+		copyBack(type, source, host, count);
 		this.session.synchronize();
-		return host;
+		return type.read(host, count);
 	}
 
-	static long bytes(int count, int width) {
-		if (count < 0) {
-			throw new IllegalArgumentException("count must be at least 0, was " + count);
+	/**
+	 * Enqueues copying the first {@code count} elements of a device buffer to a host buffer.
+	 */
+	void copyBack(ElementType type, DeviceBuffer source, HostBuffer target, int count) {
+		if (source == null) {
+			throw new IllegalArgumentException("download needs a device buffer, was null");
 		}
-		// A buffer holds at least one byte; an empty array still gets one.
-		return Math.max(1, (long) count * width);
+		this.session.copy(source, 0, target, 0, type.bytes(count));
 	}
 
 }

@@ -45,4 +45,13 @@ public @interface Offload {
 	 */
 	StreamPriority priority() default StreamPriority.NORMAL;
 
+	/**
+	 * The timeout of a session the call opens, counted from its opening: the call's waits for a stream and for the
+	 * session's work end by then with a {@link dev.offload.SessionTimeoutException}. A number with a unit
+	 * ({@code "500ms"}, {@code "2s"}, {@code "1m"}) or an ISO-8601 duration ({@code "PT2S"}); a joined session keeps
+	 * its own.
+	 * @return the timeout, or empty (the default) for the registry's default session timeout
+	 */
+	String timeout() default "";
+
 }

@@ -1,16 +1,27 @@
 package dev.offload.template;
 
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
 import dev.offload.StreamPriority;
 
 /**
  * What an {@link Offload @Offload} call or an {@link OffloadTemplate} callback asks of its session: the device, the
- * {@link Propagation} and the priority of a new session's stream (Spring's {@code TransactionDefinition}).
+ * {@link Propagation}, the priority of a new session's stream and its timeout (Spring's
+ * {@code TransactionDefinition}).
  *
  * @param device the device's id, or {@link #ANY_DEVICE} for the least busy one
  * @param propagation how the call relates to the bound session
  * @param priority the priority class of a new session's stream
+ * @param timeout the timeout of a new session (see {@link dev.offload.Device#openSession(StreamPriority, Duration)}),
+ * or {@code null} for the registry's default; a joined session keeps its own
  */
-public record OffloadAttributes(int device, Propagation propagation, StreamPriority priority) {
+public record OffloadAttributes(int device, Propagation propagation, StreamPriority priority, Duration timeout) {
+
+	private static final Pattern SIMPLE_DURATION = Pattern.compile("^([+]?\\d+)(ns|us|ms|s|m|h|d)$");
 
 	/**
 	 * The device value that picks the least busy device.
@@ -21,14 +32,16 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 	 * The defaults: any device, {@link Propagation#REQUIRED}, {@link StreamPriority#NORMAL}.
 	 */
 	public static final OffloadAttributes DEFAULTS = new OffloadAttributes(ANY_DEVICE, Propagation.REQUIRED,
-			StreamPriority.NORMAL);
+			StreamPriority.NORMAL, null);
 
 	/**
 	 * Checks the values.
 	 * @param device the device's id, or {@link #ANY_DEVICE} for the least busy one
 	 * @param propagation how the call relates to the bound session
 	 * @param priority the priority class of a new session's stream
-	 * @throws IllegalArgumentException if the device is below -1 or a value is {@code null}
+	 * @param timeout the timeout of a new session, or {@code null} for the registry's default
+	 * @throws IllegalArgumentException if the device is below -1, the propagation or priority {@code null}, or the
+	 * timeout not positive
 	 */
 	public OffloadAttributes {
 		if (device < ANY_DEVICE) {
@@ -41,16 +54,78 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 		if (priority == null) {
 			throw new IllegalArgumentException("priority must not be null");
 		}
+		if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
+			throw new IllegalArgumentException("timeout must be positive (or null for the default), was " + timeout);
+		}
+	}
+
+	/**
+	 * Creates attributes without a timeout of their own.
+	 * @param device the device's id, or {@link #ANY_DEVICE} for the least busy one
+	 * @param propagation how the call relates to the bound session
+	 * @param priority the priority class of a new session's stream
+	 * @throws IllegalArgumentException if the device is below -1 or a value is {@code null}
+	 */
+	public OffloadAttributes(int device, Propagation propagation, StreamPriority priority) {
+		this(device, propagation, priority, null);
 	}
 
 	/**
 	 * Returns the attributes of an annotation.
 	 * @param offload the annotation
 	 * @return its attributes
-	 * @throws IllegalArgumentException if its device is below -1
+	 * @throws IllegalArgumentException if its device is below -1 or its timeout is not a positive duration
 	 */
 	public static OffloadAttributes of(Offload offload) {
-		return new OffloadAttributes(offload.device(), offload.propagation(), offload.priority());
+		return new OffloadAttributes(offload.device(), offload.propagation(), offload.priority(),
+				parseTimeout(offload.timeout()));
+	}
+
+	/**
+	 * Parses the {@link Offload#timeout()} of an annotation: a number with a unit ({@code 500ms}, {@code 2s},
+	 * {@code 1m}; units {@code ns}, {@code us}, {@code ms}, {@code s}, {@code m}, {@code h}, {@code d}) or an
+	 * ISO-8601 duration ({@code PT2S}).
+	 * @param value the text; empty for none
+	 * @return the timeout, or {@code null} if {@code value} is empty
+	 * @throws IllegalArgumentException naming the value if it is not a positive duration
+	 */
+	public static Duration parseTimeout(String value) {
+		if (value == null || value.isBlank()) {
+			return null;
+		}
+		String text = value.trim();
+		Duration parsed;
+		Matcher simple = SIMPLE_DURATION.matcher(text.toLowerCase(Locale.ROOT));
+		try {
+			if (simple.matches()) {
+				long amount = Long.parseLong(simple.group(1));
+				parsed = switch (simple.group(2)) {
+					case "ns" -> Duration.ofNanos(amount);
+					case "us" -> Duration.ofNanos(Math.multiplyExact(amount, 1000L));
+					case "ms" -> Duration.ofMillis(amount);
+					case "s" -> Duration.ofSeconds(amount);
+					case "m" -> Duration.ofMinutes(amount);
+					case "h" -> Duration.ofHours(amount);
+					default -> Duration.ofDays(amount);
+				};
+			}
+			else {
+				parsed = Duration.parse(text);
+			}
+		}
+		catch (DateTimeParseException | ArithmeticException ex) {
+			throw invalidTimeout(value, ex);
+		}
+		if (parsed.isNegative() || parsed.isZero()) {
+			throw invalidTimeout(value, null);
+		}
+		return parsed;
+	}
+
+	private static IllegalArgumentException invalidTimeout(String value, Exception cause) {
+		return new IllegalArgumentException("@Offload timeout '" + value + "' is not a positive duration; use a number "
+				+ "with a unit (ns, us, ms, s, m, h, d) such as 500ms or 2s, or an ISO-8601 duration such as PT2S",
+				cause);
 	}
 
 	/**
@@ -67,7 +142,7 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 	 * @return the new attributes
 	 */
 	public OffloadAttributes withDevice(int deviceId) {
-		return new OffloadAttributes(deviceId, this.propagation, this.priority);
+		return new OffloadAttributes(deviceId, this.propagation, this.priority, this.timeout);
 	}
 
 	/**
@@ -76,7 +151,7 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 	 * @return the new attributes
 	 */
 	public OffloadAttributes withPropagation(Propagation value) {
-		return new OffloadAttributes(this.device, value, this.priority);
+		return new OffloadAttributes(this.device, value, this.priority, this.timeout);
 	}
 
 	/**
@@ -85,7 +160,16 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 	 * @return the new attributes
 	 */
 	public OffloadAttributes withPriority(StreamPriority value) {
-		return new OffloadAttributes(this.device, this.propagation, value);
+		return new OffloadAttributes(this.device, this.propagation, value, this.timeout);
+	}
+
+	/**
+	 * Returns a copy with another timeout for new sessions.
+	 * @param value the timeout, or {@code null} for the registry's default
+	 * @return the new attributes
+	 */
+	public OffloadAttributes withTimeout(Duration value) {
+		return new OffloadAttributes(this.device, this.propagation, this.priority, value);
 	}
 
 }

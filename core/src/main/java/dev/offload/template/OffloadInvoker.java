@@ -1,8 +1,10 @@
 package dev.offload.template;
 
+import java.lang.reflect.UndeclaredThrowableException;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
@@ -17,8 +19,11 @@ import dev.offload.OffloadSession;
  * the stream goes back to its pool once the work is done. Nothing stays bound to the thread.
  * <pre>{@code
  * OffloadInvoker invoker = new OffloadInvoker(registry);
- * Result r = invoker.invoke(OffloadAttributes.DEFAULTS, () -> service.compute(input));
+ * Result r = invoker.execute(OffloadAttributes.DEFAULTS, () -> service.compute(input));
  * }</pre>
+ * {@link #execute(OffloadAttributes, Supplier)} is the entry point for application code (it throws only what the
+ * call throws, as Spring's {@code TransactionTemplate.execute}); {@link #invoke(OffloadAttributes, Invocation)}
+ * serves advice, whose calls may throw checked exceptions.
  */
 public final class OffloadInvoker {
 
@@ -38,6 +43,31 @@ public final class OffloadInvoker {
 	 */
 	public DeviceRegistry registry() {
 		return this.registry;
+	}
+
+	/**
+	 * Runs a call in the session {@code attributes} ask for, as {@link #invoke(OffloadAttributes, Invocation)} does,
+	 * for calls that throw no checked exception. Every propagation is allowed; with {@link Propagation#SUPPORTS},
+	 * {@link Propagation#NOT_SUPPORTED} and {@link Propagation#NEVER} the call may run without a session.
+	 * @param <T> the result's type
+	 * @param attributes the device, propagation and priority
+	 * @param call the call; {@link OffloadSessionBinding#currentSession()} gives it its session
+	 * @return the call's result
+	 * @throws IllegalSessionStateException if the bound session does not fit the propagation (the call is not made)
+	 * @throws RuntimeException what the call threw, unchanged; or the failure of the session's work
+	 */
+	public <T> T execute(OffloadAttributes attributes, Supplier<T> call) {
+		Objects.requireNonNull(call, "call must not be null");
+		try {
+			return invoke(attributes, call::get);
+		}
+		catch (RuntimeException | Error ex) {
+			throw ex;
+		}
+		catch (Throwable ex) {
+			// A Supplier declares no checked exception; one thrown anyway (sneakily) is not swallowed.
+			throw new UndeclaredThrowableException(ex);
+		}
 	}
 
 	/**
@@ -70,8 +100,8 @@ public final class OffloadInvoker {
 	 * session's work is done and its stream is back, with the stage's outcome (or the work's failure). A joined
 	 * session, no session, or a {@code null} stage give back the call's stage itself.
 	 * <p>
-	 * The returned stage may complete on the device's completion thread: continue with {@code *Async} methods for
-	 * anything slow.
+	 * The returned stage completes on the registry's completion executor (or on the thread that completed the call's
+	 * stage), never on the device's completion thread.
 	 * @param <T> the stage's value type
 	 * @param attributes the device, propagation and priority
 	 * @param invocation the call

@@ -3,15 +3,10 @@ package dev.offload.template;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicReference;
 
-import dev.offload.DeviceBuffer;
 import dev.offload.DeviceRegistry;
-import dev.offload.HostBuffer;
 import dev.offload.OffloadSession;
-import dev.offload.StreamEvent;
 import dev.offload.kernel.KernelRef;
-import dev.offload.kernel.LaunchConfig;
 
 /**
  * Runs callbacks in sessions of a {@link DeviceRegistry}: the session bound to the thread (by
@@ -21,32 +16,24 @@ import dev.offload.kernel.LaunchConfig;
  * float[] y = template.execute((session) -> {
  *     Flow flow = Flow.of(session);
  *     DeviceBuffer x = flow.upload(input);
- *     flow.launch(SCALE, LaunchConfig.forThreads(n, 256), n, 2f, x);
+ *     flow.launch(SCALE, LaunchConfig.forThreads(n, 256), n, 2f, x, x);
  *     return flow.downloadFloats(x, n);
  * });
  * }</pre>
  * <ul>
+ * <li>{@link #kernel(KernelRef)} builds one typed launch with its copies in and out, without a callback.</li>
  * <li>{@link #execute(SessionCallback)} runs the callback and waits for the work it enqueued: a session of its own
  * is synchronized and closed, a joined one synchronized.</li>
  * <li>{@link #submit(SessionCallback)} runs the callback on the calling thread, which only enqueues work, and
  * returns a future completed with the callback's result once that work is done; no thread waits for it (the
- * device's completion thread polls, see {@link OffloadSession#closeAsync()}).</li>
+ * device's completion thread polls, see {@link OffloadSession#closeAsync()}, and the future completes on the
+ * registry's completion executor).</li>
  * </ul>
  * A callback that throws reaches the caller with its exception unchanged (for {@code submit}: the future completes
  * with it); a session the template opened is then still ended, its stream discarded if its work failed. Nothing
  * stays bound to the thread.
  */
 public class OffloadTemplate {
-
-	/**
-	 * Stands for the input's device buffer in the arguments of {@link #run}.
-	 */
-	public static final Object INPUT = new Marker("INPUT");
-
-	/**
-	 * Stands for the output's device buffer in the arguments of {@link #run}.
-	 */
-	public static final Object OUTPUT = new Marker("OUTPUT");
 
 	private final DeviceRegistry registry;
 
@@ -158,13 +145,14 @@ public class OffloadTemplate {
 	 * <ul>
 	 * <li>In a new session, the future completes with the callback's result once the session's work is done and
 	 * its stream is back in the pool ({@link OffloadSession#closeAsync()}), or with the work's failure.</li>
-	 * <li>In a joined session, the template records an event after the callback's work and the future completes
-	 * once it is reached; a failure of that work reaches the owner of the session when it ends it. (The wait runs on
-	 * a second session's stream that waits for the event, because the completion thread polls sessions.)</li>
+	 * <li>In a joined session, the future completes once the work enqueued so far is done
+	 * ({@link OffloadSession#whenDone()}: the completion thread watches an event on the session's own stream, no
+	 * second stream is borrowed), or with that work's failure, which also reaches the owner of the session when it
+	 * ends it.</li>
 	 * </ul>
 	 * If the callback throws, the future completes with that exception (after a new session has ended).
-	 * The future may complete on the device's completion thread: continue with {@code *Async} methods for anything
-	 * slow.
+	 * The future completes on the registry's {@linkplain DeviceRegistry#completionExecutor() completion executor},
+	 * never on the device's completion thread, so its continuations may block (even on other Offload futures).
 	 * @param <T> the result's type
 	 * @param attributes the device, priority and a propagation that gives a session
 	 * @param callback the work, run on the calling thread
@@ -192,7 +180,7 @@ public class OffloadTemplate {
 			return scope.closeAfter(CompletableFuture.completedFuture(result));
 		}
 		try {
-			return SessionScope.relay(whenDone(scope.session()), result);
+			return SessionScope.relay(scope.session().whenDone(), result);
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
@@ -200,106 +188,17 @@ public class OffloadTemplate {
 	}
 
 	/**
-	 * Completes when the work enqueued so far on a joined session is done, without blocking a thread.
-	 */
-	private static CompletableFuture<Void> whenDone(OffloadSession session) {
-		if (!session.hasStream()) {
-			return CompletableFuture.completedFuture(null);
-		}
-		StreamEvent reached = session.recordEvent();
-		OffloadSession waiter = session.device().openSession(session.priority());
-		try {
-			waiter.waitFor(reached);
-		}
-		catch (RuntimeException ex) {
-			waiter.closeAsync();
-			throw ex;
-		}
-		return waiter.closeAsync();
-	}
-
-	/**
-	 * Copies {@code input} to the device, launches a kernel, and copies {@code outputLength} floats back, in the bound
-	 * session or a new one.
+	 * Starts a typed call of a kernel: parameters appended in order with {@code arg}, {@code in} and {@code out},
+	 * then {@link KernelCall#run()} or {@link KernelCall#runAsync()}.
 	 * <pre>{@code
 	 * // __global__ void scale(int n, float a, const float* in, float* out)
-	 * float[] y = template.run(SCALE, LaunchConfig.forThreads(n, 256), x, n, n, 2f, INPUT, OUTPUT);
+	 * float[] y = template.kernel(SCALE).threads(n).arg(n).arg(2f).in(x).outFloats(n).run().floats(0);
 	 * }</pre>
 	 * @param kernel the kernel, loaded on the session's device if needed
-	 * @param config the grid and block sizes
-	 * @param input the floats to copy in
-	 * @param outputLength the floats to copy out
-	 * @param args the kernel's arguments, where {@link #INPUT} and {@link #OUTPUT} stand for the device buffers
-	 * @return the output
+	 * @return the call, to complete and run
 	 */
-	public float[] run(KernelRef kernel, LaunchConfig config, float[] input, int outputLength, Object... args) {
-		return execute((session) -> {
-			Flow flow = Flow.of(session);
-			DeviceBuffer in = flow.upload(input);
-			DeviceBuffer out = flow.allocateFloats(outputLength);
-			flow.launch(kernel, config, bind(args, in, out));
-			return flow.downloadFloats(out, outputLength);
-		});
-	}
-
-	/**
-	 * Does what {@link #run} does without blocking: the future completes with the output once the work is done.
-	 * The output is copied to a page-locked buffer of the device's cache, read once the work is done and given back.
-	 * @param kernel the kernel, loaded on the session's device if needed
-	 * @param config the grid and block sizes
-	 * @param input the floats to copy in
-	 * @param outputLength the floats to copy out
-	 * @param args the kernel's arguments, where {@link #INPUT} and {@link #OUTPUT} stand for the device buffers
-	 * @return the output's future
-	 */
-	public CompletableFuture<float[]> runAsync(KernelRef kernel, LaunchConfig config, float[] input,
-			int outputLength, Object... args) {
-		AtomicReference<HostBuffer> target = new AtomicReference<>();
-		CompletableFuture<HostBuffer> done = submit((session) -> {
-			Flow flow = Flow.of(session);
-			DeviceBuffer in = flow.upload(input);
-			DeviceBuffer out = flow.allocateFloats(outputLength);
-			flow.launch(kernel, config, bind(args, in, out));
-			// The session's own buffers are given back before its future completes: read from the caller's.
-			HostBuffer host = session.device().allocateHost(Flow.bytes(outputLength, Float.BYTES));
-			target.set(host);
-			session.copy(out, 0, host, 0, (long) outputLength * Float.BYTES);
-			return host;
-		});
-		CompletableFuture<float[]> result = new CompletableFuture<>();
-		done.whenComplete((ignored, failure) -> {
-			HostBuffer host = target.get();
-			try {
-				if (failure != null) {
-					result.completeExceptionally(failure);
-				}
-				else {
-					result.complete(host.getFloats(0, new float[outputLength]));
-				}
-			}
-			catch (RuntimeException ex) {
-				result.completeExceptionally(ex);
-			}
-			finally {
-				if (host != null) {
-					host.close();
-				}
-			}
-		});
-		return result;
-	}
-
-	private static Object[] bind(Object[] args, DeviceBuffer in, DeviceBuffer out) {
-		Object[] bound = args.clone();
-		for (int i = 0; i < bound.length; i++) {
-			if (bound[i] == INPUT) {
-				bound[i] = in;
-			}
-			else if (bound[i] == OUTPUT) {
-				bound[i] = out;
-			}
-		}
-		return bound;
+	public KernelCall kernel(KernelRef kernel) {
+		return new KernelCall(this, kernel);
 	}
 
 	private static void check(OffloadAttributes attributes, SessionCallback<?> callback) {
@@ -314,15 +213,6 @@ public class OffloadTemplate {
 	@Override
 	public String toString() {
 		return "OffloadTemplate[" + this.registry + "]";
-	}
-
-	private record Marker(String name) {
-
-		@Override
-		public String toString() {
-			return "OffloadTemplate." + this.name;
-		}
-
 	}
 
 }

@@ -69,7 +69,7 @@ final class SessionScope {
 
 	private static SessionScope open(DeviceRegistry registry, OffloadAttributes attributes) {
 		Device device = attributes.anyDevice() ? registry.leastBusy() : registry.device(attributes.device());
-		OffloadSession session = device.openSession(attributes.priority());
+		OffloadSession session = device.openSession(attributes.priority(), attributes.timeout());
 		return new SessionScope(session, true, OffloadSessionBinding.bind(session));
 	}
 

@@ -1,6 +1,8 @@
 package dev.offload.template;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -14,7 +16,9 @@ import org.junit.jupiter.api.Test;
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
+import dev.offload.StreamPool;
 import dev.offload.StreamPoolConfig;
+import dev.offload.StreamPoolStatistics;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.kernel.LaunchConfig;
 
@@ -142,6 +146,43 @@ class OffloadInvokerAsyncTests {
 		});
 		assertThat(returned).isNull();
 		assertThat(used.get().isClosed()).isTrue();
+	}
+
+	@Test
+	void boundedPoolOfNStreamsShouldHoldNAsyncJobsThatSubmitInTheirSession() throws Throwable {
+		int n = 4;
+		DeviceRegistry bounded = DeviceRegistry.builder(HostBackend.builder().workersPerDevice(2).build())
+			.streamPool(new StreamPoolConfig(n, n, Duration.ofSeconds(2)))
+			.build();
+		try {
+			OffloadInvoker invoker = new OffloadInvoker(bounded);
+			OffloadTemplate template = new OffloadTemplate(bounded);
+			StreamPool pool = bounded.device(0).streamPool();
+			int gate = TemplateTestKernels.newGate();
+			List<CompletableFuture<Integer>> jobs = new ArrayList<>();
+			for (int i = 0; i < n; i++) {
+				int job = i;
+				// What an @Offload method returning a CompletableFuture does: submit joins the method's session.
+				jobs.add(invoker.invokeAsync(OffloadAttributes.DEFAULTS, () -> template.submit((session) -> {
+					session.launch(TemplateTestKernels.HOLD, LaunchConfig.of(1, 1), gate);
+					return job;
+				})).toCompletableFuture());
+			}
+			StreamPoolStatistics held = pool.statistics();
+			assertThat(held.borrows()).isEqualTo(n);
+			assertThat(held.inUse()).isEqualTo(n);
+			assertThat(held.timeouts()).isZero();
+			TemplateTestKernels.open(gate);
+			for (int i = 0; i < n; i++) {
+				assertThat(jobs.get(i).get(30, TimeUnit.SECONDS)).isEqualTo(i);
+			}
+			StreamPoolStatistics done = pool.statistics();
+			assertThat(done.borrows()).isEqualTo(n);
+			assertThat(done.inUse()).isZero();
+		}
+		finally {
+			bounded.close(Duration.ofSeconds(5));
+		}
 	}
 
 }

@@ -86,8 +86,11 @@ class OffloadTemplateSubmitTests {
 		assertThat(device.streamPool().inUse()).isEqualTo(10_000);
 		assertThat(device.activeSessions()).isEqualTo(10_000);
 		assertThat(futures).noneMatch(CompletableFuture::isDone);
-		List<String> offloadThreads = liveThreads().stream().filter((name) -> name.startsWith("offload-")).toList();
-		// The device's workers and its one completion thread: nothing per submitted call.
+		List<String> offloadThreads = liveThreads().stream()
+			.filter((name) -> name.startsWith("offload-") && !name.startsWith("offload-async-"))
+			.toList();
+		// The device's workers and its one completion thread: nothing per submitted call (the completion executor's
+		// threads are shared by every registry, bounded by the CPUs).
 		assertThat(offloadThreads).hasSizeLessThanOrEqualTo(WORKERS + 1);
 		assertThat(liveThreads().size() - before).isLessThanOrEqualTo(WORKERS + 1);
 
@@ -185,6 +188,59 @@ class OffloadTemplateSubmitTests {
 			.map(CompletableFuture::join)
 			.collect(Collectors.groupingBy(Function.identity(), Collectors.counting()));
 		assertThat(perDevice).containsOnlyKeys(0, 1, 2).allSatisfy((id, count) -> assertThat(count).isEqualTo(10));
+	}
+
+	@Test
+	void continuationThatWaitsForMoreOffloadWorkShouldCompleteOffTheCompletionThread() throws Exception {
+		start(1);
+		int gate = TemplateTestKernels.newGate();
+		AtomicReference<String> continuationThread = new AtomicReference<>();
+		CompletableFuture<Float> chained = this.template.submit((session) -> {
+			session.launch(TemplateTestKernels.HOLD, LaunchConfig.of(1, 1), gate);
+			return 2f;
+		}).thenApply((factor) -> {
+			continuationThread.set(Thread.currentThread().getName());
+			// Waits for GPU work whose completion the device's completion thread must see.
+			return scaleOne(3f, factor).join();
+		});
+		TemplateTestKernels.open(gate);
+		assertThat(chained.get(30, TimeUnit.SECONDS)).isEqualTo(6f);
+		assertThat(continuationThread.get()).isNotEqualTo("offload-device0-completion");
+		// The completion thread is still free for other work.
+		assertThat(this.template.submit((session) -> scaleOne(5f, 2f).join()).get(30, TimeUnit.SECONDS))
+			.isEqualTo(10f);
+	}
+
+	@Test
+	void manyContinuationsWaitingForMoreOffloadWorkAtOnceShouldAllComplete() throws Exception {
+		start(1);
+		int gate = TemplateTestKernels.newGate();
+		// More blocked continuations than the default completion executor has threads.
+		int jobs = 3 * Math.max(2, Runtime.getRuntime().availableProcessors());
+		List<CompletableFuture<Float>> futures = new ArrayList<>();
+		for (int i = 0; i < jobs; i++) {
+			float value = i;
+			futures.add(this.template.submit((session) -> {
+				session.launch(TemplateTestKernels.HOLD, LaunchConfig.of(1, 1), gate);
+				return value;
+			}).thenApply((v) -> scaleOne(v, 2f).join()));
+		}
+		TemplateTestKernels.open(gate);
+		CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+		for (int i = 0; i < jobs; i++) {
+			assertThat(futures.get(i).join()).isEqualTo(2f * i);
+		}
+	}
+
+	private CompletableFuture<Float> scaleOne(float value, float factor) {
+		return this.template.kernel(TemplateTestKernels.SCALE)
+			.config(LaunchConfig.of(1, 1))
+			.arg(1)
+			.arg(factor)
+			.in(new float[] { value })
+			.outFloats(1)
+			.runAsync()
+			.thenApply((result) -> result.floats(0)[0]);
 	}
 
 	private static List<String> liveThreads() {

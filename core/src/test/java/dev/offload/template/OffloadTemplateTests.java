@@ -1,7 +1,6 @@
 package dev.offload.template;
 
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.AfterEach;
@@ -20,8 +19,6 @@ import dev.offload.backend.host.HostBackend;
 import dev.offload.kernel.LaunchConfig;
 import dev.offload.spi.BackendException;
 
-import static dev.offload.template.OffloadTemplate.INPUT;
-import static dev.offload.template.OffloadTemplate.OUTPUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -209,27 +206,17 @@ class OffloadTemplateTests {
 	}
 
 	@Test
-	void runShouldCopyInLaunchAndCopyOut() {
-		float[] x = { 1, 2, 3, 4, 5 };
-		float[] y = this.template.run(TemplateTestKernels.SCALE, LaunchConfig.forThreads(5, 4), x, 5, 5, 3f, INPUT,
-				OUTPUT);
-		assertThat(y).containsExactly(3, 6, 9, 12, 15);
-	}
-
-	@Test
-	void runAsyncShouldCompleteWithTheOutput() throws Exception {
-		float[] x = { 1, 2, 3 };
-		float[] y = this.template
-			.runAsync(TemplateTestKernels.SCALE, LaunchConfig.forThreads(3, 4), x, 3, 3, -1f, INPUT, OUTPUT)
-			.get(30, TimeUnit.SECONDS);
-		assertThat(y).containsExactly(-1, -2, -3);
-	}
-
-	@Test
-	void flowShouldRoundTripDoublesAndInts() {
+	void flowShouldRoundTripEveryArrayType() {
 		this.template.execute((session) -> {
 			Flow flow = Flow.of(session);
 			assertThat(flow.downloadDoubles(flow.upload(new double[] { 1.5, 2.5 }), 2)).containsExactly(1.5, 2.5);
+			assertThat(flow.downloadFloats(flow.upload(new float[] { -1.5f }), 1)).containsExactly(-1.5f);
+			assertThat(flow.downloadInts(flow.upload(new int[] { 7, -8, Integer.MAX_VALUE }), 3)).containsExactly(7,
+					-8, Integer.MAX_VALUE);
+			assertThat(flow.downloadLongs(flow.upload(new long[] { Long.MIN_VALUE, 9 }), 2))
+				.containsExactly(Long.MIN_VALUE, 9);
+			assertThat(flow.downloadBytes(flow.upload(new byte[] { -128, 0, 127 }), 3)).containsExactly(-128, 0, 127);
+			assertThat(flow.downloadInts(flow.allocateInts(0), 0)).isEmpty();
 			assertThat(flow.downloadFloats(flow.upload(new float[0]), 0)).isEmpty();
 			return null;
 		});

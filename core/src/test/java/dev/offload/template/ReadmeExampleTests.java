@@ -8,7 +8,6 @@ import org.junit.jupiter.api.Test;
 import dev.offload.DeviceRegistry;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.kernel.KernelRef;
-import dev.offload.kernel.LaunchConfig;
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.kernel.ParamKind;
 
@@ -36,8 +35,15 @@ class ReadmeExampleTests {
 		try {
 			OffloadTemplate offload = new OffloadTemplate(registry);
 			float[] x = { 1, 2, 3, 4, 5 };
-			float[] y = offload.run(SCALE, LaunchConfig.forThreads(x.length, 256), x, x.length, x.length, 3f,
-					OffloadTemplate.INPUT, OffloadTemplate.OUTPUT);
+			float factor = 3f;
+			float[] y = offload.kernel(SCALE)
+				.threads(x.length)
+				.arg(x.length)
+				.arg(factor)
+				.in(x)
+				.outFloats(x.length)
+				.run()
+				.floats(0);
 			assertThat(y).containsExactly(3, 6, 9, 12, 15);
 			assertThat(registry.device(0).streamPool().inUse()).isZero();
 		}

@@ -7,6 +7,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.offload.kernel.HostThread;
 import dev.offload.kernel.KernelRef;
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.kernel.ParamKind;
@@ -33,6 +34,9 @@ final class TemplateTestKernels {
 			throw new IllegalStateException("kernel failed on purpose " + t.intArg(0));
 		})
 		.hostKernel("hold", List.of(ParamKind.INT32), (t) -> await(gate(t.intArg(0))))
+		.hostKernel("mix", List.of(ParamKind.INT32, ParamKind.POINTER, ParamKind.POINTER, ParamKind.POINTER,
+				ParamKind.POINTER, ParamKind.POINTER, ParamKind.POINTER, ParamKind.POINTER, ParamKind.POINTER),
+				TemplateTestKernels::mix)
 		.build();
 
 	static final KernelRef SCALE = KernelRef.of(MODULE, "scale");
@@ -41,7 +45,23 @@ final class TemplateTestKernels {
 
 	static final KernelRef HOLD = KernelRef.of(MODULE, "hold");
 
+	/**
+	 * {@code mix(int n, const double* d, const int* i, const long* l, const byte* b, double* d2, long* sum,
+	 * byte* b1, int* i3)}: one input and one output of each type other than float.
+	 */
+	static final KernelRef MIX = KernelRef.of(MODULE, "mix");
+
 	private TemplateTestKernels() {
+	}
+
+	private static void mix(HostThread t) {
+		int i = t.globalIdX();
+		if (i < t.intArg(0)) {
+			t.doubles(5).put(i, 2 * t.doubles(1).get(i));
+			t.longs(6).put(i, t.ints(2).get(i) + t.longs(3).get(i));
+			t.bytes(7).put(i, (byte) (t.bytes(4).get(i) + 1));
+			t.ints(8).put(i, 3 * t.ints(2).get(i));
+		}
 	}
 
 	/**

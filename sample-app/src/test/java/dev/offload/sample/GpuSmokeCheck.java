@@ -12,6 +12,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.regex.Pattern;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -38,6 +39,9 @@ public final class GpuSmokeCheck {
 
 	private static final HttpClient http = HttpClient.newHttpClient();
 
+	private static final Pattern DEVICE_0_FAILED = Pattern
+		.compile("(?m)^offload_healthy_devices\\{backend=\"\\w+\",device=\"0\"} 0.0$");
+
 	private static int failures;
 
 	private GpuSmokeCheck() {
@@ -45,18 +49,20 @@ public final class GpuSmokeCheck {
 
 	public static void main(String[] args) throws Exception {
 		String backend = (args.length > 0) ? args[0] : "cuda";
+		// The actuator has its own port (localhost only); the checks read health details, so show them.
 		ConfigurableApplicationContext context = SpringApplication.run(OffloadSampleApplication.class,
-				"--server.port=0", "--offload.backend=" + backend, "--offload.stream-pool.borrow-timeout=10s");
-		int port = Integer.parseInt(context.getEnvironment().getProperty("local.server.port"));
-		String base = "http://localhost:" + port;
+				"--server.port=0", "--management.server.port=0", "--management.endpoint.health.show-details=always",
+				"--offload.backend=" + backend, "--offload.stream-pool.borrow-timeout=10s");
+		String base = "http://localhost:" + context.getEnvironment().getProperty("local.server.port");
+		String actuator = "http://localhost:" + context.getEnvironment().getProperty("local.management.port");
 		try {
-			JsonNode health = json.readTree(get(base + "/actuator/health").body());
+			JsonNode health = json.readTree(get(actuator + "/actuator/health").body());
 			check("health UP on " + backend, "UP".equals(health.get("status").asString())
 					&& backend.equals(health.at("/components/offload/details/backend").asString()), health.toString());
 			checkPrices(base);
 			checkMonteCarlo(base);
 			checkBurst(base);
-			checkDeviceFailure(base, context.getBean(DeviceRegistry.class));
+			checkDeviceFailure(base, actuator, context.getBean(DeviceRegistry.class));
 		}
 		finally {
 			System.out.println(failures == 0 ? "SMOKE PASS" : "SMOKE FAIL: " + failures + " check(s) failed");
@@ -140,7 +146,7 @@ public final class GpuSmokeCheck {
 				ok, latencies[1000] / 1e6, latencies[1980] / 1e6), ok == 2000, "");
 	}
 
-	private static void checkDeviceFailure(String base, DeviceRegistry registry) throws Exception {
+	private static void checkDeviceFailure(String base, String actuator, DeviceRegistry registry) throws Exception {
 		ModuleDefinition oob = ModuleDefinition.builder("oob")
 			.imageResource("kernels/oob.ptx")
 			.hostKernel("writeOutOfBounds", List.of(ParamKind.POINTER, ParamKind.INT64),
@@ -160,7 +166,7 @@ public final class GpuSmokeCheck {
 		// either is sticky. The host backend reports HOST_ERROR_ILLEGAL_ADDRESS.
 		check("out-of-bounds kernel fails its session with a sticky error: " + error,
 				error.contains("the device is unusable until the process restarts"), error);
-		HttpResponse<String> health = get(base + "/actuator/health");
+		HttpResponse<String> health = get(actuator + "/actuator/health");
 		JsonNode offload = json.readTree(health.body()).at("/components/offload");
 		check("health DOWN after the failure: " + offload, health.statusCode() == 503
 				&& "DOWN".equals(offload.get("status").asString())
@@ -169,6 +175,14 @@ public final class GpuSmokeCheck {
 				"{\"options\":[{\"spot\":100,\"strike\":95,\"maturity\":1,\"rate\":0.03,\"volatility\":0.2}]}");
 		check("requests after the failure get 503: " + price.body(), price.statusCode() == 503, "");
 		check("JVM alive after the sticky error", Runtime.getRuntime().availableProcessors() > 0, "");
+		HttpResponse<String> readiness = get(actuator + "/actuator/health/readiness");
+		HttpResponse<String> liveness = get(actuator + "/actuator/health/liveness");
+		check("readiness 503 and liveness 200 after the failure: " + readiness.body() + " " + liveness.body(),
+				readiness.statusCode() == 503 && liveness.statusCode() == 200, "");
+		String scrape = http.send(HttpRequest.newBuilder(URI.create(actuator + "/actuator/prometheus")).build(),
+				HttpResponse.BodyHandlers.ofString()).body();
+		check("offload_healthy_devices 0 for device 0 after the failure",
+				DEVICE_0_FAILED.matcher(scrape).find(), "");
 	}
 
 	private static void check(String what, boolean ok, String detail) {

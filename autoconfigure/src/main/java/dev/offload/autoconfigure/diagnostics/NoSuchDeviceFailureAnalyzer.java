@@ -4,6 +4,8 @@ import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
 import dev.offload.NoSuchDeviceException;
+import dev.offload.autoconfigure.InvalidOffloadConfigurationException;
+import dev.offload.spring.aop.UnknownOffloadDeviceException;
 
 /**
  * Reports a {@link NoSuchDeviceException} thrown while the application starts, such as a bean asking the registry
@@ -14,7 +16,8 @@ final class NoSuchDeviceFailureAnalyzer extends AbstractFailureAnalyzer<NoSuchDe
 
 	@Override
 	protected FailureAnalysis analyze(Throwable rootFailure, NoSuchDeviceException cause) {
-		if (findCause(rootFailure, InvalidOffloadConfigurationException.class) != null) {
+		if (findCause(rootFailure, InvalidOffloadConfigurationException.class) != null
+				|| cause instanceof UnknownOffloadDeviceException) {
 			return null;
 		}
 		String description = "Offload has no device with id " + cause.getDeviceId() + "; its devices are "

@@ -11,6 +11,7 @@ import org.springframework.context.annotation.Bean;
 
 import dev.offload.DeviceRegistry;
 import dev.offload.leak.LeakDetector;
+import dev.offload.spi.BackendSelection;
 import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint;
 
 /**
@@ -26,8 +27,9 @@ public final class OffloadEndpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	StreamPoolsEndpoint streamPoolsEndpoint(DeviceRegistry registry, ObjectProvider<LeakDetector> leakDetector) {
-		return new StreamPoolsEndpoint(registry, leakDetector.getIfAvailable());
+	StreamPoolsEndpoint streamPoolsEndpoint(DeviceRegistry registry, ObjectProvider<LeakDetector> leakDetector,
+			ObjectProvider<BackendSelection> selection) {
+		return new StreamPoolsEndpoint(registry, leakDetector.getIfAvailable(), selection.getIfAvailable());
 	}
 
 }

@@ -1,5 +1,6 @@
 package dev.offload.autoconfigure.health;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -7,9 +8,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
-import org.springframework.core.env.Environment;
 
 import dev.offload.DeviceRegistry;
+import dev.offload.spi.BackendSelection;
 import dev.offload.spring.actuate.health.OffloadHealthIndicator;
 
 /**
@@ -26,9 +27,8 @@ public final class OffloadHealthContributorAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(name = { "offloadHealthIndicator", "offloadHealthContributor" })
-	OffloadHealthIndicator offloadHealthIndicator(DeviceRegistry registry, Environment environment) {
-		String backend = environment.getProperty("offload.backend", "auto");
-		return new OffloadHealthIndicator(registry, "auto".equalsIgnoreCase(backend.trim()));
+	OffloadHealthIndicator offloadHealthIndicator(DeviceRegistry registry, ObjectProvider<BackendSelection> selection) {
+		return new OffloadHealthIndicator(registry, selection.getIfAvailable());
 	}
 
 }

@@ -52,7 +52,16 @@ final class OffloadAttributeSource {
 		if (offload == null) {
 			offload = AnnotatedElementUtils.findMergedAnnotation(method.getDeclaringClass(), Offload.class);
 		}
-		return (offload != null) ? OffloadAttributes.of(offload) : null;
+		if (offload == null) {
+			return null;
+		}
+		try {
+			return OffloadAttributes.of(offload);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException("Invalid @Offload on " + method.getDeclaringClass().getName() + "."
+					+ method.getName() + ": " + ex.getMessage(), ex);
+		}
 	}
 
 }

@@ -27,9 +27,15 @@ final class OffloadMeters {
 
 	static final String STREAMS_DISCARDED = "offload.streams.discarded";
 
-	static final String SESSIONS = "offload.sessions";
-
 	static final String SESSIONS_LEAKED = "offload.sessions.leaked";
+
+	static final String SESSIONS_TIMEOUTS = "offload.sessions.timeouts";
+
+	static final String SESSIONS_PENDING = "offload.sessions.pending";
+
+	static final String STREAMS_OLDEST_WAIT = "offload.streams.oldest.wait";
+
+	static final String HEALTHY_DEVICES = "offload.healthy.devices";
 
 	static final String UNIT_STREAMS = "streams";
 
@@ -38,6 +44,8 @@ final class OffloadMeters {
 	static final String UNIT_BORROWS = "borrows";
 
 	static final String UNIT_SESSIONS = "sessions";
+
+	static final String UNIT_DEVICES = "devices";
 
 	private OffloadMeters() {
 	}
@@ -49,13 +57,6 @@ final class OffloadMeters {
 	static Timer acquireTimer(MeterRegistry registry, Device device) {
 		return Timer.builder(STREAMS_ACQUIRE)
 			.description("Time to borrow a stream, creation and waiting included")
-			.tags(tags(device))
-			.register(registry);
-	}
-
-	static Timer sessionTimer(MeterRegistry registry, Device device) {
-		return Timer.builder(SESSIONS)
-			.description("Time from opening a session to the end of its work")
 			.tags(tags(device))
 			.register(registry);
 	}

@@ -1,11 +1,13 @@
 package dev.offload.spring.metrics;
 
+import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import org.jspecify.annotations.Nullable;
 
@@ -17,8 +19,12 @@ import dev.offload.leak.LeakDetector;
 /**
  * {@link MeterBinder} for the stream pools of a {@link DeviceRegistry}, in the style of {@code hikaricp.connections.*}:
  * gauges {@code offload.streams}, {@code offload.streams.active}, {@code offload.streams.idle},
- * {@code offload.streams.pending} and {@code offload.streams.max}; counters {@code offload.streams.timeout},
- * {@code offload.streams.discarded} and, with an enabled {@link LeakDetector}, {@code offload.sessions.leaked}. Each
+ * {@code offload.streams.pending} (borrowers waiting), {@code offload.streams.oldest.wait} (how long the oldest of
+ * them has waited), {@code offload.streams.max}, {@code offload.sessions.pending} (sessions whose end the
+ * completion thread awaits) and {@code offload.healthy.devices} (1, or 0 once a sticky error failed the device, so
+ * that its sum counts the healthy devices); counters {@code offload.streams.timeout},
+ * {@code offload.streams.discarded}, {@code offload.sessions.timeouts} and, with an enabled {@link LeakDetector},
+ * {@code offload.sessions.leaked}. Each
  * is tagged {@code device} and {@code backend}. It also registers the timers that {@link OffloadSessionMetrics}
  * records, so that they show from the start.
  * <p>
@@ -61,8 +67,22 @@ public final class OffloadPoolMetrics implements MeterBinder {
 				OffloadMeters.UNIT_THREADS, pool, StreamPool::waiting, tags);
 		gauge(meterRegistry, OffloadMeters.STREAMS_MAX, "The pool's bound; NaN when unbounded",
 				OffloadMeters.UNIT_STREAMS, pool, OffloadPoolMetrics::max, tags);
+		gauge(meterRegistry, OffloadMeters.HEALTHY_DEVICES,
+				"1 while the device can take work, 0 once a sticky error failed it", OffloadMeters.UNIT_DEVICES,
+				device, (d) -> d.isHealthy() ? 1 : 0, tags);
 		counter(meterRegistry, OffloadMeters.STREAMS_TIMEOUT, "Borrows that gave up after the borrow timeout",
 				OffloadMeters.UNIT_BORROWS, pool, (p) -> p.statistics().timeouts(), tags);
+		TimeGauge.builder(OffloadMeters.STREAMS_OLDEST_WAIT, pool, TimeUnit.NANOSECONDS,
+				(p) -> p.oldestWait().toNanos())
+			.description("How long the borrower that has waited longest has waited so far")
+			.tags(tags)
+			.register(meterRegistry);
+		gauge(meterRegistry, OffloadMeters.SESSIONS_PENDING,
+				"Sessions handed to the completion thread whose work is not done yet", OffloadMeters.UNIT_SESSIONS,
+				pool, (p) -> p.statistics().pendingCompletions(), tags);
+		counter(meterRegistry, OffloadMeters.SESSIONS_TIMEOUTS,
+				"Sessions whose deadline passed while their caller waited for a stream or for their work",
+				OffloadMeters.UNIT_SESSIONS, pool, (p) -> p.statistics().sessionTimeouts(), tags);
 		counter(meterRegistry, OffloadMeters.STREAMS_DISCARDED, "Streams destroyed because their work failed",
 				OffloadMeters.UNIT_STREAMS, pool, (p) -> p.statistics().discarded(), tags);
 		if (this.leakDetector != null) {
@@ -72,7 +92,6 @@ public final class OffloadPoolMetrics implements MeterBinder {
 					this.leakDetector, (detector) -> detector.leakedSessions(id), tags);
 		}
 		OffloadMeters.acquireTimer(meterRegistry, device);
-		OffloadMeters.sessionTimer(meterRegistry, device);
 	}
 
 	private static double max(StreamPool pool) {

@@ -12,13 +12,13 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 
 import dev.offload.Device;
 import dev.offload.OffloadListener;
-import dev.offload.OffloadSession;
 import dev.offload.StreamPriority;
 
 /**
- * {@link OffloadListener} that records the timers {@code offload.streams.acquire} (time to borrow a stream) and
- * {@code offload.sessions} (session duration), tagged {@code device} and {@code backend}, in every registry it is
- * {@link #bindTo(MeterRegistry) bound} to. Being a {@link MeterBinder} rather than taking a registry, it can be
+ * {@link OffloadListener} that records the timer {@code offload.streams.acquire} (time to borrow a stream), tagged
+ * {@code device} and {@code backend}, in every registry it is {@link #bindTo(MeterRegistry) bound} to. Session
+ * durations are the {@code offload.session} observation's timer (see
+ * {@link dev.offload.spring.observation.OffloadObservationListener}), not a second timer here. Being a {@link MeterBinder} rather than taking a registry, it can be
  * given to a {@link dev.offload.DeviceRegistry} before any meter registry exists; what happens before it is bound is
  * not recorded.
  */
@@ -34,38 +34,26 @@ public final class OffloadSessionMetrics implements OffloadListener, MeterBinder
 	@Override
 	public void streamBorrowed(Device device, StreamPriority priority, long waitNanos) {
 		for (Bound bound : this.registries) {
-			bound.timers(device).acquire.record(waitNanos, TimeUnit.NANOSECONDS);
-		}
-	}
-
-	@Override
-	public void sessionClosed(OffloadSession session, long durationNanos, Throwable failure) {
-		for (Bound bound : this.registries) {
-			bound.timers(session.device()).session.record(durationNanos, TimeUnit.NANOSECONDS);
+			bound.timer(device).record(waitNanos, TimeUnit.NANOSECONDS);
 		}
 	}
 
 	/**
-	 * One registry and the timers of each device in it, so that recording does not look meters up.
+	 * One registry and the timer of each device in it, so that recording does not look meters up.
 	 */
 	private static final class Bound {
 
 		private final MeterRegistry registry;
 
-		private final Map<Device, DeviceTimers> byDevice = new ConcurrentHashMap<>();
+		private final Map<Device, Timer> byDevice = new ConcurrentHashMap<>();
 
 		Bound(MeterRegistry registry) {
 			this.registry = registry;
 		}
 
-		DeviceTimers timers(Device device) {
-			return this.byDevice.computeIfAbsent(device, (key) -> new DeviceTimers(
-					OffloadMeters.acquireTimer(this.registry, key), OffloadMeters.sessionTimer(this.registry, key)));
+		Timer timer(Device device) {
+			return this.byDevice.computeIfAbsent(device, (key) -> OffloadMeters.acquireTimer(this.registry, key));
 		}
-
-	}
-
-	private record DeviceTimers(Timer acquire, Timer session) {
 
 	}
 

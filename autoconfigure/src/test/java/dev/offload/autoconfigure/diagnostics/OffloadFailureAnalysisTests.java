@@ -1,23 +1,31 @@
 package dev.offload.autoconfigure.diagnostics;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.env.PropertiesPropertySourceLoader;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ContextConsumer;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.annotation.AnnotationAwareOrderComparator;
+import org.springframework.core.io.ClassPathResource;
 
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.autoconfigure.OffloadAutoConfiguration;
+import dev.offload.autoconfigure.leak.OffloadLeakDetectionAutoConfiguration;
+import dev.offload.autoconfigure.template.OffloadTemplateAutoConfiguration;
+import dev.offload.template.Offload;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -56,7 +64,7 @@ class OffloadFailureAnalysisTests {
 	@Test
 	void borrowTimeoutWhenZeroShouldFailWithAnalysis() {
 		this.contextRunner.withPropertyValues("offload.stream-pool.borrow-timeout=0s")
-			.run(failsWith("Invalid value 'PT0S' for 'offload.stream-pool.borrow-timeout': borrowTimeout must be "
+			.run(failsWith("Invalid value '0s' for 'offload.stream-pool.borrow-timeout': borrowTimeout must be "
 					+ "positive", "Set 'offload.stream-pool.borrow-timeout' to a positive duration, such as 30s."));
 	}
 
@@ -79,7 +87,7 @@ class OffloadFailureAnalysisTests {
 	@Test
 	void devicesWhenUnknownIdShouldFailWithAnalysis() {
 		this.contextRunner.withPropertyValues("offload.devices=0,5")
-			.run(failsWith("Invalid value '[0, 5]' for 'offload.devices': device 5 does not exist; the backend's "
+			.run(failsWith("Invalid value '0,5' for 'offload.devices': device 5 does not exist; the backend's "
 					+ "devices are [0]", "List only existing device ids in 'offload.devices' ([0]), or set it to 'all'."));
 	}
 
@@ -165,6 +173,93 @@ class OffloadFailureAnalysisTests {
 					"Use one of the device ids [0]"));
 	}
 
+	@Test
+	void asyncExecutorWhenNoSuchBeanShouldFailWithAnalysis() {
+		this.contextRunner.withPropertyValues("offload.async.executor=gpuContinuations")
+			.run(failsWith("Invalid value 'gpuContinuations' for 'offload.async.executor': there is no bean named "
+					+ "'gpuContinuations'", "Define an Executor or TaskExecutor bean named 'gpuContinuations'"));
+	}
+
+	@Test
+	void asyncExecutorWhenBeanIsNoExecutorShouldFailWithAnalysis() {
+		this.contextRunner.withPropertyValues("offload.async.executor=notAnExecutor")
+			.withBean("notAnExecutor", String.class, () -> "text")
+			.run(failsWith("Invalid value 'notAnExecutor' for 'offload.async.executor': bean 'notAnExecutor' is a "
+					+ "java.lang.String, not an Executor", "Define an Executor or TaskExecutor bean named"));
+	}
+
+	@Test
+	void durationWhenNegativeInAFileShouldShowItAsTypedAndWhereItIs() {
+		this.contextRunner.withInitializer((context) -> addProperties(context, "offload-negative.properties"))
+			.run(failsWith("Invalid value '-5s' for 'offload.shutdown.await-termination': awaitTermination must be at "
+					+ "least 0, was PT-5S\n    Origin: class path resource [offload-negative.properties] - 2:36",
+					"Set 'offload.shutdown.await-termination' to 0s or more"));
+	}
+
+	@Test
+	void dataSizeWhenNegativeShouldShowItAsTyped() {
+		this.contextRunner.withPropertyValues("offload.buffer-cache.max-size=-1GB")
+			.run(failsWith("Invalid value '-1GB' for 'offload.buffer-cache.max-size'", "to 0B (no cache) or more"));
+	}
+
+	@Test
+	void leakDetectionThresholdWhenNegativeShouldFailWithAnalysis() {
+		this.contextRunner
+			.withConfiguration(AutoConfigurations.of(OffloadAutoConfiguration.class,
+					OffloadLeakDetectionAutoConfiguration.class))
+			.withPropertyValues("offload.leak-detection-threshold=-30s")
+			.run(failsWith("Invalid value '-30s' for 'offload.leak-detection-threshold': leakDetectionThreshold must "
+					+ "be at least 0", "Set 'offload.leak-detection-threshold' to a positive duration, such as 30s, "
+							+ "or to 0s to turn leak detection off."));
+	}
+
+	@Test
+	void propertyWhenMisspeltShouldNameTheNearestOne() {
+		this.contextRunner.withPropertyValues("offload.stream-pool.inital-size=8")
+			.run(failsWith("'offload.stream-pool.inital-size' is not an Offload property (set to '8' in ",
+					"Rename 'offload.stream-pool.inital-size' to 'offload.stream-pool.initial-size' if that is what "
+							+ "you meant, or remove it."));
+	}
+
+	@Test
+	void propertyWhenMisspeltUnderADeviceShouldKeepTheDeviceKey() {
+		this.contextRunner.withPropertyValues("offload.devices-config.1.stream-pool.max-szie=8")
+			.run(failsWith("the nearest one is 'offload.devices-config.1.stream-pool.max-size'.",
+					"to 'offload.devices-config.1.stream-pool.max-size'"));
+	}
+
+	@Test
+	void offloadDeviceWhenItDoesNotExistShouldFailNamingTheBeanAndMethod() {
+		this.contextRunner
+			.withConfiguration(AutoConfigurations.of(OffloadAutoConfiguration.class,
+					OffloadTemplateAutoConfiguration.class))
+			.withPropertyValues("offload.host.device-count=2")
+			.withUserConfiguration(SeventhDeviceConfiguration.class)
+			.run(failsWith("@Offload(device = 7) on SeventhDeviceService.work() of bean 'seventhDeviceService' names "
+					+ "a device that does not exist; the devices are [0, 1].",
+					"Change @Offload(device = 7) on SeventhDeviceService.work() to one of the device ids [0, 1]"));
+	}
+
+	@Test
+	void offloadDeviceWhenItExistsShouldStart() {
+		this.contextRunner
+			.withConfiguration(AutoConfigurations.of(OffloadAutoConfiguration.class,
+					OffloadTemplateAutoConfiguration.class))
+			.withPropertyValues("offload.host.device-count=8")
+			.withUserConfiguration(SeventhDeviceConfiguration.class)
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	private static void addProperties(ConfigurableApplicationContext context, String resource) {
+		try {
+			new PropertiesPropertySourceLoader().load(resource, new ClassPathResource(resource))
+				.forEach(context.getEnvironment().getPropertySources()::addFirst);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
 	private static ContextConsumer<AssertableApplicationContext> failsWith(String description, String action) {
 		return (context) -> {
 			assertThat(context).hasFailed();
@@ -177,7 +272,8 @@ class OffloadFailureAnalysisTests {
 
 	private static FailureAnalysis analyze(Throwable failure) {
 		List<FailureAnalyzer> analyzers = new ArrayList<>(List.of(new InvalidOffloadConfigurationFailureAnalyzer(),
-				new NoSuchDeviceFailureAnalyzer(), new BackendBindFailureAnalyzer()));
+				new NoSuchDeviceFailureAnalyzer(), new BackendBindFailureAnalyzer(),
+				new UnknownOffloadDeviceFailureAnalyzer(), new UnknownOffloadPropertyFailureAnalyzer()));
 		AnnotationAwareOrderComparator.sort(analyzers);
 		for (FailureAnalyzer analyzer : analyzers) {
 			FailureAnalysis analysis = analyzer.analyze(failure);
@@ -194,6 +290,24 @@ class OffloadFailureAnalysisTests {
 		@Bean
 		Device ninthDevice(DeviceRegistry registry) {
 			return registry.device(9);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class SeventhDeviceConfiguration {
+
+		@Bean
+		SeventhDeviceService seventhDeviceService() {
+			return new SeventhDeviceService();
+		}
+
+	}
+
+	static class SeventhDeviceService {
+
+		@Offload(device = 7)
+		void work() {
 		}
 
 	}

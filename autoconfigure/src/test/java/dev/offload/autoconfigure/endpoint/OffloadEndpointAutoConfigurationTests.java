@@ -8,6 +8,7 @@ import org.springframework.context.annotation.Configuration;
 
 import dev.offload.DeviceRegistry;
 import dev.offload.autoconfigure.HostDeviceRegistryConfiguration;
+import dev.offload.autoconfigure.OffloadAutoConfiguration;
 import dev.offload.autoconfigure.leak.OffloadLeakDetectionAutoConfiguration;
 import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint;
 
@@ -57,6 +58,23 @@ class OffloadEndpointAutoConfigurationTests {
 			.run((context) -> assertThat(
 					context.getBean(StreamPoolsEndpoint.class).streamPools().leakDetectionThreshold())
 				.isEqualTo("PT2S"));
+	}
+
+	@Test
+	void endpointWhenBackendIsSelectedShouldSayWhy() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(OffloadAutoConfiguration.class))
+			.withPropertyValues("management.endpoints.web.exposure.include=streampools", "offload.backend=host",
+					"offload.host.device-count=2")
+			.run((context) -> assertThat(context.getBean(StreamPoolsEndpoint.class).streamPools().backendReason())
+				.isEqualTo("'offload.backend' is 'host'"));
+	}
+
+	@Test
+	void endpointWhenApplicationRegistryShouldNotGiveAReason() {
+		this.contextRunner.withUserConfiguration(HostDeviceRegistryConfiguration.class)
+			.withPropertyValues("management.endpoints.web.exposure.include=streampools")
+			.run((context) -> assertThat(context.getBean(StreamPoolsEndpoint.class).streamPools().backendReason())
+				.isNull());
 	}
 
 	@Test

@@ -4,9 +4,11 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import dev.offload.autoconfigure.HostDeviceRegistryConfiguration;
+import dev.offload.autoconfigure.OffloadAutoConfiguration;
 import dev.offload.spring.actuate.health.OffloadHealthIndicator;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -39,11 +41,21 @@ class OffloadHealthContributorAutoConfigurationTests {
 	}
 
 	@Test
-	void healthIndicatorWhenBackendIsAutoAndHostShouldNoteTheFallback() {
+	void healthIndicatorWhenBackendIsAutoAndHostShouldNoteTheFallbackAndWhy() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(OffloadAutoConfiguration.class))
+			.withClassLoader(new FilteredClassLoader("jcuda"))
+			.withPropertyValues("offload.backend=auto")
+			.run((context) -> assertThat(context.getBean(OffloadHealthIndicator.class).health().getDetails())
+				.containsEntry("note", OffloadHealthIndicator.HOST_FALLBACK_NOTE)
+				.containsEntry("reason", "JCuda (jcuda.driver.JCudaDriver) is not on the classpath"));
+	}
+
+	@Test
+	void healthIndicatorWhenApplicationRegistryIsOnHostShouldNotNoteAFallback() {
 		this.contextRunner.withUserConfiguration(HostDeviceRegistryConfiguration.class)
 			.withPropertyValues("offload.backend=auto")
 			.run((context) -> assertThat(context.getBean(OffloadHealthIndicator.class).health().getDetails())
-				.containsEntry("note", OffloadHealthIndicator.HOST_FALLBACK_NOTE));
+				.doesNotContainKey("note"));
 	}
 
 	@Test

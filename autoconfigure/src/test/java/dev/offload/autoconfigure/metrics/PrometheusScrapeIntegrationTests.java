@@ -41,11 +41,12 @@ class PrometheusScrapeIntegrationTests {
 			.contains("offload_streams_pending_threads{")
 			.contains("offload_streams_max_streams{backend=\"host\",device=\"1\"} 3.0")
 			.contains("offload_streams_acquire_seconds_count{")
-			.contains("offload_sessions_seconds_count{")
 			.contains("offload_streams_timeout_borrows_total{")
 			.contains("offload_streams_discarded_streams_total{")
 			.contains("offload_sessions_leaked_sessions_total{")
-			.contains("offload_session_seconds_count{");
+			.contains("offload_healthy_devices{backend=\"host\",device=\"0\"} 1.0")
+			.contains("offload_session_seconds_count{")
+			.doesNotContain("offload_sessions_seconds");
 	}
 
 }

@@ -1,6 +1,7 @@
 package dev.offload.spring.aop;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -223,6 +224,19 @@ class OffloadAnnotationTests {
 		});
 	}
 
+	@Test
+	void timeoutShouldGiveTheSessionItOpensADeadline() {
+		run((context) -> assertThat(context.getBean(Inner.class).bounded().timeout()).isEqualTo(Duration.ofSeconds(2)));
+	}
+
+	@Test
+	void timeoutThatIsNotADurationShouldFailTheStartupNamingTheMethod() {
+		this.contextRunner.withUserConfiguration(BadTimeoutConfiguration.class)
+			.run((context) -> assertThat(context).getFailure()
+				.hasStackTraceContaining("IllegalArgumentException: Invalid @Offload on " + BadTimeout.class.getName()
+						+ ".soon: @Offload timeout 'soon' is not a positive duration"));
+	}
+
 	private static int lent(AssertableApplicationContext context) {
 		return context.getBean(DeviceRegistry.class).devices().stream().mapToInt((d) -> d.streamPool().inUse()).sum();
 	}
@@ -345,6 +359,11 @@ class OffloadAnnotationTests {
 			return current();
 		}
 
+		@Offload(timeout = "2s")
+		public OffloadSession bounded() {
+			return current();
+		}
+
 		public Optional<OffloadSession> selfInvoked() {
 			return never();
 		}
@@ -401,6 +420,24 @@ class OffloadAnnotationTests {
 		public String toString() {
 			assertThat(OffloadSessionBinding.currentSession()).isEmpty();
 			return "ClassLevel";
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class BadTimeoutConfiguration {
+
+		@Bean
+		BadTimeout badTimeout() {
+			return new BadTimeout();
+		}
+
+	}
+
+	static class BadTimeout {
+
+		@Offload(timeout = "soon")
+		public void soon() {
 		}
 
 	}

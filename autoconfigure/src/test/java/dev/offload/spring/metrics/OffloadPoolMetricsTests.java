@@ -2,6 +2,7 @@ package dev.offload.spring.metrics;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -13,6 +14,8 @@ import org.junit.jupiter.api.Test;
 
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
+import dev.offload.SessionOptions;
+import dev.offload.SessionTimeoutException;
 import dev.offload.StreamBorrowTimeoutException;
 import dev.offload.StreamPoolConfig;
 import dev.offload.backend.host.HostBackend;
@@ -83,10 +86,30 @@ class OffloadPoolMetricsTests {
 			OffloadSession waiter = bounded.openSession(0);
 			CompletableFuture<Integer> borrow = CompletableFuture.supplyAsync(waiter::streamId);
 			await().atMost(Duration.ofSeconds(10)).until(() -> gauge("offload.streams.pending", "0") == 1);
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> this.meters.get("offload.streams.oldest.wait").timeGauge().value(TimeUnit.NANOSECONDS) > 0);
 			holder.close();
 			assertThat(borrow).succeedsWithin(Duration.ofSeconds(10));
 			waiter.close();
 			assertThat(gauge("offload.streams.pending", "0")).isZero();
+		}
+	}
+
+	@Test
+	void sessionTimeoutsWhenADeadlinePassesShouldBeCountedAndPendingCompletionsShown() {
+		DeviceRegistry bounded = DeviceRegistry.builder(HostBackend.builder().workersPerDevice(2).build())
+			.streamPool(new StreamPoolConfig(1, 1, Duration.ofSeconds(30)))
+			.build();
+		try (bounded) {
+			new OffloadPoolMetrics(bounded, null).bindTo(this.meters);
+			try (OffloadSession holder = bounded.openSession(0)) {
+				holder.streamId();
+				OffloadSession late = bounded.openSession(SessionOptions.DEFAULTS.withTimeout(Duration.ofMillis(50)));
+				assertThatExceptionOfType(SessionTimeoutException.class).isThrownBy(late::streamId);
+				late.close();
+				assertThat(counter("offload.sessions.timeouts", "0")).isOne();
+				assertThat(gauge("offload.sessions.pending", "0")).isZero();
+			}
 		}
 	}
 
@@ -119,6 +142,20 @@ class OffloadPoolMetricsTests {
 	}
 
 	@Test
+	void healthyWhenADeviceFailsShouldDropToZeroForThatDeviceOnly() {
+		new OffloadPoolMetrics(this.registry, null).bindTo(this.meters);
+		assertThat(gauge("offload.healthy.devices", "1")).isOne();
+		this.backend.failDevice(1, "injected for a test");
+		assertThatExceptionOfType(BackendException.class).isThrownBy(() -> {
+			try (OffloadSession session = this.registry.openSession(1)) {
+				session.streamId();
+			}
+		});
+		assertThat(gauge("offload.healthy.devices", "1")).isZero();
+		assertThat(gauge("offload.healthy.devices", "0")).isOne();
+	}
+
+	@Test
 	void leakedCounterWhenLeakDetectionIsOnShouldCountLeakedSessions() {
 		this.leakDetector = new LeakDetector(Duration.ofMillis(50));
 		DeviceRegistry watched = DeviceRegistry.builder(HostBackend.builder().workersPerDevice(2).build())
@@ -140,11 +177,10 @@ class OffloadPoolMetricsTests {
 	}
 
 	@Test
-	void timersShouldBeRegisteredFromTheStart() {
+	void timerShouldBeRegisteredFromTheStart() {
 		new OffloadPoolMetrics(this.registry, null).bindTo(this.meters);
 		Timer acquire = this.meters.get("offload.streams.acquire").tags("device", "1", "backend", "host").timer();
 		assertThat(acquire.count()).isZero();
-		assertThat(this.meters.get("offload.sessions").tag("device", "0").timer().count()).isZero();
 	}
 
 	@Test
@@ -155,8 +191,9 @@ class OffloadPoolMetricsTests {
 			.containsOnly("offload.streams", "offload.streams.active", "offload.streams.idle",
 					"offload.streams.pending", "offload.streams.max", "offload.streams.timeout",
 					"offload.streams.discarded", "offload.sessions.leaked", "offload.streams.acquire",
-					"offload.sessions");
-		assertThat(this.meters.getMeters()).hasSize(2 * 10).allSatisfy((meter) -> {
+					"offload.healthy.devices", "offload.streams.oldest.wait", "offload.sessions.pending",
+					"offload.sessions.timeouts");
+		assertThat(this.meters.getMeters()).hasSize(2 * 13).allSatisfy((meter) -> {
 			Meter.Id id = meter.getId();
 			assertThat(id.getDescription()).as(id.getName()).isNotBlank();
 			assertThat(id.getBaseUnit()).as(id.getName()).isNotBlank();

@@ -5,13 +5,14 @@ import java.nio.ByteOrder;
 import java.nio.DoubleBuffer;
 import java.nio.FloatBuffer;
 import java.nio.IntBuffer;
+import java.nio.LongBuffer;
 
 import dev.offload.kernel.HostThread;
 import dev.offload.spi.NativeMemory;
 
 /**
- * The {@link HostThread} of a host launch: one instance serves a whole grid, its indices updated from thread to
- * thread.
+ * The {@link HostThread} of a host launch: one instance serves one chunk of a grid's blocks on one worker, its
+ * indices updated from thread to thread; it is never shared between workers, so its buffer views need no locking.
  */
 final class GridThread implements HostThread {
 
@@ -178,7 +179,7 @@ final class GridThread implements HostThread {
 	/**
 	 * Returns a buffer argument as bytes (little-endian, the whole allocation).
 	 * @param index the parameter's index
-	 * @return the view, shared by the launch's threads
+	 * @return the view, shared by this chunk's threads
 	 */
 	@Override
 	public ByteBuffer bytes(int index) {
@@ -188,7 +189,7 @@ final class GridThread implements HostThread {
 	/**
 	 * Returns a buffer argument as floats.
 	 * @param index the parameter's index
-	 * @return the view, shared by the launch's threads
+	 * @return the view, shared by this chunk's threads
 	 */
 	@Override
 	public FloatBuffer floats(int index) {
@@ -198,7 +199,7 @@ final class GridThread implements HostThread {
 	/**
 	 * Returns a buffer argument as doubles.
 	 * @param index the parameter's index
-	 * @return the view, shared by the launch's threads
+	 * @return the view, shared by this chunk's threads
 	 */
 	@Override
 	public DoubleBuffer doubles(int index) {
@@ -208,11 +209,21 @@ final class GridThread implements HostThread {
 	/**
 	 * Returns a buffer argument as ints.
 	 * @param index the parameter's index
-	 * @return the view, shared by the launch's threads
+	 * @return the view, shared by this chunk's threads
 	 */
 	@Override
 	public IntBuffer ints(int index) {
 		return view(index, IntBuffer.class);
+	}
+
+	/**
+	 * Returns a buffer argument as longs.
+	 * @param index the parameter's index
+	 * @return the view, shared by the launch's threads
+	 */
+	@Override
+	public LongBuffer longs(int index) {
+		return view(index, LongBuffer.class);
 	}
 
 	private <T> T view(int index, Class<T> type) {
@@ -231,6 +242,9 @@ final class GridThread implements HostThread {
 			}
 			else if (type == DoubleBuffer.class) {
 				view = bytes.asDoubleBuffer();
+			}
+			else if (type == LongBuffer.class) {
+				view = bytes.asLongBuffer();
 			}
 			else {
 				view = bytes.asIntBuffer();

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 
+import dev.offload.InvalidSettingException;
 import dev.offload.kernel.HostKernel;
 import dev.offload.spi.Backend;
 import dev.offload.spi.BackendDevice;
@@ -13,7 +14,8 @@ import dev.offload.spi.BackendException;
  * Devices emulated on the CPU, with the semantics of CUDA streams: work on one stream runs in order; different
  * streams run concurrently on a bounded set of worker threads per device (its "multiprocessors"), higher-priority
  * streams first; synchronize waits for exactly the work enqueued before it; events order work across streams.
- * Device memory is real memory; kernels are Java implementations ({@link HostKernel}) run over the launch's grid.
+ * Device memory is real memory; kernels are Java implementations ({@link HostKernel}) run over the launch's grid,
+ * whose blocks every worker takes, chunk by chunk, as a GPU's multiprocessors take thread blocks.
  * <p>
  * It is the default on machines without a GPU, so that applications start, demo and test anywhere, and it can
  * emulate several devices. {@link #failDevice(int, String)} injects a sticky device error, as a GPU's illegal
@@ -96,7 +98,7 @@ public final class HostBackend implements Backend {
 		 */
 		public Builder deviceCount(int count) {
 			if (count < 1 || count > 64) {
-				throw new IllegalArgumentException("deviceCount must be between 1 and 64, was " + count);
+				throw new InvalidSettingException("deviceCount", "deviceCount must be between 1 and 64, was " + count);
 			}
 			this.deviceCount = count;
 			return this;
@@ -113,13 +115,14 @@ public final class HostBackend implements Backend {
 		}
 
 		/**
-		 * Sets the worker threads per device, which bound how many streams run at once.
+		 * Sets the worker threads per device (its multiprocessors), which bound how many streams, or chunks of one
+		 * launch's blocks, run at once.
 		 * @param workers at least 1
 		 * @return this builder
 		 */
 		public Builder workersPerDevice(int workers) {
 			if (workers < 1) {
-				throw new IllegalArgumentException("workersPerDevice must be at least 1, was " + workers);
+				throw new InvalidSettingException("workersPerDevice", "workersPerDevice must be at least 1, was " + workers);
 			}
 			this.workersPerDevice = workers;
 			return this;
@@ -132,10 +135,14 @@ public final class HostBackend implements Backend {
 		 */
 		public Builder memoryBytes(long bytes) {
 			if (bytes < 1) {
-				throw new IllegalArgumentException("memoryBytes must be at least 1, was " + bytes);
+				throw new InvalidSettingException("memoryBytes", "memoryBytes must be at least 1, was " + bytes);
 			}
 			this.memoryBytes = bytes;
 			return this;
+		}
+
+		int deviceCount() {
+			return this.deviceCount;
 		}
 
 		/**
@@ -144,7 +151,7 @@ public final class HostBackend implements Backend {
 		 */
 		public HostBackend build() {
 			if (this.deviceNames != null && this.deviceNames.size() != this.deviceCount) {
-				throw new IllegalArgumentException("deviceNames must name each of the " + this.deviceCount
+				throw new InvalidSettingException("deviceNames", "deviceNames must name each of the " + this.deviceCount
 						+ " devices, was " + this.deviceNames);
 			}
 			return new HostBackend(this);

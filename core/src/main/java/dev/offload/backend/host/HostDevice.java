@@ -3,6 +3,7 @@ package dev.offload.backend.host;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.PriorityBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -20,7 +21,8 @@ import dev.offload.spi.DeviceInfo;
 import dev.offload.spi.NativeMemory;
 
 /**
- * One emulated device: its workers run the streams that have work, the highest priority first.
+ * One emulated device: its workers take the waiting tasks (a stream's turn to run its operations, or chunks of a
+ * launch's blocks), the highest stream priority first.
  */
 final class HostDevice implements BackendDevice {
 
@@ -31,14 +33,17 @@ final class HostDevice implements BackendDevice {
 
 	private final DeviceInfo info;
 
+	private final int workerCount;
+
 	private final ThreadPoolExecutor workers;
 
-	private final AtomicLong drainSequence = new AtomicLong();
+	private final AtomicLong taskSequence = new AtomicLong();
 
 	private volatile BackendException fault;
 
 	HostDevice(int id, String name, int workerCount, long memoryBytes) {
 		this.info = new DeviceInfo(id, name, 0, 0, memoryBytes, workerCount, LEAST_PRIORITY, GREATEST_PRIORITY);
+		this.workerCount = workerCount;
 		this.workers = new ThreadPoolExecutor(workerCount, workerCount, 30, TimeUnit.SECONDS,
 				new PriorityBlockingQueue<>(), new WorkerFactory(id));
 		this.workers.allowCoreThreadTimeOut(true);
@@ -124,8 +129,32 @@ final class HostDevice implements BackendDevice {
 		return this.info.id();
 	}
 
+	int workerCount() {
+		return this.workerCount;
+	}
+
 	void schedule(HostStream stream) {
-		this.workers.execute(new Drain(stream, this.drainSequence.incrementAndGet()));
+		this.workers.execute(task(stream.priority(), stream::drain));
+	}
+
+	/**
+	 * Queues work for a worker, behind the waiting work of the same or a higher priority.
+	 * @param priority the priority of the stream the work belongs to
+	 * @param work the work
+	 * @return {@code false} if the device is closed and takes no more tasks: the caller runs the work itself
+	 */
+	boolean offer(int priority, Runnable work) {
+		try {
+			this.workers.execute(task(priority, work));
+			return true;
+		}
+		catch (RejectedExecutionException ex) {
+			return false;
+		}
+	}
+
+	private Task task(int priority, Runnable work) {
+		return new Task(priority, this.taskSequence.incrementAndGet(), work);
 	}
 
 	void fail(BackendException error) {
@@ -143,18 +172,18 @@ final class HostDevice implements BackendDevice {
 	}
 
 	/**
-	 * A stream's turn on a worker; higher priority (a lower number) first, then first come first served.
+	 * Work waiting for a worker; higher priority (a lower number) first, then first come first served.
 	 */
-	private record Drain(HostStream stream, long sequence) implements Runnable, Comparable<Drain> {
+	private record Task(int priority, long sequence, Runnable work) implements Runnable, Comparable<Task> {
 
 		@Override
 		public void run() {
-			this.stream.drain();
+			this.work.run();
 		}
 
 		@Override
-		public int compareTo(Drain other) {
-			int byPriority = Integer.compare(this.stream.priority(), other.stream.priority());
+		public int compareTo(Task other) {
+			int byPriority = Integer.compare(this.priority, other.priority);
 			return (byPriority != 0) ? byPriority : Long.compare(this.sequence, other.sequence);
 		}
 

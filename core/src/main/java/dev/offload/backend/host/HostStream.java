@@ -16,9 +16,10 @@ import dev.offload.spi.BackendStream;
 import dev.offload.spi.NativeMemory;
 
 /**
- * An emulated stream: a queue of operations that one worker at a time drains in order. After an operation fails,
- * the later ones are skipped (events still complete, carrying the failure), and {@link #query()} and
- * {@link #synchronize()} throw it.
+ * An emulated stream: a queue of operations that one worker at a time drains in order; a launch of more than one
+ * chunk of blocks ({@link GridLaunch}) is taken by every worker, and the stream goes on when its last chunk is done.
+ * After an operation fails, the later ones are skipped (events still complete, carrying the failure), and
+ * {@link #query()} and {@link #synchronize()} throw it.
  */
 final class HostStream implements BackendStream {
 
@@ -51,6 +52,10 @@ final class HostStream implements BackendStream {
 		return this.priority;
 	}
 
+	HostDevice device() {
+		return this.device;
+	}
+
 	@Override
 	public void copy(NativeMemory src, long srcOffset, NativeMemory dst, long dstOffset, long bytes) {
 		ByteBuffer from = src.hostView();
@@ -72,33 +77,8 @@ final class HostStream implements BackendStream {
 	public void launch(BackendKernel kernel, int gridX, int gridY, int gridZ, int blockX, int blockY, int blockZ,
 			int sharedMemoryBytes, Object[] args) {
 		HostKernel body = ((HostBackendKernel) kernel).body();
-		Object[] arguments = args.clone();
-		enqueue(new Op("kernel '" + kernel.name() + "'", false,
-				() -> runGrid(body, arguments, gridX, gridY, gridZ, blockX, blockY, blockZ)));
-	}
-
-	private static void runGrid(HostKernel body, Object[] args, int gridX, int gridY, int gridZ, int blockX,
-			int blockY, int blockZ) {
-		GridThread thread = new GridThread(args, gridX, gridY, gridZ, blockX, blockY, blockZ);
-		for (int bz = 0; bz < gridZ; bz++) {
-			thread.blockIdxZ = bz;
-			for (int by = 0; by < gridY; by++) {
-				thread.blockIdxY = by;
-				for (int bx = 0; bx < gridX; bx++) {
-					thread.blockIdxX = bx;
-					for (int tz = 0; tz < blockZ; tz++) {
-						thread.threadIdxZ = tz;
-						for (int ty = 0; ty < blockY; ty++) {
-							thread.threadIdxY = ty;
-							for (int tx = 0; tx < blockX; tx++) {
-								thread.threadIdxX = tx;
-								body.run(thread);
-							}
-						}
-					}
-				}
-			}
-		}
+		enqueue(new Op(new GridLaunch(this, "kernel '" + kernel.name() + "'", body, args.clone(), gridX, gridY, gridZ,
+				blockX, blockY, blockZ)));
 	}
 
 	@Override
@@ -221,21 +201,40 @@ final class HostStream implements BackendStream {
 				// Parked until the event completes; its callback schedules this stream again.
 				return;
 			}
-			BackendException error = (failed && !op.alwaysRuns) ? null : run(op);
-			this.lock.lock();
-			try {
-				this.queue.pollFirst();
-				this.completed++;
-				if (error != null && this.failure == null) {
-					this.failure = error;
-				}
-				if (this.waiters > 0) {
-					this.progressed.signalAll();
-				}
+			if (!failed && op.launch != null && op.launch.isChunked()) {
+				// The workers take the launch's chunks; its last one calls finishLaunch, and this stream goes on.
+				op.launch.start();
+				return;
 			}
-			finally {
-				this.lock.unlock();
+			finish((failed && !op.alwaysRuns) ? null : run(op));
+		}
+	}
+
+	/**
+	 * Completes a chunked launch at the head of the queue and gives the stream's next operations to a worker.
+	 * @param error the launch's failure, or {@code null}
+	 */
+	void finishLaunch(BackendException error) {
+		finish(error);
+		if (!this.device.offer(this.priority, this::drain)) {
+			drain();
+		}
+	}
+
+	private void finish(BackendException error) {
+		this.lock.lock();
+		try {
+			this.queue.pollFirst();
+			this.completed++;
+			if (error != null && this.failure == null) {
+				this.failure = error;
 			}
+			if (this.waiters > 0) {
+				this.progressed.signalAll();
+			}
+		}
+		finally {
+			this.lock.unlock();
 		}
 	}
 
@@ -247,19 +246,40 @@ final class HostStream implements BackendStream {
 			op.work.run();
 			return null;
 		}
-		catch (IndexOutOfBoundsException ex) {
-			BackendException error = new BackendException(op.name, "HOST_ERROR_ILLEGAL_ADDRESS",
+		catch (Throwable ex) {
+			BackendException error = failureOf(op.name, ex);
+			if (isFatal(ex)) {
+				throw (Error) ex;
+			}
+			return error;
+		}
+	}
+
+	/**
+	 * The failure that a throwable of an operation is: an access outside a buffer is a sticky illegal address that
+	 * fails the device, anything else fails the stream's work.
+	 * @param name the operation
+	 * @param ex what it threw
+	 * @return the failure
+	 */
+	BackendException failureOf(String name, Throwable ex) {
+		if (ex instanceof IndexOutOfBoundsException) {
+			BackendException error = new BackendException(name, "HOST_ERROR_ILLEGAL_ADDRESS",
 					"an access outside a buffer (" + ex + ")", this.device.id(), true, ex);
 			this.device.fail(error);
 			return error;
 		}
-		catch (Throwable ex) {
-			if (ex instanceof Error error && !(ex instanceof AssertionError || ex instanceof StackOverflowError)) {
-				throw error;
-			}
-			return new BackendException(op.name, "HOST_ERROR_LAUNCH_FAILED", ex.toString(), this.device.id(), false,
-					ex);
-		}
+		return new BackendException(name, "HOST_ERROR_LAUNCH_FAILED", ex.toString(), this.device.id(), false, ex);
+	}
+
+	/**
+	 * Whether a throwable is an error that a worker passes on after recording it (not an assertion or a stack
+	 * overflow, which are a kernel's own failures).
+	 * @param ex what an operation threw
+	 * @return {@code true} if it is rethrown
+	 */
+	static boolean isFatal(Throwable ex) {
+		return ex instanceof Error && !(ex instanceof AssertionError || ex instanceof StackOverflowError);
 	}
 
 	/**
@@ -277,20 +297,28 @@ final class HostStream implements BackendStream {
 
 		final long generation;
 
+		final GridLaunch launch;
+
 		Op(String name, boolean alwaysRuns, Runnable work) {
-			this.name = name;
-			this.alwaysRuns = alwaysRuns;
-			this.work = work;
-			this.event = null;
-			this.generation = 0;
+			this(name, alwaysRuns, work, null, 0, null);
 		}
 
 		Op(String name, HostEvent event, long generation) {
+			this(name, true, null, event, generation, null);
+		}
+
+		Op(GridLaunch launch) {
+			this(launch.name(), false, launch::runWhole, null, 0, launch);
+		}
+
+		private Op(String name, boolean alwaysRuns, Runnable work, HostEvent event, long generation,
+				GridLaunch launch) {
 			this.name = name;
-			this.alwaysRuns = true;
-			this.work = null;
+			this.alwaysRuns = alwaysRuns;
+			this.work = work;
 			this.event = event;
 			this.generation = generation;
+			this.launch = launch;
 		}
 
 	}

@@ -1,9 +1,6 @@
 package dev.offload.backend.cuda;
 
-import java.io.File;
-import java.nio.charset.StandardCharsets;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
+import java.util.Map;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -23,26 +20,11 @@ class CudaDeviceFailureGpuTests {
 	@EnumSource(JCudaExceptionMode.class)
 	void launchWhenKernelWritesOutOfBoundsShouldFailTheDeviceAndNotCrashTheJvm(JCudaExceptionMode mode)
 			throws Exception {
-		String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
-		Process child = new ProcessBuilder(java, "-cp", classPath(), OutOfBoundsScenario.class.getName(), mode.name())
-			.redirectErrorStream(true)
-			.start();
-		CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> {
-			try {
-				return new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-			}
-			catch (java.io.IOException ex) {
-				throw new java.io.UncheckedIOException(ex);
-			}
-		});
-		boolean exited = child.waitFor(120, TimeUnit.SECONDS);
-		if (!exited) {
-			child.destroyForcibly();
-		}
-		String text = output.get(10, TimeUnit.SECONDS);
-		System.out.println("--- out-of-bounds scenario (child JVM) ---\n" + text + "--- end of scenario ---");
-		assertThat(exited).as("the child JVM exited").isTrue();
-		assertThat(child.exitValue()).as("the child JVM's exit code").isZero();
+		ChildJvm.Result child = ChildJvm.run("out-of-bounds scenario", OutOfBoundsScenario.class, Map.of(),
+				mode.name());
+		assertThat(child.exited()).as("the child JVM exited").isTrue();
+		assertThat(child.exitCode()).as("the child JVM's exit code").isZero();
+		String text = child.output();
 		assertThat(text).contains("MODE=" + mode)
 			.contains("SYNCHRONIZE_ERROR=CUDA_ERROR_ILLEGAL_ADDRESS sticky=true")
 			.contains("MESSAGE=cuStreamSynchronize failed on device 0: CUDA_ERROR_ILLEGAL_ADDRESS")
@@ -50,15 +32,6 @@ class CudaDeviceFailureGpuTests {
 			.contains("OPEN_SESSION=DeviceFailedException Device 0 has failed")
 			.contains("REGISTRY_CLOSED=true")
 			.contains("JVM_ALIVE=true");
-	}
-
-	private static String classPath() {
-		String explicit = System.getProperty("offload.test.classpath");
-		if (explicit != null) {
-			return explicit;
-		}
-		String surefire = System.getProperty("surefire.test.class.path");
-		return (surefire != null) ? surefire : System.getProperty("java.class.path");
 	}
 
 }

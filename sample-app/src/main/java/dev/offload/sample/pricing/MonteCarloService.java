@@ -5,10 +5,9 @@ import java.util.concurrent.ThreadLocalRandom;
 
 import org.springframework.stereotype.Service;
 
-import dev.offload.DeviceBuffer;
-import dev.offload.HostBuffer;
 import dev.offload.kernel.KernelRef;
 import dev.offload.kernel.LaunchConfig;
+import dev.offload.template.KernelResult;
 import dev.offload.template.Offload;
 import dev.offload.template.OffloadTemplate;
 
@@ -46,38 +45,24 @@ public class MonteCarloService {
 		int threads = threadsFor(request.paths());
 		int pathsPerThread = (request.paths() + threads - 1) / threads;
 		long seed = (request.seed() != null) ? request.seed() : ThreadLocalRandom.current().nextLong();
-		long bytes = 2L * threads * Double.BYTES;
-		int[] device = new int[1];
-		CompletableFuture<HostBuffer> partials = this.template.submit((session) -> {
-			device[0] = session.device().id();
-			DeviceBuffer sums = session.allocate(bytes);
-			session.launch(MONTE_CARLO, LaunchConfig.of(threads / BLOCK, BLOCK), pathsPerThread,
-					request.spot(), request.strike(), request.maturity(), request.rate(), request.volatility(), seed,
-					sums);
-			// The device owns this buffer, not the session: a new session (no @Offload around the call) ends before
-			// the future completes, and its own buffers with it.
-			HostBuffer host = session.device().allocateHost(bytes);
-			try {
-				session.copy(sums, host);
-			}
-			catch (RuntimeException ex) {
-				host.close();
-				throw ex;
-			}
-			return host;
-		});
+		// Inside this method's session: runAsync joins it and completes once the simulation is done.
+		CompletableFuture<KernelResult> partials = this.template.kernel(MONTE_CARLO)
+			.config(LaunchConfig.of(threads / BLOCK, BLOCK))
+			.arg(pathsPerThread)
+			.arg(request.spot())
+			.arg(request.strike())
+			.arg(request.maturity())
+			.arg(request.rate())
+			.arg(request.volatility())
+			.arg(seed)
+			.outDoubles(2 * threads)
+			.runAsync();
 		// The closed form for comparison, on the CPU: pricing it in this session would wait for the simulation.
 		double exact = OptionKernels.closedFormCall(request.spot(), request.strike(), request.maturity(),
 				request.rate(), request.volatility());
 		long paths = (long) pathsPerThread * threads;
-		return partials.thenApply((host) -> {
-			try {
-				return reduce(host, threads, paths, exact, device[0]);
-			}
-			finally {
-				host.close();
-			}
-		});
+		return partials.thenApply((result) -> reduce(result.doubles(0), threads, paths, exact,
+				result.device().id()));
 	}
 
 	static int threadsFor(int paths) {
@@ -85,8 +70,7 @@ public class MonteCarloService {
 		return (threads / BLOCK) * BLOCK;
 	}
 
-	private static MonteCarloResult reduce(HostBuffer host, int threads, long paths, double exact, int device) {
-		double[] partial = host.getDoubles(0, new double[2 * threads]);
+	private static MonteCarloResult reduce(double[] partial, int threads, long paths, double exact, int device) {
 		double sum = 0;
 		double sumSquares = 0;
 		for (int i = 0; i < threads; i++) {

@@ -1,14 +1,16 @@
 package dev.offload.sample.pricing;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Service;
 
-import dev.offload.DeviceBuffer;
+import dev.offload.StreamPriority;
 import dev.offload.kernel.KernelRef;
-import dev.offload.kernel.LaunchConfig;
-import dev.offload.template.Flow;
+import dev.offload.template.KernelResult;
+import dev.offload.template.OffloadAttributes;
 import dev.offload.template.OffloadTemplate;
 
 /**
@@ -21,16 +23,23 @@ public class OptionPricingService {
 
 	private final OffloadTemplate template;
 
+	private final OffloadAttributes light;
+
 	/**
 	 * Creates the service.
 	 * @param template the template that lends sessions
+	 * @param timeout the deadline of a batch, from asking for a stream to its prices
+	 * ({@code sample.price.timeout}, 1 s by default)
 	 */
-	public OptionPricingService(OffloadTemplate template) {
+	public OptionPricingService(OffloadTemplate template, @Value("${sample.price.timeout:1s}") Duration timeout) {
 		this.template = template;
+		// Light work: the high-priority class (its own streams, its blocks scheduled first) and a short deadline, so
+		// a flood of heavy jobs never makes a price request wait long: it is answered, or refused with 503, quickly.
+		this.light = OffloadAttributes.DEFAULTS.withPriority(StreamPriority.HIGH).withTimeout(timeout);
 	}
 
 	/**
-	 * Prices a batch on the least busy device, synchronously.
+	 * Prices a batch on the least busy device, synchronously, at high priority within the batch's deadline.
 	 * @param options the options, at least one
 	 * @return the prices, in order
 	 */
@@ -45,18 +54,20 @@ public class OptionPricingService {
 			input[3 * n + i] = option.rate();
 			input[4 * n + i] = option.volatility();
 		}
-		return this.template.execute((session) -> {
-			Flow flow = Flow.of(session);
-			DeviceBuffer in = flow.upload(input);
-			DeviceBuffer out = flow.allocateDoubles(2 * n);
-			flow.launch(BLACK_SCHOLES, LaunchConfig.forThreads(n, 128), n, in, out);
-			double[] prices = flow.downloadDoubles(out, 2 * n);
-			List<PricedBatch.Price> result = new ArrayList<>(n);
-			for (int i = 0; i < n; i++) {
-				result.add(new PricedBatch.Price(prices[i], prices[n + i]));
-			}
-			return new PricedBatch(session.device().id(), session.device().backendName(), result);
-		});
+		// __global__ void black_scholes(int n, const double* in, double* out)
+		KernelResult priced = this.template.kernel(BLACK_SCHOLES)
+			.attributes(this.light)
+			.threads(n, 128)
+			.arg(n)
+			.in(input)
+			.outDoubles(2 * n)
+			.run();
+		double[] prices = priced.doubles(0);
+		List<PricedBatch.Price> result = new ArrayList<>(n);
+		for (int i = 0; i < n; i++) {
+			result.add(new PricedBatch.Price(prices[i], prices[n + i]));
+		}
+		return new PricedBatch(priced.device().id(), priced.device().backendName(), result);
 	}
 
 }

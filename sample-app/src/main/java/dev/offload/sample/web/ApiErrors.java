@@ -3,13 +3,6 @@ package dev.offload.sample.web;
 import java.util.List;
 import java.util.stream.Collectors;
 
-import tools.jackson.core.TokenStreamLocation;
-import tools.jackson.core.exc.StreamReadException;
-import tools.jackson.databind.DatabindException;
-import tools.jackson.databind.exc.InvalidFormatException;
-import tools.jackson.databind.exc.MismatchedInputException;
-import tools.jackson.databind.exc.UnrecognizedPropertyException;
-
 import org.springframework.beans.TypeMismatchException;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
@@ -22,8 +15,15 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.context.request.WebRequest;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
+import tools.jackson.core.TokenStreamLocation;
+import tools.jackson.core.exc.StreamReadException;
+import tools.jackson.databind.DatabindException;
+import tools.jackson.databind.exc.InvalidFormatException;
+import tools.jackson.databind.exc.MismatchedInputException;
+import tools.jackson.databind.exc.UnrecognizedPropertyException;
 
 import dev.offload.DeviceFailedException;
+import dev.offload.SessionTimeoutException;
 import dev.offload.StreamBorrowTimeoutException;
 import dev.offload.StreamPoolClosedException;
 
@@ -31,7 +31,7 @@ import dev.offload.StreamPoolClosedException;
  * Turns every error into a problem detail (RFC 9457) that names what was wrong: bad requests (400, naming the field,
  * echoing at most {@value #MAX_ECHO} characters of a value and never a Java type), a body too large (413), unknown
  * paths, methods and media types (404, 405, 415, 406, through Spring's own handler), and a full or failed device
- * (503).
+ * (503, with {@code Retry-After} when a retry can succeed: a full lane or pool, a missed deadline, a shutdown).
  */
 @RestControllerAdvice
 class ApiErrors extends ResponseEntityExceptionHandler {
@@ -82,7 +82,8 @@ class ApiErrors extends ResponseEntityExceptionHandler {
 		return ResponseEntity.badRequest().body(problem);
 	}
 
-	@ExceptionHandler({ StreamBorrowTimeoutException.class, StreamPoolClosedException.class })
+	@ExceptionHandler({ StreamBorrowTimeoutException.class, StreamPoolClosedException.class,
+			SessionTimeoutException.class })
 	ResponseEntity<ProblemDetail> busy(RuntimeException ex) {
 		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, ex.getMessage());
 		problem.setTitle("No GPU stream available");

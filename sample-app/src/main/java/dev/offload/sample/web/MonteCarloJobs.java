@@ -8,8 +8,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Component;
@@ -19,12 +22,15 @@ import dev.offload.sample.pricing.MonteCarloResult;
 /**
  * The Monte Carlo jobs started, by id. A running job is never evicted: what was accepted can always be read until
  * it ends. A finished job is kept for {@code sample.jobs.retention} (10 minutes by default) after it ended, and of
- * the finished ones at most {@value #MAX_FINISHED} are kept (the oldest finished go first).
+ * the finished ones at most {@value #MAX_FINISHED} are kept (the oldest finished go first). Each job's end is logged
+ * ({@code Monte Carlo job <id> DONE} or {@code FAILED: <reason>}), so that none ends unseen, even at shutdown.
  */
 @Component
 public class MonteCarloJobs {
 
 	static final int MAX_FINISHED = 1000;
+
+	private static final Logger logger = LoggerFactory.getLogger(MonteCarloJobs.class);
 
 	private final Map<UUID, Job> jobs = new ConcurrentHashMap<>();
 
@@ -50,7 +56,17 @@ public class MonteCarloJobs {
 		UUID id = UUID.randomUUID();
 		Job job = new Job(future);
 		this.jobs.put(id, job);
-		future.whenComplete((result, failure) -> job.finishedAt = this.clock.instant());
+		future.whenComplete((result, failure) -> {
+			job.finishedAt = this.clock.instant();
+			if (failure == null) {
+				logger.info("Monte Carlo job {} DONE", id);
+			}
+			else {
+				Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
+						? failure.getCause() : failure;
+				logger.info("Monte Carlo job {} FAILED: {}", id, cause.getMessage());
+			}
+		});
 		return id;
 	}
 

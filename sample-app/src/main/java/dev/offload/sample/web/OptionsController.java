@@ -6,7 +6,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 import jakarta.validation.Valid;
-
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -17,6 +16,7 @@ import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.server.ResponseStatusException;
 
 import dev.offload.DeviceFailedException;
+import dev.offload.SessionTimeoutException;
 import dev.offload.StreamBorrowTimeoutException;
 import dev.offload.StreamPoolClosedException;
 import dev.offload.sample.pricing.MonteCarloRequest;
@@ -84,7 +84,8 @@ public class OptionsController {
 		}
 		catch (CompletionException ex) {
 			if (ex.getCause() instanceof StreamBorrowTimeoutException || ex.getCause() instanceof DeviceFailedException
-					|| ex.getCause() instanceof StreamPoolClosedException) {
+					|| ex.getCause() instanceof StreamPoolClosedException
+					|| ex.getCause() instanceof SessionTimeoutException) {
 				throw (RuntimeException) ex.getCause();
 			}
 		}

@@ -2,21 +2,30 @@ package dev.offload.benchmarks.startup;
 
 import java.io.BufferedReader;
 import java.io.File;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
 import java.util.stream.Collectors;
 
 /**
  * Starts {@link StartupApp} in fresh JVMs, alternately with and without Offload's jars on the class path, and
  * reports the time from JVM start to ready: median, min and max of each, and the difference of the medians.
  * <p>
- * Usage: {@code java -cp <benchmarks classpath> dev.offload.benchmarks.startup.StartupBenchmark [runs]}; the
+ * Usage: {@code java -cp <benchmarks classpath> dev.offload.benchmarks.startup.StartupBenchmark [runs] [--cds]}; the
  * "without" class path is this one minus every {@code offload-*} and {@code jcuda*} entry. System properties named
  * {@code offload.*} are passed on to the applications, e.g. {@code -Doffload.backend=host} on a machine with a GPU.
+ * <p>
+ * With {@code --cds} it also measures both with class data sharing, as Spring Boot documents it: every class path
+ * entry as a jar (CDS archives classes from jars only; directories are packed into temporary jars), one training run
+ * with {@code -XX:ArchiveClassesAtExit}, then the measured runs with {@code -XX:SharedArchiveFile}.
  */
 public final class StartupBenchmark {
 
@@ -25,6 +34,7 @@ public final class StartupBenchmark {
 
 	public static void main(String[] args) throws Exception {
 		int runs = (args.length > 0) ? Integer.parseInt(args[0]) : 10;
+		boolean cds = Arrays.asList(args).contains("--cds");
 		String with = System.getProperty("java.class.path");
 		String without = Arrays.stream(with.split(File.pathSeparator))
 			.filter((entry) -> !new File(entry).getName().startsWith("offload-")
@@ -45,6 +55,58 @@ public final class StartupBenchmark {
 		System.out.println(String.format(Locale.ROOT, "without Offload: median %d ms (min %d, max %d) over %d runs",
 				median(withoutTimes), min(withoutTimes), max(withoutTimes), runs));
 		System.out.println("starter adds (median difference): " + (median(withTimes) - median(withoutTimes)) + " ms");
+		if (cds) {
+			measureWithCds(java, with, without, runs);
+		}
+	}
+
+	private static void measureWithCds(String java, String with, String without, int runs) throws Exception {
+		Path work = Files.createTempDirectory("offload-cds");
+		String withJars = asJars(with, work.resolve("with"));
+		String withoutJars = asJars(without, work.resolve("without"));
+		Path withArchive = work.resolve("with.jsa");
+		Path withoutArchive = work.resolve("without.jsa");
+		run(java, withJars, true, "-XX:ArchiveClassesAtExit=" + withArchive);
+		run(java, withoutJars, false, "-XX:ArchiveClassesAtExit=" + withoutArchive);
+		List<Long> withTimes = new ArrayList<>();
+		List<Long> withoutTimes = new ArrayList<>();
+		for (int i = 0; i < runs; i++) {
+			withTimes.add(Long.parseLong(run(java, withJars, true, "-XX:SharedArchiveFile=" + withArchive).split(" ")[1]));
+			withoutTimes.add(Long.parseLong(
+					run(java, withoutJars, false, "-XX:SharedArchiveFile=" + withoutArchive).split(" ")[1]));
+		}
+		System.out.println(String.format(Locale.ROOT, "with Offload, CDS:    median %d ms (min %d, max %d) over %d runs",
+				median(withTimes), min(withTimes), max(withTimes), runs));
+		System.out.println(String.format(Locale.ROOT, "without Offload, CDS: median %d ms (min %d, max %d) over %d runs",
+				median(withoutTimes), min(withoutTimes), max(withoutTimes), runs));
+		System.out.println("with CDS, starter adds (median difference): " + (median(withTimes) - median(withoutTimes))
+				+ " ms");
+	}
+
+	/**
+	 * Returns the class path with each directory replaced by a jar of its contents.
+	 */
+	private static String asJars(String classpath, Path folder) throws IOException {
+		Files.createDirectories(folder);
+		List<String> entries = new ArrayList<>();
+		int n = 0;
+		for (String entry : classpath.split(File.pathSeparator)) {
+			Path path = Path.of(entry);
+			if (!Files.isDirectory(path)) {
+				entries.add(entry);
+				continue;
+			}
+			Path jar = folder.resolve("dir" + (n++) + ".jar");
+			try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar)); var files = Files.walk(path)) {
+				for (Path file : (Iterable<Path>) files.filter(Files::isRegularFile).sorted()::iterator) {
+					out.putNextEntry(new JarEntry(path.relativize(file).toString().replace(File.separatorChar, '/')));
+					Files.copy(file, out);
+					out.closeEntry();
+				}
+			}
+			entries.add(jar.toString());
+		}
+		return String.join(File.pathSeparator, entries);
 	}
 
 	private static String registry(String java, String classpath) throws Exception {
@@ -55,8 +117,11 @@ public final class StartupBenchmark {
 		return Long.parseLong(run(java, classpath, expectOffload).split(" ")[1]);
 	}
 
-	private static String run(String java, String classpath, boolean expectOffload) throws Exception {
-		List<String> command = new ArrayList<>(List.of(java, "-cp", classpath));
+	private static String run(String java, String classpath, boolean expectOffload, String... jvmOptions)
+			throws Exception {
+		List<String> command = new ArrayList<>(List.of(java));
+		command.addAll(List.of(jvmOptions));
+		command.addAll(List.of("-cp", classpath));
 		// Offload's settings given to this JVM (e.g. -Doffload.backend=host) reach the applications measured.
 		System.getProperties()
 			.stringPropertyNames()

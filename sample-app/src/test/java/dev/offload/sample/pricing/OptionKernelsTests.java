@@ -54,7 +54,7 @@ class OptionKernelsTests {
 			options.add(new OptionSpec(50 + random.nextDouble(100), 50 + random.nextDouble(100),
 					0.05 + random.nextDouble(3), random.nextDouble(-0.02, 0.08), 0.05 + random.nextDouble(0.8)));
 		}
-		PricedBatch batch = new OptionPricingService(this.template).price(options);
+		PricedBatch batch = new OptionPricingService(this.template, java.time.Duration.ofSeconds(30)).price(options);
 		assertThat(batch.backend()).isEqualTo("host");
 		assertThat(batch.prices()).hasSize(1000);
 		for (int i = 0; i < options.size(); i++) {

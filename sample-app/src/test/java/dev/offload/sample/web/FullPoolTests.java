@@ -18,6 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "offload.stream-pool.initial-size=1", "offload.stream-pool.max-size=1",
+				"offload.stream-pool.lanes.normal.max-sessions=1",
 				"offload.stream-pool.borrow-timeout=200ms" })
 class FullPoolTests {
 

@@ -16,6 +16,7 @@ import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.StreamPoolStatistics;
 import dev.offload.leak.LeakDetector;
+import dev.offload.spi.BackendSelection;
 
 /**
  * {@link Endpoint @Endpoint} that shows each device of a {@link DeviceRegistry} and how full its stream pool is:
@@ -28,14 +29,28 @@ public class StreamPoolsEndpoint {
 
 	private final LeakDetector leakDetector;
 
+	private final BackendSelection selection;
+
 	/**
 	 * Creates an endpoint.
 	 * @param registry the devices to show
 	 * @param leakDetector the leak detector whose counts to show, or {@code null} if leak detection is off
 	 */
 	public StreamPoolsEndpoint(DeviceRegistry registry, @Nullable LeakDetector leakDetector) {
+		this(registry, leakDetector, null);
+	}
+
+	/**
+	 * Creates an endpoint that also says why the backend was chosen.
+	 * @param registry the devices to show
+	 * @param leakDetector the leak detector whose counts to show, or {@code null} if leak detection is off
+	 * @param selection how the backend was chosen, or {@code null} if the application chose it itself
+	 */
+	public StreamPoolsEndpoint(DeviceRegistry registry, @Nullable LeakDetector leakDetector,
+			@Nullable BackendSelection selection) {
 		this.registry = registry;
 		this.leakDetector = (leakDetector != null && leakDetector.isEnabled()) ? leakDetector : null;
+		this.selection = selection;
 	}
 
 	/**
@@ -46,7 +61,8 @@ public class StreamPoolsEndpoint {
 	public StreamPoolsDescriptor streamPools() {
 		List<DeviceDescriptor> devices = this.registry.devices().stream().map(this::describe).toList();
 		Duration threshold = (this.leakDetector != null) ? this.leakDetector.threshold() : null;
-		return new StreamPoolsDescriptor(this.registry.backend().name(), this.registry.isClosed(),
+		String reason = (this.selection != null) ? this.selection.reason() : null;
+		return new StreamPoolsDescriptor(this.registry.backend().name(), reason, this.registry.isClosed(),
 				(threshold != null) ? threshold.toString() : null, devices);
 	}
 
@@ -75,12 +91,13 @@ public class StreamPoolsEndpoint {
 	 * Every device of the registry.
 	 *
 	 * @param backend the backend running the devices ({@code cuda} or {@code host})
+	 * @param backendReason why that backend: the probe's message, or {@code null} if the application chose it
 	 * @param closed whether the registry was shut down
 	 * @param leakDetectionThreshold the leak detection threshold as an ISO-8601 duration, or {@code null} if leak
 	 * detection is off
 	 * @param devices the devices, in id order
 	 */
-	public record StreamPoolsDescriptor(String backend, boolean closed, @Nullable String leakDetectionThreshold,
+	public record StreamPoolsDescriptor(String backend, @Nullable String backendReason, boolean closed, @Nullable String leakDetectionThreshold,
 			List<DeviceDescriptor> devices) implements OperationResponseBody {
 
 	}
@@ -119,11 +136,16 @@ public class StreamPoolsEndpoint {
 	 * @param destroyed streams destroyed since the start
 	 * @param discarded streams destroyed because their work failed
 	 * @param timeouts borrows that gave up after the borrow timeout
+	 * @param saturated whether a borrower waits for a stream now
+	 * @param oldestWait how long the borrower that has waited longest has waited so far, as an ISO-8601 duration
+	 * @param pendingCompletions sessions handed to the completion thread whose work is not done yet
+	 * @param sessionTimeouts sessions whose deadline passed while their caller waited
 	 * @param byPriority size, in use and idle per priority class that has streams ({@code NORMAL}, {@code HIGH})
 	 */
 	public record PoolDescriptor(int size, int inUse, int idle, int peakInUse, @Nullable Integer max,
 			boolean bounded, int waiting, long borrows, long grows, long created, long destroyed, long discarded,
-			long timeouts, Map<String, PriorityDescriptor> byPriority) {
+			long timeouts, boolean saturated, String oldestWait, int pendingCompletions, long sessionTimeouts,
+			Map<String, PriorityDescriptor> byPriority) {
 
 		static PoolDescriptor of(StreamPoolStatistics statistics) {
 			Map<String, PriorityDescriptor> byPriority = new TreeMap<>();
@@ -134,7 +156,8 @@ public class StreamPoolsEndpoint {
 					statistics.peakInUse(), statistics.isBounded() ? statistics.maxSize() : null,
 					statistics.isBounded(), statistics.waiting(), statistics.borrows(), statistics.grows(),
 					statistics.created(), statistics.destroyed(), statistics.discarded(), statistics.timeouts(),
-					Collections.unmodifiableMap(byPriority));
+					statistics.waiting() > 0, statistics.oldestWait().toString(), statistics.pendingCompletions(),
+					statistics.sessionTimeouts(), Collections.unmodifiableMap(byPriority));
 		}
 
 	}

@@ -3,6 +3,7 @@ package dev.offload.spring.actuate.health;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
@@ -10,6 +11,7 @@ import org.springframework.boot.health.contributor.Status;
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.backend.host.HostBackend;
+import dev.offload.spi.BackendSelection;
 
 /**
  * {@link HealthIndicator} for the devices of a {@link DeviceRegistry}: {@code UP} while every device can take work,
@@ -26,24 +28,25 @@ public final class OffloadHealthIndicator implements HealthIndicator {
 
 	private final DeviceRegistry registry;
 
-	private final boolean hostFallback;
+	private final String fallbackReason;
 
 	/**
 	 * Creates an indicator.
 	 * @param registry the devices to check
-	 * @param autoBackend whether the backend was chosen automatically ({@code offload.backend=auto}), so that a
-	 * host backend means there was no usable CUDA device
+	 * @param selection how the backend was chosen, or {@code null} if the application chose it itself
 	 */
-	public OffloadHealthIndicator(DeviceRegistry registry, boolean autoBackend) {
+	public OffloadHealthIndicator(DeviceRegistry registry, @Nullable BackendSelection selection) {
 		this.registry = registry;
-		this.hostFallback = autoBackend && HostBackend.NAME.equals(registry.backend().name());
+		boolean hostFallback = selection != null && "auto".equals(selection.requested())
+				&& HostBackend.NAME.equals(registry.backend().name());
+		this.fallbackReason = hostFallback ? selection.reason() : null;
 	}
 
 	@Override
 	public Health health() {
 		Health.Builder builder = Health.up().withDetail("backend", this.registry.backend().name());
-		if (this.hostFallback) {
-			builder.withDetail("note", HOST_FALLBACK_NOTE);
+		if (this.fallbackReason != null) {
+			builder.withDetail("note", HOST_FALLBACK_NOTE).withDetail("reason", this.fallbackReason);
 		}
 		Map<String, Object> devices = new LinkedHashMap<>();
 		for (Device device : this.registry.devices()) {

@@ -1,7 +1,10 @@
 package dev.offload.spring.actuate.endpoint;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -20,6 +23,7 @@ import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint.StreamPoolsDescri
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Tests for {@link StreamPoolsEndpoint}.
@@ -50,8 +54,8 @@ class StreamPoolsEndpointTests {
 		assertThat(first.backend()).isEqualTo("host");
 		assertThat(first.healthy()).isTrue();
 		assertThat(first.error()).isNull();
-		assertThat(first.pool()).isEqualTo(new PoolDescriptor(0, 0, 0, 0, null, false, 0, 0, 0, 0, 0, 0, 0,
-				Map.of()));
+		assertThat(first.pool()).isEqualTo(new PoolDescriptor(0, 0, 0, 0, null, false, 0, 0, 0, 0, 0, 0, 0, false,
+				"PT0S", 0, 0, Map.of()));
 		assertThat(descriptor.devices().get(1).pool().max()).isEqualTo(8);
 		assertThat(descriptor.devices().get(1).pool().bounded()).isTrue();
 	}
@@ -81,6 +85,29 @@ class StreamPoolsEndpointTests {
 		assertThat(after.pool().inUse()).isZero();
 		assertThat(after.pool().idle()).isEqualTo(4);
 		assertThat(after.pool().peakInUse()).isEqualTo(2);
+	}
+
+	@Test
+	void deviceWhenABorrowerWaitsShouldShowSaturationAndTheOldestWait() {
+		StreamPoolsEndpoint endpoint = new StreamPoolsEndpoint(this.registry, null);
+		List<OffloadSession> holders = new ArrayList<>();
+		for (int i = 0; i < 8; i++) {
+			OffloadSession session = this.registry.openSession(1);
+			session.streamId();
+			holders.add(session);
+		}
+		CompletableFuture<Integer> waiter = CompletableFuture.supplyAsync(() -> {
+			try (OffloadSession session = this.registry.openSession(1)) {
+				return session.streamId();
+			}
+		});
+		await().atMost(Duration.ofSeconds(30)).until(() -> endpoint.device(1).pool().saturated());
+		PoolDescriptor pool = endpoint.device(1).pool();
+		assertThat(pool.waiting()).isEqualTo(1);
+		assertThat(Duration.parse(pool.oldestWait())).isPositive();
+		holders.forEach(OffloadSession::close);
+		assertThat(waiter.join()).isNotNegative();
+		assertThat(endpoint.device(1).pool().saturated()).isFalse();
 	}
 
 	@Test

@@ -11,6 +11,7 @@ import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.spi.BackendException;
+import dev.offload.spi.BackendSelection;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -31,7 +32,7 @@ class OffloadHealthIndicatorTests {
 
 	@Test
 	void healthWhenEveryDeviceIsHealthyShouldBeUpWithTheBackend() {
-		Health health = new OffloadHealthIndicator(this.registry, false).health();
+		Health health = new OffloadHealthIndicator(this.registry, null).health();
 		assertThat(health.getStatus()).isEqualTo(Status.UP);
 		assertThat(health.getDetails()).containsEntry("backend", "host").doesNotContainKey("note");
 		assertThat(devices(health)).containsOnlyKeys("0", "1");
@@ -46,7 +47,7 @@ class OffloadHealthIndicatorTests {
 				session.streamId();
 			}
 		});
-		Health health = new OffloadHealthIndicator(this.registry, false).health();
+		Health health = new OffloadHealthIndicator(this.registry, null).health();
 		assertThat(health.getStatus()).isEqualTo(Status.DOWN);
 		assertThat(device(health, "0")).containsEntry("status", "UP").doesNotContainKey("error");
 		assertThat(device(health, "1")).containsEntry("status", "DOWN");
@@ -56,20 +57,22 @@ class OffloadHealthIndicatorTests {
 	@Test
 	void healthWhenFailureIsOnlyInjectedShouldStayUpUntilASessionHitsIt() {
 		this.backend.failDevice(0, "not seen yet");
-		assertThat(new OffloadHealthIndicator(this.registry, false).health().getStatus()).isEqualTo(Status.UP);
+		assertThat(new OffloadHealthIndicator(this.registry, null).health().getStatus()).isEqualTo(Status.UP);
 	}
 
 	@Test
 	void healthWhenAutoBackendFellBackToHostShouldAddANote() {
-		Health health = new OffloadHealthIndicator(this.registry, true).health();
+		BackendSelection fallback = new BackendSelection("auto", null, true, "no NVIDIA driver here", 2);
+		Health health = new OffloadHealthIndicator(this.registry, fallback).health();
 		assertThat(health.getStatus()).isEqualTo(Status.UP);
-		assertThat(health.getDetails()).containsEntry("note", OffloadHealthIndicator.HOST_FALLBACK_NOTE);
+		assertThat(health.getDetails()).containsEntry("note", OffloadHealthIndicator.HOST_FALLBACK_NOTE)
+			.containsEntry("reason", "no NVIDIA driver here");
 	}
 
 	@Test
 	void healthWhenRegistryClosedShouldBeOutOfService() {
 		this.registry.close();
-		assertThat(new OffloadHealthIndicator(this.registry, false).health().getStatus())
+		assertThat(new OffloadHealthIndicator(this.registry, null).health().getStatus())
 			.isEqualTo(Status.OUT_OF_SERVICE);
 	}
 

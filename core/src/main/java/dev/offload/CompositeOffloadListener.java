@@ -1,4 +1,4 @@
-package dev.offload.autoconfigure;
+package dev.offload;
 
 import java.util.List;
 import java.util.function.Consumer;
@@ -6,15 +6,10 @@ import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.offload.Device;
-import dev.offload.OffloadListener;
-import dev.offload.OffloadSession;
-import dev.offload.StreamPriority;
-
 /**
- * An {@link OffloadListener} that calls several listeners in order, such as every {@code OffloadListener} bean, so
- * that metrics, tracing and leak detection each plug in their own. A listener that throws is logged and the next one
- * is still called.
+ * An {@link OffloadListener} that calls several listeners in order, so that metrics, tracing and leak detection each
+ * plug in their own, and isolates them: what a listener throws is logged and dropped, the next one is still called,
+ * and a pool or its threads never see it. Every device calls its listener through one.
  */
 public final class CompositeOffloadListener implements OffloadListener {
 
@@ -31,13 +26,26 @@ public final class CompositeOffloadListener implements OffloadListener {
 	}
 
 	/**
-	 * Returns a listener that calls all of {@code listeners}: {@link OffloadListener#NONE} for none, else a
-	 * composite.
+	 * Returns a listener that calls all of {@code listeners}, each isolated from the others' exceptions:
+	 * {@link OffloadListener#NONE} for none, else a composite.
 	 * @param listeners the listeners, in order
 	 * @return the listener
 	 */
 	public static OffloadListener of(List<? extends OffloadListener> listeners) {
 		return listeners.isEmpty() ? OffloadListener.NONE : new CompositeOffloadListener(listeners);
+	}
+
+	/**
+	 * Returns a listener that calls {@code listener} and isolates what it throws.
+	 * @param listener the listener, or {@code null} for none
+	 * @return {@link OffloadListener#NONE} for none, the listener itself if it is already a composite, else a
+	 * composite of it
+	 */
+	static OffloadListener isolating(OffloadListener listener) {
+		if (listener == null || listener == OffloadListener.NONE || listener instanceof CompositeOffloadListener) {
+			return (listener != null) ? listener : OffloadListener.NONE;
+		}
+		return new CompositeOffloadListener(List.of(listener));
 	}
 
 	/**
@@ -84,7 +92,7 @@ public final class CompositeOffloadListener implements OffloadListener {
 				call.accept(listener);
 			}
 			catch (RuntimeException ex) {
-				logger.warn("Offload listener {} failed: {}", listener, ex.toString());
+				logger.warn("Offload listener {} threw; ignored", listener, ex);
 			}
 		}
 	}

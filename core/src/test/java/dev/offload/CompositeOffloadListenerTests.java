@@ -1,12 +1,9 @@
-package dev.offload.autoconfigure;
+package dev.offload;
 
 import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
-
-import dev.offload.Device;
-import dev.offload.OffloadListener;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -41,6 +38,26 @@ class CompositeOffloadListenerTests {
 		};
 		CompositeOffloadListener.of(List.of(throwing, recording("b", calls))).borrowTimedOut(null);
 		assertThat(calls).containsExactly("b");
+	}
+
+	@Test
+	void isolatingWhenAlreadyCompositeShouldNotWrapAgain() {
+		OffloadListener composite = CompositeOffloadListener.of(List.of(recording("a", new ArrayList<>())));
+		assertThat(CompositeOffloadListener.isolating(composite)).isSameAs(composite);
+		assertThat(CompositeOffloadListener.isolating(null)).isSameAs(OffloadListener.NONE);
+	}
+
+	@Test
+	void isolatingWhenListenerThrowsShouldSwallowIt() {
+		OffloadListener throwing = new OffloadListener() {
+
+			@Override
+			public void deviceFailed(Device device, Throwable cause) {
+				throw new IllegalStateException("broken tracer");
+			}
+
+		};
+		CompositeOffloadListener.isolating(throwing).deviceFailed(null, null);
 	}
 
 	private static OffloadListener recording(String name, List<String> calls) {

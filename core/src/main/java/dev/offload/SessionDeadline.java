@@ -1,0 +1,37 @@
+package dev.offload;
+
+import java.time.Duration;
+
+/**
+ * The point in time by which a session's caller stops waiting: its opening plus its timeout.
+ */
+final class SessionDeadline {
+
+	private final Duration timeout;
+
+	private final long deadlineNanos;
+
+	SessionDeadline(Duration timeout) {
+		this.timeout = timeout;
+		this.deadlineNanos = System.nanoTime() + timeout.toNanos();
+	}
+
+	Duration timeout() {
+		return this.timeout;
+	}
+
+	/**
+	 * Returns the time left, at most 0 once the deadline passed.
+	 */
+	long remainingNanos() {
+		return this.deadlineNanos - System.nanoTime();
+	}
+
+	static Duration checked(Duration timeout, String name) {
+		if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
+			throw new IllegalArgumentException(name + " must be positive (or null for none), was " + timeout);
+		}
+		return timeout;
+	}
+
+}

@@ -1,0 +1,426 @@
+package dev.offload.template;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+
+import dev.offload.Device;
+import dev.offload.DeviceBuffer;
+import dev.offload.HostBuffer;
+import dev.offload.kernel.KernelRef;
+import dev.offload.kernel.LaunchConfig;
+
+/**
+ * One kernel launch with its copies, built in the order of the kernel's parameters and run by an
+ * {@link OffloadTemplate}: each {@code arg}, {@code in} and {@code out} call appends the next parameter.
+ * <pre>{@code
+ * // __global__ void scale(int n, float a, const float* in, float* out)
+ * float[] y = template.kernel(SCALE)
+ *     .threads(n)              // one thread per element, blocks of 256
+ *     .arg(n).arg(2f)          // scalars
+ *     .in(x)                   // copied to a device buffer before the launch
+ *     .outFloats(n)            // a device buffer, copied back after the launch
+ *     .run()
+ *     .floats(0);              // the first output
+ * }</pre>
+ * {@link #run()} waits for the work, {@link #runAsync()} returns a future. Both use the session bound to the thread
+ * (by {@link Offload @Offload}) when there is one, else a session of their own, as
+ * {@link OffloadTemplate#execute(OffloadAttributes, SessionCallback)} does. Device buffers the application owns
+ * ({@link Device#allocate(long)}) can be passed with {@link #arg(DeviceBuffer)} and reused from call to call; the call
+ * then runs on their device. Arrays are read when the call runs. A call is not thread-safe; it may be run again.
+ */
+public final class KernelCall {
+
+	/**
+	 * The block size {@link #threads(long)} uses: a multiple of the warp size that suits most kernels.
+	 */
+	public static final int DEFAULT_BLOCK_SIZE = 256;
+
+	private final OffloadTemplate template;
+
+	private final KernelRef kernel;
+
+	private final List<Object> parameters = new ArrayList<>();
+
+	private LaunchConfig config;
+
+	private OffloadAttributes attributes = OffloadAttributes.DEFAULTS;
+
+	KernelCall(OffloadTemplate template, KernelRef kernel) {
+		this.template = template;
+		this.kernel = Objects.requireNonNull(kernel, "kernel must not be null");
+	}
+
+	/**
+	 * Launches at least {@code threads} threads in blocks of {@value #DEFAULT_BLOCK_SIZE}.
+	 * @param threads the number of threads, usually the number of elements; at least 1
+	 * @return this call
+	 * @throws IllegalArgumentException if {@code threads} is less than 1
+	 */
+	public KernelCall threads(long threads) {
+		return threads(threads, DEFAULT_BLOCK_SIZE);
+	}
+
+	/**
+	 * Launches at least {@code threads} threads in blocks of {@code blockSize}.
+	 * @param threads the number of threads; at least 1
+	 * @param blockSize threads per block, from 1 to 1024
+	 * @return this call
+	 * @throws IllegalArgumentException if a size is out of range
+	 */
+	public KernelCall threads(long threads, int blockSize) {
+		return config(LaunchConfig.forThreads(threads, blockSize));
+	}
+
+	/**
+	 * Launches with an explicit grid, block and shared memory size.
+	 * @param config the launch configuration
+	 * @return this call
+	 */
+	public KernelCall config(LaunchConfig config) {
+		this.config = Objects.requireNonNull(config, "config must not be null");
+		return this;
+	}
+
+	/**
+	 * Runs on the device with id {@code deviceId} instead of the least busy one.
+	 * @param deviceId the device's id
+	 * @return this call
+	 */
+	public KernelCall device(int deviceId) {
+		return attributes(this.attributes.withDevice(deviceId));
+	}
+
+	/**
+	 * Runs in the session {@code attributes} ask for (device, priority, propagation), as
+	 * {@link OffloadTemplate#execute(OffloadAttributes, SessionCallback)}.
+	 * @param attributes the attributes
+	 * @return this call
+	 */
+	public KernelCall attributes(OffloadAttributes attributes) {
+		this.attributes = Objects.requireNonNull(attributes, "attributes must not be null");
+		return this;
+	}
+
+	/**
+	 * Appends an {@code int} parameter.
+	 * @param value the value
+	 * @return this call
+	 */
+	public KernelCall arg(int value) {
+		return append(value);
+	}
+
+	/**
+	 * Appends a {@code long} parameter.
+	 * @param value the value
+	 * @return this call
+	 */
+	public KernelCall arg(long value) {
+		return append(value);
+	}
+
+	/**
+	 * Appends a {@code float} parameter.
+	 * @param value the value
+	 * @return this call
+	 */
+	public KernelCall arg(float value) {
+		return append(value);
+	}
+
+	/**
+	 * Appends a {@code double} parameter.
+	 * @param value the value
+	 * @return this call
+	 */
+	public KernelCall arg(double value) {
+		return append(value);
+	}
+
+	/**
+	 * Appends a pointer parameter to a device buffer the application owns and keeps across calls; the call runs on
+	 * the buffer's device.
+	 * @param buffer the buffer, open, on the same device as the call's other buffers
+	 * @return this call
+	 * @throws IllegalArgumentException if the buffer is {@code null}
+	 */
+	public KernelCall arg(DeviceBuffer buffer) {
+		if (buffer == null) {
+			throw new IllegalArgumentException("Parameter " + this.parameters.size() + " of " + this.kernel.name()
+					+ ": arg needs a device buffer, was null");
+		}
+		return append(buffer);
+	}
+
+	/**
+	 * Appends a pointer parameter to a device buffer that holds a copy of {@code values}.
+	 * @param values the floats
+	 * @return this call
+	 */
+	public KernelCall in(float[] values) {
+		return input(ElementType.FLOAT, values);
+	}
+
+	/**
+	 * Appends a pointer parameter to a device buffer that holds a copy of {@code values}.
+	 * @param values the doubles
+	 * @return this call
+	 */
+	public KernelCall in(double[] values) {
+		return input(ElementType.DOUBLE, values);
+	}
+
+	/**
+	 * Appends a pointer parameter to a device buffer that holds a copy of {@code values}.
+	 * @param values the ints
+	 * @return this call
+	 */
+	public KernelCall in(int[] values) {
+		return input(ElementType.INT, values);
+	}
+
+	/**
+	 * Appends a pointer parameter to a device buffer that holds a copy of {@code values}.
+	 * @param values the longs
+	 * @return this call
+	 */
+	public KernelCall in(long[] values) {
+		return input(ElementType.LONG, values);
+	}
+
+	/**
+	 * Appends a pointer parameter to a device buffer that holds a copy of {@code values}.
+	 * @param values the bytes
+	 * @return this call
+	 */
+	public KernelCall in(byte[] values) {
+		return input(ElementType.BYTE, values);
+	}
+
+	/**
+	 * Appends a pointer parameter to a device buffer of {@code count} floats, read back as the next output
+	 * ({@link KernelResult#floats(int)}).
+	 * @param count the number of floats
+	 * @return this call
+	 */
+	public KernelCall outFloats(int count) {
+		return output(ElementType.FLOAT, count);
+	}
+
+	/**
+	 * Appends a pointer parameter to a device buffer of {@code count} doubles, read back as the next output
+	 * ({@link KernelResult#doubles(int)}).
+	 * @param count the number of doubles
+	 * @return this call
+	 */
+	public KernelCall outDoubles(int count) {
+		return output(ElementType.DOUBLE, count);
+	}
+
+	/**
+	 * Appends a pointer parameter to a device buffer of {@code count} ints, read back as the next output
+	 * ({@link KernelResult#ints(int)}).
+	 * @param count the number of ints
+	 * @return this call
+	 */
+	public KernelCall outInts(int count) {
+		return output(ElementType.INT, count);
+	}
+
+	/**
+	 * Appends a pointer parameter to a device buffer of {@code count} longs, read back as the next output
+	 * ({@link KernelResult#longs(int)}).
+	 * @param count the number of longs
+	 * @return this call
+	 */
+	public KernelCall outLongs(int count) {
+		return output(ElementType.LONG, count);
+	}
+
+	/**
+	 * Appends a pointer parameter to a device buffer of {@code count} bytes, read back as the next output
+	 * ({@link KernelResult#bytes(int)}).
+	 * @param count the number of bytes
+	 * @return this call
+	 */
+	public KernelCall outBytes(int count) {
+		return output(ElementType.BYTE, count);
+	}
+
+	/**
+	 * Copies the inputs in, launches, copies the outputs back and waits for it all.
+	 * @return the outputs, in the order of the {@code out} calls
+	 * @throws IllegalStateException if no launch geometry was given
+	 * @throws IllegalArgumentException if the parameters do not fit the kernel, before anything runs
+	 * @throws dev.offload.spi.BackendException if the work failed on the device
+	 */
+	public KernelResult run() {
+		OffloadAttributes resolved = resolveAttributes();
+		return this.template.execute(resolved, (session) -> {
+			Flow flow = Flow.of(session);
+			List<Output> outputs = enqueue(flow);
+			List<HostBuffer> targets = new ArrayList<>(outputs.size());
+			for (Output output : outputs) {
+				targets.add(session.allocateHost(output.type.bufferBytes(output.count)));
+			}
+			copyBack(flow, outputs, targets);
+			session.synchronize();
+			return read(session.device(), outputs, targets);
+		});
+	}
+
+	/**
+	 * Does what {@link #run()} does without blocking: enqueues on the calling thread and returns a future
+	 * completed with the outputs once the work is done, or with its failure. The outputs are copied to page-locked
+	 * buffers of the device, read and given back when the work is done. The future may complete on the device's
+	 * completion thread: continue with {@code *Async} methods for anything slow.
+	 * @return the outputs' future
+	 * @throws IllegalStateException if no launch geometry was given
+	 * @throws IllegalArgumentException if the parameters do not fit the kernel
+	 */
+	public CompletableFuture<KernelResult> runAsync() {
+		OffloadAttributes resolved = resolveAttributes();
+		List<HostBuffer> targets = new ArrayList<>();
+		List<Output> outputs = new ArrayList<>();
+		CompletableFuture<Device> done = this.template.submit(resolved, (session) -> {
+			Flow flow = Flow.of(session);
+			outputs.addAll(enqueue(flow));
+			for (Output output : outputs) {
+				// A session's own buffers are given back before its future completes: copy to the device's.
+				targets.add(session.device().allocateHost(output.type.bufferBytes(output.count)));
+			}
+			copyBack(flow, outputs, targets);
+			return session.device();
+		});
+		CompletableFuture<KernelResult> result = new CompletableFuture<>();
+		done.whenComplete((device, failure) -> {
+			try {
+				if (failure != null) {
+					result.completeExceptionally(failure);
+				}
+				else {
+					result.complete(read(device, outputs, targets));
+				}
+			}
+			catch (RuntimeException ex) {
+				result.completeExceptionally(ex);
+			}
+			finally {
+				targets.forEach(HostBuffer::close);
+			}
+		});
+		return result;
+	}
+
+	private KernelCall append(Object parameter) {
+		this.parameters.add(parameter);
+		return this;
+	}
+
+	private KernelCall input(ElementType type, Object values) {
+		if (values == null) {
+			throw new IllegalArgumentException("Parameter " + this.parameters.size() + " of " + this.kernel.name()
+					+ ": in needs an array of " + type.plural() + ", was null");
+		}
+		return append(new Input(type, values));
+	}
+
+	private KernelCall output(ElementType type, int count) {
+		if (count < 0) {
+			throw new IllegalArgumentException("Parameter " + this.parameters.size() + " of " + this.kernel.name()
+					+ ": an output needs a count of at least 0, was " + count);
+		}
+		return append(new Output(type, count));
+	}
+
+	/**
+	 * Returns the attributes with the device of the application's buffers, if any.
+	 */
+	private OffloadAttributes resolveAttributes() {
+		if (this.config == null) {
+			throw new IllegalStateException("The call of kernel " + this.kernel.name()
+					+ " has no launch geometry: give it threads(n) or config(LaunchConfig)");
+		}
+		Device device = null;
+		for (Object parameter : this.parameters) {
+			if (parameter instanceof DeviceBuffer buffer) {
+				if (device != null && buffer.device() != device) {
+					throw new IllegalArgumentException("The call of kernel " + this.kernel.name()
+							+ " has buffers on device " + device.id() + " and on device " + buffer.device().id());
+				}
+				device = buffer.device();
+			}
+		}
+		if (device == null) {
+			return this.attributes;
+		}
+		if (!this.attributes.anyDevice() && this.attributes.device() != device.id()) {
+			throw new IllegalArgumentException("The call of kernel " + this.kernel.name() + " asks for device "
+					+ this.attributes.device() + " but its buffers are on device " + device.id());
+		}
+		return this.attributes.withDevice(device.id());
+	}
+
+	private List<Output> enqueue(Flow flow) {
+		Object[] args = new Object[this.parameters.size()];
+		List<Output> outputs = new ArrayList<>();
+		for (int i = 0; i < args.length; i++) {
+			Object parameter = this.parameters.get(i);
+			if (parameter instanceof Input input) {
+				args[i] = flow.upload(input.type, input.values);
+			}
+			else if (parameter instanceof Output output) {
+				DeviceBuffer buffer = flow.allocate(output.type, output.count);
+				args[i] = buffer;
+				outputs.add(output.on(buffer));
+			}
+			else {
+				args[i] = parameter;
+			}
+		}
+		flow.launch(this.kernel, this.config, args);
+		return outputs;
+	}
+
+	private static void copyBack(Flow flow, List<Output> outputs, List<HostBuffer> targets) {
+		for (int i = 0; i < outputs.size(); i++) {
+			Output output = outputs.get(i);
+			flow.copyBack(output.type, output.buffer, targets.get(i), output.count);
+		}
+	}
+
+	private static KernelResult read(Device device, List<Output> outputs, List<HostBuffer> targets) {
+		List<Object> arrays = new ArrayList<>(outputs.size());
+		List<ElementType> types = new ArrayList<>(outputs.size());
+		for (int i = 0; i < outputs.size(); i++) {
+			Output output = outputs.get(i);
+			arrays.add(output.type.read(targets.get(i), output.count));
+			types.add(output.type);
+		}
+		return new KernelResult(device, types, arrays);
+	}
+
+	@Override
+	public String toString() {
+		return "KernelCall[" + this.kernel.name() + ", " + this.parameters.size() + " parameters]";
+	}
+
+	private record Input(ElementType type, Object values) {
+
+	}
+
+	private record Output(ElementType type, int count, DeviceBuffer buffer) {
+
+		Output(ElementType type, int count) {
+			this(type, count, null);
+		}
+
+		Output on(DeviceBuffer deviceBuffer) {
+			return new Output(this.type, this.count, deviceBuffer);
+		}
+
+	}
+
+}

@@ -1,0 +1,110 @@
+package dev.offload.template;
+
+import java.util.List;
+
+import dev.offload.Device;
+
+/**
+ * The outputs of a {@link KernelCall}, read back as the arrays its {@code out} calls declared, in their order:
+ * {@code result.floats(0)} is the first output if it was declared with {@code outFloats}.
+ */
+public final class KernelResult {
+
+	private final Device device;
+
+	private final List<ElementType> types;
+
+	private final List<Object> arrays;
+
+	KernelResult(Device device, List<ElementType> types, List<Object> arrays) {
+		this.device = device;
+		this.types = List.copyOf(types);
+		this.arrays = List.copyOf(arrays);
+	}
+
+	/**
+	 * Returns the device the kernel ran on.
+	 * @return the device
+	 */
+	public Device device() {
+		return this.device;
+	}
+
+	/**
+	 * Returns the number of outputs.
+	 * @return the number of {@code out} calls
+	 */
+	public int size() {
+		return this.arrays.size();
+	}
+
+	/**
+	 * Returns an output declared with {@link KernelCall#outFloats(int)}.
+	 * @param output the output's index among the outputs, from 0
+	 * @return the floats
+	 * @throws IllegalArgumentException if there is no such output or it holds another type
+	 */
+	public float[] floats(int output) {
+		return (float[]) get(output, ElementType.FLOAT);
+	}
+
+	/**
+	 * Returns an output declared with {@link KernelCall#outDoubles(int)}.
+	 * @param output the output's index among the outputs, from 0
+	 * @return the doubles
+	 * @throws IllegalArgumentException if there is no such output or it holds another type
+	 */
+	public double[] doubles(int output) {
+		return (double[]) get(output, ElementType.DOUBLE);
+	}
+
+	/**
+	 * Returns an output declared with {@link KernelCall#outInts(int)}.
+	 * @param output the output's index among the outputs, from 0
+	 * @return the ints
+	 * @throws IllegalArgumentException if there is no such output or it holds another type
+	 */
+	public int[] ints(int output) {
+		return (int[]) get(output, ElementType.INT);
+	}
+
+	/**
+	 * Returns an output declared with {@link KernelCall#outLongs(int)}.
+	 * @param output the output's index among the outputs, from 0
+	 * @return the longs
+	 * @throws IllegalArgumentException if there is no such output or it holds another type
+	 */
+	public long[] longs(int output) {
+		return (long[]) get(output, ElementType.LONG);
+	}
+
+	/**
+	 * Returns an output declared with {@link KernelCall#outBytes(int)}.
+	 * @param output the output's index among the outputs, from 0
+	 * @return the bytes
+	 * @throws IllegalArgumentException if there is no such output or it holds another type
+	 */
+	public byte[] bytes(int output) {
+		return (byte[]) get(output, ElementType.BYTE);
+	}
+
+	private Object get(int output, ElementType type) {
+		if (output < 0 || output >= this.arrays.size()) {
+			throw new IllegalArgumentException(
+					"Output " + output + " does not exist: the call declared " + this.arrays.size() + " outputs");
+		}
+		ElementType declared = this.types.get(output);
+		if (declared != type) {
+			throw new IllegalArgumentException("Output " + output + " holds " + declared.plural() + ", not "
+					+ type.plural() + ": read it with " + declared.plural() + "(" + output + ")");
+		}
+		return this.arrays.get(output);
+	}
+
+	@Override
+	public String toString() {
+		return "KernelResult[device " + this.device.id() + ", outputs "
+				+ this.types.stream().map(ElementType::plural).toList() + "]";
+	}
+
+}

@@ -1,0 +1,216 @@
+package dev.offload.template;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import dev.offload.Device;
+import dev.offload.DeviceBuffer;
+import dev.offload.DeviceRegistry;
+import dev.offload.StreamPoolConfig;
+import dev.offload.backend.host.HostBackend;
+import dev.offload.kernel.LaunchConfig;
+import dev.offload.spi.BackendException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+/**
+ * {@link KernelCall}: parameters in order, every array type in and out, buffers the application keeps, the
+ * asynchronous form and bad calls.
+ */
+class KernelCallTests {
+
+	private DeviceRegistry registry;
+
+	private OffloadTemplate template;
+
+	@BeforeEach
+	void setUp() {
+		this.registry = DeviceRegistry.builder(HostBackend.builder().deviceCount(3).workersPerDevice(2).build())
+			.streamPool(StreamPoolConfig.DEFAULTS.withInitialSize(2))
+			.build();
+		this.template = new OffloadTemplate(this.registry);
+	}
+
+	@AfterEach
+	void tearDown() {
+		assertThat(OffloadSessionBinding.currentSession()).isEmpty();
+		for (Device device : this.registry.devices()) {
+			assertThat(device.streamPool().inUse()).isZero();
+			assertThat(device.activeSessions()).isZero();
+		}
+		this.registry.close(Duration.ofSeconds(5));
+	}
+
+	@Test
+	void runShouldPassParametersInTheOrderTheyWereAppended() {
+		float[] x = { 1, 2, 3, 4, 5 };
+		KernelResult result = this.template.kernel(TemplateTestKernels.SCALE)
+			.threads(x.length)
+			.arg(x.length)
+			.arg(3f)
+			.in(x)
+			.outFloats(x.length)
+			.run();
+		assertThat(result.size()).isOne();
+		assertThat(result.floats(0)).containsExactly(3, 6, 9, 12, 15);
+	}
+
+	@Test
+	void runShouldCopyEveryArrayTypeInAndReadEveryTypeBack() {
+		KernelResult result = this.template.kernel(TemplateTestKernels.MIX)
+			.threads(3, 2)
+			.arg(3)
+			.in(new double[] { 0.5, 1.5, -2 })
+			.in(new int[] { 1, 2, 3 })
+			.in(new long[] { 10_000_000_000L, 20, 30 })
+			.in(new byte[] { 1, -1, 126 })
+			.outDoubles(3)
+			.outLongs(3)
+			.outBytes(3)
+			.outInts(3)
+			.run();
+		assertThat(result.size()).isEqualTo(4);
+		assertThat(result.doubles(0)).containsExactly(1, 3, -4);
+		assertThat(result.longs(1)).containsExactly(10_000_000_001L, 22, 33);
+		assertThat(result.bytes(2)).containsExactly(2, 0, 127);
+		assertThat(result.ints(3)).containsExactly(3, 6, 9);
+	}
+
+	@Test
+	void runWithAnApplicationBufferShouldRunOnItsDeviceAndReuseItAcrossCalls() {
+		Device last = this.registry.device(2);
+		try (DeviceBuffer factors = last.allocate(4 * Float.BYTES)) {
+			this.template.execute(2, (session) -> {
+				session.copy(session.hostBuffer(new float[] { 1, 2, 3, 4 }), factors);
+				return null;
+			});
+			for (float scale : new float[] { 2f, -1f }) {
+				// Without the buffer, the least busy device would be device 0, where the buffer cannot be used.
+				KernelResult result = this.template.kernel(TemplateTestKernels.SCALE)
+					.threads(4)
+					.arg(4)
+					.arg(scale)
+					.arg(factors)
+					.outFloats(4)
+					.run();
+				assertThat(result.floats(0)).containsExactly(scale, 2 * scale, 3 * scale, 4 * scale);
+				assertThat(result.device()).isSameAs(last);
+			}
+		}
+	}
+
+	@Test
+	void runWhenAnotherDeviceIsAskedForThanTheBuffersShouldThrowBeforeRunning() {
+		try (DeviceBuffer buffer = this.registry.device(2).allocate(16)) {
+			KernelCall call = this.template.kernel(TemplateTestKernels.SCALE)
+				.device(1)
+				.threads(4)
+				.arg(4)
+				.arg(1f)
+				.arg(buffer)
+				.outFloats(4);
+			assertThatIllegalArgumentException().isThrownBy(call::run)
+				.withMessage("The call of kernel scale asks for device 1 but its buffers are on device 2");
+		}
+		assertThat(this.registry.device(1).streamPool().statistics().created()).isZero();
+	}
+
+	@Test
+	void runInsideABoundSessionShouldJoinIt() {
+		float[] y = this.template.execute(1, (session) -> {
+			float[] scaled = this.template.kernel(TemplateTestKernels.SCALE)
+				.threads(2)
+				.arg(2)
+				.arg(10f)
+				.in(new float[] { 1, 2 })
+				.outFloats(2)
+				.run()
+				.floats(0);
+			assertThat(session.device().id()).isOne();
+			assertThat(session.device().activeSessions()).isOne();
+			assertThat(session.isClosed()).isFalse();
+			return scaled;
+		});
+		assertThat(y).containsExactly(10, 20);
+		assertThat(this.registry.device(0).streamPool().statistics().created()).isZero();
+	}
+
+	@Test
+	void runAsyncShouldCompleteWithTheOutputs() throws Exception {
+		CompletableFuture<KernelResult> future = this.template.kernel(TemplateTestKernels.SCALE)
+			.threads(3)
+			.arg(3)
+			.arg(-1f)
+			.in(new float[] { 1, 2, 3 })
+			.outFloats(3)
+			.runAsync();
+		KernelResult result = future.get(30, TimeUnit.SECONDS);
+		assertThat(result.floats(0)).containsExactly(-1, -2, -3);
+		assertThat(result.device()).isSameAs(this.registry.device(0));
+	}
+
+	@Test
+	void runAsyncWhenTheKernelFailsShouldCompleteWithTheFailure() {
+		CompletableFuture<KernelResult> future = this.template.kernel(TemplateTestKernels.FAIL)
+			.threads(1)
+			.arg(7)
+			.runAsync();
+		assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> future.get(30, TimeUnit.SECONDS))
+			.withCauseInstanceOf(BackendException.class);
+	}
+
+	@Test
+	void runWithoutGeometryShouldNameWhatIsMissing() {
+		assertThatIllegalStateException().isThrownBy(() -> this.template.kernel(TemplateTestKernels.SCALE).arg(1).run())
+			.withMessage("The call of kernel scale has no launch geometry: give it threads(n) or config(LaunchConfig)");
+	}
+
+	@Test
+	void runWithAParameterOfTheWrongKindShouldThrowBeforeAnythingRuns() {
+		KernelCall call = this.template.kernel(TemplateTestKernels.SCALE)
+			.config(LaunchConfig.of(1, 4))
+			.arg(4f)
+			.arg(1f)
+			.in(new float[4])
+			.outFloats(4);
+		assertThatIllegalArgumentException().isThrownBy(call::run).withMessageContaining("scale");
+	}
+
+	@Test
+	void badArgumentsShouldBeRejectedWhenAppended() {
+		KernelCall call = this.template.kernel(TemplateTestKernels.SCALE).arg(1);
+		assertThatIllegalArgumentException().isThrownBy(() -> call.in((float[]) null))
+			.withMessage("Parameter 1 of scale: in needs an array of floats, was null");
+		assertThatIllegalArgumentException().isThrownBy(() -> call.outInts(-1))
+			.withMessage("Parameter 1 of scale: an output needs a count of at least 0, was -1");
+		assertThatIllegalArgumentException().isThrownBy(() -> call.arg((DeviceBuffer) null))
+			.withMessage("Parameter 1 of scale: arg needs a device buffer, was null");
+		assertThatIllegalArgumentException().isThrownBy(() -> call.threads(0))
+			.withMessage("threads must be at least 1, was 0");
+	}
+
+	@Test
+	void readingAnOutputAsAnotherTypeShouldNameTheDeclaredType() {
+		KernelResult result = this.template.kernel(TemplateTestKernels.SCALE)
+			.threads(1)
+			.arg(1)
+			.arg(2f)
+			.in(new float[] { 4 })
+			.outFloats(1)
+			.run();
+		assertThatIllegalArgumentException().isThrownBy(() -> result.ints(0))
+			.withMessage("Output 0 holds floats, not ints: read it with floats(0)");
+		assertThatIllegalArgumentException().isThrownBy(() -> result.floats(1))
+			.withMessage("Output 1 does not exist: the call declared 1 outputs");
+	}
+
+}

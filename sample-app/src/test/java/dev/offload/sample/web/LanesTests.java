@@ -1,0 +1,49 @@
+package dev.offload.sample.web;
+
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+import static dev.offload.sample.web.OptionsApiTests.json;
+import static dev.offload.sample.web.OptionsApiTests.send;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Heavy jobs in a bounded lane, light requests beside it: a job is accepted only with its stream held, a full lane
+ * refuses at once with 503 and {@code Retry-After}, and light requests still get their prices.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+		properties = { "offload.stream-pool.lanes.normal.max-sessions=1",
+				"offload.stream-pool.lanes.normal.borrow-timeout=50ms" })
+class LanesTests {
+
+	static final String HEAVY = "{\"spot\":100,\"strike\":95,\"maturity\":1,\"rate\":0.03,\"volatility\":0.2,"
+			+ "\"paths\":67108864}";
+
+	@LocalServerPort
+	int port;
+
+	@Test
+	void fullLaneShouldRefuseHeavyJobsWhileLightRequestsAreServedAndTheAcceptedJobFinishes() throws Exception {
+		HttpResponse<String> accepted = send(this.port, "POST", "/api/options/monte-carlo", HEAVY);
+		assertThat(accepted.statusCode()).isEqualTo(202);
+		HttpResponse<String> refused = send(this.port, "POST", "/api/options/monte-carlo", HEAVY);
+		assertThat(refused.statusCode()).isEqualTo(503);
+		assertThat(refused.headers().firstValue("Retry-After")).hasValue(ApiErrors.RETRY_AFTER_SECONDS);
+		assertThat(refused.body()).contains("NORMAL lane");
+		HttpResponse<String> light = send(this.port, "POST", "/api/options/price",
+				"{\"options\":[{\"spot\":100,\"strike\":95,\"maturity\":1,\"rate\":0.03,\"volatility\":0.2}]}");
+		assertThat(light.statusCode()).isEqualTo(200);
+		String location = accepted.headers().firstValue("Location").orElseThrow();
+		await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+			String status = json.readTree(send(this.port, "GET", location, null).body()).get("status").asString();
+			assertThat(status).isEqualTo("DONE");
+		});
+	}
+
+}

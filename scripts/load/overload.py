@@ -1,0 +1,353 @@
+#!/usr/bin/env python3
+"""Overload scenarios against the sample app, from other processes on loopback only, each bounded in time.
+
+Starts the app (sample-app/target/offload-sample-app.jar, built by `mvn -B -q -DskipTests -pl sample-app -am
+package`) on free local ports, runs one scenario, stops the app, and prints a Markdown summary (also written to
+--out). Python 3 standard library only.
+
+  scripts/load/overload.py flood     [--seconds 60] [--clients 32] [--paths 67108864]
+      heavy Monte Carlo jobs from CLIENTS threads, as fast as they are answered, plus one light probe (a 1-option
+      price request every 50 ms); light latency p50/p99/max, heavy status codes, then every accepted job polled to
+      its end: none may fail for lack of a stream.
+  scripts/load/overload.py bodies    [--count 4] [--megabytes 100]
+      COUNT concurrent bodies of MEGABYTES each to the price endpoint: status and time of each, heap after.
+  scripts/load/overload.py slowbody  [--connections 250] [--seconds 40]
+      CONNECTIONS clients each sending a body one byte every 5 s, while price and health are probed.
+  scripts/load/overload.py sigterm   [--seconds 20] [--clients 32]
+      the flood, then SIGTERM to the app: time to exit, every in-flight request answered (a status, not a reset),
+      every accepted job DONE or FAILED with the shutdown as its reason (read from the app's log).
+
+Extra app arguments go after `--`, e.g. `-- --offload.backend=cuda`. JAVA names the java command, JAVA_OPTS adds JVM
+options, APP_CLASSPATH runs the app from a class path instead of the jar.
+"""
+import argparse
+import http.client
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+JAR = os.path.join(os.path.dirname(__file__), '..', '..', 'sample-app', 'target', 'offload-sample-app.jar')
+OPTION = {"spot": 100, "strike": 95, "maturity": 1, "rate": 0.03, "volatility": 0.2}
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+class App:
+    def __init__(self, extra):
+        self.port, self.management = free_port(), free_port()
+        self.log_path = f'/tmp/offload-load-{os.getpid()}.log' if os.name == 'posix' else 'offload-load.log'
+        self.log = open(self.log_path, 'w')
+        java = os.environ.get('JAVA', 'java')
+        # APP_CLASSPATH runs the app from classes and jars (the GPU machine's pack) instead of the repackaged jar.
+        launch = (['-cp', os.environ['APP_CLASSPATH'], 'dev.offload.sample.OffloadSampleApplication']
+                  if os.environ.get('APP_CLASSPATH') else ['-jar', JAR])
+        self.process = subprocess.Popen([java, *os.environ.get('JAVA_OPTS', '').split(), *launch,
+                                         f'--server.port={self.port}', f'--management.server.port={self.management}',
+                                         *extra], stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.time() + 180
+        while time.time() < deadline:
+            try:
+                if request('GET', self.management, '/actuator/health', timeout=2)[0] == 200:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.5)
+        self.stop()
+        raise SystemExit('the app did not start; see ' + self.log_path)
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(60)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        self.log.close()
+
+    def log_text(self):
+        with open(self.log_path) as f:
+            return f.read()
+
+
+def request(method, port, path, body=None, timeout=30, headers=None):
+    connection = http.client.HTTPConnection('127.0.0.1', port, timeout=timeout)
+    try:
+        data = json.dumps(body).encode() if isinstance(body, (dict, list)) else body
+        connection.request(method, path, body=data, headers={'Content-Type': 'application/json',
+                                                               'Accept': 'application/json', **(headers or {})})
+        response = connection.getresponse()
+        return response.status, response.read().decode(errors='replace')
+    finally:
+        connection.close()
+
+
+def percentile(values, p):
+    if not values:
+        return float('nan')
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p * (len(values) - 1))))]
+
+
+def summarize_light(latencies, failures):
+    ms = [v * 1000 for v in latencies]
+    over2 = sum(1 for v in ms if v > 2000)
+    return (f'| light requests | {len(ms)} answered, {failures} failed |\n'
+            f'| light p50 / p99 / max | {percentile(ms, 0.5):.0f} / {percentile(ms, 0.99):.0f} / '
+            f'{max(ms) if ms else float("nan"):.0f} ms |\n| light over 2 s | {over2} |\n')
+
+
+def flood(app, seconds, clients, paths, stop_event=None):
+    """Runs heavy clients and a light probe; returns (accepted job ids, heavy codes, light latencies, failures,
+    unanswered heavy requests)."""
+    end = time.time() + seconds
+    stop = stop_event or threading.Event()
+    lock = threading.Lock()
+    accepted, codes, latencies, light_failures, unanswered = [], {}, [], [0], [0]
+
+    def heavy():
+        while time.time() < end and not stop.is_set():
+            try:
+                status, body = request('POST', app.port, '/api/options/monte-carlo', dict(OPTION, paths=paths),
+                                       timeout=60)
+            except OSError:
+                with lock:
+                    unanswered[0] += 1
+                time.sleep(0.2)
+                continue
+            with lock:
+                codes[status] = codes.get(status, 0) + 1
+                if status == 202:
+                    accepted.append(json.loads(body)['id'])
+            if status == 503:
+                time.sleep(0.5)
+
+    def light():
+        while time.time() < end and not stop.is_set():
+            started = time.time()
+            try:
+                status, _ = request('POST', app.port, '/api/options/price', {"options": [OPTION]}, timeout=30)
+                with lock:
+                    if status == 200:
+                        latencies.append(time.time() - started)
+                    else:
+                        light_failures[0] += 1
+            except OSError:
+                with lock:
+                    light_failures[0] += 1
+            time.sleep(0.05)
+
+    threads = [threading.Thread(target=heavy, daemon=True) for _ in range(clients)]
+    threads.append(threading.Thread(target=light, daemon=True))
+    for t in threads:
+        t.start()
+    return threads, accepted, codes, latencies, light_failures, unanswered
+
+
+def poll_jobs(app, ids, limit_seconds):
+    states, reasons = {}, {}
+    deadline = time.time() + limit_seconds
+    pending = list(ids)
+    while pending and time.time() < deadline:
+        still = []
+        for job in pending:
+            try:
+                status, body = request('GET', app.port, f'/api/options/monte-carlo/{job}', timeout=10)
+            except OSError:
+                still.append(job)
+                continue
+            state = json.loads(body).get('status') if status == 200 else f'HTTP {status}'
+            if state == 'RUNNING':
+                still.append(job)
+            else:
+                states[state] = states.get(state, 0) + 1
+                if state == 'FAILED':
+                    error = json.loads(body).get('error', '')
+                    reasons[error[:80]] = reasons.get(error[:80], 0) + 1
+        pending = still
+        if pending:
+            time.sleep(1)
+    if pending:
+        states['still RUNNING at the end of polling'] = len(pending)
+    return states, reasons
+
+
+def job_outcomes(log, accepted):
+    """Counts how each accepted job ended, from the app's log lines 'Monte Carlo job <id> DONE|FAILED: reason'."""
+    ends = {m.group(1): (m.group(2) + (': ' + m.group(3).strip(' :')[:70] if m.group(2) == 'FAILED' else ''))
+            for m in re.finditer(r'Monte Carlo job ([0-9a-f-]{36}) (DONE|FAILED)(.*)', log)}
+    outcomes = {}
+    for job in accepted:
+        key = ends.get(job, 'NO RECORD')
+        outcomes[key] = outcomes.get(key, 0) + 1
+    return outcomes
+
+
+def run_flood(args, app):
+    threads, accepted, codes, latencies, failures, unanswered = flood(app, args.seconds, args.clients, args.paths)
+    for t in threads:
+        t.join()
+    states, reasons = poll_jobs(app, accepted, args.poll_seconds)
+    ended = job_outcomes(app.log_text(), accepted)
+    out = (f'### flood: {args.clients} clients of {args.paths:,}-path jobs for {args.seconds} s + light probe\n\n'
+           '| what | result |\n| --- | --- |\n' + summarize_light(latencies, failures[0]) +
+           f'| heavy answers | {dict(sorted(codes.items()))}, {unanswered[0]} unanswered |\n'
+           f'| accepted jobs, as polled (404: finished and evicted from the store) | {len(accepted)}: {states} |\n'
+           f'| accepted jobs, as the app logged their end | {ended} |\n')
+    if reasons:
+        out += f'| failure reasons | {reasons} |\n'
+    return out
+
+
+def run_bodies(args, app):
+    results = []
+    lock = threading.Lock()
+    size = args.megabytes * 1024 * 1024
+
+    def send():
+        # A raw socket: the server answers 413 and closes before the body is sent, and the answer must still be
+        # read after the send fails.
+        started = time.time()
+        s = socket.create_connection(('127.0.0.1', app.port), timeout=120)
+        try:
+            s.sendall(b'POST /api/options/price HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n'
+                      + f'Content-Length: {size + 14}\r\n\r\n'.encode() + b'{"options":[')
+            chunk = b' ' * 65536
+            for _ in range(size // len(chunk)):
+                s.sendall(chunk)
+            s.sendall(b']}')
+        except OSError:
+            pass
+        try:
+            head = s.recv(4096).decode(errors='replace')
+            status = int(head.split()[1]) if head.startswith('HTTP/') else 'no answer'
+        except OSError as ex:
+            status = type(ex).__name__
+        finally:
+            s.close()
+        with lock:
+            results.append((status, time.time() - started))
+
+    threads = [threading.Thread(target=send) for _ in range(args.count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    _, metric = request('GET', app.management, '/actuator/metrics/jvm.memory.used?tag=area:heap')
+    heap = json.loads(metric)['measurements'][0]['value'] / 2**20
+    return (f'### bodies: {args.count} concurrent bodies of {args.megabytes} MB\n\n| what | result |\n| --- | --- |\n'
+            f'| answers (status, seconds) | {[(s, round(t, 2)) for s, t in results]} |\n'
+            f'| heap used after | {heap:.0f} MiB |\n')
+
+
+def run_slowbody(args, app):
+    stop = threading.Event()
+    opened = [0]
+
+    def slow():
+        try:
+            s = socket.create_connection(('127.0.0.1', app.port), timeout=10)
+            s.sendall(b'POST /api/options/price HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n'
+                      b'Content-Length: 100000\r\n\r\n')
+            opened[0] += 1
+            while not stop.is_set():
+                s.sendall(b' ')
+                stop.wait(5)
+        except OSError:
+            pass
+
+    threads = [threading.Thread(target=slow, daemon=True) for _ in range(args.connections)]
+    for t in threads:
+        t.start()
+    time.sleep(3)
+    latencies, failures, health = [], [0], []
+    end = time.time() + args.seconds
+    while time.time() < end:
+        started = time.time()
+        try:
+            status, _ = request('POST', app.port, '/api/options/price', {"options": [OPTION]}, timeout=10)
+            (latencies.append(time.time() - started) if status == 200 else failures.__setitem__(0, failures[0] + 1))
+        except OSError:
+            failures[0] += 1
+        started = time.time()
+        try:
+            health.append((request('GET', app.management, '/actuator/health', timeout=10)[0], time.time() - started))
+        except OSError:
+            health.append(('timeout', time.time() - started))
+        time.sleep(0.5)
+    stop.set()
+    bad_health = sum(1 for s, _ in health if s != 200)
+    return (f'### slow bodies: {args.connections} connections sending one byte every 5 s, {args.seconds} s\n\n'
+            f'| what | result |\n| --- | --- |\n| slow connections opened | {opened[0]} |\n' +
+            summarize_light(latencies, failures[0]) +
+            f'| health probes | {len(health)}, {bad_health} not 200, max {max(t for _, t in health) * 1000:.0f} ms |\n')
+
+
+def run_sigterm(args, app):
+    stop = threading.Event()
+    threads, accepted, codes, latencies, failures, unanswered = flood(app, args.seconds + 60, args.clients,
+                                                                        args.paths, stop)
+    time.sleep(args.seconds)
+    signalled = time.time()
+    app.process.send_signal(signal.SIGTERM)
+    try:
+        app.process.wait(120)
+    except subprocess.TimeoutExpired:
+        app.process.kill()
+    exit_seconds = time.time() - signalled
+    stop.set()
+    for t in threads:
+        t.join(5)
+    outcomes = job_outcomes(app.log_text(), accepted)
+    return (f'### SIGTERM after {args.seconds} s of the flood ({args.clients} clients, {args.paths:,} paths)\n\n'
+            f'| what | result |\n| --- | --- |\n| SIGTERM to exit | {exit_seconds:.1f} s (exit code '
+            f'{app.process.returncode}) |\n| heavy answers | {dict(sorted(codes.items()))} |\n'
+            f'| requests without an answer (connection reset or refused) | {unanswered[0]} heavy, '
+            f'{failures[0]} light (after SIGTERM the port closes: refused connections are expected) |\n'
+            f'| accepted jobs | {len(accepted)}: {outcomes} |\n')
+
+
+def main():
+    argv = sys.argv[1:]
+    extra = []
+    if '--' in argv:
+        extra = argv[argv.index('--') + 1:]
+        argv = argv[:argv.index('--')]
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('scenario', choices=['flood', 'bodies', 'slowbody', 'sigterm'])
+    parser.add_argument('--seconds', type=int, default=None)
+    parser.add_argument('--clients', type=int, default=32)
+    parser.add_argument('--paths', type=int, default=64 * 1024 * 1024)
+    parser.add_argument('--poll-seconds', type=int, default=600)
+    parser.add_argument('--count', type=int, default=4)
+    parser.add_argument('--megabytes', type=int, default=100)
+    parser.add_argument('--connections', type=int, default=250)
+    parser.add_argument('--out', default=None)
+    args = parser.parse_args(argv)
+    if args.seconds is None:
+        args.seconds = {'flood': 60, 'slowbody': 40, 'sigterm': 20}.get(args.scenario, 0)
+    app = App(extra)
+    try:
+        started = time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())
+        text = {'flood': run_flood, 'bodies': run_bodies, 'slowbody': run_slowbody,
+                'sigterm': run_sigterm}[args.scenario](args, app)
+        text += f'\n({started}, {os.cpu_count()} CPUs, app arguments: {" ".join(extra) or "none"})\n'
+    finally:
+        app.stop()
+    print(text)
+    if args.out:
+        with open(args.out, 'a') as f:
+            f.write(text + '\n')
+
+
+if __name__ == '__main__':
+    main()
