@@ -7,8 +7,8 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 
-import dev.offload.backend.fault.FaultInjectingBackend;
-import dev.offload.backend.fault.FaultInjectingBackend.Operation;
+import dev.offload.test.fault.FaultInjectingBackend;
+import dev.offload.test.fault.FaultInjectingBackend.Operation;
 import dev.offload.spi.Backend;
 
 /**
