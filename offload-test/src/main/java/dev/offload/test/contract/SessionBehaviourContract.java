@@ -1,4 +1,4 @@
-package dev.offload;
+package dev.offload.test.contract;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,6 +13,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import dev.offload.Device;
+import dev.offload.DeviceRegistry;
+import dev.offload.Kernel;
+import dev.offload.OffloadSession;
+import dev.offload.StreamEvent;
+import dev.offload.StreamPoolConfig;
+import dev.offload.StreamPoolStatistics;
 import dev.offload.kernel.LaunchConfig;
 import dev.offload.spi.Backend;
 
@@ -21,8 +28,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * The behaviour every backend must show, as one suite: a subclass per backend supplies the backend, a kernel that
- * does nothing, and a gate (a kernel that runs until the test releases it). The host subclass runs everywhere; the
- * CUDA subclass is tagged {@code gpu}. Nothing here measures time: the gate decides what is still running.
+ * does nothing, and a gate (a kernel that runs until the test releases it), so that a new backend proves itself with
+ * one subclass. Offload runs it on the host backend everywhere and on CUDA on a GPU. Nothing here measures time: the
+ * gate decides what is still running.
  */
 public abstract class SessionBehaviourContract {
 
@@ -79,8 +87,11 @@ public abstract class SessionBehaviourContract {
 		return 0;
 	}
 
+	/**
+	 * Starts a registry over the backend under test, on the device of {@link #deviceId()}.
+	 */
 	@BeforeEach
-	void openRegistry() {
+	protected void openRegistry() {
 		this.registry = DeviceRegistry.builder(createBackend())
 			.deviceIds(List.of(deviceId()))
 			.streamPool(StreamPoolConfig.DEFAULTS.withInitialSize(8))
@@ -92,8 +103,11 @@ public abstract class SessionBehaviourContract {
 		noop(this.device);
 	}
 
+	/**
+	 * Closes the registry and its backend.
+	 */
 	@AfterEach
-	void closeRegistry() {
+	protected void closeRegistry() {
 		this.registry.close(Duration.ofSeconds(30));
 	}
 
