@@ -2,17 +2,23 @@ package dev.offload.test;
 
 import java.util.concurrent.CompletableFuture;
 
+import org.assertj.core.api.Assertions;
+
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
 import dev.offload.StreamPool;
 
 /**
- * Entry point of the AssertJ assertions on Offload's pools, devices, sessions and futures.
+ * Entry point of the AssertJ assertions on Offload's pools, devices, sessions and futures; it extends AssertJ's
+ * {@link Assertions}, so that one static import of {@code OffloadAssertions.assertThat} serves every assertion.
  */
-public final class OffloadAssertions {
+public class OffloadAssertions extends Assertions {
 
-	private OffloadAssertions() {
+	/**
+	 * Creates an instance for subclasses that add their own entry points; the methods are static.
+	 */
+	protected OffloadAssertions() {
 	}
 
 	/**

@@ -7,20 +7,21 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-import org.assertj.core.api.AbstractAssert;
+import org.assertj.core.api.CompletableFutureAssert;
 
 /**
- * Assertions on a future from the template ({@code OffloadTemplate.submit}) that wait for it within a bound.
+ * Assertions on a future from the template ({@code OffloadTemplate.submit}) that wait for it within a bound, beside
+ * AssertJ's own assertions on futures.
  *
  * @param <T> the future's result type
  */
-public class OffloadFutureAssert<T> extends AbstractAssert<OffloadFutureAssert<T>, CompletableFuture<T>> {
+public class OffloadFutureAssert<T> extends CompletableFutureAssert<T> {
 
 	/** How long {@link #failsWith(Class)} waits for the future before it gives up. */
 	static final Duration FAILURE_WAIT = Duration.ofSeconds(30);
 
 	OffloadFutureAssert(CompletableFuture<T> actual) {
-		super(actual, OffloadFutureAssert.class);
+		super(actual);
 	}
 
 	/**

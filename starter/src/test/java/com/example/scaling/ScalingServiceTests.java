@@ -10,14 +10,13 @@ import dev.offload.spi.BackendException;
 import dev.offload.test.autoconfigure.OffloadTest;
 
 import static dev.offload.test.OffloadAssertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static dev.offload.test.OffloadAssertions.assertThatExceptionOfType;
 
 /**
- * The example of docs/testing.md: a faulty device end to end, through {@code @OffloadTest} and fault properties.
+ * The application's service on two emulated devices, the first launch on device 1 faulting sticky.
  */
-@OffloadTest(devices = 2,
-		properties = { "offload.test.faults.launch.fail-at=1", "offload.test.faults.launch.sticky=true" })
+@OffloadTest(devices = 2, properties = { "offload-test.faults.device=1", "offload-test.faults.launch.fail-at=1",
+		"offload-test.faults.launch.sticky=true" })
 @Import(ScalingService.class)
 class ScalingServiceTests {
 
@@ -28,13 +27,14 @@ class ScalingServiceTests {
 	private DeviceRegistry registry;
 
 	@Test
-	void scaleWhenTheFirstLaunchFaultsStickyShouldLoseOnlyThatDevice() {
+	void scaleWhenALaunchFaultsStickyShouldLoseOnlyThatDevice() {
+		assertThat(this.scaling.scale(0, new float[] { 1, 2, 3 }, 2f)).containsExactly(2f, 4f, 6f);
 		assertThatExceptionOfType(BackendException.class)
-			.isThrownBy(() -> this.scaling.scale(0, new float[] { 1, 2, 3 }, 2f))
+			.isThrownBy(() -> this.scaling.scale(1, new float[] { 1, 2, 3 }, 2f))
 			.withMessageContaining("INJECTED_STICKY_FAULT");
-		assertThat(this.registry.device(0)).hasFailedWith("INJECTED_STICKY_FAULT");
-		assertThat(this.registry.device(1)).isHealthy();
-		assertThat(this.scaling.scale(1, new float[] { 1, 2, 3 }, 2f)).containsExactly(2f, 4f, 6f);
+		assertThat(this.registry.device(1)).hasFailedWith("INJECTED_STICKY_FAULT");
+		assertThat(this.registry.device(0)).isHealthy();
+		assertThat(this.scaling.scale(0, new float[] { 4 }, 0.5f)).containsExactly(2f);
 		assertThat(this.registry).hasNothingLentAnywhere();
 	}
 
