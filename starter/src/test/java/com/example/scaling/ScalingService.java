@@ -1,5 +1,7 @@
 package com.example.scaling;
 
+import java.util.List;
+
 import dev.offload.DeviceBuffer;
 import dev.offload.HostBuffer;
 import dev.offload.kernel.KernelRef;
@@ -8,13 +10,12 @@ import dev.offload.kernel.ModuleDefinition;
 import dev.offload.kernel.ParamKind;
 import dev.offload.template.OffloadTemplate;
 
-import java.util.List;
-
 /**
  * The application's GPU code: scales an array on a device, with a host implementation for machines without a GPU.
  */
 public class ScalingService {
 
+	// A real application adds .imageResource("kernels/scaling.ptx") for its GPUs.
 	static final ModuleDefinition MODULE = ModuleDefinition.builder("scaling")
 		.hostKernel("scale", List.of(ParamKind.INT32, ParamKind.FLOAT32, ParamKind.POINTER), (t) -> {
 			int i = t.globalIdX();
@@ -28,10 +29,21 @@ public class ScalingService {
 
 	private final OffloadTemplate offload;
 
+	/**
+	 * Creates the service.
+	 * @param offload the template that runs the GPU work
+	 */
 	public ScalingService(OffloadTemplate offload) {
 		this.offload = offload;
 	}
 
+	/**
+	 * Multiplies every value by a factor on a device.
+	 * @param deviceId the device to run on
+	 * @param values the values
+	 * @param factor the factor
+	 * @return the scaled values
+	 */
 	public float[] scale(int deviceId, float[] values, float factor) {
 		return this.offload.execute(deviceId, (session) -> {
 			HostBuffer host = session.hostBuffer(values);

@@ -22,15 +22,16 @@ import dev.offload.StreamPoolConfig;
 import dev.offload.StreamPoolStatistics;
 import dev.offload.kernel.LaunchConfig;
 import dev.offload.spi.Backend;
+import dev.offload.test.kernel.TestKernels;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The behaviour every backend must show, as one suite: a subclass per backend supplies the backend, a kernel that
- * does nothing, and a gate (a kernel that runs until the test releases it), so that a new backend proves itself with
- * one subclass. Offload runs it on the host backend everywhere and on CUDA on a GPU. Nothing here measures time: the
- * gate decides what is still running.
+ * The behaviour every backend must show, as one suite: a subclass per backend supplies the backend and, for a
+ * backend that cannot run host kernels, a kernel that does nothing and a gate (a kernel that runs until the test
+ * releases it), so that a new backend proves itself with one subclass. Offload runs it on the host backend everywhere
+ * and on CUDA on a GPU. Nothing here measures time: the gate decides what is still running.
  */
 public abstract class SessionBehaviourContract {
 
@@ -66,18 +67,46 @@ public abstract class SessionBehaviourContract {
 	protected abstract Backend createBackend();
 
 	/**
-	 * Returns a kernel without parameters that does nothing.
+	 * Returns a kernel without parameters that does nothing: {@link TestKernels#NOOP}'s host implementation unless a
+	 * backend that runs only compiled kernels overrides it.
 	 * @param device the device to load it on
 	 * @return the kernel
 	 */
-	protected abstract Kernel noop(Device device);
+	protected Kernel noop(Device device) {
+		return device.loadModule(TestKernels.MODULE).kernel("noop");
+	}
 
 	/**
-	 * Creates a gate on a device.
+	 * Creates a gate on a device: offload-test's {@link dev.offload.test.kernel.Gate} kernel unless a backend that
+	 * runs only compiled kernels overrides it.
 	 * @param device the device
 	 * @return a closed gate
 	 */
-	protected abstract Gate gate(Device device);
+	protected Gate gate(Device device) {
+		dev.offload.test.kernel.Gate gate = dev.offload.test.kernel.Gate.create();
+		return new Gate() {
+
+			@Override
+			public void hold(OffloadSession session) {
+				gate.launch(session);
+				try {
+					if (!gate.awaitStarted(Duration.ofSeconds(DEADLOCK_BOUND_SECONDS))) {
+						throw new IllegalStateException(gate + " did not start within " + DEADLOCK_BOUND_SECONDS + " s");
+					}
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					throw new IllegalStateException("Interrupted while waiting for " + gate + " to start", ex);
+				}
+			}
+
+			@Override
+			public void release() {
+				gate.close();
+			}
+
+		};
+	}
 
 	/**
 	 * Returns the id of the device the suite runs on; a backend of several devices runs it once per device.
