@@ -13,7 +13,7 @@ import org.springframework.boot.test.context.PropertyMapping;
 /**
  * Imports Offload's auto-configurations on the host backend with a chosen number of emulated devices, so that a test
  * runs GPU code without a GPU; wraps the backend in a {@link dev.offload.test.fault.FaultInjectingBackend} with the
- * faults of the {@code offload-test.faults.*} properties, and records who opened each session, for the leak check
+ * faults of the {@code offload.test.faults.*} properties, and records who opened each session, for the leak check
  * after each test.
  */
 @Target(ElementType.TYPE)

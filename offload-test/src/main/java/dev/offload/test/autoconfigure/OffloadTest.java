@@ -31,7 +31,7 @@ import org.springframework.test.context.junit.jupiter.SpringExtension;
 public @interface OffloadTest {
 
 	/**
-	 * Properties in {@code key=value} form added to the environment, such as {@code offload-test.faults.*}.
+	 * Properties in {@code key=value} form added to the environment, such as {@code offload.test.faults.*}.
 	 * @return the properties
 	 */
 	String[] properties() default {};

@@ -20,7 +20,7 @@ import dev.offload.test.fault.FaultInjectingBackend.Operation;
 /**
  * What {@link AutoConfigureOffload} adds to Offload's auto-configurations: the session openers for the leak check,
  * and the backend wrapped in a {@link FaultInjectingBackend} (a test may inject it to fail a device at will), with
- * the faults of the {@code offload-test.faults.*} properties: {@code <operation>.fail-at} (the Nth call fails,
+ * the faults of the {@code offload.test.faults.*} properties: {@code <operation>.fail-at} (the Nth call fails,
  * counted from startup), {@code <operation>.sticky} (the failure kills its device) and {@code device} (the faults
  * hit that device only).
  */
@@ -30,7 +30,7 @@ public final class OffloadTestConfiguration {
 	/**
 	 * The prefix of the fault properties; outside {@code offload.*}, whose unknown keys fail an application's start.
 	 */
-	public static final String FAULTS_PREFIX = "offload-test.faults.";
+	public static final String FAULTS_PREFIX = "offload.test.faults.";
 
 	private static final String DEVICE = FAULTS_PREFIX + "device";
 

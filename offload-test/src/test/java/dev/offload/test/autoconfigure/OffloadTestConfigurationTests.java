@@ -40,9 +40,9 @@ class OffloadTestConfigurationTests {
 
 	@Test
 	void injectFaultsWhenADeviceIsNamedShouldFailTheNthLaunchOnThatDeviceOnly() {
-		this.environment.withProperty("offload-test.faults.launch.fail-at", "2")
-			.withProperty("offload-test.faults.launch.sticky", "true")
-			.withProperty("offload-test.faults.device", "1");
+		this.environment.withProperty("offload.test.faults.launch.fail-at", "2")
+			.withProperty("offload.test.faults.launch.sticky", "true")
+			.withProperty("offload.test.faults.device", "1");
 		FaultInjectingBackend faults = inject(2);
 		try (DeviceRegistry registry = DeviceRegistry.builder(faults).build()) {
 			runNoop(registry, 0);
@@ -58,31 +58,31 @@ class OffloadTestConfigurationTests {
 
 	@Test
 	void injectFaultsWhenAPropertyIsMistypedShouldNameItAndTheKnownOnes() {
-		this.environment.withProperty("offload-test.faults.lanch.fail-at", "3");
+		this.environment.withProperty("offload.test.faults.lanch.fail-at", "3");
 		assertThatIllegalArgumentException().isThrownBy(() -> inject(1))
-			.withMessageContaining("Unknown fault properties [offload-test.faults.lanch.fail-at]")
-			.withMessageContaining("offload-test.faults.launch.fail-at");
+			.withMessageContaining("Unknown fault properties [offload.test.faults.lanch.fail-at]")
+			.withMessageContaining("offload.test.faults.launch.fail-at");
 	}
 
 	@Test
 	void injectFaultsWhenStickyHasNoFailAtShouldSaySo() {
-		this.environment.withProperty("offload-test.faults.synchronize.sticky", "true");
+		this.environment.withProperty("offload.test.faults.synchronize.sticky", "true");
 		assertThatIllegalArgumentException().isThrownBy(() -> inject(1))
-			.withMessage("offload-test.faults.synchronize.sticky is set without offload-test.faults.synchronize.fail-at");
+			.withMessage("offload.test.faults.synchronize.sticky is set without offload.test.faults.synchronize.fail-at");
 	}
 
 	@Test
 	void injectFaultsWhenFailAtIsBelowOneShouldSaySo() {
-		this.environment.withProperty("offload-test.faults.copy.fail-at", "0");
+		this.environment.withProperty("offload.test.faults.copy.fail-at", "0");
 		assertThatIllegalArgumentException().isThrownBy(() -> inject(1))
-			.withMessage("offload-test.faults.copy.fail-at must be 1 or more, was 0");
+			.withMessage("offload.test.faults.copy.fail-at must be 1 or more, was 0");
 	}
 
 	@Test
 	void injectFaultsWhenTheDeviceDoesNotExistShouldNameTheProperty() {
-		this.environment.withProperty("offload-test.faults.device", "3");
+		this.environment.withProperty("offload.test.faults.device", "3");
 		assertThatIllegalArgumentException().isThrownBy(() -> inject(2))
-			.withMessageContaining("offload-test.faults.device names no device of the test's backend")
+			.withMessageContaining("offload.test.faults.device names no device of the test's backend")
 			.withMessageContaining("its devices are [0, 1]");
 	}
 
