@@ -17,6 +17,7 @@ import dev.offload.spi.BackendEvent;
 import dev.offload.spi.BackendException;
 import dev.offload.spi.BackendStream;
 import dev.offload.spi.NativeMemory;
+import dev.offload.spi.VirtualThreads;
 
 /**
  * A unit of work on one device: the stream it borrows on its first operation is its own until it ends, so
@@ -37,6 +38,10 @@ import dev.offload.spi.NativeMemory;
  * caller: for a stream, and in {@link #synchronize()} and {@link #close()}. When it passes, the caller gets a
  * {@link SessionTimeoutException} at once, the session is closed, and the device's completion thread gives its
  * stream back when the work enqueued so far is done (a GPU cannot take queued work back).
+ * <p>
+ * On a virtual thread (Java 21+), {@link #synchronize()} and {@link #close()} park the thread until the device's
+ * completion thread sees the stream idle, instead of blocking in the driver, which would hold the carrier thread for
+ * the whole wait; a platform thread synchronizes in the driver.
  */
 public final class OffloadSession implements AutoCloseable {
 
@@ -460,7 +465,7 @@ public final class OffloadSession implements AutoCloseable {
 	private void awaitWork(String waitedFor) {
 		BackendStream backend = this.stream.backend;
 		if (this.deadline == null) {
-			backend.synchronize();
+			awaitIdle(backend);
 			return;
 		}
 		long start = System.nanoTime();
@@ -494,6 +499,27 @@ public final class OffloadSession implements AutoCloseable {
 			handOff(interrupted);
 			throw interrupted;
 		}
+	}
+
+	/**
+	 * Waits until {@code backend} is idle, throwing its work's failure. A platform thread synchronizes in the driver
+	 * (the fastest wait). A virtual thread must not: a blocking native call holds its carrier for the whole wait, so a
+	 * few hundred waiting requests would stall every other virtual thread. It parks instead, and the device's
+	 * completion thread, which polls the stream, wakes it.
+	 */
+	private void awaitIdle(BackendStream backend) {
+		if (!VirtualThreads.isCurrentThreadVirtual()) {
+			backend.synchronize();
+			return;
+		}
+		if (backend.query()) {
+			return;
+		}
+		CompletableFuture<Void> idle = new CompletableFuture<>();
+		this.device.completionPoller().submit(new IdleWatch(backend, idle));
+		// join() parks without pinning the carrier and, as the driver's synchronize, is not cut short by an
+		// interrupt (the interrupt stays set).
+		awaitDone(idle);
 	}
 
 	private static void awaitDone(CompletableFuture<Void> idle) {
@@ -688,7 +714,7 @@ public final class OffloadSession implements AutoCloseable {
 			// Earlier work may still run on a stream whose later call failed: let it finish before the stream and
 			// the buffers are given back.
 			try {
-				lent.backend.synchronize();
+				awaitIdle(lent.backend);
 			}
 			catch (RuntimeException ignored) {
 				// The failure is already recorded.
