@@ -22,7 +22,7 @@ class JcstressTests {
 
 	@Test
 	void stressTestsWhenRunShouldObserveNoForbiddenOutcome() throws IOException, InterruptedException {
-		Path results = Path.of("target", "jcstress-results");
+		Path results = Path.of("target", "jcstress-results").toAbsolutePath();
 		List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
 				"-cp", System.getProperty("java.class.path"), "org.openjdk.jcstress.Main", "-r", results.toString()));
 		if (CheckMode.current() == CheckMode.QUICK) {
@@ -32,7 +32,9 @@ class JcstressTests {
 			command.addAll(List.of("-m", "quick"));
 		}
 		Path log = Files.createDirectories(results).resolve("output.txt");
-		Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+		// In the results folder: jcstress also writes its binary result file to the working directory.
+		Process process = new ProcessBuilder(command).directory(results.toFile())
+			.redirectErrorStream(true).redirectOutput(log.toFile()).start();
 		// A guard against a hung fork, not a timing: the quick run takes about a minute.
 		boolean ended = process.waitFor(30, TimeUnit.MINUTES);
 		if (!ended) {
