@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 
 import dev.offload.kernel.KernelRef;
 import dev.offload.kernel.LaunchConfig;
@@ -473,7 +474,7 @@ public final class OffloadSession implements AutoCloseable {
 			return;
 		}
 		CompletableFuture<Void> idle = new CompletableFuture<>();
-		this.device.completionPoller().submit(new IdleWatch(backend, idle));
+		this.device.completionPoller().submit(new IdleWatch(backend::query, idle));
 		try {
 			long remaining = this.deadline.remainingNanos();
 			if (remaining <= 0) {
@@ -512,14 +513,22 @@ public final class OffloadSession implements AutoCloseable {
 			backend.synchronize();
 			return;
 		}
-		if (backend.query()) {
+		parkUntil(this.device, backend::query);
+	}
+
+	/**
+	 * Parks the calling thread until {@code done} answers {@code true}, polled by {@code device}'s completion thread;
+	 * throws what {@code done} throws. The wait of a virtual thread that leaves its carrier free.
+	 */
+	static void parkUntil(Device device, BooleanSupplier done) {
+		if (done.getAsBoolean()) {
 			return;
 		}
-		CompletableFuture<Void> idle = new CompletableFuture<>();
-		this.device.completionPoller().submit(new IdleWatch(backend, idle));
+		CompletableFuture<Void> reached = new CompletableFuture<>();
+		device.completionPoller().submit(new IdleWatch(done, reached));
 		// join() parks without pinning the carrier and, as the driver's synchronize, is not cut short by an
 		// interrupt (the interrupt stays set).
-		awaitDone(idle);
+		awaitDone(reached);
 	}
 
 	private static void awaitDone(CompletableFuture<Void> idle) {
@@ -784,16 +793,18 @@ public final class OffloadSession implements AutoCloseable {
 	}
 
 	/**
-	 * Completes a future when a stream is idle, for a wait bounded by a deadline.
+	 * Completes a future when a stream is idle (or an event reached), for a wait bounded by a deadline or the wait of
+	 * a virtual thread. The future has no dependent stages but its waiter's, so it is completed on the completion
+	 * thread itself.
 	 */
 	private static final class IdleWatch implements CompletionPoller.Task {
 
-		private final BackendStream stream;
+		private final BooleanSupplier done;
 
 		private final CompletableFuture<Void> idle;
 
-		IdleWatch(BackendStream stream, CompletableFuture<Void> idle) {
-			this.stream = stream;
+		IdleWatch(BooleanSupplier done, CompletableFuture<Void> idle) {
+			this.done = done;
 			this.idle = idle;
 		}
 
@@ -804,7 +815,7 @@ public final class OffloadSession implements AutoCloseable {
 				return true;
 			}
 			try {
-				if (!this.stream.query()) {
+				if (!this.done.getAsBoolean()) {
 					return false;
 				}
 				this.idle.complete(null);

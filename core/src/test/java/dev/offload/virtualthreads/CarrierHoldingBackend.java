@@ -16,7 +16,7 @@ import dev.offload.spi.NativeMemory;
 import dev.offload.spi.VirtualThreads;
 
 /**
- * Wraps a backend so that a stream's {@code synchronize()} holds its virtual thread's carrier for the whole wait, as a
+ * Wraps a backend so that a stream's or an event's {@code synchronize()} holds its virtual thread's carrier for the whole wait, as a
  * blocking JNI call such as {@code cuStreamSynchronize} does. It pins the virtual thread around the wait with the
  * JDK's {@code jdk.internal.vm.Continuation.pin()} (a critical section: on Java 24+ {@code synchronized} and
  * {@code Object.wait} no longer pin, a native frame or this still does), so a park inside is recorded as a
@@ -43,7 +43,7 @@ final class CarrierHoldingBackend implements Backend {
 	}
 
 	/**
-	 * Returns how many times a stream was synchronized in the driver.
+	 * Returns how many times a stream or an event was synchronized in the driver.
 	 */
 	long synchronizes() {
 		return this.synchronizes.get();
@@ -125,7 +125,7 @@ final class CarrierHoldingBackend implements Backend {
 
 		@Override
 		public BackendEvent createEvent() {
-			return this.delegate.createEvent();
+			return new HoldingEvent(this.delegate.createEvent());
 		}
 
 		@Override
@@ -176,12 +176,43 @@ final class CarrierHoldingBackend implements Backend {
 
 		@Override
 		public void record(BackendEvent event) {
-			this.delegate.record(event);
+			this.delegate.record(((HoldingEvent) event).delegate);
 		}
 
 		@Override
 		public void waitFor(BackendEvent event) {
-			this.delegate.waitFor(event);
+			this.delegate.waitFor(((HoldingEvent) event).delegate);
+		}
+
+		@Override
+		public boolean query() {
+			return this.delegate.query();
+		}
+
+		@Override
+		public void synchronize() {
+			CarrierHoldingBackend.this.synchronizes.incrementAndGet();
+			holdingCarrier(this.delegate::synchronize);
+		}
+
+		@Override
+		public Object handle() {
+			return this.delegate.handle();
+		}
+
+		@Override
+		public void destroy() {
+			this.delegate.destroy();
+		}
+
+	}
+
+	private final class HoldingEvent implements BackendEvent {
+
+		private final BackendEvent delegate;
+
+		HoldingEvent(BackendEvent delegate) {
+			this.delegate = delegate;
 		}
 
 		@Override

@@ -169,7 +169,7 @@ class VirtualThreadWaitTests {
 		// lock: once per class and JVM, whatever code it is. Each way of waiting runs once before the recording.
 		ExecutorService warmUp = newVirtualThreadPerTaskExecutor();
 		try {
-			for (int kind = 0; kind < 4; kind++) {
+			for (int kind = 0; kind < 5; kind++) {
 				int each = kind;
 				warmUp.submit(() -> waitOneWay(each, template)).get(1, TimeUnit.MINUTES);
 			}
@@ -184,7 +184,7 @@ class VirtualThreadWaitTests {
 			try {
 				List<Future<?>> done = new ArrayList<>();
 				for (int i = 0; i < 2_000; i++) {
-					int kind = i % 4;
+					int kind = i % 5;
 					done.add(executor.submit(() -> waitOneWay(kind, template)));
 				}
 				for (Future<?> each : done) {
@@ -212,7 +212,7 @@ class VirtualThreadWaitTests {
 	}
 
 	/**
-	 * One request, waiting as an application would: synchronize, close, the template, or a future.
+	 * One request, waiting as an application would: synchronize, close, the template, a future, or an event.
 	 */
 	private void waitOneWay(int kind, OffloadTemplate template) {
 		switch (kind) {
@@ -231,11 +231,17 @@ class VirtualThreadWaitTests {
 				session.launch(this.hold, LaunchConfig.of(1, 1), GATE);
 				return null;
 			});
-			default -> {
+			case 3 -> {
 				OffloadSession session = this.device.openSession();
 				session.launch(this.hold, LaunchConfig.of(1, 1), GATE);
 				session.whenDone().join();
 				session.closeAsync().join();
+			}
+			default -> {
+				try (OffloadSession session = this.device.openSession()) {
+					session.launch(this.hold, LaunchConfig.of(1, 1), GATE);
+					session.recordEvent().synchronize();
+				}
 			}
 		}
 	}
