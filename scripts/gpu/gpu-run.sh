@@ -12,8 +12,9 @@
 #   multi    not in the default: what needs several GPUs, MultiGpuTests (multi-tests.log; it skips itself, with the
 #            reason, on fewer than two devices) and the hazard benchmark on one GPU against MULTI_DEVICES GPUs
 #            (default 2; hazard-multi.md, with the throughput and light p99 targets; HAZARD_ARGS too)
-#   vt       not in the default: 10,000 requests on virtual threads against a 64-thread platform pool, on the Java 25
-#            runtime jre25.txz (pack with JDK25=<a JDK 25> scripts/gpu/pack.sh), once per stream pool bound in
+#   vt       not in the default, on the Java 25 runtime jre25.txz (pack with JDK25=<a JDK 25> PACK_PARTS=vt
+#            scripts/gpu/pack.sh): CudaVirtualThreadGpuTests (vt-tests.log), then 10,000 requests on virtual threads
+#            against a 64-thread platform pool, once per stream pool bound in
 #            VT_MAX_STREAMS (default "256 0", 0 = unbounded; virtual-threads.md, with the targets; VT_ARGS adds
 #            options, VT_BACKEND=host runs it without a GPU)
 # Logs go to $OUT (the device tool's output folder) or ./gpu-out, with environment.txt; the JUnit XML reports stay in
@@ -108,10 +109,16 @@ fi
 # Virtual threads (Java 21+): waits that park instead of holding a carrier in the driver, against platform threads.
 if want vt; then
 	if [ -x "$java25" ]; then
+		# Sessions on thousands of virtual threads on the GPU: results (the context follows the carrier), no pinning.
+		timeout "${TESTS_TIMEOUT:-300}" "$java25" --enable-native-access=ALL-UNNAMED -cp "$console:$classpath" \
+			org.junit.platform.console.ConsoleLauncher execute --disable-banner --disable-ansi-colors --details=tree \
+			--select-class dev.offload.backend.cuda.CudaVirtualThreadGpuTests --reports-dir /tmp/offload-junit/vt-tests \
+			2>&1 | tee "$out/vt-tests.log"
+		record "${PIPESTATUS[0]}" vt-tests
 		: >"$out/virtual-threads.md"
 		for bound in ${VT_MAX_STREAMS:-256 0}; do
 			# shellcheck disable=SC2086
-			timeout "${VT_TIMEOUT:-300}" "$java25" --enable-native-access=ALL-UNNAMED -cp "$benchcp" \
+			timeout "${VT_TIMEOUT:-240}" "$java25" --enable-native-access=ALL-UNNAMED -cp "$benchcp" \
 				dev.offload.benchmarks.VirtualThreadBenchmark --backend "${VT_BACKEND:-cuda}" --max-streams "$bound" \
 				${VT_ARGS:-} 2>&1 | tee -a "$out/virtual-threads.md"
 			record "${PIPESTATUS[0]}" "virtual-threads (max streams $bound)"

@@ -54,6 +54,12 @@ public final class VirtualThreadBenchmark {
 		this.out = out;
 	}
 
+	/**
+	 * Runs the benchmark; exits with 0 when the last round met the targets, 1 when it missed one, 2 on bad options or
+	 * a runtime without virtual threads.
+	 * @param args the options
+	 * @throws Exception if a request failed
+	 */
 	public static void main(String[] args) throws Exception {
 		Options options;
 		try {

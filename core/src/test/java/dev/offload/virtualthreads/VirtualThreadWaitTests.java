@@ -1,27 +1,17 @@
 package dev.offload.virtualthreads;
 
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
-import java.util.stream.Collectors;
 
-import jdk.jfr.Recording;
-import jdk.jfr.consumer.RecordedEvent;
-import jdk.jfr.consumer.RecordedFrame;
-import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import dev.offload.Device;
 import dev.offload.DeviceBuffer;
@@ -93,34 +83,21 @@ class VirtualThreadWaitTests {
 	@Tag("java21")
 	void sessionsWhenTenThousandVirtualThreadsRunThemShouldAllFinish() throws Exception {
 		assumeVirtualThreads();
-		int requests = 10_000;
 		AtomicInteger wrong = new AtomicInteger();
-		List<Future<?>> done = new ArrayList<>(requests);
-		ExecutorService executor = newVirtualThreadPerTaskExecutor();
-		try {
-			for (int i = 0; i < requests; i++) {
-				byte value = (byte) i;
-				done.add(executor.submit(() -> {
-					try (OffloadSession session = this.device.openSession()) {
-						DeviceBuffer onDevice = session.allocate(64);
-						HostBuffer onHost = session.allocateHost(64);
-						session.fill(onDevice, value);
-						session.copy(onDevice, onHost);
-						session.synchronize();
-						// The wait really waited for this session's own work.
-						if (onHost.getBytes(0, new byte[64])[63] != value) {
-							wrong.incrementAndGet();
-						}
-					}
-				}));
+		OnVirtualThreads.run(10_000, (i) -> {
+			byte value = (byte) i;
+			try (OffloadSession session = this.device.openSession()) {
+				DeviceBuffer onDevice = session.allocate(64);
+				HostBuffer onHost = session.allocateHost(64);
+				session.fill(onDevice, value);
+				session.copy(onDevice, onHost);
+				session.synchronize();
+				// The wait really waited for this session's own work.
+				if (onHost.getBytes(0, new byte[64])[63] != value) {
+					wrong.incrementAndGet();
+				}
 			}
-			for (Future<?> each : done) {
-				each.get(2, TimeUnit.MINUTES);
-			}
-		}
-		finally {
-			executor.shutdownNow();
-		}
+		});
 		assertThat(wrong).hasValue(0);
 		assertThat(this.backend.synchronizes()).isZero();
 		assertThat(this.device.streamPool().inUse()).isZero();
@@ -134,7 +111,7 @@ class VirtualThreadWaitTests {
 		int waiters = 16;
 		CountDownLatch enqueued = new CountDownLatch(waiters);
 		AtomicInteger finished = new AtomicInteger();
-		ExecutorService executor = newVirtualThreadPerTaskExecutor();
+		ExecutorService executor = OnVirtualThreads.executor();
 		try {
 			for (int i = 0; i < waiters; i++) {
 				executor.execute(() -> {
@@ -160,55 +137,21 @@ class VirtualThreadWaitTests {
 
 	@Test
 	@Tag("java21")
-	void waitsWhenOnVirtualThreadsShouldRecordNoPinnedEventFromOffload(@TempDir Path directory) throws Exception {
+	void waitsWhenOnVirtualThreadsShouldRecordNoPinnedEventFromOffload() throws Exception {
 		assumeVirtualThreads();
 		this.gate.countDown();
 		OffloadTemplate template = new OffloadTemplate(this.registry);
-		Path file = directory.resolve("pinned.jfr");
 		// A class's first loading, resolved by the VM, pins a virtual thread that contends for the class loader's
 		// lock: once per class and JVM, whatever code it is. Each way of waiting runs once before the recording.
-		ExecutorService warmUp = newVirtualThreadPerTaskExecutor();
-		try {
-			for (int kind = 0; kind < 5; kind++) {
-				int each = kind;
-				warmUp.submit(() -> waitOneWay(each, template)).get(1, TimeUnit.MINUTES);
-			}
-		}
-		finally {
-			warmUp.shutdownNow();
-		}
-		try (Recording recording = new Recording()) {
-			recording.enable("jdk.VirtualThreadPinned").withThreshold(Duration.ZERO).withStackTrace();
-			recording.start();
-			ExecutorService executor = newVirtualThreadPerTaskExecutor();
-			try {
-				List<Future<?>> done = new ArrayList<>();
-				for (int i = 0; i < 2_000; i++) {
-					int kind = i % 5;
-					done.add(executor.submit(() -> waitOneWay(kind, template)));
-				}
-				for (Future<?> each : done) {
-					each.get(2, TimeUnit.MINUTES);
-				}
-				// A control: a pinned wait outside Offload is recorded, so the recording does see pinning.
-				executor.submit(this::parkHoldingTheCarrier).get(1, TimeUnit.MINUTES);
-			}
-			finally {
-				executor.shutdownNow();
-			}
-			recording.stop();
-			recording.dump(file);
-		}
-		List<RecordedEvent> pinned = RecordingFile.readAllEvents(file)
-			.stream()
-			.filter((event) -> event.getEventType().getName().equals("jdk.VirtualThreadPinned"))
-			.toList();
-		assertThat(pinned).as("pinned events of the control").isNotEmpty();
-		List<String> fromOffload = pinned.stream()
-			.filter(VirtualThreadWaitTests::comesFromOffload)
-			.map(VirtualThreadWaitTests::describe)
-			.toList();
-		assertThat(fromOffload).as("pinned events whose stack passes through Offload").isEmpty();
+		OnVirtualThreads.run(5, (kind) -> waitOneWay(kind, template));
+		PinnedEvents pinned = PinnedEvents.during(() -> {
+			OnVirtualThreads.run(2_000, (i) -> waitOneWay(i % 5, template));
+			// A control: a pinned wait outside Offload is recorded, so the recording does see pinning.
+			OnVirtualThreads.run(1, (i) -> parkHoldingTheCarrier());
+			return null;
+		});
+		assertThat(pinned.all()).as("pinned events of the control").isNotEmpty();
+		assertThat(pinned.throughOffload()).as("pinned events whose stack passes through Offload").isEmpty();
 	}
 
 	/**
@@ -250,33 +193,6 @@ class VirtualThreadWaitTests {
 		CarrierHoldingBackend.holdingCarrier(() -> LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1)));
 	}
 
-	/**
-	 * Tells whether a pinned event's stack has a frame of Offload's own code (this test package's frames aside).
-	 */
-	private static boolean comesFromOffload(RecordedEvent event) {
-		if (event.getStackTrace() == null) {
-			return false;
-		}
-		String testPackage = VirtualThreadWaitTests.class.getPackageName() + ".";
-		return event.getStackTrace()
-			.getFrames()
-			.stream()
-			.map((frame) -> frame.getMethod().getType().getName())
-			.anyMatch((type) -> type.startsWith("dev.offload.") && !type.startsWith(testPackage));
-	}
-
-	private static String describe(RecordedEvent event) {
-		return event.getString("pinnedReason") + ": " + event.getStackTrace()
-			.getFrames()
-			.stream()
-			.map(VirtualThreadWaitTests::describe)
-			.collect(Collectors.joining(" < "));
-	}
-
-	private static String describe(RecordedFrame frame) {
-		return frame.getMethod().getType().getName() + "." + frame.getMethod().getName();
-	}
-
 	private void awaitGate() {
 		awaitQuietly(this.gate);
 	}
@@ -296,11 +212,6 @@ class VirtualThreadWaitTests {
 	private static void assumeVirtualThreads() {
 		assumeTrue(VirtualThreads.isSupported(),
 				"Virtual threads need Java 21+; the build runs these tests in its java25-tests profile");
-	}
-
-	private static ExecutorService newVirtualThreadPerTaskExecutor() throws ReflectiveOperationException {
-		// Compiled for Java 17: the Java 21 factory is called by reflection.
-		return (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
 	}
 
 }
