@@ -10,13 +10,9 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import dev.offload.Device;
-import dev.offload.DeviceBuffer;
 import dev.offload.DeviceRegistry;
-import dev.offload.HostBuffer;
 import dev.offload.Kernel;
-import dev.offload.OffloadSession;
 import dev.offload.StreamPoolConfig;
-import dev.offload.kernel.LaunchConfig;
 import dev.offload.spi.VirtualThreads;
 import dev.offload.virtualthreads.OnVirtualThreads;
 import dev.offload.virtualthreads.PinnedEvents;
@@ -70,29 +66,9 @@ class CudaVirtualThreadGpuTests {
 		assertThat(device.streamPool().inUse()).isZero();
 	}
 
-	/**
-	 * y = 2x + 1 over 1,024 floats in one session, counting a wrong last element.
-	 */
 	private static void saxpyChecked(int seed, AtomicInteger wrong) {
-		int n = 1024;
-		float[] x = new float[n];
-		float[] y = new float[n];
-		for (int i = 0; i < n; i++) {
-			x[i] = i + seed;
-			y[i] = 1;
-		}
-		try (OffloadSession session = device.openSession()) {
-			DeviceBuffer dx = session.allocate((long) n * Float.BYTES);
-			DeviceBuffer dy = session.allocate((long) n * Float.BYTES);
-			session.copy(session.hostBuffer(x), dx);
-			session.copy(session.hostBuffer(y), dy);
-			session.launch(saxpy, LaunchConfig.forThreads(n, 128), n, 2f, dx, dy);
-			HostBuffer result = session.allocateHost((long) n * Float.BYTES);
-			session.copy(dy, result);
-			session.synchronize();
-			if (result.getFloats(0, new float[n])[n - 1] != 2f * (n - 1 + seed) + 1) {
-				wrong.incrementAndGet();
-			}
+		if (TestKernels.saxpyLast(device, saxpy, seed) != 2f * (1024 - 1 + seed) + 1) {
+			wrong.incrementAndGet();
 		}
 	}
 
