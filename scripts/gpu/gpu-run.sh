@@ -47,7 +47,8 @@ fi
 head -3 "$out/environment.txt"
 
 console=$(ls "$here"/lib/junit-platform-console-standalone-*.jar)
-classpath="$here/classes/core:$here/classes/core-test:$here/classes/benchmarks"
+classpath="$here/classes/core:$here/classes/core-test:$here/classes/offload-test:$here/classes/offload-test-test"
+classpath="$classpath:$here/classes/benchmarks"
 for jar in "$here"/lib/*.jar; do
 	[ "$jar" = "$console" ] || classpath="$classpath:$jar"
 done

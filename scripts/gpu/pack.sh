@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Packs everything the GPU run needs into one folder that travels to the GPU machine (which has no Java, no Maven
-# and no network): a jlinked JRE, the compiled core (main and test) and benchmark classes with the test kernels, the
+# and no network): a jlinked JRE, the compiled core (main and test), offload-test (main and test: the behaviour
+# contract and its CUDA runs) and benchmark classes with the test kernels, the
 # runtime jars (JCuda and its Linux natives, AssertJ, Awaitility, SLF4J), the JUnit console launcher, and
 # gpu-run.sh, the script that runs there.
 #
@@ -18,12 +19,14 @@ dest=$(realpath -m "${1:-$root/.device}")
 console_version=${JUNIT_CONSOLE_VERSION:-6.0.3}
 cd "$root"
 
-mvn -B -q -pl core,benchmarks -am -DskipTests package
+mvn -B -q -pl core,offload-test,benchmarks -am -DskipTests package
 mkdir -p "$dest"
 rm -rf "$dest/classes" "$dest/lib"
 mkdir -p "$dest/classes" "$dest/lib"
 cp -r core/target/classes "$dest/classes/core"
 cp -r core/target/test-classes "$dest/classes/core-test"
+cp -r offload-test/target/classes "$dest/classes/offload-test"
+cp -r offload-test/target/test-classes "$dest/classes/offload-test-test"
 cp -r benchmarks/target/classes "$dest/classes/benchmarks"
 
 # The test runtime of core, from Maven's dependency list, less JUnit (the console launcher brings its own) and

@@ -1,4 +1,4 @@
-package dev.offload.backend.fault;
+package dev.offload.test.fault;
 
 import java.time.Duration;
 import java.util.List;
@@ -12,7 +12,7 @@ import dev.offload.DeviceRegistry;
 import dev.offload.KernelModule;
 import dev.offload.OffloadSession;
 import dev.offload.StreamPoolConfig;
-import dev.offload.backend.fault.FaultInjectingBackend.Operation;
+import dev.offload.test.fault.FaultInjectingBackend.Operation;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.kernel.LaunchConfig;
 import dev.offload.kernel.ModuleDefinition;

@@ -7,8 +7,8 @@ import dev.offload.Device;
 import dev.offload.DeviceBuffer;
 import dev.offload.Kernel;
 import dev.offload.OffloadSession;
-import dev.offload.SessionBehaviourContract;
 import dev.offload.spi.Backend;
+import dev.offload.test.contract.SessionBehaviourContract;
 
 /**
  * {@link SessionBehaviourContract} on a real GPU; the gate is the {@code %globaltimer} spin kernel, released by a

@@ -1,6 +1,6 @@
-package dev.offload.backend.fault;
+package dev.offload.test.fault;
 
-import dev.offload.backend.fault.FaultInjectingBackend.Operation;
+import dev.offload.test.fault.FaultInjectingBackend.Operation;
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.spi.BackendDevice;
 import dev.offload.spi.BackendEvent;

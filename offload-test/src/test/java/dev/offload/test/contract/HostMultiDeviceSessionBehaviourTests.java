@@ -1,4 +1,4 @@
-package dev.offload;
+package dev.offload.test.contract;
 
 import org.junit.jupiter.api.Nested;
 

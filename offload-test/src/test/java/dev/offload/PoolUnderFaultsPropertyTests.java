@@ -17,12 +17,13 @@ import java.util.stream.LongStream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import dev.offload.backend.fault.FaultInjectingBackend;
-import dev.offload.backend.fault.FaultInjectingBackend.Operation;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.kernel.LaunchConfig;
 import dev.offload.spi.BackendException;
 import dev.offload.spi.BackendStream;
+import dev.offload.test.fault.FaultInjectingBackend;
+import dev.offload.test.fault.FaultInjectingBackend.Operation;
+import dev.offload.test.kernel.TestKernels;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

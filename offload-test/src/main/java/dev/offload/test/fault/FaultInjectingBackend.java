@@ -1,4 +1,4 @@
-package dev.offload.backend.fault;
+package dev.offload.test.fault;
 
 import java.time.Duration;
 import java.util.EnumMap;
@@ -23,6 +23,7 @@ import dev.offload.spi.BackendException;
  * faults.failAtRate(Operation.SYNCHRONIZE, 0.01, 42);  // 1% of synchronizes fail
  * faults.failStickyNth(Operation.LAUNCH, 10);          // the 10th launch kills the device
  * faults.delay(Operation.SYNCHRONIZE, Duration.ofMillis(2));
+ * faults.failDevice(1, "Xid 79");                    // device 1 is lost now: its next call fails sticky
  * DeviceRegistry registry = DeviceRegistry.builder(faults).build();
  * }</pre>
  * A failed launch fails like a kernel on a GPU: the launch call returns, and the stream's next query or synchronize
@@ -67,6 +68,8 @@ public final class FaultInjectingBackend implements Backend {
 	private final Map<Integer, BackendException> deadDevices = new ConcurrentHashMap<>();
 
 	private final List<BackendDevice> devices;
+
+	private volatile int onlyDevice = -1;
 
 	private FaultInjectingBackend(Backend delegate) {
 		this.delegate = delegate;
@@ -138,6 +141,40 @@ public final class FaultInjectingBackend implements Backend {
 	}
 
 	/**
+	 * Restricts the rules to one device: calls on the other devices are neither counted nor failed.
+	 * @param deviceId the id of the device the rules apply to
+	 * @return this backend
+	 * @throws IllegalArgumentException if the backend has no such device
+	 */
+	public FaultInjectingBackend onDevice(int deviceId) {
+		this.onlyDevice = checkDevice(deviceId);
+		return this;
+	}
+
+	/**
+	 * Fails a device now with a sticky error, as a GPU's illegal address or lost device would: every later call on it
+	 * throws, with {@code reason} in its message.
+	 * @param deviceId the device's id
+	 * @param reason the error's text
+	 * @return this backend
+	 * @throws IllegalArgumentException if the backend has no such device
+	 */
+	public FaultInjectingBackend failDevice(int deviceId, String reason) {
+		checkDevice(deviceId);
+		this.deadDevices.putIfAbsent(deviceId,
+				new BackendException("failDevice", "INJECTED_STICKY_FAULT", reason, deviceId, true, null));
+		return this;
+	}
+
+	private int checkDevice(int deviceId) {
+		if (this.devices.stream().noneMatch((device) -> device.info().id() == deviceId)) {
+			throw new IllegalArgumentException("No device " + deviceId + " in the wrapped backend; its devices are "
+					+ this.devices.stream().map((device) -> device.info().id()).toList());
+		}
+		return deviceId;
+	}
+
+	/**
 	 * Removes every rule; devices already killed by sticky errors stay dead.
 	 * @return this backend
 	 */
@@ -184,7 +221,10 @@ public final class FaultInjectingBackend implements Backend {
 		BackendException dead = this.deadDevices.get(deviceId);
 		if (dead != null) {
 			return new BackendException(call, dead.getErrorName(), "the device was killed earlier by an injected "
-					+ "sticky fault", deviceId, true, dead);
+					+ "sticky fault (" + dead.getMessage() + ")", deviceId, true, dead);
+		}
+		if (this.onlyDevice >= 0 && this.onlyDevice != deviceId) {
+			return null;
 		}
 		long count = this.calls.get(operation).incrementAndGet();
 		Rule rule = this.rules.getOrDefault(operation, Rule.NONE);

@@ -1,6 +1,6 @@
-package dev.offload.backend.fault;
+package dev.offload.test.fault;
 
-import dev.offload.backend.fault.FaultInjectingBackend.Operation;
+import dev.offload.test.fault.FaultInjectingBackend.Operation;
 import dev.offload.spi.BackendEvent;
 import dev.offload.spi.BackendException;
 import dev.offload.spi.BackendKernel;

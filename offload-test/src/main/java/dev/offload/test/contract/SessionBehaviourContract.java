@@ -1,4 +1,4 @@
-package dev.offload;
+package dev.offload.test.contract;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,16 +13,25 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import dev.offload.Device;
+import dev.offload.DeviceRegistry;
+import dev.offload.Kernel;
+import dev.offload.OffloadSession;
+import dev.offload.StreamEvent;
+import dev.offload.StreamPoolConfig;
+import dev.offload.StreamPoolStatistics;
 import dev.offload.kernel.LaunchConfig;
 import dev.offload.spi.Backend;
+import dev.offload.test.kernel.TestKernels;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The behaviour every backend must show, as one suite: a subclass per backend supplies the backend, a kernel that
- * does nothing, and a gate (a kernel that runs until the test releases it). The host subclass runs everywhere; the
- * CUDA subclass is tagged {@code gpu}. Nothing here measures time: the gate decides what is still running.
+ * The behaviour every backend must show, as one suite: a subclass per backend supplies the backend and, for a
+ * backend that cannot run host kernels, a kernel that does nothing and a gate (a kernel that runs until the test
+ * releases it), so that a new backend proves itself with one subclass. Offload runs it on the host backend everywhere
+ * and on CUDA on a GPU. Nothing here measures time: the gate decides what is still running.
  */
 public abstract class SessionBehaviourContract {
 
@@ -58,18 +67,46 @@ public abstract class SessionBehaviourContract {
 	protected abstract Backend createBackend();
 
 	/**
-	 * Returns a kernel without parameters that does nothing.
+	 * Returns a kernel without parameters that does nothing: {@link TestKernels#NOOP}'s host implementation unless a
+	 * backend that runs only compiled kernels overrides it.
 	 * @param device the device to load it on
 	 * @return the kernel
 	 */
-	protected abstract Kernel noop(Device device);
+	protected Kernel noop(Device device) {
+		return device.loadModule(TestKernels.MODULE).kernel("noop");
+	}
 
 	/**
-	 * Creates a gate on a device.
+	 * Creates a gate on a device: offload-test's {@link dev.offload.test.kernel.Gate} kernel unless a backend that
+	 * runs only compiled kernels overrides it.
 	 * @param device the device
 	 * @return a closed gate
 	 */
-	protected abstract Gate gate(Device device);
+	protected Gate gate(Device device) {
+		dev.offload.test.kernel.Gate gate = dev.offload.test.kernel.Gate.create();
+		return new Gate() {
+
+			@Override
+			public void hold(OffloadSession session) {
+				gate.launch(session);
+				try {
+					if (!gate.awaitStarted(Duration.ofSeconds(DEADLOCK_BOUND_SECONDS))) {
+						throw new IllegalStateException(gate + " did not start within " + DEADLOCK_BOUND_SECONDS + " s");
+					}
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					throw new IllegalStateException("Interrupted while waiting for " + gate + " to start", ex);
+				}
+			}
+
+			@Override
+			public void release() {
+				gate.close();
+			}
+
+		};
+	}
 
 	/**
 	 * Returns the id of the device the suite runs on; a backend of several devices runs it once per device.
@@ -79,8 +116,11 @@ public abstract class SessionBehaviourContract {
 		return 0;
 	}
 
+	/**
+	 * Starts a registry over the backend under test, on the device of {@link #deviceId()}.
+	 */
 	@BeforeEach
-	void openRegistry() {
+	protected void openRegistry() {
 		this.registry = DeviceRegistry.builder(createBackend())
 			.deviceIds(List.of(deviceId()))
 			.streamPool(StreamPoolConfig.DEFAULTS.withInitialSize(8))
@@ -92,8 +132,11 @@ public abstract class SessionBehaviourContract {
 		noop(this.device);
 	}
 
+	/**
+	 * Closes the registry and its backend.
+	 */
 	@AfterEach
-	void closeRegistry() {
+	protected void closeRegistry() {
 		this.registry.close(Duration.ofSeconds(30));
 	}
 
