@@ -7,8 +7,9 @@
 #
 # Usage (from the project's root):   scripts/gpu/pack.sh [DEST]      (DEST defaults to .device, git-ignored)
 # PACK_PARTS (default "app bench") adds the sample app (for the app and startup parts of gpu-run.sh) and the
-# benchmarks' runtime (bench); PACK_PARTS=tests packs only what the tests need. The device tool carries at most
-# 64 MiB: pack only what the run needs.
+# benchmarks' runtime (bench); PACK_PARTS=tests packs only what the tests need. PACK_PARTS=vt packs what the vt part
+# needs and the Java 25 runtime only (JDK25 must name a JDK 25; a jre.txz left by an earlier pack is removed), so
+# that both runtimes do not have to travel. The device tool carries at most 64 MiB: pack only what the run needs.
 # Then, with the device tool:         run  command="bash .device/gpu-run.sh"  carry=[".device"]
 # The tool sends the checkout the session started in; when packing from another worktree, pass that checkout's
 # .device folder as DEST (e.g. the main checkout's .device).
@@ -57,7 +58,12 @@ mvn -B -q -pl benchmarks -am -DskipTests package dependency:copy-dependencies -D
 fi
 
 # A Java 17 runtime (the default JDK), and a Java 25 one when JDK25 names a JDK (virtual-thread benchmarks).
-[ -f "$dest/jre.txz" ] || scripts/gpu/pack-jre.sh "$dest" jre
+if [[ "$parts" == " vt " ]]; then
+	[ -n "${JDK25:-}" ] || { echo "PACK_PARTS=vt needs JDK25=<a JDK 25>" >&2; exit 2; }
+	rm -f "$dest/jre.txz"
+else
+	[ -f "$dest/jre.txz" ] || scripts/gpu/pack-jre.sh "$dest" jre
+fi
 if [ -n "${JDK25:-}" ] && [ ! -f "$dest/jre25.txz" ]; then
 	JDK="$JDK25" scripts/gpu/pack-jre.sh "$dest" jre25
 fi
