@@ -77,6 +77,7 @@ public final class Device {
 		this.streamPool = new StreamPool(this, poolConfig);
 		this.eventPool = new EventPool(backendDevice);
 		this.bufferCache = new BufferCache(backendDevice, bufferCacheMaxBytes);
+		OffloadSession.initializeVirtualThreadWaits();
 	}
 
 	/**

@@ -48,6 +48,8 @@ public final class OffloadSession implements AutoCloseable {
 
 	private static final AtomicLong ids = new AtomicLong();
 
+	private static volatile boolean virtualThreadWaitsInitialized;
+
 	private final long id = ids.incrementAndGet();
 
 	private final Device device;
@@ -529,6 +531,32 @@ public final class OffloadSession implements AutoCloseable {
 		// join() parks without pinning the carrier and, as the driver's synchronize, is not cut short by an
 		// interrupt (the interrupt stays set).
 		awaitDone(reached);
+	}
+
+	/**
+	 * Initializes the classes a virtual thread's wait goes through. Thousands of virtual threads that wait for the
+	 * first time at once would otherwise queue on those classes' initialization, and a virtual thread waiting for a
+	 * class initializer pins its carrier (JFR reports each as {@code jdk.VirtualThreadPinned}). A no-op once done.
+	 */
+	static void initializeVirtualThreadWaits() {
+		if (virtualThreadWaitsInitialized || !VirtualThreads.isSupported()) {
+			return;
+		}
+		List<String> names = new ArrayList<>(List.of(IdleWatch.class.getName(), CompletionPoller.class.getName(),
+				"java.util.function.BooleanSupplier", "java.util.concurrent.CompletableFuture",
+				"java.util.concurrent.CompletableFuture$Signaller", "java.util.concurrent.CompletionException"));
+		for (Class<?> nested : CompletionPoller.class.getDeclaredClasses()) {
+			names.add(nested.getName());
+		}
+		for (String name : names) {
+			try {
+				Class.forName(name, true, OffloadSession.class.getClassLoader());
+			}
+			catch (ClassNotFoundException | LinkageError ex) {
+				// A runtime without that JDK class: nothing of it to initialize.
+			}
+		}
+		virtualThreadWaitsInitialized = true;
 	}
 
 	private static void awaitDone(CompletableFuture<Void> idle) {

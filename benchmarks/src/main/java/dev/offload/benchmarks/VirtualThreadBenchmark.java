@@ -16,6 +16,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
 
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
@@ -48,6 +49,8 @@ public final class VirtualThreadBenchmark {
 	private final Options options;
 
 	private final PrintStream out;
+
+	private final List<String> offloadPins = new ArrayList<>();
 
 	VirtualThreadBenchmark(Options options, PrintStream out) {
 		this.options = options;
@@ -114,6 +117,11 @@ public final class VirtualThreadBenchmark {
 				print(name, "virtual", virtual);
 			}
 		}
+		if (!this.offloadPins.isEmpty()) {
+			this.out.println();
+			this.out.println("Pinned events through Offload (innermost frames first, up to 3 distinct per run):");
+			this.offloadPins.stream().distinct().forEach((stack) -> this.out.println("- " + stack));
+		}
 		return printTargets(platform, virtual);
 	}
 
@@ -172,8 +180,25 @@ public final class VirtualThreadBenchmark {
 		List<RecordedEvent> pinned = events.stream().filter((event) -> PINNED.equals(event.getEventType().getName()))
 			.toList();
 		long fromOffload = pinned.stream().filter(VirtualThreadBenchmark::passesThroughOffload).count();
+		pinned.stream()
+			.filter(VirtualThreadBenchmark::passesThroughOffload)
+			.map(VirtualThreadBenchmark::frames)
+			.distinct()
+			.limit(3)
+			.forEach(this.offloadPins::add);
 		return new Result(latencies.length * 1e9 / wallNanos, LatencySummary.of(all), LatencySummary.of(light),
 				pinned.size(), fromOffload);
+	}
+
+	// The innermost frames of a pinned event, for the report: where the virtual thread was when it could not unmount.
+	private static String frames(RecordedEvent event) {
+		return event.getStackTrace()
+			.getFrames()
+			.stream()
+			.limit(12)
+			.map((frame) -> frame.getMethod().getType().getName() + "." + frame.getMethod().getName() + ":"
+					+ frame.getLineNumber())
+			.collect(Collectors.joining(" < "));
 	}
 
 	private static boolean passesThroughOffload(RecordedEvent event) {
