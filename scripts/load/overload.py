@@ -108,20 +108,22 @@ def summarize_light(latencies, failures):
 
 def flood(app, seconds, clients, paths, stop_event=None):
     """Runs heavy clients and a light probe; returns (accepted job ids, heavy codes, light latencies, failures,
-    unanswered heavy requests)."""
+    unanswered heavy requests). Unanswered requests count as [refused, lost], failures as [refused, lost, answered
+    other than 200]: refused when the connection was refused (the port is closed: the request never reached the
+    app), lost when it was reset or timed out (it may have reached the app and got no answer)."""
     end = time.time() + seconds
     stop = stop_event or threading.Event()
     lock = threading.Lock()
-    accepted, codes, latencies, light_failures, unanswered = [], {}, [], [0], [0]
+    accepted, codes, latencies, light_failures, unanswered = [], {}, [], [0, 0, 0], [0, 0]
 
     def heavy():
         while time.time() < end and not stop.is_set():
             try:
                 status, body = request('POST', app.port, '/api/options/monte-carlo', dict(OPTION, paths=paths),
                                        timeout=60)
-            except OSError:
+            except OSError as ex:
                 with lock:
-                    unanswered[0] += 1
+                    unanswered[0 if isinstance(ex, ConnectionRefusedError) else 1] += 1
                 time.sleep(0.2)
                 continue
             with lock:
@@ -140,10 +142,10 @@ def flood(app, seconds, clients, paths, stop_event=None):
                     if status == 200:
                         latencies.append(time.time() - started)
                     else:
-                        light_failures[0] += 1
-            except OSError:
+                        light_failures[2] += 1
+            except OSError as ex:
                 with lock:
-                    light_failures[0] += 1
+                    light_failures[0 if isinstance(ex, ConnectionRefusedError) else 1] += 1
             time.sleep(0.05)
 
     threads = [threading.Thread(target=heavy, daemon=True) for _ in range(clients)]
@@ -199,8 +201,8 @@ def run_flood(args, app):
     states, reasons = poll_jobs(app, accepted, args.poll_seconds)
     ended = job_outcomes(app.log_text(), accepted)
     out = (f'### flood: {args.clients} clients of {args.paths:,}-path jobs for {args.seconds} s + light probe\n\n'
-           '| what | result |\n| --- | --- |\n' + summarize_light(latencies, failures[0]) +
-           f'| heavy answers | {dict(sorted(codes.items()))}, {unanswered[0]} unanswered |\n'
+           '| what | result |\n| --- | --- |\n' + summarize_light(latencies, sum(failures)) +
+           f'| heavy answers | {dict(sorted(codes.items()))}, {sum(unanswered)} unanswered |\n'
            f'| accepted jobs, as polled (404: finished and evicted from the store) | {len(accepted)}: {states} |\n'
            f'| accepted jobs, as the app logged their end | {ended} |\n')
     if reasons:
@@ -311,8 +313,10 @@ def run_sigterm(args, app):
     return (f'### SIGTERM after {args.seconds} s of the flood ({args.clients} clients, {args.paths:,} paths)\n\n'
             f'| what | result |\n| --- | --- |\n| SIGTERM to exit | {exit_seconds:.1f} s (exit code '
             f'{app.process.returncode}) |\n| heavy answers | {dict(sorted(codes.items()))} |\n'
-            f'| requests without an answer (connection reset or refused) | {unanswered[0]} heavy, '
-            f'{failures[0]} light (after SIGTERM the port closes: refused connections are expected) |\n'
+            f'| connections refused (after SIGTERM the port closes, as intended) | {unanswered[0]} heavy, '
+            f'{failures[0]} light |\n'
+            f'| requests lost (reset or timed out without an answer) | {unanswered[1]} heavy, {failures[1]} light |\n'
+            f'| light answers other than 200 | {failures[2]} |\n'
             f'| accepted jobs | {len(accepted)}: {outcomes} |\n')
 
 

@@ -20,7 +20,6 @@ import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
 import dev.offload.StreamPool;
-import dev.offload.StreamPoolAccess;
 import dev.offload.StreamPoolConfig;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.benchmarks.baseline.CommonsStreamPool;

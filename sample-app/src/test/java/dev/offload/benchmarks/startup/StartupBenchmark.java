@@ -7,8 +7,10 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Deque;
 import java.util.List;
 import java.util.Locale;
 import java.util.jar.JarEntry;
@@ -141,6 +143,7 @@ public final class StartupBenchmark {
 		command.add(StartupApp.class.getName());
 		Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
 		String ready = null;
+		Deque<String> tail = new ArrayDeque<>();
 		try (BufferedReader reader = new BufferedReader(
 				new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
 			String line;
@@ -148,11 +151,17 @@ public final class StartupBenchmark {
 				if (line.startsWith("READY ")) {
 					ready = line;
 				}
+				tail.addLast(line);
+				if (tail.size() > 20) {
+					tail.removeFirst();
+				}
 			}
 		}
 		process.waitFor();
 		if (ready == null || !ready.endsWith("offload=" + expectOffload)) {
-			throw new IllegalStateException("Startup run did not report READY with offload=" + expectOffload + ": " + ready);
+			throw new IllegalStateException("Startup run with " + command.subList(1, command.indexOf("-cp"))
+					+ " did not report READY with offload=" + expectOffload + ": " + ready + "; its last lines:"
+					+ System.lineSeparator() + String.join(System.lineSeparator(), tail));
 		}
 		return ready;
 	}

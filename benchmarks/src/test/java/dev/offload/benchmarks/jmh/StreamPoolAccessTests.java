@@ -1,8 +1,10 @@
-package dev.offload;
+package dev.offload.benchmarks.jmh;
 
 import org.junit.jupiter.api.Test;
 
-import dev.offload.benchmarks.jmh.FreeBackend;
+import dev.offload.DeviceRegistry;
+import dev.offload.StreamPool;
+import dev.offload.StreamPoolConfig;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
