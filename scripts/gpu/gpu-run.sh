@@ -12,6 +12,11 @@
 #   multi    not in the default: what needs several GPUs, MultiGpuTests (multi-tests.log; it skips itself, with the
 #            reason, on fewer than two devices) and the hazard benchmark on one GPU against MULTI_DEVICES GPUs
 #            (default 2; hazard-multi.md, with the throughput and light p99 targets; HAZARD_ARGS too)
+#   vt       not in the default, on the Java 25 runtime jre25.txz (pack with JDK25=<a JDK 25> PACK_PARTS=vt
+#            scripts/gpu/pack.sh): CudaVirtualThreadGpuTests (vt-tests.log), then 10,000 requests on virtual threads
+#            against a 64-thread platform pool, once per stream pool bound in
+#            VT_MAX_STREAMS (default "256 0", 0 = unbounded; virtual-threads.md, with the targets; VT_ARGS adds
+#            options, VT_BACKEND=host runs it without a GPU)
 # Logs go to $OUT (the device tool's output folder) or ./gpu-out, with environment.txt; the JUnit XML reports stay in
 # /tmp/offload-junit. Exit status: the first failing part's.
 set -uo pipefail
@@ -20,21 +25,30 @@ out=${OUT:-$PWD/gpu-out}
 mkdir -p "$out"
 runtime="${TMPDIR:-/tmp}/offload-runtime"
 mkdir -p "$runtime"
-tar xJf "$here/jre.txz" -C "$runtime"
+# The Java 17 runtime runs every part but vt, which runs on the Java 25 one; a pack for vt alone has only the latter.
+[ -f "$here/jre.txz" ] && tar xJf "$here/jre.txz" -C "$runtime"
 java=$runtime/jre/bin/java
+java25=$runtime/25/jre/bin/java
+if [ -f "$here/jre25.txz" ]; then
+	mkdir -p "$runtime/25"
+	tar xJf "$here/jre25.txz" -C "$runtime/25"
+fi
 
 {
 	date -u '+%Y-%m-%dT%H:%M:%SZ'
 	uname -a
 	nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv
 	nvidia-smi
-	"$java" -version
+	for each in "$java" "$java25"; do
+		[ -x "$each" ] && "$each" -version
+	done
 	echo "CUDA_DEVICE_MAX_CONNECTIONS=${CUDA_DEVICE_MAX_CONNECTIONS:-unset}"
 } >"$out/environment.txt" 2>&1
 head -3 "$out/environment.txt"
 
 console=$(ls "$here"/lib/junit-platform-console-standalone-*.jar)
-classpath="$here/classes/core:$here/classes/core-test:$here/classes/benchmarks"
+classpath="$here/classes/core:$here/classes/core-test:$here/classes/offload-test:$here/classes/offload-test-test"
+classpath="$classpath:$here/classes/benchmarks"
 for jar in "$here"/lib/*.jar; do
 	[ "$jar" = "$console" ] || classpath="$classpath:$jar"
 done
@@ -91,6 +105,30 @@ if want bench; then
 	# 10,000 sessions in flight with closeAsync, completed by the device's one completion thread.
 	timeout "${ASYNC_TIMEOUT:-60}" "$java" -cp "$benchcp" dev.offload.benchmarks.cuda.AsyncThroughputBenchmark 10000 5 \
 		2>&1 | tee -a "$out/benchmark.log"
+fi
+
+# Virtual threads (Java 21+): waits that park instead of holding a carrier in the driver, against platform threads.
+if want vt; then
+	if [ -x "$java25" ]; then
+		# Sessions on thousands of virtual threads on the GPU: results (the context follows the carrier), no pinning.
+		timeout "${TESTS_TIMEOUT:-300}" "$java25" --enable-native-access=ALL-UNNAMED -cp "$console:$classpath" \
+			org.junit.platform.console.ConsoleLauncher execute --disable-banner --disable-ansi-colors --details=tree \
+			--select-class dev.offload.backend.cuda.CudaVirtualThreadGpuTests --reports-dir /tmp/offload-junit/vt-tests \
+			2>&1 | tee "$out/vt-tests.log"
+		record "${PIPESTATUS[0]}" vt-tests
+		: >"$out/virtual-threads.md"
+		for bound in ${VT_MAX_STREAMS:-256 0}; do
+			# shellcheck disable=SC2086
+			timeout "${VT_TIMEOUT:-240}" "$java25" --enable-native-access=ALL-UNNAMED -cp "$benchcp" \
+				dev.offload.benchmarks.VirtualThreadBenchmark --backend "${VT_BACKEND:-cuda}" --max-streams "$bound" \
+				${VT_ARGS:-} 2>&1 | tee -a "$out/virtual-threads.md"
+			record "${PIPESTATUS[0]}" "virtual-threads (max streams $bound)"
+			echo >>"$out/virtual-threads.md"
+		done
+	else
+		echo "no jre25.txz: pack with JDK25=<a JDK 25> scripts/gpu/pack.sh" | tee "$out/virtual-threads.md"
+		record 2 virtual-threads
+	fi
 fi
 
 # The sample app on the CUDA backend, checked over HTTP (prices, Monte Carlo, a burst, then a device failure), then

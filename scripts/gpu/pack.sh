@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Packs everything the GPU run needs into one folder that travels to the GPU machine (which has no Java, no Maven
-# and no network): a jlinked JRE, the compiled core (main and test) and benchmark classes with the test kernels, the
+# and no network): a jlinked JRE, the compiled core (main and test), offload-test (main and test: the behaviour
+# contract and its CUDA runs) and benchmark classes with the test kernels, the
 # runtime jars (JCuda and its Linux natives, AssertJ, Awaitility, SLF4J), the JUnit console launcher, and
 # gpu-run.sh, the script that runs there.
 #
 # Usage (from the project's root):   scripts/gpu/pack.sh [DEST]      (DEST defaults to .device, git-ignored)
 # PACK_PARTS (default "app bench") adds the sample app (for the app and startup parts of gpu-run.sh) and the
-# benchmarks' runtime (bench); PACK_PARTS=tests packs only what the tests need. The device tool carries at most
-# 64 MiB: pack only what the run needs.
+# benchmarks' runtime (bench); PACK_PARTS=tests packs only what the tests need. PACK_PARTS=vt packs what the vt part
+# needs and the Java 25 runtime only (JDK25 must name a JDK 25; a jre.txz left by an earlier pack is removed), so
+# that both runtimes do not have to travel. The device tool carries at most 64 MiB: pack only what the run needs.
 # Then, with the device tool:         run  command="bash .device/gpu-run.sh"  carry=[".device"]
 # The tool sends the checkout the session started in; when packing from another worktree, pass that checkout's
 # .device folder as DEST (e.g. the main checkout's .device).
@@ -17,12 +19,14 @@ dest=$(realpath -m "${1:-$root/.device}")
 console_version=${JUNIT_CONSOLE_VERSION:-6.0.3}
 cd "$root"
 
-mvn -B -q -pl core,benchmarks -am -DskipTests package
+mvn -B -q -pl core,offload-test,benchmarks -am -DskipTests package
 mkdir -p "$dest"
 rm -rf "$dest/classes" "$dest/lib"
 mkdir -p "$dest/classes" "$dest/lib"
 cp -r core/target/classes "$dest/classes/core"
 cp -r core/target/test-classes "$dest/classes/core-test"
+cp -r offload-test/target/classes "$dest/classes/offload-test"
+cp -r offload-test/target/test-classes "$dest/classes/offload-test-test"
 cp -r benchmarks/target/classes "$dest/classes/benchmarks"
 
 # The test runtime of core, from Maven's dependency list, less JUnit (the console launcher brings its own) and
@@ -54,7 +58,12 @@ mvn -B -q -pl benchmarks -am -DskipTests package dependency:copy-dependencies -D
 fi
 
 # A Java 17 runtime (the default JDK), and a Java 25 one when JDK25 names a JDK (virtual-thread benchmarks).
-[ -f "$dest/jre.txz" ] || scripts/gpu/pack-jre.sh "$dest" jre
+if [[ "$parts" == " vt " ]]; then
+	[ -n "${JDK25:-}" ] || { echo "PACK_PARTS=vt needs JDK25=<a JDK 25>" >&2; exit 2; }
+	rm -f "$dest/jre.txz"
+else
+	[ -f "$dest/jre.txz" ] || scripts/gpu/pack-jre.sh "$dest" jre
+fi
 if [ -n "${JDK25:-}" ] && [ ! -f "$dest/jre25.txz" ]; then
 	JDK="$JDK25" scripts/gpu/pack-jre.sh "$dest" jre25
 fi

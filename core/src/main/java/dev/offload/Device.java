@@ -9,6 +9,8 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,7 +61,10 @@ public final class Device {
 	/** Set when shutdown began: new sessions are refused, the open ones may finish. */
 	private volatile boolean closing;
 
-	private final Object drained = new Object();
+	/** Signalled when a session ends while the device closes; a lock, not a monitor, so that waiting never pins. */
+	private final ReentrantLock drainLock = new ReentrantLock();
+
+	private final Condition drained = this.drainLock.newCondition();
 
 	Device(String backendName, BackendDevice backendDevice, StreamPoolConfig poolConfig, OffloadListener listener,
 			long bufferCacheMaxBytes, Executor completionExecutor, Duration sessionTimeout) {
@@ -72,6 +77,7 @@ public final class Device {
 		this.streamPool = new StreamPool(this, poolConfig);
 		this.eventPool = new EventPool(backendDevice);
 		this.bufferCache = new BufferCache(backendDevice, bufferCacheMaxBytes);
+		OffloadSession.initializeVirtualThreadWaits();
 	}
 
 	/**
@@ -429,8 +435,12 @@ public final class Device {
 	void sessionEnded(OffloadSession session, Throwable failure) {
 		this.activeSessions.decrement();
 		if (this.closing) {
-			synchronized (this.drained) {
-				this.drained.notifyAll();
+			this.drainLock.lock();
+			try {
+				this.drained.signalAll();
+			}
+			finally {
+				this.drainLock.unlock();
 			}
 		}
 		if (isListened()) {
@@ -483,21 +493,22 @@ public final class Device {
 	}
 
 	private void awaitSessionsEnded(long deadline) {
-		synchronized (this.drained) {
+		this.drainLock.lock();
+		try {
 			while (activeSessions() > 0) {
 				long remaining = deadline - System.nanoTime();
 				if (remaining <= 0) {
 					return;
 				}
-				try {
-					// Bounded so that a missed wake-up costs at most 50 ms.
-					this.drained.wait(Math.max(1, Math.min(TimeUnit.NANOSECONDS.toMillis(remaining), 50)));
-				}
-				catch (InterruptedException ex) {
-					Thread.currentThread().interrupt();
-					return;
-				}
+				// Bounded so that a missed wake-up costs at most 50 ms.
+				this.drained.awaitNanos(Math.min(remaining, TimeUnit.MILLISECONDS.toNanos(50)));
 			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		finally {
+			this.drainLock.unlock();
 		}
 	}
 

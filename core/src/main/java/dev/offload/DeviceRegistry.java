@@ -12,6 +12,7 @@ import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinWorkerThread;
+import java.util.concurrent.locks.ReentrantLock;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,6 +55,8 @@ public final class DeviceRegistry implements AutoCloseable {
 	private final Executor completionExecutor;
 
 	private volatile boolean closed;
+
+	private final ReentrantLock closeLock = new ReentrantLock();
 
 	private DeviceRegistry(Builder builder, List<Device> devices) {
 		this.backend = builder.backend;
@@ -215,7 +218,18 @@ public final class DeviceRegistry implements AutoCloseable {
 	 * @param awaitTermination how long to wait in all
 	 * @return {@code true} if everything was released
 	 */
-	public synchronized boolean close(Duration awaitTermination) {
+	public boolean close(Duration awaitTermination) {
+		// A lock, not a monitor: closing waits for sessions, and a virtual thread must not wait holding a monitor.
+		this.closeLock.lock();
+		try {
+			return closeDevices(awaitTermination);
+		}
+		finally {
+			this.closeLock.unlock();
+		}
+	}
+
+	private boolean closeDevices(Duration awaitTermination) {
 		if (this.closed) {
 			return true;
 		}

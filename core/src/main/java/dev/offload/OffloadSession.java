@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 
 import dev.offload.kernel.KernelRef;
 import dev.offload.kernel.LaunchConfig;
@@ -17,6 +18,7 @@ import dev.offload.spi.BackendEvent;
 import dev.offload.spi.BackendException;
 import dev.offload.spi.BackendStream;
 import dev.offload.spi.NativeMemory;
+import dev.offload.spi.VirtualThreads;
 
 /**
  * A unit of work on one device: the stream it borrows on its first operation is its own until it ends, so
@@ -37,10 +39,16 @@ import dev.offload.spi.NativeMemory;
  * caller: for a stream, and in {@link #synchronize()} and {@link #close()}. When it passes, the caller gets a
  * {@link SessionTimeoutException} at once, the session is closed, and the device's completion thread gives its
  * stream back when the work enqueued so far is done (a GPU cannot take queued work back).
+ * <p>
+ * On a virtual thread (Java 21+), {@link #synchronize()} and {@link #close()} park the thread until the device's
+ * completion thread sees the stream idle, instead of blocking in the driver, which would hold the carrier thread for
+ * the whole wait; a platform thread synchronizes in the driver.
  */
 public final class OffloadSession implements AutoCloseable {
 
 	private static final AtomicLong ids = new AtomicLong();
+
+	private static volatile boolean virtualThreadWaitsInitialized;
 
 	private final long id = ids.incrementAndGet();
 
@@ -460,7 +468,7 @@ public final class OffloadSession implements AutoCloseable {
 	private void awaitWork(String waitedFor) {
 		BackendStream backend = this.stream.backend;
 		if (this.deadline == null) {
-			backend.synchronize();
+			awaitIdle(backend);
 			return;
 		}
 		long start = System.nanoTime();
@@ -468,7 +476,7 @@ public final class OffloadSession implements AutoCloseable {
 			return;
 		}
 		CompletableFuture<Void> idle = new CompletableFuture<>();
-		this.device.completionPoller().submit(new IdleWatch(backend, idle));
+		this.device.completionPoller().submit(new IdleWatch(backend::query, idle));
 		try {
 			long remaining = this.deadline.remainingNanos();
 			if (remaining <= 0) {
@@ -494,6 +502,61 @@ public final class OffloadSession implements AutoCloseable {
 			handOff(interrupted);
 			throw interrupted;
 		}
+	}
+
+	/**
+	 * Waits until {@code backend} is idle, throwing its work's failure. A platform thread synchronizes in the driver
+	 * (the fastest wait). A virtual thread must not: a blocking native call holds its carrier for the whole wait, so a
+	 * few hundred waiting requests would stall every other virtual thread. It parks instead, and the device's
+	 * completion thread, which polls the stream, wakes it.
+	 */
+	private void awaitIdle(BackendStream backend) {
+		if (!VirtualThreads.isCurrentThreadVirtual()) {
+			backend.synchronize();
+			return;
+		}
+		parkUntil(this.device, backend::query);
+	}
+
+	/**
+	 * Parks the calling thread until {@code done} answers {@code true}, polled by {@code device}'s completion thread;
+	 * throws what {@code done} throws. The wait of a virtual thread that leaves its carrier free.
+	 */
+	static void parkUntil(Device device, BooleanSupplier done) {
+		if (done.getAsBoolean()) {
+			return;
+		}
+		CompletableFuture<Void> reached = new CompletableFuture<>();
+		device.completionPoller().submit(new IdleWatch(done, reached));
+		// join() parks without pinning the carrier and, as the driver's synchronize, is not cut short by an
+		// interrupt (the interrupt stays set).
+		awaitDone(reached);
+	}
+
+	/**
+	 * Initializes the classes a virtual thread's wait goes through. Thousands of virtual threads that wait for the
+	 * first time at once would otherwise queue on those classes' initialization, and a virtual thread waiting for a
+	 * class initializer pins its carrier (JFR reports each as {@code jdk.VirtualThreadPinned}). A no-op once done.
+	 */
+	static void initializeVirtualThreadWaits() {
+		if (virtualThreadWaitsInitialized || !VirtualThreads.isSupported()) {
+			return;
+		}
+		List<String> names = new ArrayList<>(List.of(IdleWatch.class.getName(), CompletionPoller.class.getName(),
+				"java.util.function.BooleanSupplier", "java.util.concurrent.CompletableFuture",
+				"java.util.concurrent.CompletableFuture$Signaller", "java.util.concurrent.CompletionException"));
+		for (Class<?> nested : CompletionPoller.class.getDeclaredClasses()) {
+			names.add(nested.getName());
+		}
+		for (String name : names) {
+			try {
+				Class.forName(name, true, OffloadSession.class.getClassLoader());
+			}
+			catch (ClassNotFoundException | LinkageError ex) {
+				// A runtime without that JDK class: nothing of it to initialize.
+			}
+		}
+		virtualThreadWaitsInitialized = true;
 	}
 
 	private static void awaitDone(CompletableFuture<Void> idle) {
@@ -688,7 +751,7 @@ public final class OffloadSession implements AutoCloseable {
 			// Earlier work may still run on a stream whose later call failed: let it finish before the stream and
 			// the buffers are given back.
 			try {
-				lent.backend.synchronize();
+				awaitIdle(lent.backend);
 			}
 			catch (RuntimeException ignored) {
 				// The failure is already recorded.
@@ -758,16 +821,18 @@ public final class OffloadSession implements AutoCloseable {
 	}
 
 	/**
-	 * Completes a future when a stream is idle, for a wait bounded by a deadline.
+	 * Completes a future when a stream is idle (or an event reached), for a wait bounded by a deadline or the wait of
+	 * a virtual thread. The future has no dependent stages but its waiter's, so it is completed on the completion
+	 * thread itself.
 	 */
 	private static final class IdleWatch implements CompletionPoller.Task {
 
-		private final BackendStream stream;
+		private final BooleanSupplier done;
 
 		private final CompletableFuture<Void> idle;
 
-		IdleWatch(BackendStream stream, CompletableFuture<Void> idle) {
-			this.stream = stream;
+		IdleWatch(BooleanSupplier done, CompletableFuture<Void> idle) {
+			this.done = done;
 			this.idle = idle;
 		}
 
@@ -778,7 +843,7 @@ public final class OffloadSession implements AutoCloseable {
 				return true;
 			}
 			try {
-				if (!this.stream.query()) {
+				if (!this.done.getAsBoolean()) {
 					return false;
 				}
 				this.idle.complete(null);

@@ -1,6 +1,7 @@
 package dev.offload;
 
 import dev.offload.spi.BackendEvent;
+import dev.offload.spi.VirtualThreads;
 
 /**
  * A point in one session's work that other sessions can wait for ({@link OffloadSession#waitFor(StreamEvent)}) and
@@ -29,11 +30,18 @@ public final class StreamEvent {
 	}
 
 	/**
-	 * Blocks until the work before the event is done.
+	 * Blocks until the work before the event is done. A virtual thread parks until the device's completion thread sees
+	 * the event reached, instead of blocking in the driver.
 	 * @throws IllegalStateException if the recording session ended
 	 */
 	public void synchronize() {
-		backendEvent().synchronize();
+		BackendEvent backend = backendEvent();
+		if (VirtualThreads.isCurrentThreadVirtual()) {
+			OffloadSession.parkUntil(this.session.device(), backend::query);
+		}
+		else {
+			backend.synchronize();
+		}
 	}
 
 	/**

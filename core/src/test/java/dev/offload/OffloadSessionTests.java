@@ -14,8 +14,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import dev.offload.backend.fault.FaultInjectingBackend;
-import dev.offload.backend.fault.FaultInjectingBackend.Operation;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.kernel.LaunchConfig;
 import dev.offload.spi.BackendException;
@@ -136,17 +134,6 @@ class OffloadSessionTests {
 	}
 
 	@Test
-	void injectedDeviceFailureShouldFailTheSessionAndTheDevice() {
-		OffloadSession session = this.device.openSession();
-		session.fill(session.allocate(8), (byte) 0);
-		this.backend.failDevice(0, "simulated Xid 79");
-		assertThatExceptionOfType(BackendException.class).isThrownBy(session::close)
-			.withMessageContaining("simulated Xid 79");
-		assertThat(this.device.failure()).isPresent();
-		assertThatExceptionOfType(DeviceFailedException.class).isThrownBy(this.device::openSession);
-	}
-
-	@Test
 	void synchronizeShouldWaitOnlyForThisSessionsWork() {
 		int gateId = 201;
 		OffloadSession held = this.device.openSession();
@@ -264,48 +251,6 @@ class OffloadSessionTests {
 			assertThat(session.unwrap(Object.class)).isNotNull();
 			assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> session.unwrap(String.class))
 				.withMessageContaining("The host backend's stream is a");
-		}
-	}
-
-	@Test
-	void closeAfterSynchronizeWithNothingEnqueuedSinceShouldNotSynchronizeAgain() {
-		FaultInjectingBackend counting = FaultInjectingBackend.wrap(HostBackend.builder().build());
-		try (DeviceRegistry registry = DeviceRegistry.builder(counting).build()) {
-			Device device = registry.device(0);
-			Kernel noop = device.loadModule(TestKernels.MODULE).kernel("noop");
-			OffloadSession session = device.openSession();
-			session.launch(noop, LaunchConfig.of(1, 1));
-			session.synchronize();
-			session.close();
-			assertThat(counting.calls(Operation.SYNCHRONIZE)).isEqualTo(1);
-			assertThat(device.streamPool().statistics().idle()).isEqualTo(device.streamPool().statistics().size());
-			OffloadSession asynchronous = device.openSession();
-			asynchronous.launch(noop, LaunchConfig.of(1, 1));
-			asynchronous.synchronize();
-			assertThat(asynchronous.closeAsync()).isCompleted();
-			assertThat(counting.calls(Operation.SYNCHRONIZE)).isEqualTo(2);
-			assertThat(counting.calls(Operation.QUERY)).isZero();
-		}
-	}
-
-	@Test
-	void closeWhenWorkEnqueuedSinceSynchronizeOrStreamUnwrappedShouldSynchronize() {
-		FaultInjectingBackend counting = FaultInjectingBackend.wrap(HostBackend.builder().build());
-		try (DeviceRegistry registry = DeviceRegistry.builder(counting).build()) {
-			Device device = registry.device(0);
-			Kernel noop = device.loadModule(TestKernels.MODULE).kernel("noop");
-			try (OffloadSession session = device.openSession()) {
-				session.launch(noop, LaunchConfig.of(1, 1));
-				session.synchronize();
-				session.launch(noop, LaunchConfig.of(1, 1));
-			}
-			assertThat(counting.calls(Operation.SYNCHRONIZE)).isEqualTo(2);
-			try (OffloadSession session = device.openSession()) {
-				// Another library may enqueue on the native stream behind the session's back.
-				session.unwrap(Object.class);
-				session.synchronize();
-			}
-			assertThat(counting.calls(Operation.SYNCHRONIZE)).isEqualTo(4);
 		}
 	}
 

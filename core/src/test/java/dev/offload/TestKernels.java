@@ -10,9 +10,11 @@ import dev.offload.kernel.ModuleDefinition;
 import dev.offload.kernel.ParamKind;
 
 /**
- * Host kernels for tests: arithmetic, failures, and a "long" kernel held open by a latch instead of a timer.
+ * Host kernels for core's tests: arithmetic, failures, and a "long" kernel held open by a latch instead of a timer
+ * ({@code hold}, the one gate kernel of core's tests; applications use offload-test's {@code Gate}, which core's
+ * own tests cannot depend on).
  */
-final class TestKernels {
+public final class TestKernels {
 
 	/** Latches the {@code hold} kernel waits on, by id. */
 	static final Map<Integer, CountDownLatch> gates = new ConcurrentHashMap<>();
@@ -20,7 +22,7 @@ final class TestKernels {
 	/** Latches the {@code hold} kernel counts down when it starts, by id. */
 	static final Map<Integer, CountDownLatch> started = new ConcurrentHashMap<>();
 
-	static final ModuleDefinition MODULE = ModuleDefinition.builder("test")
+	public static final ModuleDefinition MODULE = ModuleDefinition.builder("test")
 		.hostKernel("saxpy", List.of(ParamKind.INT32, ParamKind.FLOAT32, ParamKind.POINTER, ParamKind.POINTER),
 				(t) -> {
 					int i = t.globalIdX();
@@ -44,7 +46,12 @@ final class TestKernels {
 	private TestKernels() {
 	}
 
-	static CountDownLatch gate(int id) {
+	/**
+	 * Returns the latch that {@code hold} kernels launched with {@code id} wait on.
+	 * @param id the gate's id
+	 * @return its latch
+	 */
+	public static CountDownLatch gate(int id) {
 		return gates.computeIfAbsent(id, (key) -> new CountDownLatch(1));
 	}
 

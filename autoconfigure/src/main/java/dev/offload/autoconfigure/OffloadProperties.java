@@ -103,6 +103,12 @@ public class OffloadProperties {
 	 */
 	private final Aop aop = new Aop();
 
+	/**
+	 * Settings of the offload-test artifact's test support, such as offload.test.faults.launch.fail-at (see the
+	 * testing guide). Read only by that artifact; ignored elsewhere.
+	 */
+	private final Map<String, String> test = new LinkedHashMap<>();
+
 	public BackendType getBackend() {
 		return this.backend;
 	}
@@ -157,6 +163,10 @@ public class OffloadProperties {
 
 	public void setLeakDetectionThreshold(Duration leakDetectionThreshold) {
 		this.leakDetectionThreshold = leakDetectionThreshold;
+	}
+
+	public Map<String, String> getTest() {
+		return this.test;
 	}
 
 	public Aop getAop() {

@@ -4,19 +4,22 @@ import java.util.List;
 import java.util.function.Supplier;
 import java.util.stream.IntStream;
 
-import org.springframework.beans.factory.BeanClassLoaderAware;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.annotation.AnnotatedBeanDefinition;
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.support.AbstractBeanDefinition;
 import org.springframework.beans.factory.support.AutowireCandidateQualifier;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.EnvironmentAware;
+import org.springframework.context.ResourceLoaderAware;
+import org.springframework.context.aot.AbstractAotProcessor;
 import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.core.env.Environment;
+import org.springframework.core.io.ResourceLoader;
 import org.springframework.core.type.AnnotationMetadata;
 import org.springframework.core.type.MethodMetadata;
 import org.springframework.util.function.SingletonSupplier;
@@ -38,9 +41,14 @@ import dev.offload.spring.pool.DevicePool;
  * {@link DeviceRegistry}, or its own {@link Backend} and no listed ids, the ids cannot be known yet, and
  * {@link StreamPoolSingletons} registers the pools once the registry exists. With an application's own
  * {@code StreamPool} beans, none are registered.
+ * <p>
+ * The definitions name their factory methods ({@link OffloadBeanMethods}), so Spring AOT generates code for them.
+ * During AOT processing only the ids listed in {@code offload.devices} are registered: the build machine's device
+ * count says nothing about where the application runs, so otherwise {@link StreamPoolSingletons} registers the pools
+ * at run time.
  */
 final class StreamPoolBeanDefinitions
-		implements ImportBeanDefinitionRegistrar, EnvironmentAware, BeanFactoryAware, BeanClassLoaderAware {
+		implements ImportBeanDefinitionRegistrar, EnvironmentAware, BeanFactoryAware, ResourceLoaderAware {
 
 	/**
 	 * The name of the {@link BackendSelection} bean.
@@ -51,7 +59,7 @@ final class StreamPoolBeanDefinitions
 
 	private BeanFactory beanFactory;
 
-	private ClassLoader classLoader;
+	private ResourceLoader resourceLoader;
 
 	/**
 	 * Returns the name of a device's pool bean.
@@ -73,8 +81,8 @@ final class StreamPoolBeanDefinitions
 	}
 
 	@Override
-	public void setBeanClassLoader(ClassLoader classLoader) {
-		this.classLoader = classLoader;
+	public void setResourceLoader(ResourceLoader resourceLoader) {
+		this.resourceLoader = resourceLoader;
 	}
 
 	@Override
@@ -85,14 +93,25 @@ final class StreamPoolBeanDefinitions
 		}
 		OffloadProperties properties = bindProperties();
 		boolean ownBackend = !isApplicationDefined(beans, registry, Backend.class);
+		// AOT processing writes code for these definitions: no lambda suppliers, and no count probed on the build
+		// machine (which has no GPU); see plannedDeviceIds.
+		// The processor sets a system property, which the environment reads.
+		boolean aotProcessing = this.environment.getProperty(AbstractAotProcessor.AOT_PROCESSING, Boolean.class,
+				false);
 		Supplier<BackendSelection> selection = null;
 		if (ownBackend) {
-			selection = SingletonSupplier.of(() -> BackendFactory
-				.of((properties != null) ? properties : this.beanFactory.getBean(OffloadProperties.class),
-						this.classLoader, this.environment)
-				.select());
-			RootBeanDefinition definition = new RootBeanDefinition(BackendSelection.class, selection);
+			RootBeanDefinition definition = new RootBeanDefinition(OffloadBeanMethods.class);
+			definition.setFactoryMethodName("backendSelection");
+			definition.setAutowireMode(AbstractBeanDefinition.AUTOWIRE_CONSTRUCTOR);
+			definition.setTargetType(BackendSelection.class);
 			definition.setDescription("The backend Offload runs on, and why");
+			if (!aotProcessing) {
+				// The bean is the selection that counts the devices below, so that CUDA is probed once.
+				selection = SingletonSupplier.of(() -> OffloadBeanMethods.backendSelection(
+						(properties != null) ? properties : this.beanFactory.getBean(OffloadProperties.class),
+						this.resourceLoader, this.environment));
+				definition.setInstanceSupplier(selection);
+			}
 			registry.registerBeanDefinition(SELECTION_BEAN_NAME, definition);
 		}
 		if (properties == null || beans.getBeanNamesForType(StreamPool.class, true, false).length > 0) {
@@ -102,9 +121,16 @@ final class StreamPoolBeanDefinitions
 		if (ids == null) {
 			return;
 		}
+		RootBeanDefinition methods = new RootBeanDefinition(OffloadBeanMethods.class);
+		methods.setAutowireMode(AbstractBeanDefinition.AUTOWIRE_CONSTRUCTOR);
+		methods.setRole(BeanDefinition.ROLE_INFRASTRUCTURE);
+		registry.registerBeanDefinition(OffloadBeanMethods.BEAN_NAME, methods);
 		for (int id : ids) {
-			RootBeanDefinition definition = new RootBeanDefinition(StreamPool.class,
-					() -> this.beanFactory.getBean(DeviceRegistry.class).device(id).streamPool());
+			RootBeanDefinition definition = new RootBeanDefinition();
+			definition.setFactoryBeanName(OffloadBeanMethods.BEAN_NAME);
+			definition.setFactoryMethodName("streamPool");
+			definition.getConstructorArgumentValues().addIndexedArgumentValue(0, id);
+			definition.setTargetType(StreamPool.class);
 			definition.setDescription("The stream pool of Offload device " + id);
 			definition.addQualifier(new AutowireCandidateQualifier(DevicePool.class, id));
 			registry.registerBeanDefinition(beanName(id), definition);
@@ -126,7 +152,8 @@ final class StreamPoolBeanDefinitions
 
 	/**
 	 * Returns the ids the registry will have, {@code null} if they cannot be known before it exists, or none if the
-	 * configuration is invalid (the registry or backend bean then fails with the reason).
+	 * configuration is invalid (the registry or backend bean then fails with the reason). Without a selection (an
+	 * application's own backend, or AOT processing), only listed ids are known.
 	 */
 	private static List<Integer> plannedDeviceIds(OffloadProperties properties, Supplier<BackendSelection> selection) {
 		try {

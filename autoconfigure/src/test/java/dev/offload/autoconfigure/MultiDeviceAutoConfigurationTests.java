@@ -26,6 +26,7 @@ import dev.offload.spi.BackendException;
 import dev.offload.spring.actuate.health.OffloadHealthIndicator;
 import dev.offload.template.Offload;
 import dev.offload.template.OffloadSessionBinding;
+import dev.offload.test.fault.FaultInjectingBackend;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -85,9 +86,12 @@ class MultiDeviceAutoConfigurationTests {
 
 	@Test
 	void healthWhenOneDeviceHasFailedShouldBeDownNamingItWhileTheOthersServe() {
-		this.contextRunner.run((context) -> {
+		this.contextRunner
+			.withBean(FaultInjectingBackend.class,
+					() -> FaultInjectingBackend.wrap(HostBackend.builder().deviceCount(4).build()))
+			.run((context) -> {
 			DeviceRegistry registry = context.getBean(DeviceRegistry.class);
-			((HostBackend) registry.backend()).failDevice(2, "an illegal address, injected");
+			context.getBean(FaultInjectingBackend.class).failDevice(2, "an illegal address, injected");
 			// The registry sees the sticky error on the device's next call.
 			assertThatExceptionOfType(BackendException.class).isThrownBy(() -> registry.device(2).allocate(16));
 			Health health = context.getBean(OffloadHealthIndicator.class).health();

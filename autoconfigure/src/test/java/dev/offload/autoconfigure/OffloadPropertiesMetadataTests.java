@@ -31,7 +31,7 @@ class OffloadPropertiesMetadataTests {
 
 	private static final List<String> WITHOUT_DEFAULT = List.of("offload.devices-config", "offload.host.device-names",
 			"offload.host.workers-per-device", "offload.host.memory", "offload.leak-detection-threshold",
-			"offload.async.executor", "offload.stream-pool.lanes", "offload.session.timeout");
+			"offload.async.executor", "offload.stream-pool.lanes", "offload.session.timeout", "offload.test");
 
 	@Test
 	void metadataShouldDescribeEveryProperty() throws IOException {

@@ -1,26 +1,22 @@
 package dev.offload.template;
 
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.offload.TestKernels;
 import dev.offload.kernel.HostThread;
 import dev.offload.kernel.KernelRef;
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.kernel.ParamKind;
 
 /**
- * Host kernels for the template tests: {@code scale}, {@code fail}, and {@code hold}, which keeps its stream busy
- * until its gate opens (a latch, never a timer).
+ * Host kernels for the template tests: {@code scale}, {@code fail}, {@code mix}, and core's {@code hold}, which keeps
+ * its stream busy until its gate opens (a latch, never a timer).
  */
 final class TemplateTestKernels {
 
-	private static final Map<Integer, CountDownLatch> gates = new ConcurrentHashMap<>();
-
-	private static final AtomicInteger gateIds = new AtomicInteger();
+	// Above the ids that core's other tests give the same gates by hand.
+	private static final AtomicInteger gateIds = new AtomicInteger(1_000_000);
 
 	static final ModuleDefinition MODULE = ModuleDefinition.builder("template-test")
 		.hostKernel("scale", List.of(ParamKind.INT32, ParamKind.FLOAT32, ParamKind.POINTER, ParamKind.POINTER),
@@ -33,7 +29,6 @@ final class TemplateTestKernels {
 		.hostKernel("fail", List.of(ParamKind.INT32), (t) -> {
 			throw new IllegalStateException("kernel failed on purpose " + t.intArg(0));
 		})
-		.hostKernel("hold", List.of(ParamKind.INT32), (t) -> await(gate(t.intArg(0))))
 		.hostKernel("mix", List.of(ParamKind.INT32, ParamKind.POINTER, ParamKind.POINTER, ParamKind.POINTER,
 				ParamKind.POINTER, ParamKind.POINTER, ParamKind.POINTER, ParamKind.POINTER, ParamKind.POINTER),
 				TemplateTestKernels::mix)
@@ -43,7 +38,7 @@ final class TemplateTestKernels {
 
 	static final KernelRef FAIL = KernelRef.of(MODULE, "fail");
 
-	static final KernelRef HOLD = KernelRef.of(MODULE, "hold");
+	static final KernelRef HOLD = KernelRef.of(TestKernels.MODULE, "hold");
 
 	/**
 	 * {@code mix(int n, const double* d, const int* i, const long* l, const byte* b, double* d2, long* sum,
@@ -69,28 +64,12 @@ final class TemplateTestKernels {
 	 */
 	static int newGate() {
 		int id = gateIds.incrementAndGet();
-		gates.put(id, new CountDownLatch(1));
+		TestKernels.gate(id);
 		return id;
 	}
 
 	static void open(int id) {
-		gate(id).countDown();
-	}
-
-	private static CountDownLatch gate(int id) {
-		return gates.computeIfAbsent(id, (key) -> new CountDownLatch(1));
-	}
-
-	private static void await(CountDownLatch latch) {
-		try {
-			if (!latch.await(60, TimeUnit.SECONDS)) {
-				throw new IllegalStateException("gate not opened within 60s");
-			}
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException(ex);
-		}
+		TestKernels.gate(id).countDown();
 	}
 
 }

@@ -3,13 +3,16 @@ package dev.offload.autoconfigure.availability;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 import org.springframework.test.web.servlet.client.RestTestClient;
 
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
 import dev.offload.backend.host.HostBackend;
-import dev.offload.spi.Backend;
 import dev.offload.spi.BackendException;
+import dev.offload.test.fault.FaultInjectingBackend;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -18,6 +21,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * Over HTTP: a device that fails with a sticky error takes the application out of readiness, and liveness stays up.
  */
 @ReadinessProbeWebTest
+@Import(DeviceFailureReadinessWebIntegrationTests.FaultsConfiguration.class)
 class DeviceFailureReadinessWebIntegrationTests {
 
 	@Autowired
@@ -27,12 +31,12 @@ class DeviceFailureReadinessWebIntegrationTests {
 	private DeviceRegistry registry;
 
 	@Autowired
-	private Backend backend;
+	private FaultInjectingBackend backend;
 
 	@Test
 	void readinessWhenADeviceFailsShouldGoOutOfServiceWhileLivenessStaysUp() {
 		expectProbe("readiness", 200, "UP");
-		((HostBackend) this.backend).failDevice(1, "injected for a readiness test");
+		this.backend.failDevice(1, "injected for a readiness test");
 		assertThatExceptionOfType(BackendException.class).isThrownBy(() -> {
 			try (OffloadSession session = this.registry.openSession(1)) {
 				session.streamId();
@@ -56,6 +60,17 @@ class DeviceFailureReadinessWebIntegrationTests {
 			.expectBody()
 			.jsonPath("$.status")
 			.isEqualTo(status);
+	}
+
+	@TestConfiguration(proxyBeanMethods = false)
+	static class FaultsConfiguration {
+
+		// The application's backend, the two host devices of the test's properties, wrapped to fail a device at will.
+		@Bean
+		FaultInjectingBackend faultInjectingBackend() {
+			return FaultInjectingBackend.wrap(HostBackend.builder().deviceCount(2).build());
+		}
+
 	}
 
 }

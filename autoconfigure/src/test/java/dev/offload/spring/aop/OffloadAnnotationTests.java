@@ -27,12 +27,12 @@ import dev.offload.StreamPoolConfig;
 import dev.offload.StreamPriority;
 import dev.offload.autoconfigure.template.OffloadTemplateAutoConfiguration;
 import dev.offload.backend.host.HostBackend;
-import dev.offload.kernel.LaunchConfig;
 import dev.offload.template.IllegalSessionStateException;
 import dev.offload.template.Offload;
 import dev.offload.template.OffloadSessionBinding;
 import dev.offload.template.OffloadTemplate;
 import dev.offload.template.Propagation;
+import dev.offload.test.kernel.Gate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -185,7 +185,7 @@ class OffloadAnnotationTests {
 	void futureMethodShouldKeepItsSessionUntilTheStageCompletesAndItsWorkIsDone() {
 		run((context) -> {
 			AsyncWorker worker = context.getBean(AsyncWorker.class);
-			int gate = AopTestKernels.newGate();
+			Gate gate = Gate.create();
 			CompletableFuture<String> stage = new CompletableFuture<>();
 			CompletableFuture<String> returned = worker.hold(gate, stage);
 			OffloadSession session = worker.lastSession();
@@ -198,7 +198,7 @@ class OffloadAnnotationTests {
 			assertThat(returned).isNotDone();
 			assertThat(lent(context)).isEqualTo(1);
 
-			AopTestKernels.open(gate);
+			gate.release();
 			assertThat(returned.get(30, TimeUnit.SECONDS)).isEqualTo("done");
 			assertNoStreamLent(context);
 		});
@@ -385,10 +385,10 @@ class OffloadAnnotationTests {
 		}
 
 		@Offload
-		public CompletableFuture<String> hold(int gate, CompletableFuture<String> stage) {
+		public CompletableFuture<String> hold(Gate gate, CompletableFuture<String> stage) {
 			OffloadSession current = current();
 			this.session.set(current);
-			current.launch(AopTestKernels.HOLD, LaunchConfig.of(1, 1), gate);
+			gate.launch(current);
 			return stage;
 		}
 

@@ -21,6 +21,7 @@ import dev.offload.StreamPoolConfig;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.leak.LeakDetector;
 import dev.offload.spi.BackendException;
+import dev.offload.test.fault.FaultInjectingBackend;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -31,7 +32,8 @@ import static org.awaitility.Awaitility.await;
  */
 class OffloadPoolMetricsTests {
 
-	private final HostBackend backend = HostBackend.builder().deviceCount(2).workersPerDevice(2).build();
+	private final FaultInjectingBackend backend = FaultInjectingBackend
+		.wrap(HostBackend.builder().deviceCount(2).workersPerDevice(2).build());
 
 	private final DeviceRegistry registry = DeviceRegistry.builder(this.backend)
 		.streamPool(new StreamPoolConfig(2, 0, Duration.ofSeconds(30)))

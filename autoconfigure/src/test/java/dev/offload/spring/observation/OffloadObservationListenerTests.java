@@ -16,6 +16,7 @@ import dev.offload.OffloadSession;
 import dev.offload.StreamPriority;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.spi.BackendException;
+import dev.offload.test.fault.FaultInjectingBackend;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -29,7 +30,8 @@ public class OffloadObservationListenerTests {
 
 	private final ObservationRegistry observations = ObservationRegistry.create();
 
-	private final HostBackend backend = HostBackend.builder().workersPerDevice(2).build();
+	private final FaultInjectingBackend backend = FaultInjectingBackend
+		.wrap(HostBackend.builder().workersPerDevice(2).build());
 
 	private DeviceRegistry registry;
 

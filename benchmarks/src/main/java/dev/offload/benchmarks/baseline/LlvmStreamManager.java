@@ -22,7 +22,7 @@ public final class LlvmStreamManager {
 
 	private final int nativePriority;
 
-	// A std::mutex in the seed; ReentrantLock is its closest Java equivalent (no biased locking since JDK 15).
+	// A std::mutex in the LLVM runtime; ReentrantLock is its closest Java equivalent (no biased locking since JDK 15).
 	private final ReentrantLock lock = new ReentrantLock();
 
 	private BackendStream[] pool;
@@ -33,7 +33,7 @@ public final class LlvmStreamManager {
 	 * Creates the pool and its first streams, as {@code StreamManagerTy::initializeDevice} does.
 	 * @param device the device to create streams on
 	 * @param nativePriority the native priority of the streams
-	 * @param initialSize the streams created now, at least 1 (32 in the seed)
+	 * @param initialSize the streams created now, at least 1 (32 in the LLVM runtime)
 	 */
 	public LlvmStreamManager(BackendDevice device, int nativePriority, int initialSize) {
 		if (initialSize < 1) {

@@ -28,7 +28,7 @@ public final class PoolChart {
 
 	/** The pools in the order they are drawn, with their legend. */
 	private static final Map<String, String> SERIES = Map.of("offloadPool", "Offload pool", "offloadSession",
-			"Offload session", "llvmStack", "seed (stack + lock)", "commonsPool2", "Commons Pool2", "prototypePool",
+			"Offload session", "llvmStack", "LLVM design (stack + lock)", "commonsPool2", "Commons Pool2", "prototypePool",
 			"proposed fix (prototype)");
 
 	private static final List<String> ORDER = List.of("offloadPool", "offloadSession", "llvmStack", "commonsPool2",

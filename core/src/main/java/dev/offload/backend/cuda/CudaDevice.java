@@ -1,5 +1,7 @@
 package dev.offload.backend.cuda;
 
+import java.util.concurrent.locks.ReentrantLock;
+
 import jcuda.Pointer;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
@@ -17,12 +19,18 @@ import dev.offload.spi.BackendModule;
 import dev.offload.spi.BackendStream;
 import dev.offload.spi.DeviceInfo;
 import dev.offload.spi.NativeMemory;
+import dev.offload.spi.VirtualThreads;
 
 /**
  * One CUDA device and its primary context. The context is retained on first use (so devices a registry leaves out
  * are never touched) and released by {@link #close()}. Every driver call is preceded by {@link #makeCurrent()},
  * which sets the context on the calling thread only when that thread's cached current context differs, so that a
- * thread alternating between devices stays correct at the cost of one thread-local read per call.
+ * thread alternating between devices stays correct at the cost of one thread-local read per call. A virtual thread
+ * sets it before every call: the driver keeps the current context per operating-system thread, and a virtual
+ * thread moves between carrier threads, so a cache per virtual thread would name a context its carrier may not have.
+ * <p>
+ * The context is retained and released under a lock, not a monitor: retaining it first creates it, a long native
+ * call, and a virtual thread must not wait for a monitor (it would pin its carrier on Java 21 to 23).
  */
 final class CudaDevice implements BackendDevice {
 
@@ -46,6 +54,9 @@ final class CudaDevice implements BackendDevice {
 	private volatile CUcontext context;
 
 	private volatile DeviceInfo info;
+
+	/** Guards retaining, describing and releasing the context; {@link #closed} is read under it. */
+	private final ReentrantLock lock = new ReentrantLock();
 
 	private boolean closed;
 
@@ -91,7 +102,8 @@ final class CudaDevice implements BackendDevice {
 	public DeviceInfo info() {
 		DeviceInfo described = this.info;
 		if (described == null) {
-			synchronized (this) {
+			this.lock.lock();
+			try {
 				described = this.info;
 				if (described == null) {
 					makeCurrent();
@@ -104,6 +116,9 @@ final class CudaDevice implements BackendDevice {
 							greatest[0]);
 					this.info = described;
 				}
+			}
+			finally {
+				this.lock.unlock();
 			}
 		}
 		return described;
@@ -118,7 +133,10 @@ final class CudaDevice implements BackendDevice {
 		if (ctx == null) {
 			ctx = retain();
 		}
-		if (currentContext.get() != ctx) {
+		if (VirtualThreads.isCurrentThreadVirtual()) {
+			CudaErrors.check("cuCtxSetCurrent", CudaCalls.cuCtxSetCurrent(ctx), this.ordinal);
+		}
+		else if (currentContext.get() != ctx) {
 			setCurrent(ctx);
 		}
 	}
@@ -134,21 +152,29 @@ final class CudaDevice implements BackendDevice {
 
 	private void setCurrent(CUcontext ctx) {
 		CudaErrors.check("cuCtxSetCurrent", CudaCalls.cuCtxSetCurrent(ctx), this.ordinal);
-		currentContext.set(ctx);
+		if (!VirtualThreads.isCurrentThreadVirtual()) {
+			currentContext.set(ctx);
+		}
 	}
 
-	private synchronized CUcontext retain() {
-		if (this.closed) {
-			throw new BackendException("cuDevicePrimaryCtxRetain", "OFFLOAD_DEVICE_CLOSED",
-					"the device was closed and its context released", this.ordinal, false, null);
+	private CUcontext retain() {
+		this.lock.lock();
+		try {
+			if (this.closed) {
+				throw new BackendException("cuDevicePrimaryCtxRetain", "OFFLOAD_DEVICE_CLOSED",
+						"the device was closed and its context released", this.ordinal, false, null);
+			}
+			if (this.context == null) {
+				CUcontext ctx = new CUcontext();
+				CudaErrors.check("cuDevicePrimaryCtxRetain", CudaCalls.cuDevicePrimaryCtxRetain(ctx, this.device),
+						this.ordinal);
+				this.context = ctx;
+			}
+			return this.context;
 		}
-		if (this.context == null) {
-			CUcontext ctx = new CUcontext();
-			CudaErrors.check("cuDevicePrimaryCtxRetain", CudaCalls.cuDevicePrimaryCtxRetain(ctx, this.device),
-					this.ordinal);
-			this.context = ctx;
+		finally {
+			this.lock.unlock();
 		}
-		return this.context;
 	}
 
 	/**
@@ -211,18 +237,24 @@ final class CudaDevice implements BackendDevice {
 	 * Releases the primary context if it was retained. Streams, events, memory and modules must be gone by now.
 	 */
 	@Override
-	public synchronized void close() {
-		if (this.closed) {
-			return;
-		}
-		this.closed = true;
-		CUcontext ctx = this.context;
-		if (ctx != null) {
-			CudaErrors.checkQuietly("cuDevicePrimaryCtxRelease", CudaCalls.cuDevicePrimaryCtxRelease(this.device),
-					this.ordinal);
-			if (currentContext.get() == ctx) {
-				currentContext.remove();
+	public void close() {
+		this.lock.lock();
+		try {
+			if (this.closed) {
+				return;
 			}
+			this.closed = true;
+			CUcontext ctx = this.context;
+			if (ctx != null) {
+				CudaErrors.checkQuietly("cuDevicePrimaryCtxRelease",
+						CudaCalls.cuDevicePrimaryCtxRelease(this.device), this.ordinal);
+				if (currentContext.get() == ctx) {
+					currentContext.remove();
+				}
+			}
+		}
+		finally {
+			this.lock.unlock();
 		}
 	}
 

@@ -8,7 +8,6 @@ import dev.offload.InvalidSettingException;
 import dev.offload.kernel.HostKernel;
 import dev.offload.spi.Backend;
 import dev.offload.spi.BackendDevice;
-import dev.offload.spi.BackendException;
 
 /**
  * Devices emulated on the CPU, with the semantics of CUDA streams: work on one stream runs in order; different
@@ -18,8 +17,8 @@ import dev.offload.spi.BackendException;
  * whose blocks every worker takes, chunk by chunk, as a GPU's multiprocessors take thread blocks.
  * <p>
  * It is the default on machines without a GPU, so that applications start, demo and test anywhere, and it can
- * emulate several devices. {@link #failDevice(int, String)} injects a sticky device error, as a GPU's illegal
- * address would, for tests of failure handling.
+ * emulate several devices. A kernel that reads or writes outside its buffer fails its device with a sticky error, as
+ * a GPU's illegal address would.
  */
 public final class HostBackend implements Backend {
 
@@ -55,19 +54,6 @@ public final class HostBackend implements Backend {
 	@Override
 	public List<BackendDevice> devices() {
 		return List.copyOf(this.devices);
-	}
-
-	/**
-	 * Fails a device with a sticky error, as an illegal address would on a GPU: every later call on it throws.
-	 * @param deviceId the device's id
-	 * @param reason the error's text
-	 */
-	public void failDevice(int deviceId, String reason) {
-		if (deviceId < 0 || deviceId >= this.devices.size()) {
-			throw new IllegalArgumentException("No host device " + deviceId + "; there are " + this.devices.size());
-		}
-		HostDevice device = this.devices.get(deviceId);
-		device.fail(new BackendException("failDevice", "HOST_ERROR_INJECTED", reason, deviceId, true, null));
 	}
 
 	@Override

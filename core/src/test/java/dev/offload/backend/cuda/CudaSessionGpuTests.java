@@ -163,28 +163,10 @@ class CudaSessionGpuTests {
 
 	private static int runShortSessions(int seed) {
 		Kernel saxpy = TestKernels.saxpy(device);
-		int n = 1024;
-		float[] x = new float[n];
-		float[] y = new float[n];
-		for (int i = 0; i < n; i++) {
-			x[i] = i + seed;
-			y[i] = 1;
-		}
 		int completed = 0;
 		for (int s = 0; s < SHORT_SESSIONS_PER_THREAD; s++) {
-			try (OffloadSession session = device.openSession()) {
-				DeviceBuffer dx = session.allocate((long) n * Float.BYTES);
-				DeviceBuffer dy = session.allocate((long) n * Float.BYTES);
-				session.copy(session.hostBuffer(x), dx);
-				session.copy(session.hostBuffer(y), dy);
-				session.launch(saxpy, LaunchConfig.forThreads(n, 128), n, 2f, dx, dy);
-				HostBuffer result = session.allocateHost((long) n * Float.BYTES);
-				session.copy(dy, result);
-				session.synchronize();
-				float[] values = result.getFloats(0, new float[n]);
-				assertThat(values[n - 1]).isEqualTo(2f * (n - 1 + seed) + 1);
-				completed++;
-			}
+			assertThat(TestKernels.saxpyLast(device, saxpy, seed)).isEqualTo(2f * (1024 - 1 + seed) + 1);
+			completed++;
 		}
 		return completed;
 	}

@@ -92,6 +92,31 @@ final class TestKernels {
 		}
 	}
 
+	/**
+	 * Runs y = 2x + 1 over 1,024 floats (x = index + seed) in a session of its own and returns y's last element,
+	 * {@code 2 * (1023 + seed) + 1} when right.
+	 */
+	static float saxpyLast(Device device, Kernel saxpy, int seed) {
+		int n = 1024;
+		float[] x = new float[n];
+		float[] y = new float[n];
+		for (int i = 0; i < n; i++) {
+			x[i] = i + seed;
+			y[i] = 1;
+		}
+		try (OffloadSession session = device.openSession()) {
+			DeviceBuffer dx = session.allocate((long) n * Float.BYTES);
+			DeviceBuffer dy = session.allocate((long) n * Float.BYTES);
+			session.copy(session.hostBuffer(x), dx);
+			session.copy(session.hostBuffer(y), dy);
+			session.launch(saxpy, LaunchConfig.forThreads(n, 128), n, 2f, dx, dy);
+			HostBuffer result = session.allocateHost((long) n * Float.BYTES);
+			session.copy(dy, result);
+			session.synchronize();
+			return result.getFloats(0, new float[n])[n - 1];
+		}
+	}
+
 	static int readInt(OffloadSession session, DeviceBuffer buffer) {
 		HostBuffer host = session.allocateHost(Integer.BYTES);
 		session.copy(buffer, host);

@@ -10,20 +10,24 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.aop.support.AopUtils;
 import org.springframework.aot.AotDetector;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
+import dev.offload.DeviceRegistry;
+import dev.offload.StreamPool;
 import dev.offload.sample.OffloadSampleApplication;
+import dev.offload.sample.pricing.MonteCarloService;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
  * The sample app started from its Spring AOT output ({@code spring-boot:process-aot}) with
- * {@code -Dspring.aot.enabled=true}, as {@code mvn -Paot verify} runs it: the endpoints, the {@code @Offload} advice
- * and the probes work as they do without AOT.
+ * {@code -Dspring.aot.enabled=true}, as {@code mvn verify} runs it: the endpoints, the {@code @Offload} advice
+ * and the probes work as they do without AOT, and the pools of the devices found at run time are beans.
  */
 class AotStartupIT {
 
@@ -67,6 +71,11 @@ class AotStartupIT {
 			.until(() -> send(this.port, "GET", URI.create(location).getPath(), null).body(), (body) -> body.contains("DONE"));
 		assertThat(send(this.managementPort, "GET", "/actuator/streampools", null).body()).contains("\"devices\"");
 		assertThat(send(this.managementPort, "GET", "/actuator/prometheus", null).body()).contains("offload_healthy_devices{");
+		// The job above ran through the advice only if AOT kept the proxy.
+		assertThat(AopUtils.isAopProxy(this.context.getBean(MonteCarloService.class))).isTrue();
+		// No pool bean is generated at build time (the sample lists no ids): the run time's device is registered.
+		assertThat(this.context.getBean("streamPool0", StreamPool.class))
+			.isSameAs(this.context.getBean(DeviceRegistry.class).device(0).streamPool());
 	}
 
 	private HttpResponse<String> send(int port, String method, String path, String body) throws Exception {

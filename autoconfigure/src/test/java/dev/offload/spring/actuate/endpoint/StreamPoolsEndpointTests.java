@@ -20,6 +20,7 @@ import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint.DeviceDescriptor;
 import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint.PoolDescriptor;
 import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint.PriorityDescriptor;
 import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint.StreamPoolsDescriptor;
+import dev.offload.test.fault.FaultInjectingBackend;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -30,7 +31,8 @@ import static org.awaitility.Awaitility.await;
  */
 class StreamPoolsEndpointTests {
 
-	private final HostBackend backend = HostBackend.builder().deviceCount(2).workersPerDevice(2).build();
+	private final FaultInjectingBackend backend = FaultInjectingBackend
+		.wrap(HostBackend.builder().deviceCount(2).workersPerDevice(2).build());
 
 	private final DeviceRegistry registry = DeviceRegistry.builder(this.backend)
 		.streamPool(new StreamPoolConfig(2, 0, Duration.ofSeconds(5)))

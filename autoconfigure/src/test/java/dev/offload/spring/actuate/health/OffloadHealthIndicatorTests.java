@@ -12,6 +12,7 @@ import dev.offload.OffloadSession;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.spi.BackendException;
 import dev.offload.spi.BackendSelection;
+import dev.offload.test.fault.FaultInjectingBackend;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -21,7 +22,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  */
 class OffloadHealthIndicatorTests {
 
-	private final HostBackend backend = HostBackend.builder().deviceCount(2).workersPerDevice(2).build();
+	private final FaultInjectingBackend backend = FaultInjectingBackend
+		.wrap(HostBackend.builder().deviceCount(2).workersPerDevice(2).build());
 
 	private final DeviceRegistry registry = DeviceRegistry.builder(this.backend).build();
 

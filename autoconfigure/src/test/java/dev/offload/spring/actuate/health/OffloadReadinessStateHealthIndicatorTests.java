@@ -16,6 +16,7 @@ import dev.offload.OffloadSession;
 import dev.offload.StreamPoolConfig;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.spi.BackendException;
+import dev.offload.test.fault.FaultInjectingBackend;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -27,13 +28,13 @@ class OffloadReadinessStateHealthIndicatorTests {
 
 	private final ApplicationAvailabilityBean availability = new ApplicationAvailabilityBean();
 
-	private HostBackend backend;
+	private FaultInjectingBackend backend;
 
 	private DeviceRegistry registry;
 
 	@BeforeEach
 	void setUp() {
-		this.backend = HostBackend.builder().deviceCount(2).workersPerDevice(2).build();
+		this.backend = FaultInjectingBackend.wrap(HostBackend.builder().deviceCount(2).workersPerDevice(2).build());
 		this.registry = DeviceRegistry.builder(this.backend)
 			.streamPool(new StreamPoolConfig(1, 1, Duration.ofSeconds(30)))
 			.build();

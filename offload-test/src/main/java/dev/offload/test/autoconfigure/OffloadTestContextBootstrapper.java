@@ -1,0 +1,20 @@
+package dev.offload.test.autoconfigure;
+
+import org.springframework.boot.test.context.SpringBootTestContextBootstrapper;
+import org.springframework.core.annotation.MergedAnnotations;
+import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
+
+/**
+ * Bootstraps an {@link OffloadTest}: finds the application's configuration and adds the test's properties.
+ */
+class OffloadTestContextBootstrapper extends SpringBootTestContextBootstrapper {
+
+	@Override
+	protected String[] getProperties(Class<?> testClass) {
+		return MergedAnnotations.from(testClass, SearchStrategy.INHERITED_ANNOTATIONS)
+			.get(OffloadTest.class)
+			.getValue("properties", String[].class)
+			.orElse(null);
+	}
+
+}

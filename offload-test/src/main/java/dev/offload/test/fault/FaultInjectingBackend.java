@@ -1,0 +1,318 @@
+package dev.offload.test.fault;
+
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+import dev.offload.spi.Backend;
+import dev.offload.spi.BackendDevice;
+import dev.offload.spi.BackendException;
+
+/**
+ * Wraps any {@link Backend} and makes chosen operations fail — on the Nth call, at a rate, or as a sticky device
+ * error that kills the device — or run slow. For tests of pools, sessions and applications under faults:
+ * <pre>{@code
+ * FaultInjectingBackend faults = FaultInjectingBackend.wrap(HostBackend.builder().build());
+ * faults.failNth(Operation.LAUNCH, 3);                 // the 3rd launch's work fails
+ * faults.failAtRate(Operation.SYNCHRONIZE, 0.01, 42);  // 1% of synchronizes fail
+ * faults.failStickyNth(Operation.LAUNCH, 10);          // the 10th launch kills the device
+ * faults.delay(Operation.SYNCHRONIZE, Duration.ofMillis(2));
+ * faults.failDevice(1, "Xid 79");                    // device 1 is lost now: its next call fails sticky
+ * DeviceRegistry registry = DeviceRegistry.builder(faults).build();
+ * }</pre>
+ * A failed launch fails like a kernel on a GPU: the launch call returns, and the stream's next query or synchronize
+ * throws. An injected query or synchronize fault also stands for failed work: it fires once the stream's work is over.
+ * Other operations throw at the call. Injected errors are {@link BackendException}s named
+ * {@code INJECTED_FAULT} (or {@code INJECTED_STICKY_FAULT}).
+ */
+public final class FaultInjectingBackend implements Backend {
+
+	/**
+	 * The operations faults can be injected into.
+	 */
+	public enum Operation {
+
+		/** Creating a stream. */
+		CREATE_STREAM,
+		/** Creating an event. */
+		CREATE_EVENT,
+		/** Allocating device or host memory. */
+		ALLOCATE,
+		/** Enqueueing a copy. */
+		COPY,
+		/** Enqueueing a fill. */
+		FILL,
+		/** A kernel launch: its work fails, reported by the stream's next query or synchronize. */
+		LAUNCH,
+		/** Querying a stream. */
+		QUERY,
+		/** Synchronizing a stream. */
+		SYNCHRONIZE
+
+	}
+
+	private final Backend delegate;
+
+	private final Map<Operation, Rule> rules = new ConcurrentHashMap<>();
+
+	private final Map<Operation, AtomicLong> calls = new EnumMap<>(Operation.class);
+
+	private final Map<Operation, AtomicLong> injected = new EnumMap<>(Operation.class);
+
+	private final Map<Integer, BackendException> deadDevices = new ConcurrentHashMap<>();
+
+	private final List<BackendDevice> devices;
+
+	private volatile int onlyDevice = -1;
+
+	private FaultInjectingBackend(Backend delegate) {
+		this.delegate = delegate;
+		for (Operation operation : Operation.values()) {
+			this.calls.put(operation, new AtomicLong());
+			this.injected.put(operation, new AtomicLong());
+		}
+		this.devices = delegate.devices().stream().map((device) -> (BackendDevice) new FaultyDevice(this, device))
+			.toList();
+	}
+
+	/**
+	 * Wraps a backend; no fault is injected until one is configured.
+	 * @param delegate the backend that does the work
+	 * @return the decorator
+	 */
+	public static FaultInjectingBackend wrap(Backend delegate) {
+		return new FaultInjectingBackend(Objects.requireNonNull(delegate, "delegate must not be null"));
+	}
+
+	/**
+	 * Makes the {@code n}th call of {@code operation} (counted from now) fail, once.
+	 * @param operation the operation
+	 * @param n from 1
+	 * @return this backend
+	 */
+	public FaultInjectingBackend failNth(Operation operation, long n) {
+		return rule(operation, Rule.nth(this.calls.get(operation).get() + checkN(n), false));
+	}
+
+	/**
+	 * Makes the {@code n}th call of {@code operation} (counted from now) fail with a sticky error that kills its
+	 * device: every later call on that device fails too.
+	 * @param operation the operation
+	 * @param n from 1
+	 * @return this backend
+	 */
+	public FaultInjectingBackend failStickyNth(Operation operation, long n) {
+		return rule(operation, Rule.nth(this.calls.get(operation).get() + checkN(n), true));
+	}
+
+	/**
+	 * Makes calls of {@code operation} fail at random with probability {@code rate}.
+	 * @param operation the operation
+	 * @param rate from 0 to 1
+	 * @param seed the random seed, for reproducible runs
+	 * @return this backend
+	 */
+	public FaultInjectingBackend failAtRate(Operation operation, double rate, long seed) {
+		if (!(rate >= 0 && rate <= 1)) {
+			throw new IllegalArgumentException("rate must be between 0 and 1, was " + rate);
+		}
+		return rule(operation, Rule.rate(rate, seed));
+	}
+
+	/**
+	 * Makes every call of {@code operation} take at least {@code delay} longer.
+	 * @param operation the operation
+	 * @param delay the added time, at least 0
+	 * @return this backend
+	 */
+	public FaultInjectingBackend delay(Operation operation, Duration delay) {
+		if (delay == null || delay.isNegative()) {
+			throw new IllegalArgumentException("delay must be at least 0, was " + delay);
+		}
+		Rule current = this.rules.getOrDefault(operation, Rule.NONE);
+		this.rules.put(operation, current.withDelay(delay.toNanos()));
+		return this;
+	}
+
+	/**
+	 * Restricts the rules to one device: calls on the other devices are neither counted nor failed.
+	 * @param deviceId the id of the device the rules apply to
+	 * @return this backend
+	 * @throws IllegalArgumentException if the backend has no such device
+	 */
+	public FaultInjectingBackend onDevice(int deviceId) {
+		this.onlyDevice = checkDevice(deviceId);
+		return this;
+	}
+
+	/**
+	 * Fails a device now with a sticky error, as a GPU's illegal address or lost device would: every later call on it
+	 * throws, with {@code reason} in its message.
+	 * @param deviceId the device's id
+	 * @param reason the error's text
+	 * @return this backend
+	 * @throws IllegalArgumentException if the backend has no such device
+	 */
+	public FaultInjectingBackend failDevice(int deviceId, String reason) {
+		checkDevice(deviceId);
+		this.deadDevices.putIfAbsent(deviceId,
+				new BackendException("failDevice", "INJECTED_STICKY_FAULT", reason, deviceId, true, null));
+		return this;
+	}
+
+	private int checkDevice(int deviceId) {
+		if (this.devices.stream().noneMatch((device) -> device.info().id() == deviceId)) {
+			throw new IllegalArgumentException("No device " + deviceId + " in the wrapped backend; its devices are "
+					+ this.devices.stream().map((device) -> device.info().id()).toList());
+		}
+		return deviceId;
+	}
+
+	/**
+	 * Removes every rule; devices already killed by sticky errors stay dead.
+	 * @return this backend
+	 */
+	public FaultInjectingBackend clear() {
+		this.rules.clear();
+		return this;
+	}
+
+	/**
+	 * Returns how many faults were injected into {@code operation}.
+	 * @param operation the operation
+	 * @return the count
+	 */
+	public long injected(Operation operation) {
+		return this.injected.get(operation).get();
+	}
+
+	/**
+	 * Returns how many calls of {@code operation} were made.
+	 * @param operation the operation
+	 * @return the count
+	 */
+	public long calls(Operation operation) {
+		return this.calls.get(operation).get();
+	}
+
+	private static long checkN(long n) {
+		if (n < 1) {
+			throw new IllegalArgumentException("n must be at least 1, was " + n);
+		}
+		return n;
+	}
+
+	private FaultInjectingBackend rule(Operation operation, Rule rule) {
+		Rule current = this.rules.getOrDefault(operation, Rule.NONE);
+		this.rules.put(operation, rule.withDelay(current.delayNanos));
+		return this;
+	}
+
+	/**
+	 * Counts a call and decides its fate: returns the error to inject, or {@code null}; sleeps for a delay rule.
+	 */
+	BackendException onCall(Operation operation, int deviceId, String call) {
+		BackendException dead = this.deadDevices.get(deviceId);
+		if (dead != null) {
+			return new BackendException(call, dead.getErrorName(), "the device was killed earlier by an injected "
+					+ "sticky fault (" + dead.getMessage() + ")", deviceId, true, dead);
+		}
+		if (this.onlyDevice >= 0 && this.onlyDevice != deviceId) {
+			return null;
+		}
+		long count = this.calls.get(operation).incrementAndGet();
+		Rule rule = this.rules.getOrDefault(operation, Rule.NONE);
+		if (rule.delayNanos > 0) {
+			// parkNanos may return early (a spurious wake-up, or a permit left by an earlier unpark): park again.
+			long end = System.nanoTime() + rule.delayNanos;
+			for (long left = rule.delayNanos; left > 0; left = end - System.nanoTime()) {
+				LockSupport.parkNanos(left);
+			}
+		}
+		if (!rule.fires(count)) {
+			return null;
+		}
+		this.injected.get(operation).incrementAndGet();
+		if (rule.sticky) {
+			BackendException error = new BackendException(call, "INJECTED_STICKY_FAULT",
+					"injected sticky fault on call " + count + " of " + operation, deviceId, true, null);
+			this.deadDevices.putIfAbsent(deviceId, error);
+			return error;
+		}
+		return new BackendException(call, "INJECTED_FAULT", "injected fault on call " + count + " of " + operation,
+				deviceId, false, null);
+	}
+
+	@Override
+	public String name() {
+		return this.delegate.name();
+	}
+
+	@Override
+	public List<BackendDevice> devices() {
+		return this.devices;
+	}
+
+	@Override
+	public void close() {
+		this.delegate.close();
+	}
+
+	/**
+	 * When a call fails: on its Nth call, or at a rate; and how much slower every call is.
+	 */
+	private static final class Rule {
+
+		static final Rule NONE = new Rule(-1, false, 0, null, 0);
+
+		final long nth;
+
+		final boolean sticky;
+
+		final double rate;
+
+		final SplittableRandom random;
+
+		final long delayNanos;
+
+		private Rule(long nth, boolean sticky, double rate, SplittableRandom random, long delayNanos) {
+			this.nth = nth;
+			this.sticky = sticky;
+			this.rate = rate;
+			this.random = random;
+			this.delayNanos = delayNanos;
+		}
+
+		static Rule nth(long nth, boolean sticky) {
+			return new Rule(nth, sticky, 0, null, 0);
+		}
+
+		static Rule rate(double rate, long seed) {
+			return new Rule(-1, false, rate, new SplittableRandom(seed), 0);
+		}
+
+		Rule withDelay(long nanos) {
+			return new Rule(this.nth, this.sticky, this.rate, this.random, nanos);
+		}
+
+		boolean fires(long count) {
+			if (this.nth > 0) {
+				return count == this.nth;
+			}
+			if (this.random == null) {
+				return false;
+			}
+			synchronized (this.random) {
+				return this.random.nextDouble() < this.rate;
+			}
+		}
+
+	}
+
+}

@@ -1,0 +1,148 @@
+package dev.offload.test.fault;
+
+import java.time.Duration;
+import java.util.List;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import dev.offload.Device;
+import dev.offload.DeviceFailedException;
+import dev.offload.DeviceRegistry;
+import dev.offload.KernelModule;
+import dev.offload.OffloadSession;
+import dev.offload.StreamPoolConfig;
+import dev.offload.test.fault.FaultInjectingBackend.Operation;
+import dev.offload.backend.host.HostBackend;
+import dev.offload.kernel.LaunchConfig;
+import dev.offload.kernel.ModuleDefinition;
+import dev.offload.spi.BackendException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+class FaultInjectingBackendTests {
+
+	private static final ModuleDefinition MODULE = ModuleDefinition.builder("faults")
+		.hostKernel("noop", List.of(), (t) -> {
+		})
+		.build();
+
+	private FaultInjectingBackend faults;
+
+	private DeviceRegistry registry;
+
+	private Device device;
+
+	private KernelModule module;
+
+	private void start(StreamPoolConfig config) {
+		this.faults = FaultInjectingBackend.wrap(HostBackend.builder().deviceCount(2).workersPerDevice(2).build());
+		this.registry = DeviceRegistry.builder(this.faults).streamPool(config).build();
+		this.device = this.registry.device(0);
+		this.module = this.device.loadModule(MODULE);
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.registry.close(Duration.ofSeconds(5));
+	}
+
+	private void launchNoop(OffloadSession session) {
+		session.launch(this.module.kernel("noop"), LaunchConfig.of(1, 1));
+	}
+
+	@Test
+	void nthLaunchShouldFailItsSessionOnly() {
+		start(StreamPoolConfig.DEFAULTS.withInitialSize(2));
+		this.faults.failNth(Operation.LAUNCH, 2);
+		try (OffloadSession first = this.device.openSession()) {
+			launchNoop(first);
+		}
+		OffloadSession second = this.device.openSession();
+		launchNoop(second);
+		assertThatExceptionOfType(BackendException.class).isThrownBy(second::close)
+			.withMessage("kernel 'noop' failed on device 0: INJECTED_FAULT (injected fault on call 2 of LAUNCH)");
+		try (OffloadSession third = this.device.openSession()) {
+			launchNoop(third);
+		}
+		assertThat(this.faults.injected(Operation.LAUNCH)).isEqualTo(1);
+		assertThat(this.device.streamPool().statistics().discarded()).isEqualTo(1);
+		assertThat(this.device.isHealthy()).isTrue();
+	}
+
+	@Test
+	void failedStreamCreationShouldReachTheBorrower() {
+		start(StreamPoolConfig.DEFAULTS.withInitialSize(1));
+		this.faults.failNth(Operation.CREATE_STREAM, 1);
+		OffloadSession session = this.device.openSession();
+		assertThatExceptionOfType(BackendException.class).isThrownBy(() -> launchNoop(session))
+			.withMessageContaining("createStream failed on device 0: INJECTED_FAULT");
+		session.close();
+		try (OffloadSession next = this.device.openSession()) {
+			launchNoop(next);
+		}
+		assertThat(this.device.streamPool().statistics().created()).isEqualTo(1);
+	}
+
+	@Test
+	void stickyFaultShouldKillOnlyItsDevice() {
+		start(StreamPoolConfig.DEFAULTS);
+		this.faults.failStickyNth(Operation.SYNCHRONIZE, 1);
+		OffloadSession session = this.device.openSession();
+		launchNoop(session);
+		assertThatExceptionOfType(BackendException.class).isThrownBy(session::synchronize)
+			.withMessageContaining("INJECTED_STICKY_FAULT");
+		session.close();
+		assertThat(this.device.isHealthy()).isFalse();
+		assertThatExceptionOfType(DeviceFailedException.class).isThrownBy(this.device::openSession);
+		Device other = this.registry.device(1);
+		KernelModule otherModule = other.loadModule(MODULE);
+		try (OffloadSession healthy = other.openSession()) {
+			healthy.launch(otherModule.kernel("noop"), LaunchConfig.of(1, 1));
+		}
+		assertThat(other.isHealthy()).isTrue();
+	}
+
+	@Test
+	void failingQueryShouldFailTheAsyncClose() {
+		start(StreamPoolConfig.DEFAULTS);
+		this.faults.failAtRate(Operation.QUERY, 1.0, 1);
+		OffloadSession session = this.device.openSession();
+		launchNoop(session);
+		assertThat(session.closeAsync()).failsWithin(Duration.ofSeconds(30))
+			.withThrowableOfType(java.util.concurrent.ExecutionException.class)
+			.withCauseInstanceOf(BackendException.class);
+		assertThat(this.device.streamPool().statistics().discarded()).isEqualTo(1);
+		assertThat(this.device.streamPool().inUse()).isZero();
+	}
+
+	@Test
+	void delayShouldSlowTheOperationDown() {
+		start(StreamPoolConfig.DEFAULTS);
+		this.faults.delay(Operation.SYNCHRONIZE, Duration.ofMillis(20));
+		try (OffloadSession session = this.device.openSession()) {
+			launchNoop(session);
+			long start = System.nanoTime();
+			session.synchronize();
+			assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(Duration.ofMillis(20).toNanos());
+		}
+		// close() does not synchronize again: nothing was enqueued after the synchronize.
+		assertThat(this.faults.calls(Operation.SYNCHRONIZE)).isEqualTo(1);
+	}
+
+	@Test
+	void badRuleValuesShouldBeRejected() {
+		start(StreamPoolConfig.DEFAULTS);
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> this.faults.failNth(Operation.COPY, 0))
+			.withMessage("n must be at least 1, was 0");
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> this.faults.failAtRate(Operation.COPY, 1.5, 0))
+			.withMessage("rate must be between 0 and 1, was 1.5");
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> this.faults.delay(Operation.COPY, Duration.ofMillis(-1)))
+			.withMessage("delay must be at least 0, was PT-0.001S");
+	}
+
+}

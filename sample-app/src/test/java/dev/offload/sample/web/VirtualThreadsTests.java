@@ -1,0 +1,108 @@
+package dev.offload.sample.web;
+
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
+import org.apache.catalina.connector.Connector;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.boot.tomcat.TomcatWebServer;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+
+import dev.offload.DeviceRegistry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The sample app with {@code spring.threads.virtual.enabled=true}: Tomcat serves each request on a virtual thread,
+ * the price requests' GPU waits park those threads, and no pinned virtual thread is recorded in Offload. Runs on a
+ * Java 21+ runtime (the build's java25-tests profile); on Java 17 Spring Boot ignores the property.
+ */
+@Tag("java21")
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+		properties = "spring.threads.virtual.enabled=true")
+class VirtualThreadsTests {
+
+	@LocalServerPort
+	int port;
+
+	@Autowired
+	WebServerApplicationContext context;
+
+	@Autowired
+	DeviceRegistry registry;
+
+	@Test
+	void requestsWhenOnVirtualThreadsShouldBeServedWithoutPinningInOffload(@TempDir Path directory)
+			throws Exception {
+		Connector connector = ((TomcatWebServer) this.context.getWebServer()).getTomcat().getConnector();
+		assertThat(connector.getProtocolHandler().getExecutor().getClass().getSimpleName())
+			.isEqualTo("VirtualThreadExecutor");
+		// Each path loads its classes once before the recording: a first class loading under contention pins.
+		assertThat(price(100).statusCode()).isEqualTo(200);
+		Path file = directory.resolve("pinned.jfr");
+		List<HttpResponse<String>> responses = new ArrayList<>();
+		try (Recording recording = new Recording()) {
+			recording.enable("jdk.VirtualThreadPinned").withThreshold(Duration.ZERO).withStackTrace();
+			recording.start();
+			ExecutorService clients = Executors.newFixedThreadPool(16);
+			try {
+				List<CompletableFuture<HttpResponse<String>>> sent = new ArrayList<>();
+				for (int i = 0; i < 200; i++) {
+					double spot = 80 + (i % 40);
+					sent.add(CompletableFuture.supplyAsync(() -> price(spot), clients));
+				}
+				for (CompletableFuture<HttpResponse<String>> each : sent) {
+					responses.add(each.get(1, TimeUnit.MINUTES));
+				}
+			}
+			finally {
+				clients.shutdownNow();
+			}
+			recording.stop();
+			recording.dump(file);
+		}
+		assertThat(responses).extracting(HttpResponse::statusCode).containsOnly(200);
+		List<String> pinnedInOffload = RecordingFile.readAllEvents(file)
+			.stream()
+			.filter((event) -> event.getEventType().getName().equals("jdk.VirtualThreadPinned"))
+			.filter(VirtualThreadsTests::passesThroughOffload)
+			.map(RecordedEvent::toString)
+			.toList();
+		assertThat(pinnedInOffload).isEmpty();
+		assertThat(this.registry.device(0).streamPool().inUse()).isZero();
+	}
+
+	private HttpResponse<String> price(double spot) {
+		try {
+			return OptionsApiTests.send(this.port, "POST", "/api/options/price",
+					"{\"options\":[" + OptionsApiTests.option(spot) + "]}");
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	private static boolean passesThroughOffload(RecordedEvent event) {
+		return event.getStackTrace() != null && event.getStackTrace()
+			.getFrames()
+			.stream()
+			.anyMatch((frame) -> frame.getMethod().getType().getName().startsWith("dev.offload."));
+	}
+
+}
