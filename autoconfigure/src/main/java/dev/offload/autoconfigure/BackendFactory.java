@@ -64,8 +64,15 @@ final class BackendFactory {
 	 * @return the factory
 	 */
 	static BackendFactory of(OffloadProperties properties, ClassLoader classLoader, Environment environment) {
-		BackendProvider cuda = ClassUtils.isPresent(DRIVER_CLASS_NAME, classLoader) ? new CudaBackendProvider()
-				: new UnavailableProvider("cuda", "JCuda (" + DRIVER_CLASS_NAME + ") is not on the classpath");
+		BackendProvider cuda;
+		if (properties.getBackend() == BackendType.HOST) {
+			// Neither probed nor created on the host backend: JCuda's large driver class is not even loaded.
+			cuda = new UnavailableProvider("cuda", "'" + BACKEND_PROPERTY + "' is 'host'");
+		}
+		else {
+			cuda = ClassUtils.isPresent(DRIVER_CLASS_NAME, classLoader) ? new CudaBackendProvider()
+					: new UnavailableProvider("cuda", "JCuda (" + DRIVER_CLASS_NAME + ") is not on the classpath");
+		}
 		return new BackendFactory(properties, cuda, environment);
 	}
 

@@ -1,6 +1,7 @@
 package dev.offload.autoconfigure;
 
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
@@ -115,6 +116,27 @@ class BackendFactoryTests {
 		assertThat(selection.backend()).isEqualTo("host");
 		assertThat(selection.deviceCount()).isEqualTo(3);
 		assertThat(cuda.probes).hasValue(0);
+	}
+
+	@Test
+	void ofWhenHostShouldNotLoadJCuda() {
+		OffloadProperties properties = new OffloadProperties();
+		properties.setBackend(BackendType.HOST);
+		List<String> requested = new CopyOnWriteArrayList<>();
+		ClassLoader recording = new ClassLoader(getClass().getClassLoader()) {
+
+			@Override
+			protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+				requested.add(name);
+				return super.loadClass(name, resolve);
+			}
+
+		};
+		BackendFactory factory = BackendFactory.of(properties, recording, null);
+		Backend backend = factory.create(factory.select());
+		assertThat(backend).isInstanceOf(HostBackend.class);
+		assertThat(requested).noneMatch((name) -> name.startsWith("jcuda."));
+		backend.close();
 	}
 
 	private static BackendFactory factory(BackendType type, BackendProvider cuda) {

@@ -19,7 +19,8 @@ import java.util.stream.Collectors;
 
 /**
  * Starts {@link StartupApp} in fresh JVMs, alternately with and without Offload's jars on the class path, and
- * reports the time from JVM start to ready: median, min and max of each, and the difference of the medians.
+ * reports the time from JVM start to ready: median, min and max of each, and the difference of the medians; and the
+ * same for the CPU time of the main thread until ready, which the waits for a CPU on a shared machine do not inflate.
  * <p>
  * Usage: {@code java -cp <benchmarks classpath> dev.offload.benchmarks.startup.StartupBenchmark [runs] [--cds]}; the
  * "without" class path is this one minus every {@code offload-*} and {@code jcuda*} entry. System properties named
@@ -44,19 +45,15 @@ public final class StartupBenchmark {
 					&& !entry.contains("/autoconfigure/target/"))
 			.collect(Collectors.joining(File.pathSeparator));
 		String java = System.getProperty("java.home") + "/bin/java";
-		List<Long> withTimes = new ArrayList<>();
-		List<Long> withoutTimes = new ArrayList<>();
+		List<Sample> withSamples = new ArrayList<>();
+		List<Sample> withoutSamples = new ArrayList<>();
 		System.out.println("with Offload, the registry is: " + registry(java, with));
 		start(java, without, false);
 		for (int i = 0; i < runs; i++) {
-			withTimes.add(start(java, with, true));
-			withoutTimes.add(start(java, without, false));
+			withSamples.add(start(java, with, true));
+			withoutSamples.add(start(java, without, false));
 		}
-		System.out.println(String.format(Locale.ROOT, "with Offload:    median %d ms (min %d, max %d) over %d runs",
-				median(withTimes), min(withTimes), max(withTimes), runs));
-		System.out.println(String.format(Locale.ROOT, "without Offload: median %d ms (min %d, max %d) over %d runs",
-				median(withoutTimes), min(withoutTimes), max(withoutTimes), runs));
-		System.out.println("starter adds (median difference): " + (median(withTimes) - median(withoutTimes)) + " ms");
+		report("", withSamples, withoutSamples);
 		if (cds) {
 			measureWithCds(java, with, without, runs);
 		}
@@ -70,19 +67,32 @@ public final class StartupBenchmark {
 		Path withoutArchive = work.resolve("without.jsa");
 		run(java, withJars, true, "-XX:ArchiveClassesAtExit=" + withArchive);
 		run(java, withoutJars, false, "-XX:ArchiveClassesAtExit=" + withoutArchive);
-		List<Long> withTimes = new ArrayList<>();
-		List<Long> withoutTimes = new ArrayList<>();
+		List<Sample> withSamples = new ArrayList<>();
+		List<Sample> withoutSamples = new ArrayList<>();
 		for (int i = 0; i < runs; i++) {
-			withTimes.add(Long.parseLong(run(java, withJars, true, "-XX:SharedArchiveFile=" + withArchive).split(" ")[1]));
-			withoutTimes.add(Long.parseLong(
-					run(java, withoutJars, false, "-XX:SharedArchiveFile=" + withoutArchive).split(" ")[1]));
+			withSamples.add(Sample.of(run(java, withJars, true, "-XX:SharedArchiveFile=" + withArchive)));
+			withoutSamples.add(Sample.of(run(java, withoutJars, false, "-XX:SharedArchiveFile=" + withoutArchive)));
 		}
-		System.out.println(String.format(Locale.ROOT, "with Offload, CDS:    median %d ms (min %d, max %d) over %d runs",
-				median(withTimes), min(withTimes), max(withTimes), runs));
-		System.out.println(String.format(Locale.ROOT, "without Offload, CDS: median %d ms (min %d, max %d) over %d runs",
-				median(withoutTimes), min(withoutTimes), max(withoutTimes), runs));
-		System.out.println("with CDS, starter adds (median difference): " + (median(withTimes) - median(withoutTimes))
-				+ " ms");
+		report("with CDS, ", withSamples, withoutSamples);
+	}
+
+	private static void report(String prefix, List<Sample> with, List<Sample> without) {
+		List<Long> withTimes = with.stream().map(Sample::millis).toList();
+		List<Long> withoutTimes = without.stream().map(Sample::millis).toList();
+		List<Long> withCpu = with.stream().map(Sample::cpuMillis).toList();
+		List<Long> withoutCpu = without.stream().map(Sample::cpuMillis).toList();
+		System.out.println(String.format(Locale.ROOT,
+				"%swith Offload:    median %d ms (min %d, max %d), main thread CPU median %d ms (min %d, max %d) "
+						+ "over %d runs",
+				prefix, median(withTimes), min(withTimes), max(withTimes), median(withCpu), min(withCpu), max(withCpu),
+				with.size()));
+		System.out.println(String.format(Locale.ROOT,
+				"%swithout Offload: median %d ms (min %d, max %d), main thread CPU median %d ms (min %d, max %d) "
+						+ "over %d runs",
+				prefix, median(withoutTimes), min(withoutTimes), max(withoutTimes), median(withoutCpu),
+				min(withoutCpu), max(withoutCpu), without.size()));
+		System.out.println(prefix + "starter adds (median difference): " + (median(withTimes) - median(withoutTimes))
+				+ " ms, main thread CPU " + (median(withCpu) - median(withoutCpu)) + " ms");
 	}
 
 	/**
@@ -112,11 +122,11 @@ public final class StartupBenchmark {
 	}
 
 	private static String registry(String java, String classpath) throws Exception {
-		return run(java, classpath, true).split(" ")[2];
+		return run(java, classpath, true).split(" ")[3];
 	}
 
-	private static long start(String java, String classpath, boolean expectOffload) throws Exception {
-		return Long.parseLong(run(java, classpath, expectOffload).split(" ")[1]);
+	private static Sample start(String java, String classpath, boolean expectOffload) throws Exception {
+		return Sample.of(run(java, classpath, expectOffload));
 	}
 
 	private static String run(String java, String classpath, boolean expectOffload, String... jvmOptions)
@@ -167,6 +177,21 @@ public final class StartupBenchmark {
 
 	private static long max(List<Long> values) {
 		return values.stream().mapToLong(Long::longValue).max().orElseThrow();
+	}
+
+	/**
+	 * One start: the time from JVM start to ready, and the main thread's CPU time until then.
+	 */
+	private record Sample(long millis, long cpuMillis) {
+
+		/**
+		 * Reads the line {@code READY <ms> cpu=<ms> registry=... offload=...}.
+		 */
+		static Sample of(String ready) {
+			String[] fields = ready.split(" ");
+			return new Sample(Long.parseLong(fields[1]), Long.parseLong(fields[2].substring("cpu=".length())));
+		}
+
 	}
 
 }
