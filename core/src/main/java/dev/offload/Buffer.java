@@ -3,11 +3,13 @@ package dev.offload;
 import dev.offload.spi.NativeMemory;
 
 /**
- * Memory of one device that copies and kernels use: {@link DeviceBuffer} or page-locked {@link HostBuffer}.
+ * Memory of one device that copies and kernels use: {@link DeviceBuffer} or page-locked
+ * {@link HostBuffer}.
  * <p>
- * A buffer allocated by a session belongs to it and goes back to the device's buffer cache when the session's work
- * is done. A buffer allocated from a {@link Device} belongs to the caller, who must {@link #close()} it once no
- * session uses it any more: an unclosed device buffer leaks its memory. Using a buffer after it was closed throws
+ * A buffer allocated by a session belongs to it and goes back to the device's buffer
+ * cache when the session's work is done. A buffer allocated from a {@link Device} belongs
+ * to the caller, who must {@link #close()} it once no session uses it any more: an
+ * unclosed device buffer leaks its memory. Using a buffer after it was closed throws
  * {@link IllegalStateException}.
  */
 public abstract sealed class Buffer implements AutoCloseable permits DeviceBuffer, HostBuffer {
@@ -56,8 +58,9 @@ public abstract sealed class Buffer implements AutoCloseable permits DeviceBuffe
 	}
 
 	/**
-	 * Returns the native handle ({@code CUdeviceptr} or {@code Pointer} on CUDA, a {@code ByteBuffer} on the host
-	 * backend), for other CUDA libraries working on a session's stream.
+	 * Returns the native handle ({@code CUdeviceptr} or {@code Pointer} on CUDA, a
+	 * {@code ByteBuffer} on the host backend), for other CUDA libraries working on a
+	 * session's stream.
 	 * @return the handle
 	 * @throws IllegalStateException if the buffer is closed
 	 */
@@ -67,8 +70,9 @@ public abstract sealed class Buffer implements AutoCloseable permits DeviceBuffe
 	}
 
 	/**
-	 * Closes the buffer. A session's buffer is given back when its session's work is done; a device's buffer goes
-	 * back to the device's cache now, so no session may still use it. Closing twice is harmless.
+	 * Closes the buffer. A session's buffer is given back when its session's work is
+	 * done; a device's buffer goes back to the device's cache now, so no session may
+	 * still use it. Closing twice is harmless.
 	 */
 	@Override
 	public final void close() {
@@ -92,8 +96,8 @@ public abstract sealed class Buffer implements AutoCloseable permits DeviceBuffe
 	final NativeMemory memoryFor(Device target, String use) {
 		checkOpen(use);
 		if (target != this.device) {
-			throw new IllegalArgumentException("The buffer for " + use + " belongs to device " + this.device.id()
-					+ ", not device " + target.id());
+			throw new IllegalArgumentException(
+					"The buffer for " + use + " belongs to device " + this.device.id() + ", not device " + target.id());
 		}
 		return this.memory;
 	}
@@ -104,8 +108,8 @@ public abstract sealed class Buffer implements AutoCloseable permits DeviceBuffe
 
 	final void checkOpen(String use) {
 		if (this.closed) {
-			throw new IllegalStateException("The " + getClass().getSimpleName() + " of " + this.size
-					+ " bytes used for " + use + " is closed");
+			throw new IllegalStateException(
+					"The " + getClass().getSimpleName() + " of " + this.size + " bytes used for " + use + " is closed");
 		}
 	}
 

@@ -9,9 +9,10 @@ import dev.offload.spi.BackendDevice;
 import dev.offload.spi.NativeMemory;
 
 /**
- * Freed memory of one device kept for reuse, so that no {@code cuMemFree} (which can synchronize the whole device)
- * runs on a hot path. Sizes are rounded up to a class (a power of two up to 1 MiB, then whole MiB) and cached per
- * class; the cache holds at most {@code maxBytes} and frees what does not fit.
+ * Freed memory of one device kept for reuse, so that no {@code cuMemFree} (which can
+ * synchronize the whole device) runs on a hot path. Sizes are rounded up to a class (a
+ * power of two up to 1 MiB, then whole MiB) and cached per class; the cache holds at most
+ * {@code maxBytes} and frees what does not fit.
  */
 final class BufferCache {
 

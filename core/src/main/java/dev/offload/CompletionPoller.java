@@ -11,19 +11,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one thread per device that watches asynchronous work: it polls each pending session's stream
- * ({@link OffloadSession#closeAsync()}) and each watched event ({@link OffloadSession#whenDone()}), and finishes what
- * is done, so no thread blocks per session. It runs no user code: the futures it finishes are completed on the
- * registry's completion executor, so a continuation that blocks cannot stall it.
+ * The one thread per device that watches asynchronous work: it polls each pending
+ * session's stream ({@link OffloadSession#closeAsync()}) and each watched event
+ * ({@link OffloadSession#whenDone()}), and finishes what is done, so no thread blocks per
+ * session. It runs no user code: the futures it finishes are completed on the registry's
+ * completion executor, so a continuation that blocks cannot stall it.
  * <p>
- * Polling beats host callbacks here: on an H200 a {@code cuStreamQuery} costs about 9 µs from launch to seen done,
- * a {@code cuLaunchHostFunc} completion 40-65 µs. With nothing done it backs off: spins, then yields, then parks for
- * up to {@link #MAX_PARK_NANOS}; with nothing pending it spins {@link #IDLE_SPIN_NANOS}, then parks until the next
+ * Polling beats host callbacks here: on an H200 a {@code cuStreamQuery} costs about 9 µs
+ * from launch to seen done, a {@code cuLaunchHostFunc} completion 40-65 µs. With nothing
+ * done it backs off: spins, then yields, then parks for up to {@link #MAX_PARK_NANOS};
+ * with nothing pending it spins {@link #IDLE_SPIN_NANOS}, then parks until the next
  * submission.
  * <p>
- * When the device shuts down before every task is done, the tasks left are looked at once more and those not done
- * are {@linkplain Task#abandon abandoned} (their futures fail), never dropped; a task submitted after the thread
- * ended is handled so at once, on the submitting thread.
+ * When the device shuts down before every task is done, the tasks left are looked at once
+ * more and those not done are {@linkplain Task#abandon abandoned} (their futures fail),
+ * never dropped; a task submitted after the thread ended is handled so at once, on the
+ * submitting thread.
  */
 final class CompletionPoller implements Runnable {
 
@@ -61,7 +64,8 @@ final class CompletionPoller implements Runnable {
 		this.outstanding.incrementAndGet();
 		this.submitted.add(task);
 		if (this.exited) {
-			// The thread ended (the device shut down): nobody else will ever look at this task.
+			// The thread ended (the device shut down): nobody else will ever look at this
+			// task.
 			abandonSubmitted();
 		}
 		else {
@@ -96,7 +100,8 @@ final class CompletionPoller implements Runnable {
 		this.abandonReason = reason;
 		stop();
 		if (Thread.currentThread() != this.thread) {
-			// The futures left are failed when this returns, so that the caller of shutdown sees them settled.
+			// The futures left are failed when this returns, so that the caller of
+			// shutdown sees them settled.
 			try {
 				this.thread.join(TimeUnit.SECONDS.toMillis(10));
 			}
@@ -141,7 +146,8 @@ final class CompletionPoller implements Runnable {
 	private void abandon(Task task) {
 		String reason = this.abandonReason;
 		try {
-			// A last look: work that finished completes normally, only the rest is failed.
+			// A last look: work that finished completes normally, only the rest is
+			// failed.
 			if (!task.poll()) {
 				task.abandon((reason != null) ? reason : "shut down before its work finished");
 			}
@@ -155,9 +161,9 @@ final class CompletionPoller implements Runnable {
 	}
 
 	/**
-	 * Spins for up to {@link #IDLE_SPIN_NANOS} before parking: sessions often close back to back, and waking a parked
-	 * thread costs several microseconds, measured on an H200 as a closeAsync completion p50 of 15.0 µs against 9.4 µs
-	 * for a synchronous close.
+	 * Spins for up to {@link #IDLE_SPIN_NANOS} before parking: sessions often close back
+	 * to back, and waking a parked thread costs several microseconds, measured on an H200
+	 * as a closeAsync completion p50 of 15.0 µs against 9.4 µs for a synchronous close.
 	 */
 	private void awaitSubmission() {
 		long start = System.nanoTime();

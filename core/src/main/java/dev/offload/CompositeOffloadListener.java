@@ -7,9 +7,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * An {@link OffloadListener} that calls several listeners in order, so that metrics, tracing and leak detection each
- * plug in their own, and isolates them: what a listener throws is logged and dropped, the next one is still called,
- * and a pool or its threads never see it. Every device calls its listener through one.
+ * An {@link OffloadListener} that calls several listeners in order, so that metrics,
+ * tracing and leak detection each plug in their own, and isolates them: what a listener
+ * throws is logged and dropped, the next one is still called, and a pool or its threads
+ * never see it. Every device calls its listener through one.
  */
 public final class CompositeOffloadListener implements OffloadListener {
 
@@ -26,8 +27,8 @@ public final class CompositeOffloadListener implements OffloadListener {
 	}
 
 	/**
-	 * Returns a listener that calls all of {@code listeners}, each isolated from the others' exceptions:
-	 * {@link OffloadListener#NONE} for none, else a composite.
+	 * Returns a listener that calls all of {@code listeners}, each isolated from the
+	 * others' exceptions: {@link OffloadListener#NONE} for none, else a composite.
 	 * @param listeners the listeners, in order
 	 * @return the listener
 	 */
@@ -38,8 +39,8 @@ public final class CompositeOffloadListener implements OffloadListener {
 	/**
 	 * Returns a listener that calls {@code listener} and isolates what it throws.
 	 * @param listener the listener, or {@code null} for none
-	 * @return {@link OffloadListener#NONE} for none, the listener itself if it is already a composite, else a
-	 * composite of it
+	 * @return {@link OffloadListener#NONE} for none, the listener itself if it is already
+	 * a composite, else a composite of it
 	 */
 	static OffloadListener isolating(OffloadListener listener) {
 		if (listener == null || listener == OffloadListener.NONE || listener instanceof CompositeOffloadListener) {

@@ -24,11 +24,13 @@ import dev.offload.spi.DeviceInfo;
 import dev.offload.spi.NativeMemory;
 
 /**
- * One device of a {@link DeviceRegistry}: its {@link StreamPool}, event pool, buffer cache, loaded modules
- * and completion thread. Open work on it with {@link #openSession()}.
+ * One device of a {@link DeviceRegistry}: its {@link StreamPool}, event pool, buffer
+ * cache, loaded modules and completion thread. Open work on it with
+ * {@link #openSession()}.
  * <p>
- * A sticky backend error (an illegal address, a launch failure) fails the device: it stops lending streams, new
- * sessions fail fast with {@link DeviceFailedException}, and the other devices go on working.
+ * A sticky backend error (an illegal address, a launch failure) fails the device: it
+ * stops lending streams, new sessions fail fast with {@link DeviceFailedException}, and
+ * the other devices go on working.
  */
 public final class Device {
 
@@ -61,7 +63,10 @@ public final class Device {
 	/** Set when shutdown began: new sessions are refused, the open ones may finish. */
 	private volatile boolean closing;
 
-	/** Signalled when a session ends while the device closes; a lock, not a monitor, so that waiting never pins. */
+	/**
+	 * Signalled when a session ends while the device closes; a lock, not a monitor, so
+	 * that waiting never pins.
+	 */
 	private final ReentrantLock drainLock = new ReentrantLock();
 
 	private final Condition drained = this.drainLock.newCondition();
@@ -105,7 +110,8 @@ public final class Device {
 	}
 
 	/**
-	 * Returns the device's properties: compute capability, memory, multiprocessors, priority range.
+	 * Returns the device's properties: compute capability, memory, multiprocessors,
+	 * priority range.
 	 * @return the properties
 	 */
 	public DeviceInfo info() {
@@ -170,7 +176,8 @@ public final class Device {
 	}
 
 	/**
-	 * Opens a session with a {@link StreamPriority#NORMAL} stream. The stream is borrowed on the first operation.
+	 * Opens a session with a {@link StreamPriority#NORMAL} stream. The stream is borrowed
+	 * on the first operation.
 	 * @return the session, which the caller must close
 	 * @throws DeviceFailedException if the device failed
 	 * @throws StreamPoolClosedException if the device is shut down
@@ -191,8 +198,9 @@ public final class Device {
 	}
 
 	/**
-	 * Opens a session with a deadline: waits of its caller (for a stream, in {@code synchronize} and
-	 * {@code close}) end by {@code timeout} after now with a {@link SessionTimeoutException}.
+	 * Opens a session with a deadline: waits of its caller (for a stream, in
+	 * {@code synchronize} and {@code close}) end by {@code timeout} after now with a
+	 * {@link SessionTimeoutException}.
 	 * @param priority the stream's priority class
 	 * @param timeout the time from now to the deadline, or {@code null} for the device's
 	 * {@linkplain #sessionTimeout() default}
@@ -246,7 +254,8 @@ public final class Device {
 	}
 
 	/**
-	 * Allocates device memory owned by the caller, who must close it once no session uses it.
+	 * Allocates device memory owned by the caller, who must close it once no session uses
+	 * it.
 	 * @param bytes the size, at least 1
 	 * @return the buffer
 	 */
@@ -255,7 +264,8 @@ public final class Device {
 	}
 
 	/**
-	 * Allocates page-locked host memory owned by the caller, who must close it once no session uses it.
+	 * Allocates page-locked host memory owned by the caller, who must close it once no
+	 * session uses it.
 	 * @param bytes the size, from 1 to 2^31-1
 	 * @return the buffer
 	 */
@@ -283,8 +293,8 @@ public final class Device {
 			throw new IllegalArgumentException("bytes must be at least 1, was " + bytes);
 		}
 		if (host && bytes > Integer.MAX_VALUE) {
-			throw new IllegalArgumentException("A host buffer holds at most " + Integer.MAX_VALUE + " bytes, was "
-					+ bytes);
+			throw new IllegalArgumentException(
+					"A host buffer holds at most " + Integer.MAX_VALUE + " bytes, was " + bytes);
 		}
 		checkUsable();
 		return call(() -> this.bufferCache.acquire(bytes, host));
@@ -320,7 +330,8 @@ public final class Device {
 	}
 
 	/**
-	 * Marks the device failed: it stops lending and new sessions fail fast with {@code cause}.
+	 * Marks the device failed: it stops lending and new sessions fail fast with
+	 * {@code cause}.
 	 * @param cause the sticky error
 	 */
 	void fail(Throwable cause) {
@@ -366,8 +377,9 @@ public final class Device {
 	}
 
 	/**
-	 * Completes {@code future} on the completion executor, never on the calling thread: called by the completion
-	 * thread, which must not run the future's dependent stages (user code that may block).
+	 * Completes {@code future} on the completion executor, never on the calling thread:
+	 * called by the completion thread, which must not run the future's dependent stages
+	 * (user code that may block).
 	 */
 	<T> void complete(CompletableFuture<T> future, T value, Throwable failure) {
 		Runnable completion = () -> {
@@ -382,7 +394,8 @@ public final class Device {
 			this.completionExecutor.execute(completion);
 		}
 		catch (RejectedExecutionException ex) {
-			// An executor shut down before the registry (an application context closing) must neither lose the
+			// An executor shut down before the registry (an application context closing)
+			// must neither lose the
 			// completion nor push user code onto the completion thread.
 			logger.warn("Device {}: the completion executor refused a completion ({}); completing it on a thread of "
 					+ "its own", id(), ex.getMessage());
@@ -393,8 +406,9 @@ public final class Device {
 	}
 
 	/**
-	 * Has the completion thread watch {@code event} (recorded on a session's stream) and complete {@code reached}
-	 * once it is, or with the failure of the work before it; the event goes back to the pool then.
+	 * Has the completion thread watch {@code event} (recorded on a session's stream) and
+	 * complete {@code reached} once it is, or with the failure of the work before it; the
+	 * event goes back to the pool then.
 	 */
 	void watch(BackendEvent event, CompletableFuture<Void> reached) {
 		completionPoller().submit(new CompletionPoller.Task() {
@@ -420,7 +434,8 @@ public final class Device {
 
 			@Override
 			public void abandon(String reason) {
-				// The event stays recorded on a stream that is still lent: it is not given back to the pool.
+				// The event stays recorded on a stream that is still lent: it is not
+				// given back to the pool.
 				complete(reached, null, new StreamPoolClosedException("Device " + id() + " was " + reason));
 			}
 
@@ -453,18 +468,21 @@ public final class Device {
 	}
 
 	/**
-	 * Refuses new sessions from now on; the open ones may go on until {@link #close} ends them.
+	 * Refuses new sessions from now on; the open ones may go on until {@link #close} ends
+	 * them.
 	 */
 	void refuseNewSessions() {
 		this.closing = true;
 	}
 
 	/**
-	 * Refuses new sessions, waits for the open ones to end (their streams may still be borrowed meanwhile), stops
-	 * lending, waits for lent streams, then releases the device's resources. Sessions left on the completion thread
-	 * when the time is up are failed with a {@link StreamPoolClosedException}, never dropped.
+	 * Refuses new sessions, waits for the open ones to end (their streams may still be
+	 * borrowed meanwhile), stops lending, waits for lent streams, then releases the
+	 * device's resources. Sessions left on the completion thread when the time is up are
+	 * failed with a {@link StreamPoolClosedException}, never dropped.
 	 * @param awaitTermination how long to wait for sessions and lent streams
-	 * @return {@code true} if everything was released; {@code false} if sessions were still open or streams lent
+	 * @return {@code true} if everything was released; {@code false} if sessions were
+	 * still open or streams lent
 	 */
 	boolean close(Duration awaitTermination) {
 		refuseNewSessions();
@@ -474,8 +492,8 @@ public final class Device {
 		CompletionPoller poller = this.completionPoller;
 		if (!drained || activeSessions() > 0) {
 			logger.warn("Device {}: {} stream(s) still lent and {} session(s) active after {} ms; sessions waiting "
-					+ "for their work are failed, lent streams are not destroyed, and the device's context stays",
-					id(), this.streamPool.inUse(), activeSessions(), awaitTermination.toMillis());
+					+ "for their work are failed, lent streams are not destroyed, and the device's context stays", id(),
+					this.streamPool.inUse(), activeSessions(), awaitTermination.toMillis());
 			if (poller != null) {
 				poller.stopAndAbandon("shut down before its work finished (shutdown waited "
 						+ awaitTermination.toMillis() + " ms for the sessions in flight)");

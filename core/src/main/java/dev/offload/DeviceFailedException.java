@@ -1,7 +1,8 @@
 package dev.offload;
 
 /**
- * The device hit a sticky error earlier (an illegal address, a launch failure) and lends no more streams.
+ * The device hit a sticky error earlier (an illegal address, a launch failure) and lends
+ * no more streams.
  */
 public class DeviceFailedException extends OffloadException {
 

@@ -21,9 +21,8 @@ import dev.offload.spi.Backend;
 import dev.offload.spi.BackendDevice;
 
 /**
- * The devices of one {@link Backend}, each with its own {@link StreamPool}: lookup by id, least-busy selection, and
- * an orderly shutdown.
- * <pre>{@code
+ * The devices of one {@link Backend}, each with its own {@link StreamPool}: lookup by id,
+ * least-busy selection, and an orderly shutdown. <pre>{@code
  * try (DeviceRegistry registry = DeviceRegistry.builder(HostBackend.builder().build()).build();
  *      OffloadSession session = registry.openSession()) {
  *     ...
@@ -69,11 +68,13 @@ public final class DeviceRegistry implements AutoCloseable {
 	}
 
 	/**
-	 * Returns the shared default {@linkplain Builder#completionExecutor completion executor}: a fork/join pool of
-	 * daemon threads named {@code offload-async-N}, one per CPU (at least 2), apart from the common pool. A
-	 * continuation that waits for another future with {@code join()} or {@code get()} makes the pool start a spare
-	 * thread, so the completion it waits for still runs; a plain bounded pool whose threads all wait on Offload
-	 * futures would queue those completions behind them for ever.
+	 * Returns the shared default {@linkplain Builder#completionExecutor completion
+	 * executor}: a fork/join pool of daemon threads named {@code offload-async-N}, one
+	 * per CPU (at least 2), apart from the common pool. A continuation that waits for
+	 * another future with {@code join()} or {@code get()} makes the pool start a spare
+	 * thread, so the completion it waits for still runs; a plain bounded pool whose
+	 * threads all wait on Offload futures would queue those completions behind them for
+	 * ever.
 	 * @return the executor, created on first use
 	 */
 	public static Executor defaultCompletionExecutor() {
@@ -128,7 +129,8 @@ public final class DeviceRegistry implements AutoCloseable {
 	}
 
 	/**
-	 * Returns the healthy device with the fewest active sessions and waiting borrowers (the lowest id on a tie).
+	 * Returns the healthy device with the fewest active sessions and waiting borrowers
+	 * (the lowest id on a tie).
 	 * @return the device
 	 * @throws DeviceFailedException if every device has failed
 	 */
@@ -170,8 +172,8 @@ public final class DeviceRegistry implements AutoCloseable {
 	}
 
 	/**
-	 * Opens a session as {@code options} say: on a device (or the least busy one), with a stream priority and a
-	 * timeout that bounds its caller's waits.
+	 * Opens a session as {@code options} say: on a device (or the least busy one), with a
+	 * stream priority and a timeout that bounds its caller's waits.
 	 * @param options the device, priority and timeout
 	 * @return the session, which the caller must close
 	 * @throws NoSuchDeviceException if the options name a device the registry lacks
@@ -186,7 +188,8 @@ public final class DeviceRegistry implements AutoCloseable {
 	}
 
 	/**
-	 * Returns the executor that completes the futures of asynchronous work, where their dependent stages run.
+	 * Returns the executor that completes the futures of asynchronous work, where their
+	 * dependent stages run.
 	 * @return the executor
 	 */
 	public Executor completionExecutor() {
@@ -202,7 +205,8 @@ public final class DeviceRegistry implements AutoCloseable {
 	}
 
 	/**
-	 * Shuts down with the configured await-termination time: see {@link #close(Duration)}.
+	 * Shuts down with the configured await-termination time: see
+	 * {@link #close(Duration)}.
 	 */
 	@Override
 	public void close() {
@@ -210,16 +214,18 @@ public final class DeviceRegistry implements AutoCloseable {
 	}
 
 	/**
-	 * Refuses new sessions on every device, waits up to {@code awaitTermination} in all for the open sessions to end
-	 * (they may still borrow streams meanwhile), then stops lending, destroys the streams and releases the devices.
-	 * Sessions still waiting on a completion thread when the time is up have their futures failed with a
-	 * {@link StreamPoolClosedException}. A stream still lent is never destroyed; its device's context is then kept,
-	 * and the backend stays open.
+	 * Refuses new sessions on every device, waits up to {@code awaitTermination} in all
+	 * for the open sessions to end (they may still borrow streams meanwhile), then stops
+	 * lending, destroys the streams and releases the devices. Sessions still waiting on a
+	 * completion thread when the time is up have their futures failed with a
+	 * {@link StreamPoolClosedException}. A stream still lent is never destroyed; its
+	 * device's context is then kept, and the backend stays open.
 	 * @param awaitTermination how long to wait in all
 	 * @return {@code true} if everything was released
 	 */
 	public boolean close(Duration awaitTermination) {
-		// A lock, not a monitor: closing waits for sessions, and a virtual thread must not wait holding a monitor.
+		// A lock, not a monitor: closing waits for sessions, and a virtual thread must
+		// not wait holding a monitor.
 		this.closeLock.lock();
 		try {
 			return closeDevices(awaitTermination);
@@ -235,7 +241,8 @@ public final class DeviceRegistry implements AutoCloseable {
 		}
 		this.closed = true;
 		long deadline = System.nanoTime() + awaitTermination.toNanos();
-		// Every device refuses new sessions before any is drained, so that work does not move to a device that is
+		// Every device refuses new sessions before any is drained, so that work does not
+		// move to a device that is
 		// closed later.
 		this.devices.forEach(Device::refuseNewSessions);
 		boolean clean = true;
@@ -333,7 +340,8 @@ public final class DeviceRegistry implements AutoCloseable {
 		 */
 		public Builder bufferCacheMaxBytes(long bytes) {
 			if (bytes < 0) {
-				throw new InvalidSettingException("bufferCacheMaxBytes", "bufferCacheMaxBytes must be at least 0, was " + bytes);
+				throw new InvalidSettingException("bufferCacheMaxBytes",
+						"bufferCacheMaxBytes must be at least 0, was " + bytes);
 			}
 			this.bufferCacheMaxBytes = bytes;
 			return this;
@@ -346,15 +354,17 @@ public final class DeviceRegistry implements AutoCloseable {
 		 */
 		public Builder awaitTermination(Duration timeout) {
 			if (timeout == null || timeout.isNegative()) {
-				throw new InvalidSettingException("awaitTermination", "awaitTermination must be at least 0, was " + timeout);
+				throw new InvalidSettingException("awaitTermination",
+						"awaitTermination must be at least 0, was " + timeout);
 			}
 			this.awaitTermination = timeout;
 			return this;
 		}
 
 		/**
-		 * Sets the timeout of sessions opened without one: each caller's waits (for a stream, in
-		 * {@code synchronize} and {@code close}) end by this time after the session's opening.
+		 * Sets the timeout of sessions opened without one: each caller's waits (for a
+		 * stream, in {@code synchronize} and {@code close}) end by this time after the
+		 * session's opening.
 		 * @param timeout the timeout, positive, or {@code null} for none (the default)
 		 * @return this builder
 		 */
@@ -364,15 +374,16 @@ public final class DeviceRegistry implements AutoCloseable {
 		}
 
 		/**
-		 * Sets the executor that completes the futures of {@link OffloadSession#closeAsync()},
-		 * {@link OffloadSession#whenDone()} and what is built on them (the template's {@code submit} and
-		 * {@code runAsync}): their dependent stages run there, never on a device's completion thread, so a
-		 * continuation that blocks cannot stop the completion of other work. The default is
-		 * {@link DeviceRegistry#defaultCompletionExecutor()}. An executor bounded in threads should not run
-		 * continuations that wait for other Offload futures: once all its threads wait, the completions they wait
-		 * for queue behind them.
-		 * @param executor the executor; it should accept work for as long as the registry is open (a completion it
-		 * refuses runs on a thread of its own)
+		 * Sets the executor that completes the futures of
+		 * {@link OffloadSession#closeAsync()}, {@link OffloadSession#whenDone()} and what
+		 * is built on them (the template's {@code submit} and {@code runAsync}): their
+		 * dependent stages run there, never on a device's completion thread, so a
+		 * continuation that blocks cannot stop the completion of other work. The default
+		 * is {@link DeviceRegistry#defaultCompletionExecutor()}. An executor bounded in
+		 * threads should not run continuations that wait for other Offload futures: once
+		 * all its threads wait, the completions they wait for queue behind them.
+		 * @param executor the executor; it should accept work for as long as the registry
+		 * is open (a completion it refuses runs on a thread of its own)
 		 * @return this builder
 		 */
 		public Builder completionExecutor(Executor executor) {
@@ -383,7 +394,8 @@ public final class DeviceRegistry implements AutoCloseable {
 		/**
 		 * Discovers the devices and builds the registry.
 		 * @return the registry
-		 * @throws NoSuchDeviceException if a configured id (devices or per-device pools) does not exist
+		 * @throws NoSuchDeviceException if a configured id (devices or per-device pools)
+		 * does not exist
 		 */
 		public DeviceRegistry build() {
 			List<BackendDevice> discovered = this.backend.devices();

@@ -8,8 +8,9 @@ import dev.offload.spi.BackendDevice;
 import dev.offload.spi.BackendEvent;
 
 /**
- * The events of one {@link Device}, created on demand and reused, because creating an event costs more than
- * recording one. Sessions borrow events for {@link OffloadSession#recordEvent()} and give them back when they end.
+ * The events of one {@link Device}, created on demand and reused, because creating an
+ * event costs more than recording one. Sessions borrow events for
+ * {@link OffloadSession#recordEvent()} and give them back when they end.
  */
 final class EventPool {
 

@@ -6,9 +6,11 @@ import java.nio.ByteOrder;
 import dev.offload.spi.NativeMemory;
 
 /**
- * Page-locked host memory that copies to and from the device can use asynchronously, with typed accessors. Read
- * results only after the session's work is done ({@link OffloadSession#synchronize()}, or the completion of
- * {@link OffloadSession#closeAsync()}). See {@link Buffer} for who owns it and when it is given back.
+ * Page-locked host memory that copies to and from the device can use asynchronously, with
+ * typed accessors. Read results only after the session's work is done
+ * ({@link OffloadSession#synchronize()}, or the completion of
+ * {@link OffloadSession#closeAsync()}). See {@link Buffer} for who owns it and when it is
+ * given back.
  */
 public final class HostBuffer extends Buffer {
 

@@ -1,8 +1,9 @@
 package dev.offload;
 
 /**
- * A setting of Offload's configuration (a pool size, a timeout, a device count) is out of bounds; it names the setting
- * so that a configuration layer can point at the property it came from.
+ * A setting of Offload's configuration (a pool size, a timeout, a device count) is out of
+ * bounds; it names the setting so that a configuration layer can point at the property it
+ * came from.
  */
 public class InvalidSettingException extends IllegalArgumentException {
 

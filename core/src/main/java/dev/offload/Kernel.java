@@ -8,8 +8,9 @@ import dev.offload.spi.BackendKernel;
 
 /**
  * A kernel of a loaded {@link KernelModule}, bound to one device. Launch it with
- * {@link OffloadSession#launch(Kernel, LaunchConfig, Object...)}; arguments are checked against
- * {@link #parameters()} first, so a wrong call is an exception, never a native crash.
+ * {@link OffloadSession#launch(Kernel, LaunchConfig, Object...)}; arguments are checked
+ * against {@link #parameters()} first, so a wrong call is an exception, never a native
+ * crash.
  */
 public final class Kernel {
 
@@ -69,8 +70,8 @@ public final class Kernel {
 	 */
 	Object[] toBackendArguments(Object[] args) {
 		if (args == null || args.length != this.parameters.size()) {
-			throw new IllegalArgumentException("Kernel '" + name() + "' takes " + this.parameters.size()
-					+ " arguments " + this.parameters + ", was given " + ((args != null) ? args.length : 0));
+			throw new IllegalArgumentException("Kernel '" + name() + "' takes " + this.parameters.size() + " arguments "
+					+ this.parameters + ", was given " + ((args != null) ? args.length : 0));
 		}
 		Object[] converted = new Object[args.length];
 		for (int i = 0; i < args.length; i++) {
@@ -81,8 +82,8 @@ public final class Kernel {
 						+ " (" + argumentType(kind).getSimpleName() + "), was "
 						+ ((arg != null) ? arg.getClass().getSimpleName() + " " + arg : "null"));
 			}
-			converted[i] = (arg instanceof DeviceBuffer buffer) ? buffer.memoryFor(device(), "argument " + i
-					+ " of kernel '" + name() + "'") : arg;
+			converted[i] = (arg instanceof DeviceBuffer buffer)
+					? buffer.memoryFor(device(), "argument " + i + " of kernel '" + name() + "'") : arg;
 		}
 		return converted;
 	}

@@ -1,8 +1,9 @@
 package dev.offload;
 
 /**
- * Callbacks on pool and session events, for metrics, tracing and leak detection. Every method has an empty default;
- * implementations must be fast and must not throw (what they throw is logged and dropped).
+ * Callbacks on pool and session events, for metrics, tracing and leak detection. Every
+ * method has an empty default; implementations must be fast and must not throw (what they
+ * throw is logged and dropped).
  */
 public interface OffloadListener {
 
@@ -16,8 +17,8 @@ public interface OffloadListener {
 	 * A stream was lent.
 	 * @param device the device
 	 * @param priority the stream's class
-	 * @param waitNanos how long the borrow took, creation and waiting included; 0 when an idle stream was taken at
-	 * once (the fast path does not read the clock)
+	 * @param waitNanos how long the borrow took, creation and waiting included; 0 when an
+	 * idle stream was taken at once (the fast path does not read the clock)
 	 */
 	default void streamBorrowed(Device device, StreamPriority priority, long waitNanos) {
 	}

@@ -21,28 +21,34 @@ import dev.offload.spi.NativeMemory;
 import dev.offload.spi.VirtualThreads;
 
 /**
- * A unit of work on one device: the stream it borrows on its first operation is its own until it ends, so
- * {@link #synchronize()} waits for this session's work only (the LLVM offload runtime's {@code async_info}).
+ * A unit of work on one device: the stream it borrows on its first operation is its own
+ * until it ends, so {@link #synchronize()} waits for this session's work only (the LLVM
+ * offload runtime's {@code async_info}).
  * <p>
- * Copies, fills, launches and event operations are asynchronous. {@link #close()} waits for the work and gives the
- * stream back; {@link #closeAsync()} gives it back when the work is done, without blocking a thread. A session whose
- * work failed has its stream destroyed, never lent again. A session is used by one thread at a time; it may be handed
- * from thread to thread.
+ * Copies, fills, launches and event operations are asynchronous. {@link #close()} waits
+ * for the work and gives the stream back; {@link #closeAsync()} gives it back when the
+ * work is done, without blocking a thread. A session whose work failed has its stream
+ * destroyed, never lent again. A session is used by one thread at a time; it may be
+ * handed from thread to thread.
  * <p>
  * The futures of {@link #closeAsync()} and {@link #whenDone()} complete on the registry's
- * {@linkplain DeviceRegistry.Builder#completionExecutor completion executor}, never on the device's completion thread.
+ * {@linkplain DeviceRegistry.Builder#completionExecutor completion executor}, never on
+ * the device's completion thread.
  * <p>
- * A session that is never closed keeps its stream and buffers for ever: always close it, as with
- * try-with-resources. Using it after close throws {@link IllegalStateException}; closing twice is harmless.
+ * A session that is never closed keeps its stream and buffers for ever: always close it,
+ * as with try-with-resources. Using it after close throws {@link IllegalStateException};
+ * closing twice is harmless.
  * <p>
- * A session opened with a timeout has a deadline (its opening plus the timeout) that bounds every wait of its
- * caller: for a stream, and in {@link #synchronize()} and {@link #close()}. When it passes, the caller gets a
- * {@link SessionTimeoutException} at once, the session is closed, and the device's completion thread gives its
- * stream back when the work enqueued so far is done (a GPU cannot take queued work back).
+ * A session opened with a timeout has a deadline (its opening plus the timeout) that
+ * bounds every wait of its caller: for a stream, and in {@link #synchronize()} and
+ * {@link #close()}. When it passes, the caller gets a {@link SessionTimeoutException} at
+ * once, the session is closed, and the device's completion thread gives its stream back
+ * when the work enqueued so far is done (a GPU cannot take queued work back).
  * <p>
- * On a virtual thread (Java 21+), {@link #synchronize()} and {@link #close()} park the thread until the device's
- * completion thread sees the stream idle, instead of blocking in the driver, which would hold the carrier thread for
- * the whole wait; a platform thread synchronizes in the driver.
+ * On a virtual thread (Java 21+), {@link #synchronize()} and {@link #close()} park the
+ * thread until the device's completion thread sees the stream idle, instead of blocking
+ * in the driver, which would hold the carrier thread for the whole wait; a platform
+ * thread synchronizes in the driver.
  */
 public final class OffloadSession implements AutoCloseable {
 
@@ -74,22 +80,32 @@ public final class OffloadSession implements AutoCloseable {
 
 	private boolean failureReported;
 
-	/** Whether work was enqueued since the last synchronize, so that ending the session must wait for it. */
+	/**
+	 * Whether work was enqueued since the last synchronize, so that ending the session
+	 * must wait for it.
+	 */
 	private boolean workPending;
 
-	/** Whether the native stream was handed out: work may then be enqueued that the session does not see. */
+	/**
+	 * Whether the native stream was handed out: work may then be enqueued that the
+	 * session does not see.
+	 */
 	private boolean unwrapped;
 
 	private CompletableFuture<Void> completion;
 
-	/** Set when the session was closed for its caller and left to the completion thread to end. */
+	/**
+	 * Set when the session was closed for its caller and left to the completion thread to
+	 * end.
+	 */
 	private boolean handedOff;
 
 	OffloadSession(Device device, StreamPriority priority, Duration timeout) {
 		this.device = device;
 		this.priority = priority;
 		this.deadline = (timeout != null) ? new SessionDeadline(timeout) : null;
-		// The clock costs about 100 ns on some virtual machines: read it only when a listener wants durations.
+		// The clock costs about 100 ns on some virtual machines: read it only when a
+		// listener wants durations.
 		this.openedNanos = device.isListened() ? System.nanoTime() : 0;
 	}
 
@@ -162,7 +178,8 @@ public final class OffloadSession implements AutoCloseable {
 	}
 
 	/**
-	 * Returns an attribute that integrations (tracing, templates) attached to the session.
+	 * Returns an attribute that integrations (tracing, templates) attached to the
+	 * session.
 	 * @param name the attribute's name
 	 * @return the value, or {@code null}
 	 */
@@ -200,7 +217,8 @@ public final class OffloadSession implements AutoCloseable {
 	}
 
 	/**
-	 * Allocates page-locked host memory that the session gives back when its work is done.
+	 * Allocates page-locked host memory that the session gives back when its work is
+	 * done.
 	 * @param bytes the size, from 1 to 2^31-1
 	 * @return the buffer
 	 */
@@ -249,16 +267,19 @@ public final class OffloadSession implements AutoCloseable {
 	}
 
 	/**
-	 * Enqueues copying {@code bytes} bytes between buffers. Both are normally of this session's device; a source of
-	 * another device is staged through page-locked host memory of its device: a short session there waits for the
-	 * work this session enqueued so far (so an event this session waits for also holds the staging back), copies the
-	 * range out, and is waited for on the calling thread; the copy into {@code dst} is then enqueued here.
+	 * Enqueues copying {@code bytes} bytes between buffers. Both are normally of this
+	 * session's device; a source of another device is staged through page-locked host
+	 * memory of its device: a short session there waits for the work this session
+	 * enqueued so far (so an event this session waits for also holds the staging back),
+	 * copies the range out, and is waited for on the calling thread; the copy into
+	 * {@code dst} is then enqueued here.
 	 * @param src the source (host or device, of any device of the registry)
 	 * @param srcOffset the offset in the source
 	 * @param dst the destination (host or device)
 	 * @param dstOffset the offset in the destination
 	 * @param bytes the number of bytes
-	 * @throws IllegalArgumentException if a range is outside its buffer, before anything is enqueued
+	 * @throws IllegalArgumentException if a range is outside its buffer, before anything
+	 * is enqueued
 	 */
 	public void copy(Buffer src, long srcOffset, Buffer dst, long dstOffset, long bytes) {
 		checkOpen("copy");
@@ -285,8 +306,9 @@ public final class OffloadSession implements AutoCloseable {
 	}
 
 	/**
-	 * Stages a copy from another device's buffer through page-locked host memory of that device (portable on CUDA,
-	 * so this device's stream can read it). Peer copies are not used yet: staging works between any two devices.
+	 * Stages a copy from another device's buffer through page-locked host memory of that
+	 * device (portable on CUDA, so this device's stream can read it). Peer copies are not
+	 * used yet: staging works between any two devices.
 	 */
 	private void copyFromOtherDevice(Buffer src, long srcOffset, NativeMemory to, long dstOffset, long bytes) {
 		if (bytes > Integer.MAX_VALUE) {
@@ -320,7 +342,8 @@ public final class OffloadSession implements AutoCloseable {
 	}
 
 	/**
-	 * Enqueues setting {@code bytes} bytes of {@code dst} from {@code offset} to {@code value}.
+	 * Enqueues setting {@code bytes} bytes of {@code dst} from {@code offset} to
+	 * {@code value}.
 	 * @param dst the buffer
 	 * @param offset the first byte
 	 * @param bytes the number of bytes
@@ -340,12 +363,14 @@ public final class OffloadSession implements AutoCloseable {
 	}
 
 	/**
-	 * Enqueues a kernel launch, after checking the arguments against the kernel's parameters.
+	 * Enqueues a kernel launch, after checking the arguments against the kernel's
+	 * parameters.
 	 * @param kernel a kernel loaded on this session's device
 	 * @param config the grid, block and shared memory sizes
-	 * @param args one argument per parameter: {@link Integer}, {@link Long}, {@link Float}, {@link Double} or
-	 * {@link DeviceBuffer}
-	 * @throws IllegalArgumentException if an argument does not fit, before anything is enqueued
+	 * @param args one argument per parameter: {@link Integer}, {@link Long},
+	 * {@link Float}, {@link Double} or {@link DeviceBuffer}
+	 * @throws IllegalArgumentException if an argument does not fit, before anything is
+	 * enqueued
 	 */
 	public void launch(Kernel kernel, LaunchConfig config, Object... args) {
 		checkOpen("launch");
@@ -362,12 +387,14 @@ public final class OffloadSession implements AutoCloseable {
 	}
 
 	/**
-	 * Enqueues a launch of a kernel named independently of the device, loading its module on this session's device
-	 * the first time.
+	 * Enqueues a launch of a kernel named independently of the device, loading its module
+	 * on this session's device the first time.
 	 * @param kernel the kernel's module and name
 	 * @param config the grid, block and shared memory sizes
-	 * @param args one argument per parameter, as for {@link #launch(Kernel, LaunchConfig, Object...)}
-	 * @throws IllegalArgumentException if an argument does not fit, before anything is enqueued
+	 * @param args one argument per parameter, as for
+	 * {@link #launch(Kernel, LaunchConfig, Object...)}
+	 * @throws IllegalArgumentException if an argument does not fit, before anything is
+	 * enqueued
 	 */
 	public void launch(KernelRef kernel, LaunchConfig config, Object... args) {
 		checkOpen("launch");
@@ -394,7 +421,8 @@ public final class OffloadSession implements AutoCloseable {
 	}
 
 	/**
-	 * Makes the work enqueued after this call wait for {@code event} (recorded by any session, on any device).
+	 * Makes the work enqueued after this call wait for {@code event} (recorded by any
+	 * session, on any device).
 	 * @param event the event
 	 */
 	public void waitFor(StreamEvent event) {
@@ -407,11 +435,12 @@ public final class OffloadSession implements AutoCloseable {
 	}
 
 	/**
-	 * Returns a future that completes once the work enqueued on this session so far is done, without ending the
-	 * session and without blocking a thread: the device's completion thread watches an event recorded now, on the
-	 * session's own stream (no second stream is borrowed). It completes at once if nothing was enqueued since the
-	 * last synchronize, and fails with the work's failure if that work failed (the session's owner sees the failure
-	 * too when it ends the session).
+	 * Returns a future that completes once the work enqueued on this session so far is
+	 * done, without ending the session and without blocking a thread: the device's
+	 * completion thread watches an event recorded now, on the session's own stream (no
+	 * second stream is borrowed). It completes at once if nothing was enqueued since the
+	 * last synchronize, and fails with the work's failure if that work failed (the
+	 * session's owner sees the failure too when it ends the session).
 	 * @return the future, completed on the registry's completion executor
 	 * @throws IllegalStateException if the session is closed
 	 */
@@ -438,8 +467,10 @@ public final class OffloadSession implements AutoCloseable {
 	}
 
 	/**
-	 * Blocks until the work this session enqueued is done; other sessions' work is not waited for.
-	 * @throws BackendException if the work failed (the stream is discarded when the session ends)
+	 * Blocks until the work this session enqueued is done; other sessions' work is not
+	 * waited for.
+	 * @throws BackendException if the work failed (the stream is discarded when the
+	 * session ends)
 	 */
 	public void synchronize() {
 		checkOpen("synchronize");
@@ -462,8 +493,8 @@ public final class OffloadSession implements AutoCloseable {
 	}
 
 	/**
-	 * Waits for the work enqueued so far; with a deadline, through the completion thread so that the wait is
-	 * bounded, and on expiry hands the session to that thread.
+	 * Waits for the work enqueued so far; with a deadline, through the completion thread
+	 * so that the wait is bounded, and on expiry hands the session to that thread.
 	 */
 	private void awaitWork(String waitedFor) {
 		BackendStream backend = this.stream.backend;
@@ -497,17 +528,18 @@ public final class OffloadSession implements AutoCloseable {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			idle.cancel(false);
-			OffloadException interrupted = new OffloadException("Interrupted while session " + this.id
-					+ " on device " + this.device.id() + " waited for " + waitedFor, ex);
+			OffloadException interrupted = new OffloadException("Interrupted while session " + this.id + " on device "
+					+ this.device.id() + " waited for " + waitedFor, ex);
 			handOff(interrupted);
 			throw interrupted;
 		}
 	}
 
 	/**
-	 * Waits until {@code backend} is idle, throwing its work's failure. A platform thread synchronizes in the driver
-	 * (the fastest wait). A virtual thread must not: a blocking native call holds its carrier for the whole wait, so a
-	 * few hundred waiting requests would stall every other virtual thread. It parks instead, and the device's
+	 * Waits until {@code backend} is idle, throwing its work's failure. A platform thread
+	 * synchronizes in the driver (the fastest wait). A virtual thread must not: a
+	 * blocking native call holds its carrier for the whole wait, so a few hundred waiting
+	 * requests would stall every other virtual thread. It parks instead, and the device's
 	 * completion thread, which polls the stream, wakes it.
 	 */
 	private void awaitIdle(BackendStream backend) {
@@ -519,8 +551,9 @@ public final class OffloadSession implements AutoCloseable {
 	}
 
 	/**
-	 * Parks the calling thread until {@code done} answers {@code true}, polled by {@code device}'s completion thread;
-	 * throws what {@code done} throws. The wait of a virtual thread that leaves its carrier free.
+	 * Parks the calling thread until {@code done} answers {@code true}, polled by
+	 * {@code device}'s completion thread; throws what {@code done} throws. The wait of a
+	 * virtual thread that leaves its carrier free.
 	 */
 	static void parkUntil(Device device, BooleanSupplier done) {
 		if (done.getAsBoolean()) {
@@ -528,15 +561,18 @@ public final class OffloadSession implements AutoCloseable {
 		}
 		CompletableFuture<Void> reached = new CompletableFuture<>();
 		device.completionPoller().submit(new IdleWatch(done, reached));
-		// join() parks without pinning the carrier and, as the driver's synchronize, is not cut short by an
+		// join() parks without pinning the carrier and, as the driver's synchronize, is
+		// not cut short by an
 		// interrupt (the interrupt stays set).
 		awaitDone(reached);
 	}
 
 	/**
-	 * Initializes the classes a virtual thread's wait goes through. Thousands of virtual threads that wait for the
-	 * first time at once would otherwise queue on those classes' initialization, and a virtual thread waiting for a
-	 * class initializer pins its carrier (JFR reports each as {@code jdk.VirtualThreadPinned}). A no-op once done.
+	 * Initializes the classes a virtual thread's wait goes through. Thousands of virtual
+	 * threads that wait for the first time at once would otherwise queue on those
+	 * classes' initialization, and a virtual thread waiting for a class initializer pins
+	 * its carrier (JFR reports each as {@code jdk.VirtualThreadPinned}). A no-op once
+	 * done.
 	 */
 	static void initializeVirtualThreadWaits() {
 		if (virtualThreadWaitsInitialized || !VirtualThreads.isSupported()) {
@@ -577,8 +613,8 @@ public final class OffloadSession implements AutoCloseable {
 	}
 
 	/**
-	 * Closes the session for its caller, who gets {@code reason}; the completion thread ends it (gives the stream
-	 * back) when the work enqueued so far is done.
+	 * Closes the session for its caller, who gets {@code reason}; the completion thread
+	 * ends it (gives the stream back) when the work enqueued so far is done.
 	 */
 	private void handOff(RuntimeException reason) {
 		this.closed = true;
@@ -592,8 +628,8 @@ public final class OffloadSession implements AutoCloseable {
 	}
 
 	/**
-	 * Returns the session's native stream, borrowing it if needed, so that other CUDA libraries can enqueue work on
-	 * it ({@code jcuda.driver.CUstream} on CUDA).
+	 * Returns the session's native stream, borrowing it if needed, so that other CUDA
+	 * libraries can enqueue work on it ({@code jcuda.driver.CUstream} on CUDA).
 	 * @param <T> the handle's type
 	 * @param type the expected type of the handle
 	 * @return the handle
@@ -602,7 +638,8 @@ public final class OffloadSession implements AutoCloseable {
 	public <T> T unwrap(Class<T> type) {
 		checkOpen("unwrap");
 		Object handle = stream().backend.handle();
-		// Libraries enqueue on the native stream behind the session's back: from now on, ending always synchronizes.
+		// Libraries enqueue on the native stream behind the session's back: from now on,
+		// ending always synchronizes.
 		this.unwrapped = true;
 		this.workPending = true;
 		if (!type.isInstance(handle)) {
@@ -613,9 +650,10 @@ public final class OffloadSession implements AutoCloseable {
 	}
 
 	/**
-	 * Waits for the session's work, gives its stream back (or discards it if the work failed) and its buffers and
-	 * events. Closing twice is harmless. A session whose work was all waited for by {@link #synchronize()} (nothing
-	 * enqueued since, the native stream never {@linkplain #unwrap unwrapped}) is not synchronized again.
+	 * Waits for the session's work, gives its stream back (or discards it if the work
+	 * failed) and its buffers and events. Closing twice is harmless. A session whose work
+	 * was all waited for by {@link #synchronize()} (nothing enqueued since, the native
+	 * stream never {@linkplain #unwrap unwrapped}) is not synchronized again.
 	 * @throws BackendException if the work failed and no earlier call reported it
 	 */
 	@Override
@@ -631,7 +669,8 @@ public final class OffloadSession implements AutoCloseable {
 			}
 			catch (RuntimeException ex) {
 				if (this.handedOff) {
-					// The deadline passed: the completion thread ends the session once its work is done.
+					// The deadline passed: the completion thread ends the session once
+					// its work is done.
 					throw ex;
 				}
 				result = recordFailure(ex);
@@ -645,10 +684,12 @@ public final class OffloadSession implements AutoCloseable {
 	}
 
 	/**
-	 * Closes the session without blocking: the future completes when its work is done and its stream is back in the
-	 * pool, or fails with the work's failure (the stream is then discarded). The device's completion thread sees the
-	 * work done; the future completes on the registry's completion executor, where its dependent stages run (they may
-	 * block without delaying other completions). With no work pending, it completes at once on the calling thread.
+	 * Closes the session without blocking: the future completes when its work is done and
+	 * its stream is back in the pool, or fails with the work's failure (the stream is
+	 * then discarded). The device's completion thread sees the work done; the future
+	 * completes on the registry's completion executor, where its dependent stages run
+	 * (they may block without delaying other completions). With no work pending, it
+	 * completes at once on the calling thread.
 	 * @return the completion; the same future if called again
 	 */
 	public CompletableFuture<Void> closeAsync() {
@@ -680,25 +721,27 @@ public final class OffloadSession implements AutoCloseable {
 			return true;
 		}
 		if (done) {
-			// A session handed off after its deadline has its timeout as the outcome; its stream is fine.
+			// A session handed off after its deadline has its timeout as the outcome; its
+			// stream is fine.
 			finish(this.failure, null, true);
 		}
 		return done;
 	}
 
 	/**
-	 * Called by the completion thread when the device shut down before this session's work was seen done: the
-	 * future fails, and the stream stays lent (it is never destroyed under running work).
+	 * Called by the completion thread when the device shut down before this session's
+	 * work was seen done: the future fails, and the stream stays lent (it is never
+	 * destroyed under running work).
 	 */
 	private void abandon(String reason) {
 		this.failureReported = true;
-		this.completion.completeExceptionally(new StreamPoolClosedException("Session " + this.id + " on device "
-				+ this.device.id() + " was " + reason));
+		this.completion.completeExceptionally(new StreamPoolClosedException(
+				"Session " + this.id + " on device " + this.device.id() + " was " + reason));
 	}
 
 	/**
-	 * Ends the session and completes its future: on the completion executor when called by the completion thread,
-	 * which must not run the future's dependent stages.
+	 * Ends the session and completes its future: on the completion executor when called
+	 * by the completion thread, which must not run the future's dependent stages.
 	 */
 	private void finish(Throwable result, Throwable streamFailure, boolean onCompletionThread) {
 		try {
@@ -748,7 +791,8 @@ public final class OffloadSession implements AutoCloseable {
 			return;
 		}
 		if (!(result instanceof BackendException backendError && backendError.isSticky())) {
-			// Earlier work may still run on a stream whose later call failed: let it finish before the stream and
+			// Earlier work may still run on a stream whose later call failed: let it
+			// finish before the stream and
 			// the buffers are given back.
 			try {
 				awaitIdle(lent.backend);
@@ -793,8 +837,8 @@ public final class OffloadSession implements AutoCloseable {
 
 	private void checkOpen(String operation) {
 		if (this.closed) {
-			throw new IllegalStateException("Session " + this.id + " on device " + this.device.id()
-					+ " is closed; cannot " + operation);
+			throw new IllegalStateException(
+					"Session " + this.id + " on device " + this.device.id() + " is closed; cannot " + operation);
 		}
 	}
 
@@ -821,9 +865,9 @@ public final class OffloadSession implements AutoCloseable {
 	}
 
 	/**
-	 * Completes a future when a stream is idle (or an event reached), for a wait bounded by a deadline or the wait of
-	 * a virtual thread. The future has no dependent stages but its waiter's, so it is completed on the completion
-	 * thread itself.
+	 * Completes a future when a stream is idle (or an event reached), for a wait bounded
+	 * by a deadline or the wait of a virtual thread. The future has no dependent stages
+	 * but its waiter's, so it is completed on the completion thread itself.
 	 */
 	private static final class IdleWatch implements CompletionPoller.Task {
 
@@ -839,7 +883,8 @@ public final class OffloadSession implements AutoCloseable {
 		@Override
 		public boolean poll() {
 			if (this.idle.isDone()) {
-				// The waiter gave up (its deadline passed) and the session's close task watches the stream now.
+				// The waiter gave up (its deadline passed) and the session's close task
+				// watches the stream now.
 				return true;
 			}
 			try {
@@ -856,8 +901,8 @@ public final class OffloadSession implements AutoCloseable {
 
 		@Override
 		public void abandon(String reason) {
-			this.idle.completeExceptionally(new StreamPoolClosedException("A session's wait for its work was cut "
-					+ "short: " + reason));
+			this.idle.completeExceptionally(
+					new StreamPoolClosedException("A session's wait for its work was cut " + "short: " + reason));
 		}
 
 	}

@@ -6,9 +6,10 @@ import java.lang.invoke.VarHandle;
 import dev.offload.spi.BackendStream;
 
 /**
- * A stream and its state in its {@link StreamPool}: {@code IDLE}, {@code IN_USE} or {@code DISCARDED}, changed only
- * by compare-and-set so that a stream is never lent twice. The state sits between padding fields so that threads
- * lending neighbouring streams do not share a cache line.
+ * A stream and its state in its {@link StreamPool}: {@code IDLE}, {@code IN_USE} or
+ * {@code DISCARDED}, changed only by compare-and-set so that a stream is never lent
+ * twice. The state sits between padding fields so that threads lending neighbouring
+ * streams do not share a cache line.
  */
 final class PooledStream extends PooledStreamFields {
 

@@ -3,7 +3,8 @@ package dev.offload;
 import java.time.Duration;
 
 /**
- * The point in time by which a session's caller stops waiting: its opening plus its timeout.
+ * The point in time by which a session's caller stops waiting: its opening plus its
+ * timeout.
  */
 final class SessionDeadline {
 

@@ -3,9 +3,8 @@ package dev.offload;
 import java.time.Duration;
 
 /**
- * How {@link DeviceRegistry#openSession(SessionOptions)} opens a session: on which device, with which stream
- * priority, and with which timeout.
- * <pre>{@code
+ * How {@link DeviceRegistry#openSession(SessionOptions)} opens a session: on which
+ * device, with which stream priority, and with which timeout. <pre>{@code
  * try (OffloadSession session = registry.openSession(SessionOptions.DEFAULTS
  *         .withPriority(StreamPriority.HIGH)
  *         .withTimeout(Duration.ofSeconds(2)))) {
@@ -15,8 +14,8 @@ import java.time.Duration;
  *
  * @param device the device's id, or {@link #ANY_DEVICE} for the least busy one
  * @param priority the priority class of the session's stream
- * @param timeout the time from opening to the session's deadline, or {@code null} for the registry's default
- * session timeout
+ * @param timeout the time from opening to the session's deadline, or {@code null} for the
+ * registry's default session timeout
  */
 public record SessionOptions(int device, StreamPriority priority, Duration timeout) {
 
@@ -26,19 +25,20 @@ public record SessionOptions(int device, StreamPriority priority, Duration timeo
 	public static final int ANY_DEVICE = -1;
 
 	/**
-	 * The defaults: the least busy device, {@link StreamPriority#NORMAL}, the registry's default timeout.
+	 * The defaults: the least busy device, {@link StreamPriority#NORMAL}, the registry's
+	 * default timeout.
 	 */
 	public static final SessionOptions DEFAULTS = new SessionOptions(ANY_DEVICE, StreamPriority.NORMAL, null);
 
 	/**
 	 * Checks the values.
-	 * @throws IllegalArgumentException if the device is below -1, the priority {@code null} or the timeout not
-	 * positive
+	 * @throws IllegalArgumentException if the device is below -1, the priority
+	 * {@code null} or the timeout not positive
 	 */
 	public SessionOptions {
 		if (device < ANY_DEVICE) {
-			throw new IllegalArgumentException("device must be -1 (the least busy device) or a device id, was "
-					+ device);
+			throw new IllegalArgumentException(
+					"device must be -1 (the least busy device) or a device id, was " + device);
 		}
 		if (priority == null) {
 			throw new IllegalArgumentException("priority must not be null");
@@ -66,7 +66,8 @@ public record SessionOptions(int device, StreamPriority priority, Duration timeo
 
 	/**
 	 * Returns a copy with another timeout.
-	 * @param value the time from opening to the deadline, or {@code null} for the registry's default
+	 * @param value the time from opening to the deadline, or {@code null} for the
+	 * registry's default
 	 * @return the new options
 	 */
 	public SessionOptions withTimeout(Duration value) {

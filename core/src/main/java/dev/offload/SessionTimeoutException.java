@@ -3,8 +3,9 @@ package dev.offload;
 import java.time.Duration;
 
 /**
- * A session's deadline passed while its caller waited, for a stream or for the session's work. The session's stream
- * is not lent again until that work is done: the device's completion thread takes it back then.
+ * A session's deadline passed while its caller waited, for a stream or for the session's
+ * work. The session's stream is not lent again until that work is done: the device's
+ * completion thread takes it back then.
  */
 public class SessionTimeoutException extends OffloadException {
 
@@ -20,14 +21,14 @@ public class SessionTimeoutException extends OffloadException {
 	 * Creates an exception.
 	 * @param deviceId the session's device
 	 * @param sessionId the session's id
-	 * @param waitedFor what the caller waited for, such as {@code "a stream"} or {@code "its work (synchronize)"}
+	 * @param waitedFor what the caller waited for, such as {@code "a stream"} or
+	 * {@code "its work (synchronize)"}
 	 * @param waited how long this wait took
 	 * @param timeout the session's timeout, counted from its opening
 	 */
-	public SessionTimeoutException(int deviceId, long sessionId, String waitedFor, Duration waited,
-			Duration timeout) {
-		super("Session " + sessionId + " on device " + deviceId + " timed out waiting " + waited.toMillis()
-				+ " ms for " + waitedFor + " (session timeout " + timeout.toMillis() + " ms from its opening)");
+	public SessionTimeoutException(int deviceId, long sessionId, String waitedFor, Duration waited, Duration timeout) {
+		super("Session " + sessionId + " on device " + deviceId + " timed out waiting " + waited.toMillis() + " ms for "
+				+ waitedFor + " (session timeout " + timeout.toMillis() + " ms from its opening)");
 		this.deviceId = deviceId;
 		this.waitedFor = waitedFor;
 		this.waited = waited;

@@ -3,7 +3,8 @@ package dev.offload;
 import java.time.Duration;
 
 /**
- * A bounded stream pool had no idle stream within the borrow timeout. The message carries the pool's state.
+ * A bounded stream pool had no idle stream within the borrow timeout. The message carries
+ * the pool's state.
  */
 public class StreamBorrowTimeoutException extends OffloadException {
 
@@ -28,10 +29,10 @@ public class StreamBorrowTimeoutException extends OffloadException {
 	 * @param deviceId the pool's device
 	 * @param statistics the pool's state when the borrow gave up
 	 * @param waited how long the borrow waited
-	 * @param lane the state of the borrow's lane, such as {@code "NORMAL lane 8/8 lent"}, or {@code null}
+	 * @param lane the state of the borrow's lane, such as {@code "NORMAL lane 8/8 lent"},
+	 * or {@code null}
 	 */
-	public StreamBorrowTimeoutException(int deviceId, StreamPoolStatistics statistics, Duration waited,
-			String lane) {
+	public StreamBorrowTimeoutException(int deviceId, StreamPoolStatistics statistics, Duration waited, String lane) {
 		super("Stream pool of device " + deviceId + " - no stream available, request timed out after "
 				+ waited.toMillis() + "ms (" + ((lane != null) ? lane + ", " : "") + "size=" + statistics.size()
 				+ ", max=" + statistics.maxSize() + ", inUse=" + statistics.inUse() + ", idle=" + statistics.idle()

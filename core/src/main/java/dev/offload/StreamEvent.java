@@ -4,8 +4,9 @@ import dev.offload.spi.BackendEvent;
 import dev.offload.spi.VirtualThreads;
 
 /**
- * A point in one session's work that other sessions can wait for ({@link OffloadSession#waitFor(StreamEvent)}) and
- * the host can query. Valid until its session ends; after that, using it throws {@link IllegalStateException}.
+ * A point in one session's work that other sessions can wait for
+ * ({@link OffloadSession#waitFor(StreamEvent)}) and the host can query. Valid until its
+ * session ends; after that, using it throws {@link IllegalStateException}.
  */
 public final class StreamEvent {
 
@@ -30,8 +31,9 @@ public final class StreamEvent {
 	}
 
 	/**
-	 * Blocks until the work before the event is done. A virtual thread parks until the device's completion thread sees
-	 * the event reached, instead of blocking in the driver.
+	 * Blocks until the work before the event is done. A virtual thread parks until the
+	 * device's completion thread sees the event reached, instead of blocking in the
+	 * driver.
 	 * @throws IllegalStateException if the recording session ended
 	 */
 	public void synchronize() {

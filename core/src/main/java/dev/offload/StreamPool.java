@@ -21,30 +21,37 @@ import dev.offload.spi.BackendException;
 import dev.offload.spi.BackendStream;
 
 /**
- * The streams of one {@link Device}, each lent to one {@link OffloadSession} at a time and taken back after that
- * session's work is done, so that a synchronize waits only for its own work.
+ * The streams of one {@link Device}, each lent to one {@link OffloadSession} at a time
+ * and taken back after that session's work is done, so that a synchronize waits only for
+ * its own work.
  * <p>
- * How it evolves: nothing is created until the first borrow of a priority class, which creates
- * {@link StreamPoolConfig#initialSize()} streams of that class. When a class has no idle stream, the pool first
- * replaces streams it discarded, then doubles the class, up to {@link StreamPoolConfig#maxSize()} streams in all.
- * The bound is shared by the classes: when a bounded pool is full, a borrow that finds no idle stream of its class
- * destroys an idle stream of the other class and creates one of its own, so no borrow waits while a stream is idle.
- * A borrow from a full bounded pool with no idle stream at all waits up to {@link StreamPoolConfig#borrowTimeout()}
- * and then throws {@link StreamBorrowTimeoutException}.
+ * How it evolves: nothing is created until the first borrow of a priority class, which
+ * creates {@link StreamPoolConfig#initialSize()} streams of that class. When a class has
+ * no idle stream, the pool first replaces streams it discarded, then doubles the class,
+ * up to {@link StreamPoolConfig#maxSize()} streams in all. The bound is shared by the
+ * classes: when a bounded pool is full, a borrow that finds no idle stream of its class
+ * destroys an idle stream of the other class and creates one of its own, so no borrow
+ * waits while a stream is idle. A borrow from a full bounded pool with no idle stream at
+ * all waits up to {@link StreamPoolConfig#borrowTimeout()} and then throws
+ * {@link StreamBorrowTimeoutException}.
  * <p>
- * How it lends (the shape of HikariCP's {@code ConcurrentBag}): every stream is in its class's shared list, and its
- * state ({@code IDLE}, {@code IN_USE}, {@code DISCARDED}) changes only by compare-and-set, so a stream is never lent
- * twice. A thread first tries the stream it released last (no contention, warm caches), then scans the class's
- * streams from a place that depends on the thread. One shared counter changes on the fast path, the streams lent now
- * (on a cache line of its own), so that the peak in use is exact; each stream counts its own borrows, and idle and
- * lent streams are counted from their states when asked. The lock serves growth, waiting and shutdown only; a release
+ * How it lends (the shape of HikariCP's {@code ConcurrentBag}): every stream is in its
+ * class's shared list, and its state ({@code IDLE}, {@code IN_USE}, {@code DISCARDED})
+ * changes only by compare-and-set, so a stream is never lent twice. A thread first tries
+ * the stream it released last (no contention, warm caches), then scans the class's
+ * streams from a place that depends on the thread. One shared counter changes on the fast
+ * path, the streams lent now (on a cache line of its own), so that the peak in use is
+ * exact; each stream counts its own borrows, and idle and lent streams are counted from
+ * their states when asked. The lock serves growth, waiting and shutdown only; a release
  * signals it only when a borrower waits.
  * <p>
- * Invariants: a stream in the pool has no pending work (sessions synchronize before they release); a stream whose
- * work failed is {@linkplain #discard destroyed}, never lent again; {@code created - destroyed == idle + inUse}.
+ * Invariants: a stream in the pool has no pending work (sessions synchronize before they
+ * release); a stream whose work failed is {@linkplain #discard destroyed}, never lent
+ * again; {@code created - destroyed == idle + inUse}.
  * <p>
- * What an application can call is read-only (counts, statistics, configuration): sessions borrow and release, and
- * the {@link DeviceRegistry} owns the pool's lifecycle (it shuts the pool down when it closes).
+ * What an application can call is read-only (counts, statistics, configuration): sessions
+ * borrow and release, and the {@link DeviceRegistry} owns the pool's lifecycle (it shuts
+ * the pool down when it closes).
  */
 public final class StreamPool {
 
@@ -52,7 +59,10 @@ public final class StreamPool {
 
 	private static final StreamPriority[] PRIORITIES = StreamPriority.values();
 
-	/** The index of the lent counter in its array: 64 bytes of other elements on either side. */
+	/**
+	 * The index of the lent counter in its array: 64 bytes of other elements on either
+	 * side.
+	 */
 	private static final int LENT_SLOT = 16;
 
 	private final Device device;
@@ -70,8 +80,9 @@ public final class StreamPool {
 	private final AtomicInteger waiting = new AtomicInteger();
 
 	/**
-	 * The streams lent now, in the middle of 32 ints so that no other field shares its cache line; counted from the
-	 * moment a borrow takes a stream to the moment its release begins, so it never exceeds the streams lent.
+	 * The streams lent now, in the middle of 32 ints so that no other field shares its
+	 * cache line; counted from the moment a borrow takes a stream to the moment its
+	 * release begins, so it never exceeds the streams lent.
 	 */
 	private final AtomicIntegerArray lentCounter = new AtomicIntegerArray(2 * LENT_SLOT);
 
@@ -91,7 +102,10 @@ public final class StreamPool {
 
 	private final AtomicLong sessionTimeouts = new AtomicLong();
 
-	/** The start times of the borrows waiting now, for the oldest wait; touched on the slow path only. */
+	/**
+	 * The start times of the borrows waiting now, for the oldest wait; touched on the
+	 * slow path only.
+	 */
 	private final ConcurrentLinkedQueue<long[]> waitStarts = new ConcurrentLinkedQueue<>();
 
 	private volatile boolean closed;
@@ -154,8 +168,9 @@ public final class StreamPool {
 	}
 
 	/**
-	 * Tells whether the pool is saturated: a borrower waits because every stream it may be lent (within the pool's
-	 * bound and its lane's limit) is lent. Readiness checks can report such a device as busy.
+	 * Tells whether the pool is saturated: a borrower waits because every stream it may
+	 * be lent (within the pool's bound and its lane's limit) is lent. Readiness checks
+	 * can report such a device as busy.
 	 * @return {@code true} while at least one borrower waits
 	 */
 	public boolean isSaturated() {
@@ -183,8 +198,8 @@ public final class StreamPool {
 	}
 
 	/**
-	 * Takes a snapshot of the pool's state and counters. The idle streams are counted by their state, independently
-	 * of the counters.
+	 * Takes a snapshot of the pool's state and counters. The idle streams are counted by
+	 * their state, independently of the counters.
 	 * @return the statistics
 	 */
 	public StreamPoolStatistics statistics() {
@@ -197,8 +212,10 @@ public final class StreamPool {
 			int classInUse = 0;
 			ClassState priorityClass = this.classes[priority.ordinal()];
 			PooledStream[] streams;
-			// The streams and the retired borrows as one snapshot: a stream discarded meanwhile is counted once, in
-			// the array or in the retired borrows (read apart, a read between the two missed its borrows).
+			// The streams and the retired borrows as one snapshot: a stream discarded
+			// meanwhile is counted once, in
+			// the array or in the retired borrows (read apart, a read between the two
+			// missed its borrows).
 			synchronized (priorityClass) {
 				streams = priorityClass.streams;
 				borrows += priorityClass.retiredBorrows;
@@ -225,11 +242,13 @@ public final class StreamPool {
 	}
 
 	/**
-	 * Lends a stream of {@code priority} exclusively to the caller, creating or waiting as the configuration says.
-	 * Sessions call this on their first operation; give the stream back with {@link #release} or {@link #discard}.
+	 * Lends a stream of {@code priority} exclusively to the caller, creating or waiting
+	 * as the configuration says. Sessions call this on their first operation; give the
+	 * stream back with {@link #release} or {@link #discard}.
 	 * @param priority the priority class
 	 * @return the stream, with no pending work
-	 * @throws StreamBorrowTimeoutException if a bounded pool stayed full for the borrow timeout
+	 * @throws StreamBorrowTimeoutException if a bounded pool stayed full for the borrow
+	 * timeout
 	 * @throws DeviceFailedException if the device failed
 	 * @throws StreamPoolClosedException if the pool is shut down
 	 */
@@ -244,15 +263,18 @@ public final class StreamPool {
 	 * @param sessionId the session's id, for the message of a timeout
 	 * @return the stream, with no pending work
 	 * @throws SessionTimeoutException if the deadline passed before a stream was free
-	 * @throws StreamBorrowTimeoutException if the class (lane) or the bounded pool stayed full for the borrow timeout
+	 * @throws StreamBorrowTimeoutException if the class (lane) or the bounded pool stayed
+	 * full for the borrow timeout
 	 */
 	PooledStream borrow(StreamPriority priority, SessionDeadline deadline, long sessionId) {
 		checkLending();
 		PooledStream stream = takeIdle(priority);
 		long waitNanos = 0;
 		if (stream == null) {
-			// Only the slow path reads the clock: System.nanoTime costs about 100 ns on some virtual machines, more
-			// than the whole fast path; a borrow served from the idle streams is recorded as taking no time.
+			// Only the slow path reads the clock: System.nanoTime costs about 100 ns on
+			// some virtual machines, more
+			// than the whole fast path; a borrow served from the idle streams is recorded
+			// as taking no time.
 			long start = System.nanoTime();
 			stream = borrowSlow(priority, start, deadline, sessionId);
 			waitNanos = System.nanoTime() - start;
@@ -287,7 +309,8 @@ public final class StreamPool {
 		if (count == 0) {
 			return null;
 		}
-		// Threads start their scans at different streams, so that they do not all race for the first idle one.
+		// Threads start their scans at different streams, so that they do not all race
+		// for the first idle one.
 		int start = (int) (Thread.currentThread().getId() % count);
 		for (int i = 0; i < count; i++) {
 			PooledStream stream = streams[(start + i) % count];
@@ -346,8 +369,8 @@ public final class StreamPool {
 		// This borrower still counts as waiting while it reports the pool's state.
 		StreamPoolStatistics statistics = statistics();
 		StreamPoolConfig.Lane lane = this.config.lanes().get(priority);
-		int laneInUse = (statistics.byPriority().containsKey(priority))
-				? statistics.byPriority().get(priority).inUse() : 0;
+		int laneInUse = (statistics.byPriority().containsKey(priority)) ? statistics.byPriority().get(priority).inUse()
+				: 0;
 		String detail = (lane != null) ? priority + " lane " + laneInUse + "/" + lane.maxSessions() + " lent" : null;
 		return new StreamBorrowTimeoutException(this.device.id(), statistics, waited, detail);
 	}
@@ -359,7 +382,8 @@ public final class StreamPool {
 	}
 
 	/**
-	 * Creates streams for {@code priority} while holding the lock: first replacing discarded ones, else doubling.
+	 * Creates streams for {@code priority} while holding the lock: first replacing
+	 * discarded ones, else doubling.
 	 * @return whether at least one stream was created
 	 */
 	private boolean grow(StreamPriority priority) {
@@ -374,7 +398,8 @@ public final class StreamPool {
 			count = (state.capacity == 0) ? this.config.initialSize() : state.capacity;
 			doubling = state.capacity > 0;
 		}
-		// A lane holds at most its limit of streams, so that at most that many of its sessions hold one at once.
+		// A lane holds at most its limit of streams, so that at most that many of its
+		// sessions hold one at once.
 		count = Math.min(count, state.limit - size);
 		if (this.config.isBounded()) {
 			int alive = (int) (this.created.get() - this.destroyed.get());
@@ -395,9 +420,10 @@ public final class StreamPool {
 	}
 
 	/**
-	 * Makes room in a full bounded pool, while holding the lock: destroys an idle stream of another class and creates
-	 * one of {@code priority} in its place. Without it, a pool filled by one class would make every borrow of the
-	 * other class wait its full timeout next to idle streams.
+	 * Makes room in a full bounded pool, while holding the lock: destroys an idle stream
+	 * of another class and creates one of {@code priority} in its place. Without it, a
+	 * pool filled by one class would make every borrow of the other class wait its full
+	 * timeout next to idle streams.
 	 * @return whether a stream of {@code priority} was created
 	 */
 	private boolean replaceIdleOfOtherClass(StreamPriority priority) {
@@ -450,7 +476,8 @@ public final class StreamPool {
 	void release(PooledStream stream) {
 		returned(stream, PooledStream.STATE_IDLE);
 		if (this.closed) {
-			// Shutdown's drain may have run before this stream came back; whoever wins the state change destroys it.
+			// Shutdown's drain may have run before this stream came back; whoever wins
+			// the state change destroys it.
 			destroy(stream, PooledStream.STATE_IDLE);
 			signal();
 			return;
@@ -464,8 +491,8 @@ public final class StreamPool {
 	}
 
 	/**
-	 * Destroys a lent stream whose work failed (or may still be pending), so that it is never lent again; the next
-	 * borrow that finds the class empty replaces it.
+	 * Destroys a lent stream whose work failed (or may still be pending), so that it is
+	 * never lent again; the next borrow that finds the class empty replaces it.
 	 * @param stream a stream this pool lent
 	 * @param cause why it is discarded
 	 */
@@ -479,7 +506,8 @@ public final class StreamPool {
 	}
 
 	private void returned(PooledStream stream, int newState) {
-		// Counted down before the state change: once idle, the stream may be lent and counted again at once.
+		// Counted down before the state change: once idle, the stream may be lent and
+		// counted again at once.
 		this.lentCounter.decrementAndGet(LENT_SLOT);
 		if (!stream.compareAndSetState(PooledStream.STATE_IN_USE, newState)) {
 			this.lentCounter.incrementAndGet(LENT_SLOT);
@@ -530,7 +558,8 @@ public final class StreamPool {
 	}
 
 	/**
-	 * Stops lending because the device failed; streams already lent are discarded as their sessions end.
+	 * Stops lending because the device failed; streams already lent are discarded as
+	 * their sessions end.
 	 * @param cause the sticky error
 	 */
 	void fail(Throwable cause) {
@@ -545,9 +574,9 @@ public final class StreamPool {
 	}
 
 	/**
-	 * Stops lending, destroys the idle streams, and waits up to {@code awaitTermination} for lent streams to come
-	 * back (they are destroyed as they do). A stream still lent afterwards is left alone, never destroyed under its
-	 * user.
+	 * Stops lending, destroys the idle streams, and waits up to {@code awaitTermination}
+	 * for lent streams to come back (they are destroyed as they do). A stream still lent
+	 * afterwards is left alone, never destroyed under its user.
 	 * @param awaitTermination how long to wait for lent streams
 	 * @return {@code true} if every stream came back in time
 	 */
@@ -597,16 +626,25 @@ public final class StreamPool {
 	 */
 	private static final class ClassState {
 
-		/** Every stream of the class that is not destroyed; replaced, never changed, on growth and discard. */
+		/**
+		 * Every stream of the class that is not destroyed; replaced, never changed, on
+		 * growth and discard.
+		 */
 		volatile PooledStream[] streams = new PooledStream[0];
 
 		/** The size the class grew to; guarded by the pool's lock. */
 		int capacity;
 
-		/** The borrows of the class's destroyed streams; changes with {@link #streams}, under this monitor. */
+		/**
+		 * The borrows of the class's destroyed streams; changes with {@link #streams},
+		 * under this monitor.
+		 */
 		long retiredBorrows;
 
-		/** The most streams the class holds: its lane's limit, or {@link Integer#MAX_VALUE}. */
+		/**
+		 * The most streams the class holds: its lane's limit, or
+		 * {@link Integer#MAX_VALUE}.
+		 */
 		final int limit;
 
 		/** How long a borrow of the class waits. */

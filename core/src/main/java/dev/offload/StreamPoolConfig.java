@@ -8,14 +8,17 @@ import java.util.Objects;
 /**
  * The immutable configuration of one {@link StreamPool}, checked when built.
  *
- * @param initialSize the streams created (lazily, on the first borrow) for a priority class, at least 1
- * @param maxSize the most streams the pool holds in all, or 0 for no bound; else at least {@code initialSize}
- * @param borrowTimeout how long a borrow waits for a stream of a full bounded pool; positive
- * @param lanes limits per priority class (a lane): at most so many of the class's streams are lent at once, so that
- * one class cannot take every stream; a class without an entry has no limit of its own
+ * @param initialSize the streams created (lazily, on the first borrow) for a priority
+ * class, at least 1
+ * @param maxSize the most streams the pool holds in all, or 0 for no bound; else at least
+ * {@code initialSize}
+ * @param borrowTimeout how long a borrow waits for a stream of a full bounded pool;
+ * positive
+ * @param lanes limits per priority class (a lane): at most so many of the class's streams
+ * are lent at once, so that one class cannot take every stream; a class without an entry
+ * has no limit of its own
  */
-public record StreamPoolConfig(int initialSize, int maxSize, Duration borrowTimeout,
-		Map<StreamPriority, Lane> lanes) {
+public record StreamPoolConfig(int initialSize, int maxSize, Duration borrowTimeout, Map<StreamPriority, Lane> lanes) {
 
 	/**
 	 * The default initial size, as in the LLVM stream pool.
@@ -47,8 +50,8 @@ public record StreamPoolConfig(int initialSize, int maxSize, Duration borrowTime
 			throw new InvalidSettingException("maxSize", "maxSize must be 0 (unbounded) or positive, was " + maxSize);
 		}
 		if (maxSize != 0 && maxSize < initialSize) {
-			throw new InvalidSettingException("maxSize", "maxSize must be 0 (unbounded) or at least initialSize ("
-					+ initialSize + "), was " + maxSize);
+			throw new InvalidSettingException("maxSize",
+					"maxSize must be 0 (unbounded) or at least initialSize (" + initialSize + "), was " + maxSize);
 		}
 		if (borrowTimeout.isNegative() || borrowTimeout.isZero()) {
 			throw new InvalidSettingException("borrowTimeout", "borrowTimeout must be positive, was " + borrowTimeout);
@@ -57,8 +60,8 @@ public record StreamPoolConfig(int initialSize, int maxSize, Duration borrowTime
 			Objects.requireNonNull(lane.getValue(), "lanes." + lane.getKey() + " must not be null");
 			if (maxSize != 0 && lane.getValue().maxSessions() > maxSize) {
 				throw new InvalidSettingException("lanes." + lane.getKey() + ".maxSessions",
-						"lanes." + lane.getKey() + ".maxSessions must be at most maxSize ("
-						+ maxSize + "), was " + lane.getValue().maxSessions());
+						"lanes." + lane.getKey() + ".maxSessions must be at most maxSize (" + maxSize + "), was "
+								+ lane.getValue().maxSessions());
 			}
 		}
 		lanes = lanes.isEmpty() ? Map.of() : Map.copyOf(lanes);
@@ -66,7 +69,8 @@ public record StreamPoolConfig(int initialSize, int maxSize, Duration borrowTime
 
 	/**
 	 * Creates a configuration without lanes.
-	 * @param initialSize the streams created for a priority class on its first borrow, at least 1
+	 * @param initialSize the streams created for a priority class on its first borrow, at
+	 * least 1
 	 * @param maxSize the most streams in all, or 0 for no bound
 	 * @param borrowTimeout how long a borrow waits for a stream of a full pool; positive
 	 * @throws IllegalArgumentException naming the value and its bound
@@ -111,11 +115,13 @@ public record StreamPoolConfig(int initialSize, int maxSize, Duration borrowTime
 	}
 
 	/**
-	 * Returns a copy where at most {@code maxSessions} streams of {@code priority} are lent at once.
+	 * Returns a copy where at most {@code maxSessions} streams of {@code priority} are
+	 * lent at once.
 	 * @param priority the lane's priority class
-	 * @param maxSessions the most sessions of the class that hold a stream at once, at least 1
-	 * @param borrowTimeout how long a borrow of the class waits when the lane (or the pool) is full, or {@code null}
-	 * for the pool's {@link #borrowTimeout()}
+	 * @param maxSessions the most sessions of the class that hold a stream at once, at
+	 * least 1
+	 * @param borrowTimeout how long a borrow of the class waits when the lane (or the
+	 * pool) is full, or {@code null} for the pool's {@link #borrowTimeout()}
 	 * @return the new configuration
 	 * @throws IllegalArgumentException if a value is out of its bounds
 	 */
@@ -156,9 +162,10 @@ public record StreamPoolConfig(int initialSize, int maxSize, Duration borrowTime
 	/**
 	 * The limits of one priority class.
 	 *
-	 * @param maxSessions the most sessions of the class that hold a stream at once, at least 1
-	 * @param borrowTimeout how long a borrow of the class waits when no stream of it can be lent, or {@code null}
-	 * for the pool's borrow timeout
+	 * @param maxSessions the most sessions of the class that hold a stream at once, at
+	 * least 1
+	 * @param borrowTimeout how long a borrow of the class waits when no stream of it can
+	 * be lent, or {@code null} for the pool's borrow timeout
 	 */
 	public record Lane(int maxSessions, Duration borrowTimeout) {
 
@@ -172,8 +179,7 @@ public record StreamPoolConfig(int initialSize, int maxSize, Duration borrowTime
 			}
 			if (borrowTimeout != null && (borrowTimeout.isNegative() || borrowTimeout.isZero())) {
 				throw new InvalidSettingException("borrowTimeout",
-						"borrowTimeout must be positive (or null for the pool's), was "
-						+ borrowTimeout);
+						"borrowTimeout must be positive (or null for the pool's), was " + borrowTimeout);
 			}
 		}
 

@@ -7,8 +7,9 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The stream pools of a {@link DeviceRegistry}'s devices by device id, for code that watches one device's pool:
- * {@code pools.get(1)} instead of a bean name spelled by hand. The pools are read-only views; the registry owns them.
+ * The stream pools of a {@link DeviceRegistry}'s devices by device id, for code that
+ * watches one device's pool: {@code pools.get(1)} instead of a bean name spelled by hand.
+ * The pools are read-only views; the registry owns them.
  */
 public final class StreamPools {
 
@@ -26,7 +27,8 @@ public final class StreamPools {
 	 * Returns the pool of a device.
 	 * @param deviceId the device's id
 	 * @return the pool
-	 * @throws NoSuchDeviceException if the registry has no such device (the message lists the ids)
+	 * @throws NoSuchDeviceException if the registry has no such device (the message lists
+	 * the ids)
 	 */
 	public StreamPool get(int deviceId) {
 		return this.registry.device(deviceId).streamPool();

@@ -1,8 +1,8 @@
 package dev.offload;
 
 /**
- * The priority classes of a {@link StreamPool}. Each class has its own idle streams; CUDA schedules blocks of
- * {@link #HIGH} streams before those of {@link #NORMAL} ones.
+ * The priority classes of a {@link StreamPool}. Each class has its own idle streams; CUDA
+ * schedules blocks of {@link #HIGH} streams before those of {@link #NORMAL} ones.
  */
 public enum StreamPriority {
 

@@ -16,7 +16,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * Every public entry point rejects bad input with a clear exception before anything is enqueued.
+ * Every public entry point rejects bad input with a clear exception before anything is
+ * enqueued.
  */
 class BadInputTests {
 
@@ -43,10 +44,8 @@ class BadInputTests {
 	void unknownDeviceShouldListTheDevicesThatExist() {
 		assertThatExceptionOfType(NoSuchDeviceException.class).isThrownBy(() -> this.registry.device(5))
 			.withMessage("No device with id 5; the devices are [0, 1]");
-		assertThatExceptionOfType(NoSuchDeviceException.class)
-			.isThrownBy(() -> DeviceRegistry.builder(HostBackend.builder().build())
-				.deviceIds(java.util.List.of(0, 3))
-				.build())
+		assertThatExceptionOfType(NoSuchDeviceException.class).isThrownBy(
+				() -> DeviceRegistry.builder(HostBackend.builder().build()).deviceIds(java.util.List.of(0, 3)).build())
 			.withMessage("No device with id 3; the devices are [0]");
 	}
 
@@ -118,7 +117,8 @@ class BadInputTests {
 		try (OffloadSession session = this.device.openSession(); OffloadSession remote = other.openSession()) {
 			DeviceBuffer foreign = remote.allocate(16);
 			DeviceBuffer local = session.allocate(16);
-			// A source on another device is staged (MultiDeviceTests); the destination must be the session's.
+			// A source on another device is staged (MultiDeviceTests); the destination
+			// must be the session's.
 			assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> session.copy(local, foreign))
 				.withMessage("The buffer for the copy's destination belongs to device 1, not device 0");
 			Kernel remoteKernel = other.loadModule(TestKernels.MODULE).kernel("noop");
@@ -140,8 +140,7 @@ class BadInputTests {
 			.withMessageContaining("is closed; cannot synchronize");
 		assertThat(buffer.isClosed()).isTrue();
 		try (OffloadSession next = this.device.openSession()) {
-			assertThatExceptionOfType(IllegalStateException.class)
-				.isThrownBy(() -> next.fill(buffer, (byte) 0))
+			assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> next.fill(buffer, (byte) 0))
 				.withMessage("The DeviceBuffer of 16 bytes used for the fill is closed");
 			assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> next.waitFor(event))
 				.withMessageContaining("The event's session has ended");

@@ -16,8 +16,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Tests for shutdown with sessions in flight: new sessions are refused, open ones may finish within the drain
- * time, and what cannot finish is failed, never dropped.
+ * Tests for shutdown with sessions in flight: new sessions are refused, open ones may
+ * finish within the drain time, and what cannot finish is failed, never dropped.
  */
 class GracefulShutdownTests {
 
@@ -37,7 +37,8 @@ class GracefulShutdownTests {
 	void close() {
 		this.gate.countDown();
 		this.registry.close(Duration.ZERO);
-		// A registry closed with streams still lent leaves its backend open: stop its workers here.
+		// A registry closed with streams still lent leaves its backend open: stop its
+		// workers here.
 		this.registry.backend().close();
 	}
 
@@ -48,7 +49,8 @@ class GracefulShutdownTests {
 	@Test
 	void closeShouldRefuseNewSessionsAndLetOpenOnesBorrowAndFinish() {
 		OffloadSession open = this.device.openSession();
-		CompletableFuture<Boolean> closed = CompletableFuture.supplyAsync(() -> this.registry.close(Duration.ofMinutes(1)));
+		CompletableFuture<Boolean> closed = CompletableFuture
+			.supplyAsync(() -> this.registry.close(Duration.ofMinutes(1)));
 		await().atMost(Duration.ofSeconds(30))
 			.untilAsserted(() -> assertThatExceptionOfType(StreamPoolClosedException.class)
 				.isThrownBy(this.device::openSession));
@@ -77,7 +79,8 @@ class GracefulShutdownTests {
 			.isInstanceOf(StreamPoolClosedException.class)
 			.withMessageStartingWith("Session " + held.id() + " on device 0 was shut down before its work finished "
 					+ "(shutdown waited");
-		// A session still open after the drain and closed later completes normally: its work is done.
+		// A session still open after the drain and closed later completes normally: its
+		// work is done.
 		CompletableFuture<Void> finishedEnd = finished.closeAsync();
 		assertThat(finishedEnd).isCompleted();
 		assertThat(finishedEnd).isNotCompletedExceptionally();

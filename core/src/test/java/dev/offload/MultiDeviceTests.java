@@ -24,8 +24,9 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.awaitility.Awaitility.await;
 
 /**
- * One registry over three emulated devices: one pool each, a thread switching devices, least-busy placement, a
- * failure confined to its device, and work that crosses devices (events and copies).
+ * One registry over three emulated devices: one pool each, a thread switching devices,
+ * least-busy placement, a failure confined to its device, and work that crosses devices
+ * (events and copies).
  */
 class MultiDeviceTests {
 
@@ -33,7 +34,9 @@ class MultiDeviceTests {
 
 	private static final int N = 1024;
 
-	/** Gate ids apart from the other suites', which share {@link TestKernels}' latches. */
+	/**
+	 * Gate ids apart from the other suites', which share {@link TestKernels}' latches.
+	 */
 	private static final AtomicInteger gateIds = new AtomicInteger(30_000);
 
 	private HostBackend backend;
@@ -168,8 +171,8 @@ class MultiDeviceTests {
 		failWithIllegalAddress(1);
 		Device failed = this.registry.device(1);
 		assertThat(failed.isHealthy()).isFalse();
-		assertThat(failed.failure()).get().isInstanceOfSatisfying(BackendException.class,
-				(error) -> assertThat(error.isSticky()).isTrue());
+		assertThat(failed.failure()).get()
+			.isInstanceOfSatisfying(BackendException.class, (error) -> assertThat(error.isSticky()).isTrue());
 		assertThatExceptionOfType(DeviceFailedException.class).isThrownBy(() -> this.registry.openSession(1))
 			.withMessageContaining("Device 1 has failed");
 		for (int id : List.of(0, 2)) {
@@ -250,12 +253,14 @@ class MultiDeviceTests {
 			HostBuffer back = reader.allocateHost((long) N * Float.BYTES);
 			reader.waitFor(written);
 			long borrowsBefore = first.streamPool().statistics().borrows();
-			// The staging waits for the event on the calling thread: copy from another thread while the gate holds.
+			// The staging waits for the event on the calling thread: copy from another
+			// thread while the gate holds.
 			CompletableFuture<Void> copied = CompletableFuture.runAsync(() -> {
 				reader.copy(onFirst, back);
 				reader.synchronize();
 			});
-			// Release the gate only once the staging session on device 0 has its stream, so that a staging that
+			// Release the gate only once the staging session on device 0 has its stream,
+			// so that a staging that
 			// did not wait for the event would read the buffer before it was written.
 			await().atMost(Duration.ofSeconds(60))
 				.until(() -> first.streamPool().statistics().borrows() > borrowsBefore);
@@ -341,7 +346,10 @@ class MultiDeviceTests {
 		return values;
 	}
 
-	/** Fails a device the way a GPU does: a kernel writes outside its buffer (a sticky illegal address). */
+	/**
+	 * Fails a device the way a GPU does: a kernel writes outside its buffer (a sticky
+	 * illegal address).
+	 */
 	private void failWithIllegalAddress(int deviceId) {
 		Device device = this.registry.device(deviceId);
 		try (OffloadSession session = device.openSession()) {
@@ -354,8 +362,8 @@ class MultiDeviceTests {
 	}
 
 	private static Map<Integer, Long> countByDevice(List<OffloadSession> sessions) {
-		return sessions.stream().collect(Collectors.groupingBy((session) -> session.device().id(),
-				Collectors.counting()));
+		return sessions.stream()
+			.collect(Collectors.groupingBy((session) -> session.device().id(), Collectors.counting()));
 	}
 
 }

@@ -190,8 +190,10 @@ class OffloadSessionTests {
 			.map(Thread::getName)
 			.filter((name) -> name.startsWith("offload-"))
 			.collect(Collectors.toSet());
-		// One completion thread and at most the device's 4 workers, whatever the number of sessions; the futures
-		// complete on the shared completion executor, at most one thread per CPU when nothing blocks.
+		// One completion thread and at most the device's 4 workers, whatever the number
+		// of sessions; the futures
+		// complete on the shared completion executor, at most one thread per CPU when
+		// nothing blocks.
 		assertThat(offloadThreads).contains("offload-device0-completion");
 		assertThat(offloadThreads).filteredOn((name) -> !name.startsWith("offload-async-")).hasSizeLessThanOrEqualTo(5);
 		assertThat(offloadThreads).filteredOn((name) -> name.startsWith("offload-async-"))
@@ -308,7 +310,9 @@ class OffloadSessionTests {
 	}
 
 	private static long threadsOutsideTheCompletionExecutor() {
-		return Thread.getAllStackTraces().keySet().stream()
+		return Thread.getAllStackTraces()
+			.keySet()
+			.stream()
 			.filter((thread) -> !thread.getName().startsWith("offload-async-"))
 			.count();
 	}

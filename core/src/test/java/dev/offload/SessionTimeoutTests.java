@@ -17,8 +17,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Tests for session deadlines: a caller's waits for a stream and for the session's work end with a
- * {@link SessionTimeoutException}, and the stream is not lent again before its work is done.
+ * Tests for session deadlines: a caller's waits for a stream and for the session's work
+ * end with a {@link SessionTimeoutException}, and the stream is not lent again before its
+ * work is done.
  */
 class SessionTimeoutTests {
 
@@ -41,7 +42,10 @@ class SessionTimeoutTests {
 		}
 	}
 
-	/** A device whose pool holds one stream, so that a second borrow shows whether the stream is lent again. */
+	/**
+	 * A device whose pool holds one stream, so that a second borrow shows whether the
+	 * stream is lent again.
+	 */
 	private Device oneStreamDevice(Duration borrowTimeout) {
 		this.registry = DeviceRegistry.builder(HostBackend.builder().workersPerDevice(2).build())
 			.streamPool(new StreamPoolConfig(1, 1, borrowTimeout))
@@ -143,9 +147,8 @@ class SessionTimeoutTests {
 			.sessionTimeout(Duration.ofSeconds(3))
 			.build();
 		try (OffloadSession plain = this.registry.openSession();
-				OffloadSession own = this.registry.openSession(SessionOptions.DEFAULTS.withTimeout(SHORT)
-					.withPriority(StreamPriority.HIGH)
-					.withDevice(0))) {
+				OffloadSession own = this.registry.openSession(
+						SessionOptions.DEFAULTS.withTimeout(SHORT).withPriority(StreamPriority.HIGH).withDevice(0))) {
 			assertThat(plain.timeout()).isEqualTo(Duration.ofSeconds(3));
 			assertThat(own.timeout()).isEqualTo(SHORT);
 			assertThat(own.priority()).isEqualTo(StreamPriority.HIGH);
@@ -158,8 +161,8 @@ class SessionTimeoutTests {
 			.isThrownBy(() -> SessionOptions.DEFAULTS.withTimeout(Duration.ZERO))
 			.withMessage("timeout must be positive (or null for none), was PT0S");
 		assertThatExceptionOfType(IllegalArgumentException.class)
-			.isThrownBy(() -> DeviceRegistry.builder(HostBackend.builder().build())
-				.sessionTimeout(Duration.ofSeconds(-1)))
+			.isThrownBy(
+					() -> DeviceRegistry.builder(HostBackend.builder().build()).sessionTimeout(Duration.ofSeconds(-1)))
 			.withMessageContaining("sessionTimeout must be positive");
 	}
 

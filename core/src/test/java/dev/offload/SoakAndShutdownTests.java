@@ -32,8 +32,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Shutdown under load (load with faults runs in offload-test, beside the fault injector). The {@code get(..)} bounds below detect deadlocks; they are far above
- * the time the work needs and measure nothing.
+ * Shutdown under load (load with faults runs in offload-test, beside the fault injector).
+ * The {@code get(..)} bounds below detect deadlocks; they are far above the time the work
+ * needs and measure nothing.
  */
 class SoakAndShutdownTests {
 
@@ -95,14 +96,17 @@ class SoakAndShutdownTests {
 	}
 
 	private static Set<String> liveThreads(String... prefixes) {
-		return Thread.getAllStackTraces().keySet().stream().map(Thread::getName)
+		return Thread.getAllStackTraces()
+			.keySet()
+			.stream()
+			.map(Thread::getName)
 			.filter((name) -> java.util.Arrays.stream(prefixes).anyMatch(name::startsWith))
 			.collect(Collectors.toSet());
 	}
 
 	/**
-	 * Counts streams created and destroyed, and any use of a stream after its destruction (which would mean it was
-	 * destroyed while lent).
+	 * Counts streams created and destroyed, and any use of a stream after its destruction
+	 * (which would mean it was destroyed while lent).
 	 */
 	private static final class TrackingBackend implements Backend {
 

@@ -23,7 +23,8 @@ class StreamPoolLaneTests {
 	void close() {
 		if (this.registry != null) {
 			this.registry.close(Duration.ZERO);
-			// A registry closed with streams still lent leaves its backend open: stop its workers here.
+			// A registry closed with streams still lent leaves its backend open: stop its
+			// workers here.
 			this.registry.backend().close();
 		}
 	}
@@ -37,8 +38,8 @@ class StreamPoolLaneTests {
 
 	@Test
 	void borrowWhenItsLaneIsFullShouldFailAfterTheLaneTimeoutWhileTheOtherLaneLends() {
-		StreamPool pool = pool(new StreamPoolConfig(1, 3, Duration.ofMinutes(1))
-			.withLane(StreamPriority.NORMAL, 2, Duration.ofMillis(50)));
+		StreamPool pool = pool(new StreamPoolConfig(1, 3, Duration.ofMinutes(1)).withLane(StreamPriority.NORMAL, 2,
+				Duration.ofMillis(50)));
 		pool.borrow(StreamPriority.NORMAL);
 		pool.borrow(StreamPriority.NORMAL);
 		assertThatExceptionOfType(StreamBorrowTimeoutException.class)
@@ -53,8 +54,8 @@ class StreamPoolLaneTests {
 
 	@Test
 	void fullLaneShouldNotTakeAnIdleStreamOfTheOtherClassInAFullPool() {
-		StreamPool pool = pool(new StreamPoolConfig(1, 3, Duration.ofMinutes(1))
-			.withLane(StreamPriority.NORMAL, 2, Duration.ofMillis(50)));
+		StreamPool pool = pool(new StreamPoolConfig(1, 3, Duration.ofMinutes(1)).withLane(StreamPriority.NORMAL, 2,
+				Duration.ofMillis(50)));
 		pool.release(pool.borrow(StreamPriority.HIGH));
 		pool.borrow(StreamPriority.NORMAL);
 		pool.borrow(StreamPriority.NORMAL);
@@ -80,7 +81,8 @@ class StreamPoolLaneTests {
 		PooledStream first = pool.borrow(StreamPriority.NORMAL);
 		assertThat(pool.isSaturated()).isFalse();
 		assertThat(pool.oldestWait()).isZero();
-		CompletableFuture<PooledStream> second = CompletableFuture.supplyAsync(() -> pool.borrow(StreamPriority.NORMAL));
+		CompletableFuture<PooledStream> second = CompletableFuture
+			.supplyAsync(() -> pool.borrow(StreamPriority.NORMAL));
 		await().atMost(Duration.ofSeconds(30)).until(pool::isSaturated);
 		StreamPoolStatistics statistics = pool.statistics();
 		assertThat(statistics.waiting()).isEqualTo(1);
@@ -101,8 +103,8 @@ class StreamPoolLaneTests {
 			.isThrownBy(() -> StreamPoolConfig.DEFAULTS.withLane(StreamPriority.NORMAL, 1, Duration.ZERO))
 			.withMessageStartingWith("lanes.NORMAL.borrowTimeout must be positive");
 		assertThatExceptionOfType(IllegalArgumentException.class)
-			.isThrownBy(() -> new StreamPoolConfig(1, 8, Duration.ofSeconds(1))
-				.withLane(StreamPriority.NORMAL, 9, null))
+			.isThrownBy(
+					() -> new StreamPoolConfig(1, 8, Duration.ofSeconds(1)).withLane(StreamPriority.NORMAL, 9, null))
 			.withMessage("lanes.NORMAL.maxSessions must be at most maxSize (8), was 9");
 	}
 

@@ -159,8 +159,7 @@ class StreamPoolTests {
 		assertThat(pool.shutdown(Duration.ZERO)).isFalse();
 		assertThat(pool.statistics().destroyed()).isEqualTo(2);
 		assertThat(pool.statistics().size()).isEqualTo(1);
-		assertThatExceptionOfType(StreamPoolClosedException.class)
-			.isThrownBy(() -> pool.borrow(StreamPriority.NORMAL))
+		assertThatExceptionOfType(StreamPoolClosedException.class).isThrownBy(() -> pool.borrow(StreamPriority.NORMAL))
 			.withMessage("The stream pool of device 0 is shut down and lends no more streams");
 		pool.release(lent);
 		assertThat(pool.statistics().destroyed()).isEqualTo(3);
@@ -224,7 +223,8 @@ class StreamPoolTests {
 		assertThat(stats.borrows()).isEqualTo((long) threads * iterations);
 		assertThat(stats.inUse()).isZero();
 		assertThat(stats.created() - stats.destroyed()).isEqualTo(stats.idle() + stats.inUse());
-		// Growth follows the doubling rule: 4, 8, 16 - never more than the 16 threads need.
+		// Growth follows the doubling rule: 4, 8, 16 - never more than the 16 threads
+		// need.
 		assertThat(stats.size()).isIn(4, 8, 16);
 		assertThat(stats.grows()).isEqualTo(Integer.numberOfTrailingZeros(stats.size() / 4));
 		assertThat(stats.peakInUse()).isLessThanOrEqualTo(threads);
@@ -232,10 +232,10 @@ class StreamPoolTests {
 
 	@ParameterizedTest
 	@EnumSource(StreamPriority.class)
-	void borrowWhenBoundedPoolIsFullOfIdleStreamsOfTheOtherClassShouldReplaceOneWithoutWaiting(
-			StreamPriority asked) {
+	void borrowWhenBoundedPoolIsFullOfIdleStreamsOfTheOtherClassShouldReplaceOneWithoutWaiting(StreamPriority asked) {
 		StreamPriority other = otherThan(asked);
-		// initial-size == max-size: the first class borrowed fills the pool (a HikariCP habit).
+		// initial-size == max-size: the first class borrowed fills the pool (a HikariCP
+		// habit).
 		StreamPool pool = pool(new StreamPoolConfig(2, 2, Duration.ofSeconds(2)));
 		pool.release(pool.borrow(other));
 		assertThat(pool.statistics().byPriority().get(other))
@@ -248,7 +248,8 @@ class StreamPoolTests {
 		assertThat(stats.byPriority().get(asked)).isEqualTo(new StreamPoolStatistics.PriorityStatistics(1, 1, 0));
 		assertThat(stats.byPriority().get(other)).isEqualTo(new StreamPoolStatistics.PriorityStatistics(1, 0, 1));
 		assertThat(stats.created() - stats.destroyed()).isEqualTo(stats.idle() + stats.inUse());
-		// And back: once it is idle, the other class takes the room of the stream made for this one.
+		// And back: once it is idle, the other class takes the room of the stream made
+		// for this one.
 		pool.release(stream);
 		PooledStream first = pool.borrow(other);
 		PooledStream second = pool.borrow(other);
@@ -262,8 +263,8 @@ class StreamPoolTests {
 
 	@ParameterizedTest
 	@EnumSource(StreamPriority.class)
-	void borrowWhenBoundedPoolIsFullAndWaitingShouldTakeTheRoomOfAReleasedStreamOfTheOtherClass(
-			StreamPriority asked) throws Exception {
+	void borrowWhenBoundedPoolIsFullAndWaitingShouldTakeTheRoomOfAReleasedStreamOfTheOtherClass(StreamPriority asked)
+			throws Exception {
 		StreamPriority other = otherThan(asked);
 		StreamPool pool = pool(new StreamPoolConfig(2, 2, Duration.ofSeconds(10)));
 		PooledStream a = pool.borrow(other);
@@ -289,8 +290,7 @@ class StreamPoolTests {
 		StreamPool pool = pool(new StreamPoolConfig(1, 2, Duration.ofMillis(50)));
 		PooledStream normal = pool.borrow(StreamPriority.NORMAL);
 		PooledStream high = pool.borrow(StreamPriority.HIGH);
-		assertThatExceptionOfType(StreamBorrowTimeoutException.class)
-			.isThrownBy(() -> pool.borrow(StreamPriority.HIGH))
+		assertThatExceptionOfType(StreamBorrowTimeoutException.class).isThrownBy(() -> pool.borrow(StreamPriority.HIGH))
 			.withMessageContaining("(size=2, max=2, inUse=2, idle=0, waiting=1)");
 		pool.release(normal);
 		pool.release(high);
@@ -314,7 +314,8 @@ class StreamPoolTests {
 				}));
 			}
 			TestKernels.await(held);
-			// No statistics are read while the streams are held: the peak must come from the borrows themselves.
+			// No statistics are read while the streams are held: the peak must come from
+			// the borrows themselves.
 			release.countDown();
 			for (Future<?> future : futures) {
 				future.get();

@@ -21,9 +21,10 @@ import dev.offload.spi.BackendStream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The hazard of review D77412: with streams handed out round-robin, a light task's synchronize waits for a heavy task
- * that happened to land on the same stream. The pool lends each session its own stream, so it cannot happen; the
- * round-robin lender in this test shows that the scenario does catch the hazard.
+ * The hazard of review D77412: with streams handed out round-robin, a light task's
+ * synchronize waits for a heavy task that happened to land on the same stream. The pool
+ * lends each session its own stream, so it cannot happen; the round-robin lender in this
+ * test shows that the scenario does catch the hazard.
  */
 class StreamSharingHazardTests {
 
@@ -67,7 +68,8 @@ class StreamSharingHazardTests {
 			}
 			CompletableFuture.allOf(lights.toArray(new CompletableFuture[0])).get();
 			assertThat(heavy.hasStream()).isTrue();
-			// Every light session synchronized and closed while the heavy kernel is still held by its gate.
+			// Every light session synchronized and closed while the heavy kernel is still
+			// held by its gate.
 			assertThat(TestKernels.gate(gateId).getCount()).isEqualTo(1);
 			assertThat(lights).allSatisfy((light) -> assertThat(light.get()).isNotEqualTo(heavy.streamId()));
 		}
@@ -107,15 +109,15 @@ class StreamSharingHazardTests {
 			for (int i = 0; i < 4; i++) {
 				BackendStream stream = lender.next();
 				lights.add(CompletableFuture.runAsync(() -> {
-					stream.launch(this.saxpy.backendKernel(), 1, 1, 1, 1, 1, 1, 0,
-							new Object[] { 0, 1f, null, null });
+					stream.launch(this.saxpy.backendKernel(), 1, 1, 1, 1, 1, 1, 0, new Object[] { 0, 1f, null, null });
 					enqueued.countDown();
 					stream.synchronize();
 					lightDone.incrementAndGet();
 				}, executor));
 			}
 			TestKernels.await(enqueued);
-			// The light tasks on the three other streams finish; the one that shares the heavy task's stream
+			// The light tasks on the three other streams finish; the one that shares the
+			// heavy task's stream
 			// cannot, because its work is queued behind the held kernel.
 			org.awaitility.Awaitility.await().until(() -> lightDone.get() == 3);
 			assertThat(lights.stream().filter((light) -> !light.isDone())).hasSize(1);
@@ -130,7 +132,8 @@ class StreamSharingHazardTests {
 	}
 
 	/**
-	 * The old design: a fixed set of streams handed out in turn, whatever is still running on them.
+	 * The old design: a fixed set of streams handed out in turn, whatever is still
+	 * running on them.
 	 */
 	private static final class RoundRobinLender {
 

@@ -10,9 +10,9 @@ import dev.offload.kernel.ModuleDefinition;
 import dev.offload.kernel.ParamKind;
 
 /**
- * Host kernels for core's tests: arithmetic, failures, and a "long" kernel held open by a latch instead of a timer
- * ({@code hold}, the one gate kernel of core's tests; applications use offload-test's {@code Gate}, which core's
- * own tests cannot depend on).
+ * Host kernels for core's tests: arithmetic, failures, and a "long" kernel held open by a
+ * latch instead of a timer ({@code hold}, the one gate kernel of core's tests;
+ * applications use offload-test's {@code Gate}, which core's own tests cannot depend on).
  */
 public final class TestKernels {
 
@@ -23,13 +23,12 @@ public final class TestKernels {
 	static final Map<Integer, CountDownLatch> started = new ConcurrentHashMap<>();
 
 	public static final ModuleDefinition MODULE = ModuleDefinition.builder("test")
-		.hostKernel("saxpy", List.of(ParamKind.INT32, ParamKind.FLOAT32, ParamKind.POINTER, ParamKind.POINTER),
-				(t) -> {
-					int i = t.globalIdX();
-					if (i < t.intArg(0)) {
-						t.floats(3).put(i, t.floatArg(1) * t.floats(2).get(i) + t.floats(3).get(i));
-					}
-				})
+		.hostKernel("saxpy", List.of(ParamKind.INT32, ParamKind.FLOAT32, ParamKind.POINTER, ParamKind.POINTER), (t) -> {
+			int i = t.globalIdX();
+			if (i < t.intArg(0)) {
+				t.floats(3).put(i, t.floatArg(1) * t.floats(2).get(i) + t.floats(3).get(i));
+			}
+		})
 		.hostKernel("noop", List.of(), (t) -> {
 		})
 		.hostKernel("fail", List.of(ParamKind.INT32), (t) -> {

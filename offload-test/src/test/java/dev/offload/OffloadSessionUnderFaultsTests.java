@@ -18,8 +18,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Sessions over the fault-injecting backend: a device lost under an open session, and the backend calls a session's
- * close makes, counted by the decorator. Core's own tests cannot use the decorator (core is its dependency).
+ * Sessions over the fault-injecting backend: a device lost under an open session, and the
+ * backend calls a session's close makes, counted by the decorator. Core's own tests
+ * cannot use the decorator (core is its dependency).
  */
 class OffloadSessionUnderFaultsTests {
 

@@ -28,14 +28,16 @@ import dev.offload.test.kernel.TestKernels;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A property of the pool, checked over random scenarios: whatever sequence of borrows, launches, copies,
- * synchronizes, closes, async closes and injected faults several threads run, no stream is lent to two sessions at
- * once, no stream is lent with pending or failed work, {@code created - destroyed == idle + inUse}, every session ends
- * and every future completes.
+ * A property of the pool, checked over random scenarios: whatever sequence of borrows,
+ * launches, copies, synchronizes, closes, async closes and injected faults several
+ * threads run, no stream is lent to two sessions at once, no stream is lent with pending
+ * or failed work, {@code created - destroyed == idle + inUse}, every session ends and
+ * every future completes.
  * <p>
- * Each scenario is generated from its seed; a failure names the seed and the scenario, so it can be replayed.
- * (jqwik was the issue's suggestion; its current release asks AI agents not to use it, so the generator is written
- * here, with JUnit's parameterized tests.)
+ * Each scenario is generated from its seed; a failure names the seed and the scenario, so
+ * it can be replayed. (jqwik was the issue's suggestion; its current release asks AI
+ * agents not to use it, so the generator is written here, with JUnit's parameterized
+ * tests.)
  */
 class PoolUnderFaultsPropertyTests {
 
@@ -45,9 +47,8 @@ class PoolUnderFaultsPropertyTests {
 
 	}
 
-	record Scenario(long seed, int threads, int initialSize, int maxSize, double launchFaultRate,
-			double syncFaultRate, double queryFaultRate, double createFaultRate, boolean sticky,
-			List<List<Action>> programs) {
+	record Scenario(long seed, int threads, int initialSize, int maxSize, double launchFaultRate, double syncFaultRate,
+			double queryFaultRate, double createFaultRate, boolean sticky, List<List<Action>> programs) {
 
 		static Scenario generate(long seed) {
 			SplittableRandom random = new SplittableRandom(seed);
@@ -150,7 +151,8 @@ class PoolUnderFaultsPropertyTests {
 					session = step(session, action);
 				}
 				catch (OffloadException | BackendException | IllegalStateException ex) {
-					// Injected faults, failed devices and timeouts are expected; the invariants are checked anyway.
+					// Injected faults, failed devices and timeouts are expected; the
+					// invariants are checked anyway.
 					if (session != null && (session.isClosed() || session.failure() != null)) {
 						session = end(session);
 					}

@@ -23,8 +23,8 @@ import dev.offload.test.kernel.TestKernels;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Load with faults injected at random. The {@code get(..)} bounds below detect deadlocks; they are far above the time
- * the work needs and measure nothing.
+ * Load with faults injected at random. The {@code get(..)} bounds below detect deadlocks;
+ * they are far above the time the work needs and measure nothing.
  */
 class SoakUnderFaultsTests {
 
@@ -41,7 +41,7 @@ class SoakUnderFaultsTests {
 			.streamPool(new StreamPoolConfig(8, 48, Duration.ofSeconds(30)))
 			.build();
 		Device device = registry.device(0);
-				AtomicLong completed = new AtomicLong();
+		AtomicLong completed = new AtomicLong();
 		AtomicLong failed = new AtomicLong();
 		List<CompletableFuture<Void>> asyncCloses = Collections.synchronizedList(new ArrayList<>());
 		long deadline = System.nanoTime() + Duration.ofSeconds(2).toNanos();
@@ -100,6 +100,5 @@ class SoakUnderFaultsTests {
 		assertThat(device.eventPool().inUse()).isZero();
 		assertThat(registry.close(Duration.ofSeconds(10))).isTrue();
 	}
-
 
 }

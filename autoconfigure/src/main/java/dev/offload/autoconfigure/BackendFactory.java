@@ -21,9 +21,10 @@ import dev.offload.spi.BackendProvider;
 import dev.offload.spi.BackendSelection;
 
 /**
- * Chooses the {@link Backend} that {@code offload.backend} asks for, once: {@code host}, {@code cuda} (or a startup
- * failure that says why CUDA is not usable), or for {@code auto} CUDA when it is usable, else host; then creates it
- * with one log line that says why when {@code auto} fell back to the host emulation.
+ * Chooses the {@link Backend} that {@code offload.backend} asks for, once: {@code host},
+ * {@code cuda} (or a startup failure that says why CUDA is not usable), or for
+ * {@code auto} CUDA when it is usable, else host; then creates it with one log line that
+ * says why when {@code auto} fell back to the host emulation.
  */
 final class BackendFactory {
 
@@ -48,7 +49,8 @@ final class BackendFactory {
 	 * Creates a factory.
 	 * @param properties the configuration
 	 * @param cuda the provider of the CUDA backend
-	 * @param environment where the configuration was bound from, to report values as typed; or {@code null}
+	 * @param environment where the configuration was bound from, to report values as
+	 * typed; or {@code null}
 	 */
 	BackendFactory(OffloadProperties properties, BackendProvider cuda, Environment environment) {
 		this.properties = properties;
@@ -57,7 +59,8 @@ final class BackendFactory {
 	}
 
 	/**
-	 * Creates a factory over Offload's CUDA backend, or over one that says JCuda is missing.
+	 * Creates a factory over Offload's CUDA backend, or over one that says JCuda is
+	 * missing.
 	 * @param properties the configuration
 	 * @param classLoader the application's class loader, where JCuda must be
 	 * @param environment where the configuration was bound from
@@ -66,7 +69,8 @@ final class BackendFactory {
 	static BackendFactory of(OffloadProperties properties, ClassLoader classLoader, Environment environment) {
 		BackendProvider cuda;
 		if (properties.getBackend() == BackendType.HOST) {
-			// Neither probed nor created on the host backend: JCuda's large driver class is not even loaded.
+			// Neither probed nor created on the host backend: JCuda's large driver class
+			// is not even loaded.
 			cuda = new UnavailableProvider("cuda", "'" + BACKEND_PROPERTY + "' is 'host'");
 		}
 		else {
@@ -77,17 +81,17 @@ final class BackendFactory {
 	}
 
 	/**
-	 * Decides which backend to create, without creating it; probes CUDA unless {@code offload.backend} is
-	 * {@code host}.
-	 * @return the selection; its provider is {@code null} when CUDA is required and not usable
+	 * Decides which backend to create, without creating it; probes CUDA unless
+	 * {@code offload.backend} is {@code host}.
+	 * @return the selection; its provider is {@code null} when CUDA is required and not
+	 * usable
 	 * @throws InvalidOffloadConfigurationException if a host setting is out of bounds
 	 */
 	BackendSelection select() {
 		BackendType type = this.properties.getBackend();
 		String requested = type.name().toLowerCase(Locale.ROOT);
 		if (type == BackendType.HOST) {
-			return selection(requested, hostProvider(), false,
-					"'" + BACKEND_PROPERTY + "' is 'host'");
+			return selection(requested, hostProvider(), false, "'" + BACKEND_PROPERTY + "' is 'host'");
 		}
 		BackendAvailability availability = probe(this.cuda);
 		if (availability.available()) {
@@ -110,18 +114,19 @@ final class BackendFactory {
 			return provider.probe();
 		}
 		catch (RuntimeException | LinkageError ex) {
-			// A probe should not throw; one that does (natives that fail to link) means the backend cannot run.
+			// A probe should not throw; one that does (natives that fail to link) means
+			// the backend cannot run.
 			return BackendAvailability.unavailable(describe(ex));
 		}
 	}
 
 	/**
-	 * Creates the selected backend. When {@code auto} chose CUDA and it fails to start, falls back to the host
-	 * emulation with a warning.
+	 * Creates the selected backend. When {@code auto} chose CUDA and it fails to start,
+	 * falls back to the host emulation with a warning.
 	 * @param selection the selection
 	 * @return the backend
-	 * @throws InvalidOffloadConfigurationException if {@code offload.backend} is {@code cuda} and CUDA is not usable,
-	 * or a host setting is out of bounds
+	 * @throws InvalidOffloadConfigurationException if {@code offload.backend} is
+	 * {@code cuda} and CUDA is not usable, or a host setting is out of bounds
 	 */
 	Backend create(BackendSelection selection) {
 		if (!selection.isChosen()) {
@@ -146,13 +151,11 @@ final class BackendFactory {
 	}
 
 	private InvalidOffloadConfigurationException cudaUnusable(String reason, Throwable cause) {
-		return this.errors.invalid(BACKEND_PROPERTY, "cuda",
-				"CUDA is not usable: " + reason,
+		return this.errors.invalid(BACKEND_PROPERTY, "cuda", "CUDA is not usable: " + reason,
 				"Run on a machine with an NVIDIA GPU and driver that this process can see (check nvidia-smi and "
 						+ "CUDA_VISIBLE_DEVICES), with JCuda and its natives for this platform on the classpath "
-						+ "(offload-spring-boot-starter brings them for linux-x86_64); or set '"
-						+ BACKEND_PROPERTY + "' to 'auto' to fall back to the host emulation, or "
-						+ "to 'host'.",
+						+ "(offload-spring-boot-starter brings them for linux-x86_64); or set '" + BACKEND_PROPERTY
+						+ "' to 'auto' to fall back to the host emulation, or " + "to 'host'.",
 				cause);
 	}
 
@@ -174,15 +177,18 @@ final class BackendFactory {
 		}
 		DataSize memory = host.getMemory();
 		if (memory != null) {
-			this.errors.check("offload.host.memory", memory, "Set 'offload.host.memory' to a positive size, such as "
-					+ "8GB, or remove it to report the JVM's maximum heap.", () -> builder.memoryBytes(memory.toBytes()));
+			this.errors.check("offload.host.memory", memory,
+					"Set 'offload.host.memory' to a positive size, such as "
+							+ "8GB, or remove it to report the JVM's maximum heap.",
+					() -> builder.memoryBytes(memory.toBytes()));
 		}
 		List<String> names = host.getDeviceNames();
 		String namesAction = "List one name in 'offload.host.device-names' for each of the " + host.getDeviceCount()
 				+ " device(s) of 'offload.host.device-count', or remove it.";
 		this.errors.check("offload.host.device-names", names, namesAction, () -> builder.deviceNames(names));
 		if (names != null && !names.isEmpty() && names.size() != host.getDeviceCount()) {
-			// Checked here rather than when the backend is built, so that a selection never holds a provider that
+			// Checked here rather than when the backend is built, so that a selection
+			// never holds a provider that
 			// cannot create its backend.
 			throw this.errors.invalid("offload.host.device-names", names,
 					"deviceNames must name each of the " + host.getDeviceCount() + " devices, was " + names,

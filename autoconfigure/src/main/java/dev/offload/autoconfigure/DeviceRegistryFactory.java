@@ -28,9 +28,9 @@ import dev.offload.autoconfigure.OffloadProperties.PoolOverride;
 import dev.offload.spi.Backend;
 
 /**
- * Builds the {@link DeviceRegistry} from {@link OffloadProperties}, turning what core rejects into an
- * {@link InvalidOffloadConfigurationException} that names the property (by the setting core names, never by its
- * message text).
+ * Builds the {@link DeviceRegistry} from {@link OffloadProperties}, turning what core
+ * rejects into an {@link InvalidOffloadConfigurationException} that names the property
+ * (by the setting core names, never by its message text).
  */
 final class DeviceRegistryFactory {
 
@@ -49,7 +49,8 @@ final class DeviceRegistryFactory {
 	/**
 	 * Creates a factory.
 	 * @param properties the configuration
-	 * @param environment where it was bound from, to report values as typed; or {@code null}
+	 * @param environment where it was bound from, to report values as typed; or
+	 * {@code null}
 	 */
 	DeviceRegistryFactory(OffloadProperties properties, Environment environment) {
 		this.properties = properties;
@@ -60,7 +61,8 @@ final class DeviceRegistryFactory {
 	 * Builds the registry.
 	 * @param backend the backend
 	 * @param listener the listener of every device
-	 * @param beans where the executor that {@code offload.async.executor} names is looked up
+	 * @param beans where the executor that {@code offload.async.executor} names is looked
+	 * up
 	 * @return the registry
 	 * @throws InvalidOffloadConfigurationException naming the first invalid property
 	 */
@@ -96,7 +98,8 @@ final class DeviceRegistryFactory {
 	}
 
 	private Executor completionExecutor(BeanFactory beans, String name) {
-		String action = "Define an Executor or TaskExecutor bean named '" + name + "', or leave 'offload.async.executor' "
+		String action = "Define an Executor or TaskExecutor bean named '" + name
+				+ "', or leave 'offload.async.executor' "
 				+ "unset to complete asynchronous work on Offload's own executor.";
 		try {
 			return beans.getBean(name, Executor.class);
@@ -113,8 +116,7 @@ final class DeviceRegistryFactory {
 	private InvalidOffloadConfigurationException noSuchDevice(NoSuchDeviceException ex, List<Integer> ids) {
 		if (ids != null && ids.contains(ex.getDeviceId())) {
 			return this.errors.invalid(DEVICES, this.properties.getDevices(),
-					"device " + ex.getDeviceId() + " does not exist; the backend's devices are "
-							+ ex.getAvailableIds(),
+					"device " + ex.getDeviceId() + " does not exist; the backend's devices are " + ex.getAvailableIds(),
 					"List only existing device ids in '" + DEVICES + "' (" + ex.getAvailableIds()
 							+ "), or set it to 'all'.",
 					ex);
@@ -122,7 +124,8 @@ final class DeviceRegistryFactory {
 		String key = devicesConfigKey(ex.getDeviceId());
 		String action = (ids != null)
 				? "Remove '" + DEVICES_CONFIG + key + "', or add device " + ex.getDeviceId() + " to '" + DEVICES + "'."
-				: "Remove '" + DEVICES_CONFIG + key + "', or configure one of the devices " + ex.getAvailableIds() + ".";
+				: "Remove '" + DEVICES_CONFIG + key + "', or configure one of the devices " + ex.getAvailableIds()
+						+ ".";
 		return this.errors.invalid(DEVICES_CONFIG + key, ex.getDeviceId(),
 				"there is no device " + ex.getDeviceId() + " among the devices in use " + ex.getAvailableIds(), action,
 				ex);
@@ -142,7 +145,8 @@ final class DeviceRegistryFactory {
 	 * @param properties the configuration
 	 * @param errors how to report an entry that is not an id
 	 * @return the ids, or {@code null} for all devices
-	 * @throws InvalidOffloadConfigurationException if an entry is neither {@code all} nor an id
+	 * @throws InvalidOffloadConfigurationException if an entry is neither {@code all} nor
+	 * an id
 	 */
 	static List<Integer> deviceIds(OffloadProperties properties, SettingErrors errors) {
 		List<String> devices = properties.getDevices();
@@ -152,8 +156,8 @@ final class DeviceRegistryFactory {
 		}
 		List<Integer> ids = new ArrayList<>();
 		for (String device : devices) {
-			ids.add(parseId(errors, DEVICES, devices, device, "Set '" + DEVICES + "' to 'all' or to a list of device ids, "
-					+ "such as 0,1."));
+			ids.add(parseId(errors, DEVICES, devices, device,
+					"Set '" + DEVICES + "' to 'all' or to a list of device ids, " + "such as 0,1."));
 		}
 		return ids;
 	}
@@ -186,13 +190,13 @@ final class DeviceRegistryFactory {
 					"Key each entry of 'offload.devices-config' by a device id, such as "
 							+ "'offload.devices-config.1.stream-pool.initial-size'.");
 			PoolOverride override = entry.getValue().getStreamPool();
-			configs.put(id, poolConfig(
-					or(override.getInitialSize(), shared.getInitialSize()),
-					(override.getInitialSize() != null) ? prefix : STREAM_POOL,
-					or(override.getMaxSize(), shared.getMaxSize()),
-					(override.getMaxSize() != null) ? prefix : STREAM_POOL,
-					or(override.getBorrowTimeout(), shared.getBorrowTimeout()),
-					(override.getBorrowTimeout() != null) ? prefix : STREAM_POOL));
+			configs.put(id,
+					poolConfig(or(override.getInitialSize(), shared.getInitialSize()),
+							(override.getInitialSize() != null) ? prefix : STREAM_POOL,
+							or(override.getMaxSize(), shared.getMaxSize()),
+							(override.getMaxSize() != null) ? prefix : STREAM_POOL,
+							or(override.getBorrowTimeout(), shared.getBorrowTimeout()),
+							(override.getBorrowTimeout() != null) ? prefix : STREAM_POOL));
 		}
 		return configs;
 	}
@@ -202,7 +206,8 @@ final class DeviceRegistryFactory {
 	}
 
 	/**
-	 * Builds a pool configuration; each prefix says where its value came from, to name the property at fault.
+	 * Builds a pool configuration; each prefix says where its value came from, to name
+	 * the property at fault.
 	 */
 	private StreamPoolConfig poolConfig(int initialSize, String initialFrom, int maxSize, String maxFrom,
 			Duration borrowTimeout, String timeoutFrom) {
@@ -212,8 +217,7 @@ final class DeviceRegistryFactory {
 			String prefix = STREAM_POOL + "lanes." + entry.getKey().name().toLowerCase(Locale.ROOT) + ".";
 			Lane lane = entry.getValue();
 			if (lane.getMaxSessions() == null) {
-				throw this.errors.invalid(prefix + "max-sessions", null,
-						"a lane needs its maximum number of sessions",
+				throw this.errors.invalid(prefix + "max-sessions", null, "a lane needs its maximum number of sessions",
 						"Set '" + prefix + "max-sessions' to 1 or more, or remove the lane.", null);
 			}
 			try {
@@ -234,8 +238,8 @@ final class DeviceRegistryFactory {
 		return config;
 	}
 
-	private StreamPoolConfig poolConfigWithoutLanes(int initialSize, String initialFrom, int maxSize,
-			String maxFrom, Duration borrowTimeout, String timeoutFrom) {
+	private StreamPoolConfig poolConfigWithoutLanes(int initialSize, String initialFrom, int maxSize, String maxFrom,
+			Duration borrowTimeout, String timeoutFrom) {
 		String initialProperty = initialFrom + "initial-size";
 		String maxProperty = maxFrom + "max-size";
 		String timeoutProperty = timeoutFrom + "borrow-timeout";
@@ -252,10 +256,11 @@ final class DeviceRegistryFactory {
 						"Set '" + initialProperty + "' to 1 or more.", ex);
 				case "borrowTimeout" -> this.errors.invalid(timeoutProperty, borrowTimeout, ex.getMessage(),
 						"Set '" + timeoutProperty + "' to a positive duration, such as 30s.", ex);
-				default -> this.errors.invalid(maxProperty, maxSize, ex.getMessage(),
-						"Set '" + maxProperty + "' to 0 for a pool without bound, or to at least '" + initialProperty
-								+ "' (" + initialSize + "); or lower '" + initialProperty + "'.",
-						ex);
+				default ->
+					this.errors.invalid(maxProperty, maxSize, ex.getMessage(),
+							"Set '" + maxProperty + "' to 0 for a pool without bound, or to at least '"
+									+ initialProperty + "' (" + initialSize + "); or lower '" + initialProperty + "'.",
+							ex);
 			};
 		}
 	}

@@ -11,8 +11,9 @@ import org.springframework.core.env.Environment;
 import dev.offload.OffloadException;
 
 /**
- * A value under {@code offload.*} that Offload cannot start with; it names the property, the value, what is wrong
- * and how to fix it, for a failure analyzer to report at startup.
+ * A value under {@code offload.*} that Offload cannot start with; it names the property,
+ * the value, what is wrong and how to fix it, for a failure analyzer to report at
+ * startup.
  */
 public class InvalidOffloadConfigurationException extends OffloadException {
 
@@ -28,7 +29,8 @@ public class InvalidOffloadConfigurationException extends OffloadException {
 
 	/**
 	 * Creates an exception.
-	 * @param property the property's full name, such as {@code offload.stream-pool.max-size}
+	 * @param property the property's full name, such as
+	 * {@code offload.stream-pool.max-size}
 	 * @param value the value bound to it
 	 * @param reason what is wrong with the value
 	 * @param action how to fix it
@@ -41,7 +43,8 @@ public class InvalidOffloadConfigurationException extends OffloadException {
 
 	/**
 	 * Creates an exception that says where the value was set.
-	 * @param property the property's full name, such as {@code offload.stream-pool.max-size}
+	 * @param property the property's full name, such as
+	 * {@code offload.stream-pool.max-size}
 	 * @param value the value as the user typed it, or as bound when it was not typed
 	 * @param reason what is wrong with the value
 	 * @param action how to fix it
@@ -59,11 +62,15 @@ public class InvalidOffloadConfigurationException extends OffloadException {
 	}
 
 	/**
-	 * Creates an exception for a property of the environment, with its value as the user typed it (such as
-	 * {@code -5s} rather than the bound {@code PT-5S}) and where it was set.
-	 * @param environment the environment the property was bound from, or {@code null} to use the bound value
-	 * @param property the property's full name, such as {@code offload.stream-pool.max-size}
-	 * @param boundValue the bound value, shown when the property is not in the environment (a default)
+	 * Creates an exception for a property of the environment, with its value as the user
+	 * typed it (such as {@code -5s} rather than the bound {@code PT-5S}) and where it was
+	 * set.
+	 * @param environment the environment the property was bound from, or {@code null} to
+	 * use the bound value
+	 * @param property the property's full name, such as
+	 * {@code offload.stream-pool.max-size}
+	 * @param boundValue the bound value, shown when the property is not in the
+	 * environment (a default)
 	 * @param reason what is wrong with the value
 	 * @param action how to fix it
 	 * @param cause the error that revealed it, or {@code null}

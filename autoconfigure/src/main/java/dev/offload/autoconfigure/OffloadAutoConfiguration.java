@@ -18,14 +18,17 @@ import dev.offload.spi.Backend;
 import dev.offload.spi.BackendSelection;
 
 /**
- * {@link AutoConfiguration Auto-configuration} of Offload: the {@link Backend} ({@code offload.backend}), the
- * {@link DeviceRegistry} (which opens sessions), one {@link StreamPool} bean per device ({@code streamPool0},
- * {@code streamPool1}, ...) and the {@link OffloadLifecycle} that shuts them down in order. Every bean backs off when
- * the application defines its own. The futures of asynchronous work complete on the executor bean that
- * {@code offload.async.executor} names, else on {@link DeviceRegistry#defaultCompletionExecutor()}.
+ * {@link AutoConfiguration Auto-configuration} of Offload: the {@link Backend}
+ * ({@code offload.backend}), the {@link DeviceRegistry} (which opens sessions), one
+ * {@link StreamPool} bean per device ({@code streamPool0}, {@code streamPool1}, ...) and
+ * the {@link OffloadLifecycle} that shuts them down in order. Every bean backs off when
+ * the application defines its own. The futures of asynchronous work complete on the
+ * executor bean that {@code offload.async.executor} names, else on
+ * {@link DeviceRegistry#defaultCompletionExecutor()}.
  * <p>
- * Declare {@link OffloadListener} beans to observe the pools and sessions: the registry calls them all, in order.
- * They are created before the registry, so they must not depend on it (inject an {@code ObjectProvider} if needed).
+ * Declare {@link OffloadListener} beans to observe the pools and sessions: the registry
+ * calls them all, in order. They are created before the registry, so they must not depend
+ * on it (inject an {@code ObjectProvider} if needed).
  */
 @AutoConfiguration
 @EnableConfigurationProperties(OffloadProperties.class)
@@ -51,7 +54,8 @@ public final class OffloadAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	OffloadLifecycle offloadLifecycle(ObjectProvider<DeviceRegistry> registries, OffloadProperties properties) {
-		return new OffloadLifecycle(registries.orderedStream().toList(), properties.getShutdown().getAwaitTermination());
+		return new OffloadLifecycle(registries.orderedStream().toList(),
+				properties.getShutdown().getAwaitTermination());
 	}
 
 	@Bean

@@ -9,8 +9,9 @@ import dev.offload.StreamPool;
 import dev.offload.spi.BackendSelection;
 
 /**
- * The factory methods of the beans that {@link StreamPoolBeanDefinitions} registers, named in their definitions
- * (rather than given as lambdas) so that Spring AOT can generate code for them.
+ * The factory methods of the beans that {@link StreamPoolBeanDefinitions} registers,
+ * named in their definitions (rather than given as lambdas) so that Spring AOT can
+ * generate code for them.
  */
 final class OffloadBeanMethods {
 

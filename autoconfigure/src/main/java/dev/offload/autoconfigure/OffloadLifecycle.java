@@ -15,22 +15,24 @@ import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 
 /**
- * Shuts Offload down in order when the application context closes: stop lending, wait up to
- * {@code offload.shutdown.await-termination} for sessions in flight, then destroy the streams and release the
- * devices. A stream still lent when the wait ends is never destroyed under its user; {@link DeviceRegistry#close}
- * logs each device that still has work.
+ * Shuts Offload down in order when the application context closes: stop lending, wait up
+ * to {@code offload.shutdown.await-termination} for sessions in flight, then destroy the
+ * streams and release the devices. A stream still lent when the wait ends is never
+ * destroyed under its user; {@link DeviceRegistry#close} logs each device that still has
+ * work.
  * <p>
- * It stops in {@link #PHASE}, after the web server and other lifecycle beans of higher phases stopped taking work.
- * Only the close of its own context closes the registries: a stop without a close ({@code context.stop()}, or the
- * pause of a cached test context that Spring's TestContext framework makes when another context runs) leaves them
- * open, so a later {@code start()} or {@code restart()} finds them working.
+ * It stops in {@link #PHASE}, after the web server and other lifecycle beans of higher
+ * phases stopped taking work. Only the close of its own context closes the registries: a
+ * stop without a close ({@code context.stop()}, or the pause of a cached test context
+ * that Spring's TestContext framework makes when another context runs) leaves them open,
+ * so a later {@code start()} or {@code restart()} finds them working.
  */
-public final class OffloadLifecycle implements SmartLifecycle, ApplicationListener<ContextClosedEvent>,
-		ApplicationContextAware {
+public final class OffloadLifecycle
+		implements SmartLifecycle, ApplicationListener<ContextClosedEvent>, ApplicationContextAware {
 
 	/**
-	 * The phase: below the web server's graceful shutdown ({@code DEFAULT_PHASE - 1024}) and stop
-	 * ({@code DEFAULT_PHASE - 2048}), so Offload stops after them.
+	 * The phase: below the web server's graceful shutdown ({@code DEFAULT_PHASE - 1024})
+	 * and stop ({@code DEFAULT_PHASE - 2048}), so Offload stops after them.
 	 */
 	public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
 
@@ -49,7 +51,8 @@ public final class OffloadLifecycle implements SmartLifecycle, ApplicationListen
 	/**
 	 * Creates the lifecycle.
 	 * @param registries the registries to close
-	 * @param awaitTermination how long to wait for sessions in flight, for all registries together
+	 * @param awaitTermination how long to wait for sessions in flight, for all registries
+	 * together
 	 */
 	public OffloadLifecycle(List<DeviceRegistry> registries, Duration awaitTermination) {
 		this.registries = List.copyOf(registries);
@@ -62,8 +65,9 @@ public final class OffloadLifecycle implements SmartLifecycle, ApplicationListen
 	}
 
 	/**
-	 * Notes that the context is closing (the event comes before the lifecycle beans stop), so that {@link #stop()}
-	 * closes the registries; a closing child context is not this one.
+	 * Notes that the context is closing (the event comes before the lifecycle beans
+	 * stop), so that {@link #stop()} closes the registries; a closing child context is
+	 * not this one.
 	 * @param event the event
 	 */
 	@Override
@@ -79,8 +83,8 @@ public final class OffloadLifecycle implements SmartLifecycle, ApplicationListen
 	}
 
 	/**
-	 * Closes the registries, waiting for sessions in flight, when the context closes; otherwise only marks the
-	 * lifecycle stopped.
+	 * Closes the registries, waiting for sessions in flight, when the context closes;
+	 * otherwise only marks the lifecycle stopped.
 	 */
 	@Override
 	public void stop() {
@@ -107,9 +111,10 @@ public final class OffloadLifecycle implements SmartLifecycle, ApplicationListen
 			int sessions = device.activeSessions();
 			int lent = device.streamPool().inUse();
 			if (sessions > 0 || lent > 0) {
-				logger.info("Offload is shutting down: device {} has {} session(s) in flight and {} stream(s) lent; "
-						+ "waiting up to {} ms for them", device.id(), sessions, lent,
-						this.awaitTermination.toMillis());
+				logger.info(
+						"Offload is shutting down: device {} has {} session(s) in flight and {} stream(s) lent; "
+								+ "waiting up to {} ms for them",
+						device.id(), sessions, lent, this.awaitTermination.toMillis());
 			}
 		}
 	}
@@ -120,8 +125,8 @@ public final class OffloadLifecycle implements SmartLifecycle, ApplicationListen
 	}
 
 	/**
-	 * Returns {@code false}: pausing a context (as Spring's test framework does with cached contexts) must not touch
-	 * the devices.
+	 * Returns {@code false}: pausing a context (as Spring's test framework does with
+	 * cached contexts) must not touch the devices.
 	 * @return {@code false}
 	 */
 	@Override

@@ -13,8 +13,8 @@ import org.springframework.util.unit.DataSize;
 import dev.offload.StreamPriority;
 
 /**
- * Configuration of Offload's devices, stream pools and shutdown, bound from {@code offload.*}.
- * <pre>{@code
+ * Configuration of Offload's devices, stream pools and shutdown, bound from
+ * {@code offload.*}. <pre>{@code
  * offload:
  *   backend: auto
  *   stream-pool:
@@ -32,7 +32,8 @@ import dev.offload.StreamPriority;
  *         initial-size: 64
  * }</pre>
  */
-// Unknown keys fail binding, so that a misspelt setting is reported rather than silently ignored.
+// Unknown keys fail binding, so that a misspelt setting is reported rather than silently
+// ignored.
 @ConfigurationProperties(prefix = "offload", ignoreUnknownFields = false)
 public class OffloadProperties {
 
@@ -42,8 +43,8 @@ public class OffloadProperties {
 	public static final String ALL_DEVICES = "all";
 
 	/**
-	 * Backend that runs the work: 'auto' uses CUDA when JCuda and a usable GPU are present, else the host
-	 * emulation.
+	 * Backend that runs the work: 'auto' uses CUDA when JCuda and a usable GPU are
+	 * present, else the host emulation.
 	 */
 	private BackendType backend = BackendType.AUTO;
 
@@ -58,8 +59,9 @@ public class OffloadProperties {
 	private final Pool streamPool = new Pool();
 
 	/**
-	 * Per-device settings, keyed by device id, such as 'offload.devices-config.1.stream-pool.initial-size'. Each
-	 * setting left out is taken from the shared one, such as 'offload.stream-pool.initial-size'.
+	 * Per-device settings, keyed by device id, such as
+	 * 'offload.devices-config.1.stream-pool.initial-size'. Each setting left out is taken
+	 * from the shared one, such as 'offload.stream-pool.initial-size'.
 	 */
 	private final Map<String, DeviceConfig> devicesConfig = new LinkedHashMap<>();
 
@@ -94,7 +96,8 @@ public class OffloadProperties {
 	private final Session session = new Session();
 
 	/**
-	 * Time a session may stay open before it is reported as a possible leak. Leak detection is off when unset.
+	 * Time a session may stay open before it is reported as a possible leak. Leak
+	 * detection is off when unset.
 	 */
 	private Duration leakDetectionThreshold;
 
@@ -104,8 +107,9 @@ public class OffloadProperties {
 	private final Aop aop = new Aop();
 
 	/**
-	 * Settings of the offload-test artifact's test support, such as offload.test.faults.launch.fail-at (see the
-	 * testing guide). Read only by that artifact; ignored elsewhere.
+	 * Settings of the offload-test artifact's test support, such as
+	 * offload.test.faults.launch.fail-at (see the testing guide). Read only by that
+	 * artifact; ignored elsewhere.
 	 */
 	private final Map<String, String> test = new LinkedHashMap<>();
 
@@ -179,7 +183,8 @@ public class OffloadProperties {
 	public enum BackendType {
 
 		/**
-		 * CUDA when JCuda is on the classpath and a GPU is usable, else the host emulation.
+		 * CUDA when JCuda is on the classpath and a GPU is usable, else the host
+		 * emulation.
 		 */
 		AUTO,
 
@@ -201,8 +206,8 @@ public class OffloadProperties {
 	public static class Pool {
 
 		/**
-		 * Number of streams created for a priority class on its first borrow. The pool doubles from there when
-		 * every stream is lent.
+		 * Number of streams created for a priority class on its first borrow. The pool
+		 * doubles from there when every stream is lent.
 		 */
 		private int initialSize = 32;
 
@@ -217,9 +222,10 @@ public class OffloadProperties {
 		private Duration borrowTimeout = Duration.ofSeconds(30);
 
 		/**
-		 * Limits per priority class ('normal', 'high'): at most 'max-sessions' sessions of the class hold a stream at
-		 * once, so that one class cannot take every stream; a borrow of a full lane waits up to its
-		 * 'borrow-timeout' (default: the pool's). Applies to every device.
+		 * Limits per priority class ('normal', 'high'): at most 'max-sessions' sessions
+		 * of the class hold a stream at once, so that one class cannot take every stream;
+		 * a borrow of a full lane waits up to its 'borrow-timeout' (default: the pool's).
+		 * Applies to every device.
 		 */
 		private final Map<StreamPriority, Lane> lanes = new EnumMap<>(StreamPriority.class);
 
@@ -264,8 +270,8 @@ public class OffloadProperties {
 		private Integer maxSessions;
 
 		/**
-		 * Maximum time a borrow of this priority class waits when the lane (or the pool) is full. Default: the
-		 * pool's borrow timeout.
+		 * Maximum time a borrow of this priority class waits when the lane (or the pool)
+		 * is full. Default: the pool's borrow timeout.
 		 */
 		private Duration borrowTimeout;
 
@@ -319,7 +325,8 @@ public class OffloadProperties {
 		private Integer maxSize;
 
 		/**
-		 * Maximum time a borrow waits for a stream when this device's bounded pool is full.
+		 * Maximum time a borrow waits for a stream when this device's bounded pool is
+		 * full.
 		 */
 		private Duration borrowTimeout;
 
@@ -365,8 +372,8 @@ public class OffloadProperties {
 		private List<String> deviceNames = new ArrayList<>();
 
 		/**
-		 * Number of worker threads per emulated device, which bounds how many of its streams run at once. Default:
-		 * one per available processor, at least 2.
+		 * Number of worker threads per emulated device, which bounds how many of its
+		 * streams run at once. Default: one per available processor, at least 2.
 		 */
 		private Integer workersPerDevice;
 
@@ -415,7 +422,8 @@ public class OffloadProperties {
 	public static class BufferCache {
 
 		/**
-		 * Maximum memory of freed buffers that a device keeps for reuse, or 0 to free them at once.
+		 * Maximum memory of freed buffers that a device keeps for reuse, or 0 to free
+		 * them at once.
 		 */
 		private DataSize maxSize = DataSize.ofMegabytes(256);
 
@@ -435,9 +443,10 @@ public class OffloadProperties {
 	public static class Session {
 
 		/**
-		 * Time from a session's opening after which its caller stops waiting for a stream or for the session's work
-		 * and gets a SessionTimeoutException; the stream goes back to the pool once the work is done. Applies to
-		 * sessions opened without a timeout of their own (such as '@Offload(timeout = "2s")'). No timeout when
+		 * Time from a session's opening after which its caller stops waiting for a stream
+		 * or for the session's work and gets a SessionTimeoutException; the stream goes
+		 * back to the pool once the work is done. Applies to sessions opened without a
+		 * timeout of their own (such as '@Offload(timeout = "2s")'). No timeout when
 		 * unset.
 		 */
 		private Duration timeout;
@@ -458,9 +467,10 @@ public class OffloadProperties {
 	public static class Shutdown {
 
 		/**
-		 * Maximum time shutdown waits, once new sessions are refused, for the sessions in flight to end before the
-		 * devices are released. Sessions still waiting for their work after it are failed with a
-		 * StreamPoolClosedException; streams still lent are never destroyed.
+		 * Maximum time shutdown waits, once new sessions are refused, for the sessions in
+		 * flight to end before the devices are released. Sessions still waiting for their
+		 * work after it are failed with a StreamPoolClosedException; streams still lent
+		 * are never destroyed.
 		 */
 		private Duration awaitTermination = Duration.ofSeconds(10);
 
@@ -480,9 +490,11 @@ public class OffloadProperties {
 	public static class Async {
 
 		/**
-		 * Name of the Executor (or TaskExecutor) bean that completes the futures of asynchronous work, where their
-		 * continuations run, such as 'applicationTaskExecutor'. Unset: Offload's own fork/join pool of
-		 * 'offload-async' threads, one per CPU, which adds a thread when a continuation waits for another future.
+		 * Name of the Executor (or TaskExecutor) bean that completes the futures of
+		 * asynchronous work, where their continuations run, such as
+		 * 'applicationTaskExecutor'. Unset: Offload's own fork/join pool of
+		 * 'offload-async' threads, one per CPU, which adds a thread when a continuation
+		 * waits for another future.
 		 */
 		private String executor;
 
@@ -513,20 +525,20 @@ public class OffloadProperties {
 	}
 
 	/**
-	 * Settings of the readiness probe ('/actuator/health/readiness'). The liveness probe never changes for device
-	 * reasons: a restart is the operator's call.
+	 * Settings of the readiness probe ('/actuator/health/readiness'). The liveness probe
+	 * never changes for device reasons: a restart is the operator's call.
 	 */
 	public static class Readiness {
 
 		/**
-		 * Whether the readiness probe refuses traffic once a device failed with a sticky error. The device only comes
-		 * back when the process restarts.
+		 * Whether the readiness probe refuses traffic once a device failed with a sticky
+		 * error. The device only comes back when the process restarts.
 		 */
 		private boolean onDeviceFailure = true;
 
 		/**
-		 * Whether the readiness probe refuses traffic while a device's stream pool is saturated (borrowers wait for a
-		 * stream of a full bounded pool).
+		 * Whether the readiness probe refuses traffic while a device's stream pool is
+		 * saturated (borrowers wait for a stream of a full bounded pool).
 		 */
 		private boolean onSaturation = false;
 
@@ -554,7 +566,8 @@ public class OffloadProperties {
 	public static class Aop {
 
 		/**
-		 * Whether to proxy beans with @Offload classes or methods so that their calls run in an Offload session.
+		 * Whether to proxy beans with @Offload classes or methods so that their calls run
+		 * in an Offload session.
 		 */
 		private boolean enabled = true;
 

@@ -2,10 +2,9 @@ package dev.offload.autoconfigure;
 
 import org.springframework.core.env.Environment;
 
-
 /**
- * Turns what core rejects into an {@link InvalidOffloadConfigurationException} that names the property, with its
- * value as the user typed it and where it was set.
+ * Turns what core rejects into an {@link InvalidOffloadConfigurationException} that names
+ * the property, with its value as the user typed it and where it was set.
  */
 final class SettingErrors {
 
@@ -13,7 +12,8 @@ final class SettingErrors {
 
 	/**
 	 * Creates the errors of one environment.
-	 * @param environment where the properties were bound from, or {@code null} to report the bound values
+	 * @param environment where the properties were bound from, or {@code null} to report
+	 * the bound values
 	 */
 	SettingErrors(Environment environment) {
 		this.environment = environment;
@@ -34,7 +34,8 @@ final class SettingErrors {
 	}
 
 	/**
-	 * Runs a call that core may reject with an {@link IllegalArgumentException}, and reports that as the property.
+	 * Runs a call that core may reject with an {@link IllegalArgumentException}, and
+	 * reports that as the property.
 	 * @param property the property's full name
 	 * @param boundValue the bound value
 	 * @param action how to fix it

@@ -31,21 +31,25 @@ import dev.offload.spi.BackendSelection;
 import dev.offload.spring.pool.DevicePool;
 
 /**
- * Registers the {@link BackendSelection} bean, made once, and one {@link StreamPool} bean per device, named
- * {@code streamPool0}, {@code streamPool1}, ..., each a view of {@code registry.device(id).streamPool()}; the
- * registry owns the pools, so the beans have no destroy method.
+ * Registers the {@link BackendSelection} bean, made once, and one {@link StreamPool} bean
+ * per device, named {@code streamPool0}, {@code streamPool1}, ..., each a view of
+ * {@code registry.device(id).streamPool()}; the registry owns the pools, so the beans
+ * have no destroy method.
  * <p>
- * The device ids must be known before any bean exists: they are {@code offload.devices} when it lists ids, else the
- * devices of the selected backend ({@code offload.host.device-count} on the host backend, without probing CUDA; the
- * devices the CUDA driver reports otherwise, from the one probe that the selection makes). With an application's own
- * {@link DeviceRegistry}, or its own {@link Backend} and no listed ids, the ids cannot be known yet, and
- * {@link StreamPoolSingletons} registers the pools once the registry exists. With an application's own
+ * The device ids must be known before any bean exists: they are {@code offload.devices}
+ * when it lists ids, else the devices of the selected backend
+ * ({@code offload.host.device-count} on the host backend, without probing CUDA; the
+ * devices the CUDA driver reports otherwise, from the one probe that the selection
+ * makes). With an application's own {@link DeviceRegistry}, or its own {@link Backend}
+ * and no listed ids, the ids cannot be known yet, and {@link StreamPoolSingletons}
+ * registers the pools once the registry exists. With an application's own
  * {@code StreamPool} beans, none are registered.
  * <p>
- * The definitions name their factory methods ({@link OffloadBeanMethods}), so Spring AOT generates code for them.
- * During AOT processing only the ids listed in {@code offload.devices} are registered: the build machine's device
- * count says nothing about where the application runs, so otherwise {@link StreamPoolSingletons} registers the pools
- * at run time.
+ * The definitions name their factory methods ({@link OffloadBeanMethods}), so Spring AOT
+ * generates code for them. During AOT processing only the ids listed in
+ * {@code offload.devices} are registered: the build machine's device count says nothing
+ * about where the application runs, so otherwise {@link StreamPoolSingletons} registers
+ * the pools at run time.
  */
 final class StreamPoolBeanDefinitions
 		implements ImportBeanDefinitionRegistrar, EnvironmentAware, BeanFactoryAware, ResourceLoaderAware {
@@ -87,17 +91,18 @@ final class StreamPoolBeanDefinitions
 
 	@Override
 	public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
-		if (!(registry instanceof ListableBeanFactory beans) || isApplicationDefined(beans, registry, DeviceRegistry.class)
+		if (!(registry instanceof ListableBeanFactory beans)
+				|| isApplicationDefined(beans, registry, DeviceRegistry.class)
 				|| registry.containsBeanDefinition(SELECTION_BEAN_NAME)) {
 			return;
 		}
 		OffloadProperties properties = bindProperties();
 		boolean ownBackend = !isApplicationDefined(beans, registry, Backend.class);
-		// AOT processing writes code for these definitions: no lambda suppliers, and no count probed on the build
+		// AOT processing writes code for these definitions: no lambda suppliers, and no
+		// count probed on the build
 		// machine (which has no GPU); see plannedDeviceIds.
 		// The processor sets a system property, which the environment reads.
-		boolean aotProcessing = this.environment.getProperty(AbstractAotProcessor.AOT_PROCESSING, Boolean.class,
-				false);
+		boolean aotProcessing = this.environment.getProperty(AbstractAotProcessor.AOT_PROCESSING, Boolean.class, false);
 		Supplier<BackendSelection> selection = null;
 		if (ownBackend) {
 			RootBeanDefinition definition = new RootBeanDefinition(OffloadBeanMethods.class);
@@ -106,7 +111,8 @@ final class StreamPoolBeanDefinitions
 			definition.setTargetType(BackendSelection.class);
 			definition.setDescription("The backend Offload runs on, and why");
 			if (!aotProcessing) {
-				// The bean is the selection that counts the devices below, so that CUDA is probed once.
+				// The bean is the selection that counts the devices below, so that CUDA
+				// is probed once.
 				selection = SingletonSupplier.of(() -> OffloadBeanMethods.backendSelection(
 						(properties != null) ? properties : this.beanFactory.getBean(OffloadProperties.class),
 						this.resourceLoader, this.environment));
@@ -138,8 +144,8 @@ final class StreamPoolBeanDefinitions
 	}
 
 	/**
-	 * Binds the configuration, or returns {@code null} if it does not bind (the properties bean then fails with the
-	 * reason).
+	 * Binds the configuration, or returns {@code null} if it does not bind (the
+	 * properties bean then fails with the reason).
 	 */
 	private OffloadProperties bindProperties() {
 		try {
@@ -151,9 +157,10 @@ final class StreamPoolBeanDefinitions
 	}
 
 	/**
-	 * Returns the ids the registry will have, {@code null} if they cannot be known before it exists, or none if the
-	 * configuration is invalid (the registry or backend bean then fails with the reason). Without a selection (an
-	 * application's own backend, or AOT processing), only listed ids are known.
+	 * Returns the ids the registry will have, {@code null} if they cannot be known before
+	 * it exists, or none if the configuration is invalid (the registry or backend bean
+	 * then fails with the reason). Without a selection (an application's own backend, or
+	 * AOT processing), only listed ids are known.
 	 */
 	private static List<Integer> plannedDeviceIds(OffloadProperties properties, Supplier<BackendSelection> selection) {
 		try {

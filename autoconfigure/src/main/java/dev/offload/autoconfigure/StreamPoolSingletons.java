@@ -12,8 +12,10 @@ import dev.offload.StreamPool;
 
 /**
  * Registers the {@code streamPoolN} beans once the {@link DeviceRegistry} exists, when
- * {@link StreamPoolBeanDefinitions} could not know the device ids in advance (an application's own registry or
- * backend, or Spring AOT processing without listed ids). Beans created before the registry do not see these pools: inject the {@link DeviceRegistry} there.
+ * {@link StreamPoolBeanDefinitions} could not know the device ids in advance (an
+ * application's own registry or backend, or Spring AOT processing without listed ids).
+ * Beans created before the registry do not see these pools: inject the
+ * {@link DeviceRegistry} there.
  */
 final class StreamPoolSingletons implements BeanPostProcessor, BeanFactoryAware {
 

@@ -1,5 +1,6 @@
 /**
- * Spring Boot auto-configuration of Offload: properties, backend, device registry, per-device stream pool beans,
- * lifecycle; each feature has its own auto-configuration in a sub-package.
+ * Spring Boot auto-configuration of Offload: properties, backend, device registry,
+ * per-device stream pool beans, lifecycle; each feature has its own auto-configuration in
+ * a sub-package.
  */
 package dev.offload.autoconfigure;

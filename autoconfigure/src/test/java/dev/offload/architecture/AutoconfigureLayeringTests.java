@@ -9,14 +9,16 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 /**
- * The layering of the auto-configuration module's packages, as {@code docs/design.md} ("Packages") states it: the
- * runtime beans ({@code dev.offload.spring..}) never depend on the auto-configurations that create them.
+ * The layering of the auto-configuration module's packages, as {@code docs/design.md}
+ * ("Packages") states it: the runtime beans ({@code dev.offload.spring..}) never depend
+ * on the auto-configurations that create them.
  */
 @AnalyzeClasses(packages = { "dev.offload.autoconfigure", "dev.offload.spring" },
 		importOptions = ImportOption.DoNotIncludeTests.class)
 class AutoconfigureLayeringTests {
 
-	// Each package is a slice of its own ('dev.offload' itself included), so a cycle between any two is found.
+	// Each package is a slice of its own ('dev.offload' itself included), so a cycle
+	// between any two is found.
 	@ArchTest
 	static final ArchRule packagesShouldBeFreeOfCycles = slices().matching("dev.(**)").should().beFreeOfCycles();
 

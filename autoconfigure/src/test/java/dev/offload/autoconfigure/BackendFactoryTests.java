@@ -57,7 +57,8 @@ class BackendFactoryTests {
 
 	@Test
 	void backendWhenAutoAndCudaFailsToStartShouldBeHostAndSayWhy(CapturedOutput output) {
-		BackendFactory factory = factory(BackendType.AUTO, new FakeCuda(() -> USABLE, BackendFactoryTests::outOfMemory));
+		BackendFactory factory = factory(BackendType.AUTO,
+				new FakeCuda(() -> USABLE, BackendFactoryTests::outOfMemory));
 		Backend backend = factory.create(factory.select());
 		assertThat(backend).isInstanceOf(HostBackend.class);
 		assertThat(output).containsOnlyOnce("the CUDA backend could not start: IllegalStateException: "
@@ -87,7 +88,8 @@ class BackendFactoryTests {
 
 	@Test
 	void backendWhenCudaFailsToStartShouldFailWithTheCause() {
-		BackendFactory factory = factory(BackendType.CUDA, new FakeCuda(() -> USABLE, BackendFactoryTests::outOfMemory));
+		BackendFactory factory = factory(BackendType.CUDA,
+				new FakeCuda(() -> USABLE, BackendFactoryTests::outOfMemory));
 		assertThatExceptionOfType(InvalidOffloadConfigurationException.class)
 			.isThrownBy(() -> factory.create(factory.select()))
 			.withMessageContaining("CUDA_ERROR_OUT_OF_MEMORY")
@@ -150,7 +152,8 @@ class BackendFactoryTests {
 	}
 
 	/**
-	 * A provider of the CUDA backend whose probe and creation the test decides, counting probes.
+	 * A provider of the CUDA backend whose probe and creation the test decides, counting
+	 * probes.
 	 */
 	static final class FakeCuda implements BackendProvider {
 

@@ -13,9 +13,11 @@ import dev.offload.StreamPoolConfig;
 import dev.offload.backend.host.HostBackend;
 
 /**
- * A user's {@link DeviceRegistry} over two host devices, fed by every {@link OffloadListener} bean: device 0 has an
- * unbounded pool starting at {@value #INITIAL_SIZE} streams, device 1 a pool starting at
- * {@value #BOUNDED_INITIAL_SIZE} and bounded at {@value #MAX_SIZE}, with a short borrow timeout.
+ * A user's {@link DeviceRegistry} over two host devices, fed by every
+ * {@link OffloadListener} bean: device 0 has an unbounded pool starting at
+ * {@value #INITIAL_SIZE} streams, device 1 a pool starting at
+ * {@value #BOUNDED_INITIAL_SIZE} and bounded at {@value #MAX_SIZE}, with a short borrow
+ * timeout.
  */
 @Configuration(proxyBeanMethods = false)
 public class HostDeviceRegistryConfiguration {

@@ -32,15 +32,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The auto-configuration over several emulated devices: a pool bean each, {@code offload.devices} choosing a subset,
- * health naming a failed device while the others serve, and {@code @Offload} methods nesting across devices.
+ * The auto-configuration over several emulated devices: a pool bean each,
+ * {@code offload.devices} choosing a subset, health naming a failed device while the
+ * others serve, and {@code @Offload} methods nesting across devices.
  */
 class MultiDeviceAutoConfigurationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(OffloadAutoConfiguration.class,
-				OffloadStreamPoolsAutoConfiguration.class, OffloadHealthContributorAutoConfiguration.class,
-				OffloadTemplateAutoConfiguration.class))
+		.withConfiguration(
+				AutoConfigurations.of(OffloadAutoConfiguration.class, OffloadStreamPoolsAutoConfiguration.class,
+						OffloadHealthContributorAutoConfiguration.class, OffloadTemplateAutoConfiguration.class))
 		.withPropertyValues("offload.backend=host", "offload.host.device-count=4",
 				"offload.stream-pool.initial-size=2");
 
@@ -72,7 +73,8 @@ class MultiDeviceAutoConfigurationTests {
 				for (int i = 0; i < 4; i++) {
 					held.add(registry.openSession());
 				}
-				assertThat(held).extracting((session) -> session.device().id()).containsOnly(1, 3)
+				assertThat(held).extracting((session) -> session.device().id())
+					.containsOnly(1, 3)
 					.containsExactlyInAnyOrder(1, 1, 3, 3);
 			}
 			finally {
@@ -90,37 +92,37 @@ class MultiDeviceAutoConfigurationTests {
 			.withBean(FaultInjectingBackend.class,
 					() -> FaultInjectingBackend.wrap(HostBackend.builder().deviceCount(4).build()))
 			.run((context) -> {
-			DeviceRegistry registry = context.getBean(DeviceRegistry.class);
-			context.getBean(FaultInjectingBackend.class).failDevice(2, "an illegal address, injected");
-			// The registry sees the sticky error on the device's next call.
-			assertThatExceptionOfType(BackendException.class).isThrownBy(() -> registry.device(2).allocate(16));
-			Health health = context.getBean(OffloadHealthIndicator.class).health();
-			assertThat(health.getStatus()).isEqualTo(Status.DOWN);
-			@SuppressWarnings("unchecked")
-			Map<String, Map<String, Object>> devices = (Map<String, Map<String, Object>>) health.getDetails()
-				.get("devices");
-			assertThat(devices.get("2")).containsEntry("status", "DOWN")
-				.hasEntrySatisfying("error", (error) -> assertThat(error.toString()).contains("injected"));
-			for (String id : List.of("0", "1", "3")) {
-				assertThat(devices.get(id)).containsEntry("status", "UP");
-			}
-			assertThatExceptionOfType(DeviceFailedException.class).isThrownBy(() -> registry.openSession(2));
-			List<OffloadSession> held = new ArrayList<>();
-			try {
-				for (int i = 0; i < 6; i++) {
-					held.add(registry.openSession());
+				DeviceRegistry registry = context.getBean(DeviceRegistry.class);
+				context.getBean(FaultInjectingBackend.class).failDevice(2, "an illegal address, injected");
+				// The registry sees the sticky error on the device's next call.
+				assertThatExceptionOfType(BackendException.class).isThrownBy(() -> registry.device(2).allocate(16));
+				Health health = context.getBean(OffloadHealthIndicator.class).health();
+				assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+				@SuppressWarnings("unchecked")
+				Map<String, Map<String, Object>> devices = (Map<String, Map<String, Object>>) health.getDetails()
+					.get("devices");
+				assertThat(devices.get("2")).containsEntry("status", "DOWN")
+					.hasEntrySatisfying("error", (error) -> assertThat(error.toString()).contains("injected"));
+				for (String id : List.of("0", "1", "3")) {
+					assertThat(devices.get(id)).containsEntry("status", "UP");
 				}
-				assertThat(held).extracting((session) -> session.device().id())
-					.containsExactlyInAnyOrder(0, 0, 1, 1, 3, 3);
-				for (OffloadSession session : held) {
-					session.fill(session.allocate(64), (byte) 7);
-					session.synchronize();
+				assertThatExceptionOfType(DeviceFailedException.class).isThrownBy(() -> registry.openSession(2));
+				List<OffloadSession> held = new ArrayList<>();
+				try {
+					for (int i = 0; i < 6; i++) {
+						held.add(registry.openSession());
+					}
+					assertThat(held).extracting((session) -> session.device().id())
+						.containsExactlyInAnyOrder(0, 0, 1, 1, 3, 3);
+					for (OffloadSession session : held) {
+						session.fill(session.allocate(64), (byte) 7);
+						session.synchronize();
+					}
 				}
-			}
-			finally {
-				held.forEach(OffloadSession::close);
-			}
-		});
+				finally {
+					held.forEach(OffloadSession::close);
+				}
+			});
 	}
 
 	@Test

@@ -14,9 +14,11 @@ import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.context.annotation.Import;
 
 /**
- * A {@link SpringBootTest} of an application on a random port with {@link HostDeviceRegistryConfiguration two host
- * devices}, the {@code streampools}, {@code health} and {@code prometheus} endpoints exposed, health details shown and
- * leak detection on (with a threshold no test reaches). Every test class so annotated shares one context.
+ * A {@link SpringBootTest} of an application on a random port with
+ * {@link HostDeviceRegistryConfiguration two host devices}, the {@code streampools},
+ * {@code health} and {@code prometheus} endpoints exposed, health details shown and leak
+ * detection on (with a threshold no test reaches). Every test class so annotated shares
+ * one context.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)

@@ -19,8 +19,8 @@ import static org.assertj.core.api.Assertions.assertThatException;
 
 /**
  * Tests a whole application: the auto-configuration found through
- * {@code META-INF/spring/org.springframework.boot.autoconfigure.AutoConfiguration.imports} and the failure analyzers
- * through {@code META-INF/spring.factories}.
+ * {@code META-INF/spring/org.springframework.boot.autoconfigure.AutoConfiguration.imports}
+ * and the failure analyzers through {@code META-INF/spring.factories}.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class OffloadApplicationTests {

@@ -79,16 +79,16 @@ class OffloadAutoConfigurationTests {
 				OffloadSession session = registry.openSession();
 				session.fill(session.allocate(4), (byte) 1);
 				session.closeAsync().join();
-				// The completion thread saw the work done and handed the future's completion to the executor.
-				Awaitility.await()
-					.until(() -> executor.getThreadPoolExecutor().getCompletedTaskCount() == 1);
+				// The completion thread saw the work done and handed the future's
+				// completion to the executor.
+				Awaitility.await().until(() -> executor.getThreadPoolExecutor().getCompletedTaskCount() == 1);
 			});
 	}
 
 	@Test
 	void registryWhenNoNvidiaDriverShouldSayWhyInTheLogLine(CapturedOutput output) {
-		org.junit.jupiter.api.Assumptions.assumeFalse(java.nio.file.Files.exists(java.nio.file.Path.of("/dev/nvidiactl")),
-				"an NVIDIA driver is here");
+		org.junit.jupiter.api.Assumptions.assumeFalse(
+				java.nio.file.Files.exists(java.nio.file.Path.of("/dev/nvidiactl")), "an NVIDIA driver is here");
 		this.contextRunner.run((context) -> assertThat(output).containsOnlyOnce(
 				"Offload uses the host backend (devices emulated on the CPU): no NVIDIA driver here: /dev/nvidiactl "
 						+ "does not exist"));
@@ -248,8 +248,8 @@ class OffloadAutoConfigurationTests {
 
 	@Test
 	void leakDetectionThresholdWhenNotSetShouldBeOff() {
-		this.contextRunner.run((context) -> assertThat(
-				context.getBean(OffloadProperties.class).getLeakDetectionThreshold()).isNull());
+		this.contextRunner.run(
+				(context) -> assertThat(context.getBean(OffloadProperties.class).getLeakDetectionThreshold()).isNull());
 	}
 
 	@Test
@@ -275,7 +275,9 @@ class OffloadAutoConfigurationTests {
 	@Test
 	void registryWhenUserDefinedShouldBackOff() {
 		this.contextRunner.withUserConfiguration(UserRegistryConfiguration.class).run((context) -> {
-			assertThat(context).hasSingleBean(DeviceRegistry.class).hasBean("userRegistry").doesNotHaveBean(Backend.class);
+			assertThat(context).hasSingleBean(DeviceRegistry.class)
+				.hasBean("userRegistry")
+				.doesNotHaveBean(Backend.class);
 			DeviceRegistry registry = context.getBean(DeviceRegistry.class);
 			assertThat(context.getBean("streamPool0")).isSameAs(registry.device(0).streamPool());
 		});

@@ -16,8 +16,8 @@ import org.springframework.core.io.ClassPathResource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests that the configuration processor documents every {@link OffloadProperties} key, so that IDEs complete and
- * describe them.
+ * Tests that the configuration processor documents every {@link OffloadProperties} key,
+ * so that IDEs complete and describe them.
  */
 class OffloadPropertiesMetadataTests {
 
@@ -35,7 +35,8 @@ class OffloadPropertiesMetadataTests {
 
 	@Test
 	void metadataShouldDescribeEveryProperty() throws IOException {
-		// The endpoint's own keys (management.endpoint.streampools.*) are generated too; this test is about offload.*.
+		// The endpoint's own keys (management.endpoint.streampools.*) are generated too;
+		// this test is about offload.*.
 		List<Map<String, Object>> properties = JsonPath.<List<Map<String, Object>>>read(metadata(), "$.properties[*]")
 			.stream()
 			.filter((property) -> ((String) property.get("name")).startsWith("offload."))

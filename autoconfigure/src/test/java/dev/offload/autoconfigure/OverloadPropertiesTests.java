@@ -15,7 +15,8 @@ import dev.offload.StreamPriority;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for the overload settings: {@code offload.session.timeout} and {@code offload.stream-pool.lanes}.
+ * Tests for the overload settings: {@code offload.session.timeout} and
+ * {@code offload.stream-pool.lanes}.
  */
 class OverloadPropertiesTests {
 
@@ -52,12 +53,10 @@ class OverloadPropertiesTests {
 
 	@Test
 	void lanesShouldReachEveryPoolIncludingDevicesWithTheirOwnSettings() {
-		this.contextRunner
-			.withPropertyValues("offload.host.device-count=2", "offload.stream-pool.max-size=32",
-					"offload.stream-pool.lanes.normal.max-sessions=24",
-					"offload.stream-pool.lanes.normal.borrow-timeout=2s",
-					"offload.stream-pool.lanes.high.max-sessions=8",
-					"offload.devices-config.1.stream-pool.initial-size=4")
+		this.contextRunner.withPropertyValues("offload.host.device-count=2", "offload.stream-pool.max-size=32",
+				"offload.stream-pool.lanes.normal.max-sessions=24",
+				"offload.stream-pool.lanes.normal.borrow-timeout=2s", "offload.stream-pool.lanes.high.max-sessions=8",
+				"offload.devices-config.1.stream-pool.initial-size=4")
 			.run((context) -> {
 				StreamPoolConfig expected = new StreamPoolConfig(32, 32, Duration.ofSeconds(30))
 					.withLane(StreamPriority.NORMAL, 24, Duration.ofSeconds(2))
@@ -76,17 +75,17 @@ class OverloadPropertiesTests {
 			.run((context) -> assertThat(invalidConfiguration(context.getStartupFailure()))
 				.isInstanceOfSatisfying(InvalidOffloadConfigurationException.class, (ex) -> {
 					assertThat(ex.getProperty()).isEqualTo("offload.stream-pool.lanes.normal.max-sessions");
-					assertThat(ex.getReason()).isEqualTo("lanes.NORMAL.maxSessions must be at most maxSize (16), was 20");
+					assertThat(ex.getReason())
+						.isEqualTo("lanes.NORMAL.maxSessions must be at most maxSize (16), was 20");
 				}));
 	}
 
 	@Test
 	void laneWithoutMaxSessionsShouldFailNamingTheProperty() {
 		this.contextRunner.withPropertyValues("offload.stream-pool.lanes.high.borrow-timeout=1s")
-			.run((context) -> assertThat(invalidConfiguration(context.getStartupFailure()))
-				.isInstanceOfSatisfying(InvalidOffloadConfigurationException.class, (ex) -> assertThat(
-						ex.getProperty())
-					.isEqualTo("offload.stream-pool.lanes.high.max-sessions")));
+			.run((context) -> assertThat(invalidConfiguration(context.getStartupFailure())).isInstanceOfSatisfying(
+					InvalidOffloadConfigurationException.class,
+					(ex) -> assertThat(ex.getProperty()).isEqualTo("offload.stream-pool.lanes.high.max-sessions")));
 	}
 
 	@Test
@@ -94,18 +93,17 @@ class OverloadPropertiesTests {
 		this.contextRunner
 			.withPropertyValues("offload.stream-pool.lanes.high.max-sessions=2",
 					"offload.stream-pool.lanes.high.borrow-timeout=0s")
-			.run((context) -> assertThat(invalidConfiguration(context.getStartupFailure()))
-				.isInstanceOfSatisfying(InvalidOffloadConfigurationException.class, (ex) -> assertThat(
-						ex.getProperty())
-					.isEqualTo("offload.stream-pool.lanes.high.borrow-timeout")));
+			.run((context) -> assertThat(invalidConfiguration(context.getStartupFailure())).isInstanceOfSatisfying(
+					InvalidOffloadConfigurationException.class,
+					(ex) -> assertThat(ex.getProperty()).isEqualTo("offload.stream-pool.lanes.high.borrow-timeout")));
 	}
 
 	@Test
 	void sessionTimeoutOfZeroShouldFailNamingTheProperty() {
 		this.contextRunner.withPropertyValues("offload.session.timeout=0s")
-			.run((context) -> assertThat(invalidConfiguration(context.getStartupFailure()))
-				.isInstanceOfSatisfying(InvalidOffloadConfigurationException.class,
-						(ex) -> assertThat(ex.getProperty()).isEqualTo("offload.session.timeout")));
+			.run((context) -> assertThat(invalidConfiguration(context.getStartupFailure())).isInstanceOfSatisfying(
+					InvalidOffloadConfigurationException.class,
+					(ex) -> assertThat(ex.getProperty()).isEqualTo("offload.session.timeout")));
 	}
 
 }

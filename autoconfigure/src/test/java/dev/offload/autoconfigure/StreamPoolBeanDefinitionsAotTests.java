@@ -19,8 +19,9 @@ import dev.offload.spring.pool.DevicePool;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for the bean definitions that {@link StreamPoolBeanDefinitions} makes, as Spring AOT sees them: factory
- * methods rather than lambdas, and no device count taken from the machine that processes the application.
+ * Tests for the bean definitions that {@link StreamPoolBeanDefinitions} makes, as Spring
+ * AOT sees them: factory methods rather than lambdas, and no device count taken from the
+ * machine that processes the application.
  */
 class StreamPoolBeanDefinitionsAotTests {
 
@@ -30,8 +31,9 @@ class StreamPoolBeanDefinitionsAotTests {
 
 	@Test
 	void definitionsWhenAotProcessingShouldNameFactoryMethodsAndNoInstanceSupplier() {
-		this.contextRunner.withPropertyValues(AbstractAotProcessor.AOT_PROCESSING + "=true", "offload.devices=0,1",
-				"offload.host.device-count=2")
+		this.contextRunner
+			.withPropertyValues(AbstractAotProcessor.AOT_PROCESSING + "=true", "offload.devices=0,1",
+					"offload.host.device-count=2")
 			.run((context) -> {
 				RootBeanDefinition selection = definition(context, StreamPoolBeanDefinitions.SELECTION_BEAN_NAME);
 				assertThat(selection.getInstanceSupplier()).isNull();
@@ -46,7 +48,8 @@ class StreamPoolBeanDefinitionsAotTests {
 				assertThat(pool.getQualifier(DevicePool.class.getName()))
 					.extracting((qualifier) -> qualifier.getAttribute(AutowireCandidateQualifier.VALUE_KEY))
 					.isEqualTo(1);
-				// The definitions alone make the beans: the registry's pool of each listed device, the selection.
+				// The definitions alone make the beans: the registry's pool of each
+				// listed device, the selection.
 				assertThat(context.getBean("streamPool1", StreamPool.class))
 					.isSameAs(context.getBean(DeviceRegistry.class).device(1).streamPool());
 				assertThat(context.getBean(BackendSelection.class).provider().name()).isEqualTo("host");
@@ -55,9 +58,10 @@ class StreamPoolBeanDefinitionsAotTests {
 
 	@Test
 	void poolsWhenAotProcessingWithoutListedIdsShouldBeRegisteredOnceTheRegistryExists() {
-		// The host device count is configuration of the run, not of the build: AOT must not freeze it.
-		this.contextRunner.withPropertyValues(AbstractAotProcessor.AOT_PROCESSING + "=true",
-				"offload.host.device-count=3")
+		// The host device count is configuration of the run, not of the build: AOT must
+		// not freeze it.
+		this.contextRunner
+			.withPropertyValues(AbstractAotProcessor.AOT_PROCESSING + "=true", "offload.host.device-count=3")
 			.run((context) -> {
 				assertThat(context.getBeanFactory().containsBeanDefinition("streamPool0")).isFalse();
 				assertThat(context.getBeansOfType(StreamPool.class)).containsOnlyKeys("streamPool0", "streamPool1",
@@ -70,7 +74,7 @@ class StreamPoolBeanDefinitionsAotTests {
 		this.contextRunner.withPropertyValues("offload.host.device-count=2").run((context) -> {
 			assertThat(definition(context, "streamPool1").getFactoryMethodName()).isEqualTo("streamPool");
 			assertThat(context.getBean("streamPool1", StreamPool.class))
-					.isSameAs(context.getBean(DeviceRegistry.class).device(1).streamPool());
+				.isSameAs(context.getBean(DeviceRegistry.class).device(1).streamPool());
 		});
 	}
 

@@ -8,8 +8,9 @@ import dev.offload.backend.host.HostBackend;
 import dev.offload.spi.Backend;
 
 /**
- * Makes the {@link Backend} a benchmark runs on, by name. The CUDA backend is reached by reflection only, so that
- * the benchmarks build, and run on the host backend, where it or JCuda is missing.
+ * Makes the {@link Backend} a benchmark runs on, by name. The CUDA backend is reached by
+ * reflection only, so that the benchmarks build, and run on the host backend, where it or
+ * JCuda is missing.
  */
 final class Backends {
 
@@ -52,8 +53,9 @@ final class Backends {
 	}
 
 	/**
-	 * Builds a backend class found by name through the first of: a static {@code builder()} whose result has
-	 * {@code build()}, a static {@code create()}, a public constructor without arguments.
+	 * Builds a backend class found by name through the first of: a static
+	 * {@code builder()} whose result has {@code build()}, a static {@code create()}, a
+	 * public constructor without arguments.
 	 * @param className the backend's class, e.g. {@value #CUDA_BACKEND_CLASS}
 	 * @return the backend
 	 */
@@ -63,8 +65,8 @@ final class Backends {
 			type = Class.forName(className);
 		}
 		catch (ClassNotFoundException ex) {
-			throw new IllegalStateException(className + " is not on the class path: this build of offload-core has "
-					+ "no such backend", ex);
+			throw new IllegalStateException(
+					className + " is not on the class path: this build of offload-core has " + "no such backend", ex);
 		}
 		try {
 			Method builder = staticMethod(type, "builder");

@@ -24,14 +24,16 @@ import dev.offload.spi.BackendKernel;
 import dev.offload.spi.BackendModule;
 
 /**
- * The stream-sharing hazard, measured: many threads run short tasks, and a few long ones, each on a stream; with streams
- * shared round-robin a short task's synchronize waits for a long task that landed on its stream before it, with a
- * pool it does not. Strategies, measured in the same run and in rounds: Offload sessions, round-robin over 256 and
- * over 32 fixed streams, a stream created and destroyed per task, a bare borrow/return pool on the backend SPI, and
- * Offload sessions with light tasks only (the floor).
+ * The stream-sharing hazard, measured: many threads run short tasks, and a few long ones,
+ * each on a stream; with streams shared round-robin a short task's synchronize waits for
+ * a long task that landed on its stream before it, with a pool it does not. Strategies,
+ * measured in the same run and in rounds: Offload sessions, round-robin over 256 and over
+ * 32 fixed streams, a stream created and destroyed per task, a bare borrow/return pool on
+ * the backend SPI, and Offload sessions with light tasks only (the floor).
  * <p>
- * Run on the GPU machine with {@code --backend cuda}; on the host backend (the default) the kernels are Java loops
- * on the emulated device's workers, so its numbers say that the benchmark works, not how a GPU behaves.
+ * Run on the GPU machine with {@code --backend cuda}; on the host backend (the default)
+ * the kernels are Java loops on the emulated device's workers, so its numbers say that
+ * the benchmark works, not how a GPU behaves.
  */
 public final class HazardBenchmark {
 
@@ -163,15 +165,16 @@ public final class HazardBenchmark {
 	private void appendCsv(String name, int round, HazardWorkload.Result result) {
 		HazardWorkload workload = this.options.workload();
 		LatencySummary light = result.light();
-		String line = String.format(Locale.ROOT, "%s,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d%n", this.options.backend(),
-				name, round, workload.threads(), workload.sessions(), result.wallNanos(), light.p50Nanos(),
-				light.p99Nanos(), light.p999Nanos(), light.maxNanos(), result.heavy().p50Nanos(),
-				result.heavy().count());
+		String line = String.format(Locale.ROOT, "%s,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d%n", this.options.backend(), name,
+				round, workload.threads(), workload.sessions(), result.wallNanos(), light.p50Nanos(), light.p99Nanos(),
+				light.p999Nanos(), light.maxNanos(), result.heavy().p50Nanos(), result.heavy().count());
 		try {
 			boolean fresh = Files.notExists(this.options.csv());
 			if (fresh) {
-				Files.writeString(this.options.csv(), "backend,strategy,round,threads,sessions,wall_ns,light_p50_ns,"
-						+ "light_p99_ns,light_p999_ns,light_max_ns,heavy_p50_ns,heavy_count\n", StandardCharsets.UTF_8);
+				Files.writeString(this.options.csv(),
+						"backend,strategy,round,threads,sessions,wall_ns,light_p50_ns,"
+								+ "light_p99_ns,light_p999_ns,light_max_ns,heavy_p50_ns,heavy_count\n",
+						StandardCharsets.UTF_8);
 			}
 			Files.writeString(this.options.csv(), line, StandardCharsets.UTF_8, StandardOpenOption.APPEND);
 		}

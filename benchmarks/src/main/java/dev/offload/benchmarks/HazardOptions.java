@@ -5,8 +5,8 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The command line of {@link HazardBenchmark}, with the defaults of the benchmark plan: 16 threads, 20,000 sessions, one 5 ms
- * task in every 200, the rest 20 µs.
+ * The command line of {@link HazardBenchmark}, with the defaults of the benchmark plan:
+ * 16 threads, 20,000 sessions, one 5 ms task in every 200, the rest 20 µs.
  *
  * @param backend {@code host} or {@code cuda}
  * @param deviceId the device to run on
@@ -16,8 +16,9 @@ import java.util.List;
  * @param strategies the strategies' names, in order
  * @param hostWorkers workers per host device, 0 for the host backend's default
  * @param csv a file to append one line per run to, or {@code null}
- * @param devices 1 for the strategies on one device; more for the scaling mode ({@link HazardScaling}): Offload
- * sessions on one device against sessions placed over this many
+ * @param devices 1 for the strategies on one device; more for the scaling mode
+ * ({@link HazardScaling}): Offload sessions on one device against sessions placed over
+ * this many
  */
 record HazardOptions(String backend, int deviceId, HazardWorkload workload, int warmup, int repeat,
 		List<String> strategies, int hostWorkers, Path csv, int devices) {
@@ -94,16 +95,15 @@ record HazardOptions(String backend, int deviceId, HazardWorkload workload, int 
 		}
 		HazardWorkload workload = new HazardWorkload(threads, sessions, heavyEvery, heavyMicros * 1_000,
 				lightMicros * 1_000);
-		return new HazardOptions(backend, deviceId, workload, warmup, repeat, strategies, hostWorkers, csv,
-				devices);
+		return new HazardOptions(backend, deviceId, workload, warmup, repeat, strategies, hostWorkers, csv, devices);
 	}
 
 	private static List<String> strategies(String value) {
 		List<String> names = Arrays.stream(value.split(",")).map(String::trim).filter((s) -> !s.isEmpty()).toList();
 		for (String name : names) {
 			if (!ALL_STRATEGIES.contains(name) && roundRobinSize(name) < 1) {
-				throw new IllegalArgumentException("Unknown strategy '" + name + "'; use " + ALL_STRATEGIES
-						+ " or round-robin-N");
+				throw new IllegalArgumentException(
+						"Unknown strategy '" + name + "'; use " + ALL_STRATEGIES + " or round-robin-N");
 			}
 		}
 		return names;

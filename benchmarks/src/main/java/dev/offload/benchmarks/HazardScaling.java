@@ -18,15 +18,18 @@ import dev.offload.kernel.LaunchConfig;
 import dev.offload.spi.Backend;
 
 /**
- * The hazard workload on one device against the same workload on each of N devices at once (weak scaling): the
- * one-device run has {@code --threads} threads and {@code --sessions} tasks on device 0; the N-device run has N times
- * both, its sessions placed by {@link DeviceRegistry#openSession()} (least busy). It reports the throughput (tasks
- * per second) and the light tasks' latencies of both, and the targets: throughput at least 1.8 times one device's
- * with two, light p99 no worse.
+ * The hazard workload on one device against the same workload on each of N devices at
+ * once (weak scaling): the one-device run has {@code --threads} threads and
+ * {@code --sessions} tasks on device 0; the N-device run has N times both, its sessions
+ * placed by {@link DeviceRegistry#openSession()} (least busy). It reports the throughput
+ * (tasks per second) and the light tasks' latencies of both, and the targets: throughput
+ * at least 1.8 times one device's with two, light p99 no worse.
  */
 final class HazardScaling {
 
-	/** The throughput goal per device added, relative to one device: 1.8 with two devices. */
+	/**
+	 * The throughput goal per device added, relative to one device: 1.8 with two devices.
+	 */
 	static final double THROUGHPUT_GOAL_PER_DEVICE = 0.9;
 
 	private final HazardOptions options;
@@ -52,9 +55,7 @@ final class HazardScaling {
 					+ this.options.backend() + " backend has " + available.size() + ": " + available);
 		}
 		Map<Integer, List<HazardWorkload.Result>> results = new LinkedHashMap<>();
-		try (DeviceRegistry registry = DeviceRegistry.builder(backend)
-			.deviceIds(available.subList(0, count))
-			.build()) {
+		try (DeviceRegistry registry = DeviceRegistry.builder(backend).deviceIds(available.subList(0, count)).build()) {
 			Map<Integer, Kernel> spins = new HashMap<>();
 			registry.devices()
 				.forEach((device) -> spins.put(device.id(),
@@ -108,7 +109,8 @@ final class HazardScaling {
 						+ "%d rounds%n%n",
 				workload.threads(), workload.sessions(), workload.heavyNanos() / 1_000, workload.heavyEvery(),
 				workload.lightNanos() / 1_000, this.options.warmup(), this.options.repeat());
-		this.out.println("| devices | round | tasks | wall ms | tasks/s | light p50 µs | light p99 µs | light p99.9 µs |");
+		this.out
+			.println("| devices | round | tasks | wall ms | tasks/s | light p50 µs | light p99 µs | light p99.9 µs |");
 		this.out.println("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
 	}
 
@@ -137,7 +139,8 @@ final class HazardScaling {
 	}
 
 	/**
-	 * Offload sessions placed by the registry on its least busy device, each launching that device's spin kernel.
+	 * Offload sessions placed by the registry on its least busy device, each launching
+	 * that device's spin kernel.
 	 */
 	static final class Spread implements HazardStrategy {
 

@@ -12,14 +12,15 @@ import dev.offload.spi.BackendKernel;
 import dev.offload.spi.BackendStream;
 
 /**
- * One way of giving each task of {@link HazardBenchmark} a stream: the task launches the spin kernel on it and
- * waits for it. Implementations are used by many threads at once.
+ * One way of giving each task of {@link HazardBenchmark} a stream: the task launches the
+ * spin kernel on it and waits for it. Implementations are used by many threads at once.
  */
 @FunctionalInterface
 interface HazardStrategy extends AutoCloseable {
 
 	/**
-	 * Runs one task: gets a stream, launches {@code spin(nanos)} on it, waits until it is done, gives the stream up.
+	 * Runs one task: gets a stream, launches {@code spin(nanos)} on it, waits until it is
+	 * done, gives the stream up.
 	 * @param nanos how long the kernel spins
 	 */
 	void runTask(long nanos);
@@ -32,8 +33,8 @@ interface HazardStrategy extends AutoCloseable {
 	}
 
 	/**
-	 * Offload's public path: a session per task, which borrows its stream on the launch and gives it back on close,
-	 * once its work is done.
+	 * Offload's public path: a session per task, which borrows its stream on the launch
+	 * and gives it back on close, once its work is done.
 	 */
 	final class Sessions implements HazardStrategy {
 
@@ -56,8 +57,9 @@ interface HazardStrategy extends AutoCloseable {
 	}
 
 	/**
-	 * The idiom many applications write: launch, an explicit {@code synchronize()}, then close. The close finds no
-	 * work enqueued since the synchronize and skips a second driver synchronize.
+	 * The idiom many applications write: launch, an explicit {@code synchronize()}, then
+	 * close. The close finds no work enqueued since the synchronize and skips a second
+	 * driver synchronize.
 	 */
 	final class SynchronizedSessions implements HazardStrategy {
 
@@ -81,8 +83,9 @@ interface HazardStrategy extends AutoCloseable {
 	}
 
 	/**
-	 * The old design: a fixed set of streams handed out in turn, shared by whoever gets the same one, so a task's
-	 * synchronize also waits for the work of the tasks before it on that stream.
+	 * The old design: a fixed set of streams handed out in turn, shared by whoever gets
+	 * the same one, so a task's synchronize also waits for the work of the tasks before
+	 * it on that stream.
 	 */
 	final class RoundRobin implements HazardStrategy {
 
@@ -145,8 +148,8 @@ interface HazardStrategy extends AutoCloseable {
 	}
 
 	/**
-	 * A bare borrow/return pool written directly on the backend SPI: LLVM's array stack under one lock
-	 * ({@link LlvmStreamManager}), with nothing else around it.
+	 * A bare borrow/return pool written directly on the backend SPI: LLVM's array stack
+	 * under one lock ({@link LlvmStreamManager}), with nothing else around it.
 	 */
 	final class BarePool implements HazardStrategy {
 

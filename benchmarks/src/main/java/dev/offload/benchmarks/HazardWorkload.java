@@ -7,9 +7,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * The tasks of one measured run: {@code sessions} tasks taken in order by {@code threads} threads; task {@code i} is
- * heavy when {@code i % heavyEvery == 0} (unless light-only), light otherwise. Each task's latency is taken from
- * before it gets its stream to after its stream is given up.
+ * The tasks of one measured run: {@code sessions} tasks taken in order by {@code threads}
+ * threads; task {@code i} is heavy when {@code i % heavyEvery == 0} (unless light-only),
+ * light otherwise. Each task's latency is taken from before it gets its stream to after
+ * its stream is given up.
  *
  * @param threads the threads running tasks
  * @param sessions the number of tasks

@@ -18,9 +18,9 @@ import dev.offload.spi.BackendStream;
 import dev.offload.spi.NativeMemory;
 
 /**
- * How long a one-thread kernel on a HIGH-priority stream of the host backend takes, launch to synchronize, while
- * big kernels run on NORMAL streams of the same device, against the same kernel on the idle device; and how long
- * the big kernels take.
+ * How long a one-thread kernel on a HIGH-priority stream of the host backend takes,
+ * launch to synchronize, while big kernels run on NORMAL streams of the same device,
+ * against the same kernel on the idle device; and how long the big kernels take.
  */
 public final class HostPriorityBenchmark {
 
@@ -124,7 +124,8 @@ public final class HostPriorityBenchmark {
 			}));
 		}
 		CompletableFuture<Void> allEnded = CompletableFuture.allOf(normalEnds.toArray(CompletableFuture[]::new));
-		// HIGH kernels are launched once every NORMAL kernel has started, until the last ends (at least one).
+		// HIGH kernels are launched once every NORMAL kernel has started, until the last
+		// ends (at least one).
 		while (started.get() < this.options.normalKernels()) {
 			Thread.onSpinWait();
 		}
@@ -135,8 +136,8 @@ public final class HostPriorityBenchmark {
 		}
 		while (!allEnded.isDone());
 		long end = normalEnds.stream().mapToLong(CompletableFuture::join).max().orElse(start);
-		return new Round(LatencySummary.of(idle), LatencySummary.of(loaded.stream().mapToLong(Long::longValue).toArray()),
-				end - start);
+		return new Round(LatencySummary.of(idle),
+				LatencySummary.of(loaded.stream().mapToLong(Long::longValue).toArray()), end - start);
 	}
 
 	private static long highKernel(BackendStream high, BackendKernel mark, NativeMemory sink) {
@@ -146,7 +147,10 @@ public final class HostPriorityBenchmark {
 		return System.nanoTime() - start;
 	}
 
-	/** A few multiply-add rounds of a hash per thread, kept by a store that almost never happens. */
+	/**
+	 * A few multiply-add rounds of a hash per thread, kept by a store that almost never
+	 * happens.
+	 */
 	private static void busy(HostThread thread) {
 		int x = thread.globalIdX();
 		if (x == 0) {
@@ -161,8 +165,9 @@ public final class HostPriorityBenchmark {
 	}
 
 	/**
-	 * One round: the HIGH kernel's latency on the idle device and, launched after every NORMAL kernel has started,
-	 * under them; and the time from the NORMAL kernels' launch to the end of the last.
+	 * One round: the HIGH kernel's latency on the idle device and, launched after every
+	 * NORMAL kernel has started, under them; and the time from the NORMAL kernels' launch
+	 * to the end of the last.
 	 *
 	 * @param idle the HIGH kernel on the idle device
 	 * @param loaded the HIGH kernel while the NORMAL kernels run
@@ -204,8 +209,8 @@ public final class HostPriorityBenchmark {
 				}
 			}
 			if (threads < BLOCK || threads % BLOCK != 0 || threads / BLOCK > Integer.MAX_VALUE) {
-				throw new IllegalArgumentException(
-						"--threads must be a multiple of " + BLOCK + " from " + BLOCK + " to 2^31-1 blocks, was " + threads);
+				throw new IllegalArgumentException("--threads must be a multiple of " + BLOCK + " from " + BLOCK
+						+ " to 2^31-1 blocks, was " + threads);
 			}
 			return new Options(threads, normalKernels, rounds, workers, pauseMicros);
 		}
@@ -219,8 +224,8 @@ public final class HostPriorityBenchmark {
 				return number;
 			}
 			catch (NumberFormatException ex) {
-				throw new IllegalArgumentException("Option " + option + " needs a positive whole number, was '" + value
-						+ "'", ex);
+				throw new IllegalArgumentException(
+						"Option " + option + " needs a positive whole number, was '" + value + "'", ex);
 			}
 		}
 

@@ -30,10 +30,12 @@ record LatencySummary(int count, long p50Nanos, long p99Nanos, long p999Nanos, l
 	}
 
 	/**
-	 * Returns the smallest value that at least {@code percent} % of the sorted values do not exceed.
+	 * Returns the smallest value that at least {@code percent} % of the sorted values do
+	 * not exceed.
 	 */
 	static long percentile(long[] sorted, double percent) {
-		// The epsilon keeps a rank that is whole in decimal (99.9 % of 1000) from rounding up in binary.
+		// The epsilon keeps a rank that is whole in decimal (99.9 % of 1000) from
+		// rounding up in binary.
 		int rank = (int) Math.ceil(percent * sorted.length / 100 - 1e-9);
 		return sorted[Math.max(0, rank - 1)];
 	}

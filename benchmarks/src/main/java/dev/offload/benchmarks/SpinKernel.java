@@ -7,9 +7,10 @@ import dev.offload.kernel.ModuleDefinition;
 import dev.offload.kernel.ParamKind;
 
 /**
- * The module of the {@code spin(long nanos)} kernel, which keeps one device thread busy for a given time: on CUDA the
- * PTX in {@code kernels/spin.ptx} (built from {@code src/main/cuda/spin.cu}) polls {@code %globaltimer}; on the host
- * backend a Java loop polls {@link System#nanoTime()}.
+ * The module of the {@code spin(long nanos)} kernel, which keeps one device thread busy
+ * for a given time: on CUDA the PTX in {@code kernels/spin.ptx} (built from
+ * {@code src/main/cuda/spin.cu}) polls {@code %globaltimer}; on the host backend a Java
+ * loop polls {@link System#nanoTime()}.
  */
 final class SpinKernel {
 

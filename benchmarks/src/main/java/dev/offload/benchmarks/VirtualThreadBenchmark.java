@@ -31,15 +31,19 @@ import dev.offload.kernel.LaunchConfig;
 import dev.offload.spi.VirtualThreads;
 
 /**
- * Requests that each run one session with a short kernel, all in flight at once: one virtual thread per request
- * against a fixed pool of platform threads doing the same work. Every request waits for its kernel in
- * {@code close()}: on a virtual thread that wait parks (the device's completion thread wakes it); on a platform
- * thread it synchronizes in the driver. Reports, per mode and round, the throughput, the latency from submission to
- * done of the light and the other requests, and the {@code jdk.VirtualThreadPinned} events a JFR recording saw (all,
- * and those whose stack passes through Offload), then checks the targets: virtual-thread throughput at least the
- * platform pool's, light p99 at most 1.5 times the platform pool's, no pinned event from Offload.
+ * Requests that each run one session with a short kernel, all in flight at once: one
+ * virtual thread per request against a fixed pool of platform threads doing the same
+ * work. Every request waits for its kernel in {@code close()}: on a virtual thread that
+ * wait parks (the device's completion thread wakes it); on a platform thread it
+ * synchronizes in the driver. Reports, per mode and round, the throughput, the latency
+ * from submission to done of the light and the other requests, and the
+ * {@code jdk.VirtualThreadPinned} events a JFR recording saw (all, and those whose stack
+ * passes through Offload), then checks the targets: virtual-thread throughput at least
+ * the platform pool's, light p99 at most 1.5 times the platform pool's, no pinned event
+ * from Offload.
  * <p>
- * Needs Java 21+ for the virtual threads. Usage: {@code java -cp ... dev.offload.benchmarks.VirtualThreadBenchmark
+ * Needs Java 21+ for the virtual threads. Usage:
+ * {@code java -cp ... dev.offload.benchmarks.VirtualThreadBenchmark
  * [options]}, options in {@link Options#USAGE}.
  */
 public final class VirtualThreadBenchmark {
@@ -58,8 +62,8 @@ public final class VirtualThreadBenchmark {
 	}
 
 	/**
-	 * Runs the benchmark; exits with 0 when the last round met the targets, 1 when it missed one, 2 on bad options or
-	 * a runtime without virtual threads.
+	 * Runs the benchmark; exits with 0 when the last round met the targets, 1 when it
+	 * missed one, 2 on bad options or a runtime without virtual threads.
 	 * @param args the options
 	 * @throws Exception if a request failed
 	 */
@@ -137,8 +141,8 @@ public final class VirtualThreadBenchmark {
 			try {
 				for (int i = 0; i < requests; i++) {
 					int index = i;
-					long kernelNanos = TimeUnit.MICROSECONDS.toNanos(
-							isLight(i) ? this.options.lightMicros() : this.options.kernelMicros());
+					long kernelNanos = TimeUnit.MICROSECONDS
+						.toNanos(isLight(i) ? this.options.lightMicros() : this.options.kernelMicros());
 					long submitted = System.nanoTime();
 					done.add(executor.submit(() -> {
 						try (OffloadSession session = device.openSession()) {
@@ -177,7 +181,8 @@ public final class VirtualThreadBenchmark {
 				light[next++] = latencies[i];
 			}
 		}
-		List<RecordedEvent> pinned = events.stream().filter((event) -> PINNED.equals(event.getEventType().getName()))
+		List<RecordedEvent> pinned = events.stream()
+			.filter((event) -> PINNED.equals(event.getEventType().getName()))
 			.toList();
 		long fromOffload = pinned.stream().filter(VirtualThreadBenchmark::passesThroughOffload).count();
 		pinned.stream()
@@ -190,7 +195,8 @@ public final class VirtualThreadBenchmark {
 				pinned.size(), fromOffload);
 	}
 
-	// The innermost frames of a pinned event, for the report: where the virtual thread was when it could not unmount.
+	// The innermost frames of a pinned event, for the report: where the virtual thread
+	// was when it could not unmount.
 	private static String frames(RecordedEvent event) {
 		return event.getStackTrace()
 			.getFrames()
@@ -226,7 +232,8 @@ public final class VirtualThreadBenchmark {
 		boolean pinned = virtual.pinnedFromOffload() == 0 && platform.pinnedFromOffload() == 0;
 		this.out.println();
 		this.out.println("Targets (last round):");
-		this.out.printf(Locale.ROOT, "- virtual-thread throughput >= the platform pool's: %.0f vs %.0f requests/s: %s%n",
+		this.out.printf(Locale.ROOT,
+				"- virtual-thread throughput >= the platform pool's: %.0f vs %.0f requests/s: %s%n",
 				virtual.requestsPerSecond(), platform.requestsPerSecond(), verdict(throughput));
 		this.out.printf(Locale.ROOT, "- light p99 <= 1.5 x the platform pool's: %s vs %s: %s%n",
 				micros(virtual.light().p99Nanos()), micros(platform.light().p99Nanos()), verdict(latency));
@@ -326,8 +333,8 @@ public final class VirtualThreadBenchmark {
 				throw new IllegalArgumentException(name + " must be a whole number, was '" + value + "'");
 			}
 			if (number < least || number > Integer.MAX_VALUE) {
-				throw new IllegalArgumentException(name + " must be from " + least + " to " + Integer.MAX_VALUE
-						+ ", was " + value);
+				throw new IllegalArgumentException(
+						name + " must be from " + least + " to " + Integer.MAX_VALUE + ", was " + value);
 			}
 			return number;
 		}

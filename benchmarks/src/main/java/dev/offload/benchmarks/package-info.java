@@ -1,4 +1,5 @@
 /**
- * Benchmarks of Offload's stream pool: the hazard benchmark for a GPU and the pieces the JMH benchmarks share.
+ * Benchmarks of Offload's stream pool: the hazard benchmark for a GPU and the pieces the
+ * JMH benchmarks share.
  */
 package dev.offload.benchmarks;

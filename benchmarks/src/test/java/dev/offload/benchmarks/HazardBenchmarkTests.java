@@ -26,7 +26,8 @@ class HazardBenchmarkTests {
 				"2", "--csv", csv.toString());
 		ByteArrayOutputStream printed = new ByteArrayOutputStream();
 		Map<String, List<HazardWorkload.Result>> results = new HazardBenchmark(options,
-				new PrintStream(printed, true, StandardCharsets.UTF_8)).run();
+				new PrintStream(printed, true, StandardCharsets.UTF_8))
+			.run();
 		assertThat(results).containsOnlyKeys(HazardOptions.ALL_STRATEGIES);
 		HazardWorkload.Result mixed = results.get("offload").get(0);
 		assertThat(mixed.heavy().count()).isEqualTo(3);

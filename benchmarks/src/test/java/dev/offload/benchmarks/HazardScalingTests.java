@@ -20,7 +20,8 @@ class HazardScalingTests {
 				"2", "--host-workers", "2");
 		ByteArrayOutputStream printed = new ByteArrayOutputStream();
 		Map<Integer, List<HazardWorkload.Result>> results = new HazardScaling(options,
-				new PrintStream(printed, true, StandardCharsets.UTF_8)).run();
+				new PrintStream(printed, true, StandardCharsets.UTF_8))
+			.run();
 		assertThat(results).containsOnlyKeys(1, 2);
 		assertThat(results.get(1)).hasSize(2).allSatisfy((result) -> {
 			assertThat(result.heavy().count()).isEqualTo(2);

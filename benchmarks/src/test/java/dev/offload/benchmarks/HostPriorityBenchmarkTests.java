@@ -11,16 +11,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * The host priority benchmark measures HIGH kernels while NORMAL kernels run and rejects bad options.
+ * The host priority benchmark measures HIGH kernels while NORMAL kernels run and rejects
+ * bad options.
  */
 class HostPriorityBenchmarkTests {
 
 	@Test
 	void runWhenSmallShouldMeasureHighKernelsUnderLoadAndPrintARowPerRound() {
 		ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-		HostPriorityBenchmark.Options options = HostPriorityBenchmark.Options
-			.parse(new String[] { "--threads", "1048576", "--normal-kernels", "2", "--rounds", "2", "--workers", "2",
-					"--pause-micros", "0" });
+		HostPriorityBenchmark.Options options = HostPriorityBenchmark.Options.parse(new String[] { "--threads",
+				"1048576", "--normal-kernels", "2", "--rounds", "2", "--workers", "2", "--pause-micros", "0" });
 		List<HostPriorityBenchmark.Round> rounds = new HostPriorityBenchmark(options,
 				new PrintStream(bytes, true, StandardCharsets.UTF_8))
 			.run();

@@ -15,9 +15,10 @@ import dev.offload.spi.DeviceInfo;
 import dev.offload.spi.NativeMemory;
 
 /**
- * An in-memory backend of one device whose streams do no work but count how they are created, destroyed and used,
- * so that concurrency tests can check a pool's accounting against the backend's and catch a stream used after it
- * was destroyed. It has no threads and allocates nothing, which keeps model checkers' search spaces small.
+ * An in-memory backend of one device whose streams do no work but count how they are
+ * created, destroyed and used, so that concurrency tests can check a pool's accounting
+ * against the backend's and catch a stream used after it was destroyed. It has no threads
+ * and allocates nothing, which keeps model checkers' search spaces small.
  */
 public final class CountingBackend implements Backend {
 
@@ -67,7 +68,8 @@ public final class CountingBackend implements Backend {
 		}
 
 		/**
-		 * Returns the stream destructions so far, a stream destroyed twice counting twice.
+		 * Returns the stream destructions so far, a stream destroyed twice counting
+		 * twice.
 		 * @return the count
 		 */
 		public int destroyed() {
@@ -118,14 +120,15 @@ public final class CountingBackend implements Backend {
 		}
 
 		private static BackendException unsupported(String call) {
-			return new BackendException(call, "COUNTING_UNSUPPORTED", "the counting backend only has streams", 0,
-					false, null);
+			return new BackendException(call, "COUNTING_UNSUPPORTED", "the counting backend only has streams", 0, false,
+					null);
 		}
 
 	}
 
 	/**
-	 * A stream of a {@link CountingDevice}: no work, but a use or destruction after destruction is counted.
+	 * A stream of a {@link CountingDevice}: no work, but a use or destruction after
+	 * destruction is counted.
 	 */
 	public static final class CountingStream implements BackendStream {
 
@@ -148,8 +151,8 @@ public final class CountingBackend implements Backend {
 		}
 
 		/**
-		 * Makes this stream's work fail from now on: query and synchronize throw a non-sticky error, so that the
-		 * session using it discards it.
+		 * Makes this stream's work fail from now on: query and synchronize throw a
+		 * non-sticky error, so that the session using it discards it.
 		 */
 		public void failWork() {
 			this.failWork = true;

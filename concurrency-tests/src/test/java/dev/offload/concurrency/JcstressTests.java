@@ -15,16 +15,18 @@ import dev.offload.concurrency.lincheck.CheckMode;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Runs the jcstress tests as jcstress runs them, in forked JVMs on this test's classpath: briefly in the quick mode
- * (one JVM configuration, one fork, 2 s per test), jcstress's {@code quick} preset in the long mode.
+ * Runs the jcstress tests as jcstress runs them, in forked JVMs on this test's classpath:
+ * briefly in the quick mode (one JVM configuration, one fork, 2 s per test), jcstress's
+ * {@code quick} preset in the long mode.
  */
 class JcstressTests {
 
 	@Test
 	void stressTestsWhenRunShouldObserveNoForbiddenOutcome() throws IOException, InterruptedException {
 		Path results = Path.of("target", "jcstress-results").toAbsolutePath();
-		List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-				"-cp", System.getProperty("java.class.path"), "org.openjdk.jcstress.Main", "-r", results.toString()));
+		List<String> command = new ArrayList<>(
+				List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+						System.getProperty("java.class.path"), "org.openjdk.jcstress.Main", "-r", results.toString()));
 		if (CheckMode.current() == CheckMode.QUICK) {
 			command.addAll(List.of("-jvmArgs", "-Xmx256m", "-sc", "false", "-f", "1", "-iters", "1", "-time", "2000"));
 		}
@@ -32,9 +34,12 @@ class JcstressTests {
 			command.addAll(List.of("-m", "quick"));
 		}
 		Path log = Files.createDirectories(results).resolve("output.txt");
-		// In the results folder: jcstress also writes its binary result file to the working directory.
+		// In the results folder: jcstress also writes its binary result file to the
+		// working directory.
 		Process process = new ProcessBuilder(command).directory(results.toFile())
-			.redirectErrorStream(true).redirectOutput(log.toFile()).start();
+			.redirectErrorStream(true)
+			.redirectOutput(log.toFile())
+			.start();
 		// A guard against a hung fork, not a timing: the quick run takes about a minute.
 		boolean ended = process.waitFor(30, TimeUnit.MINUTES);
 		if (!ended) {

@@ -6,7 +6,8 @@ import dev.offload.concurrency.lincheck.CheckMode;
 import dev.offload.concurrency.lincheck.LincheckChecks;
 
 /**
- * Each Lincheck check in the mode the build names (quick unless {@code -Dconcurrency.long=true}).
+ * Each Lincheck check in the mode the build names (quick unless
+ * {@code -Dconcurrency.long=true}).
  */
 class LincheckTests {
 

@@ -7,46 +7,71 @@ import java.nio.IntBuffer;
 import java.nio.LongBuffer;
 
 /**
- * One emulated thread of a {@link HostKernel} launch: CUDA's {@code threadIdx}, {@code blockIdx}, {@code blockDim}
- * and {@code gridDim}, and typed access to the launch's arguments (buffers as little-endian views shared by the
- * launch's threads). The host backend may reuse one instance for many threads of a launch: do not keep it.
+ * One emulated thread of a {@link HostKernel} launch: CUDA's {@code threadIdx},
+ * {@code blockIdx}, {@code blockDim} and {@code gridDim}, and typed access to the
+ * launch's arguments (buffers as little-endian views shared by the launch's threads). The
+ * host backend may reuse one instance for many threads of a launch: do not keep it.
  */
 public interface HostThread {
 
-	/** @return {@code threadIdx.x} */
+	/**
+	 * @return {@code threadIdx.x}
+	 */
 	int threadIdxX();
 
-	/** @return {@code threadIdx.y} */
+	/**
+	 * @return {@code threadIdx.y}
+	 */
 	int threadIdxY();
 
-	/** @return {@code threadIdx.z} */
+	/**
+	 * @return {@code threadIdx.z}
+	 */
 	int threadIdxZ();
 
-	/** @return {@code blockIdx.x} */
+	/**
+	 * @return {@code blockIdx.x}
+	 */
 	int blockIdxX();
 
-	/** @return {@code blockIdx.y} */
+	/**
+	 * @return {@code blockIdx.y}
+	 */
 	int blockIdxY();
 
-	/** @return {@code blockIdx.z} */
+	/**
+	 * @return {@code blockIdx.z}
+	 */
 	int blockIdxZ();
 
-	/** @return {@code blockDim.x} */
+	/**
+	 * @return {@code blockDim.x}
+	 */
 	int blockDimX();
 
-	/** @return {@code blockDim.y} */
+	/**
+	 * @return {@code blockDim.y}
+	 */
 	int blockDimY();
 
-	/** @return {@code blockDim.z} */
+	/**
+	 * @return {@code blockDim.z}
+	 */
 	int blockDimZ();
 
-	/** @return {@code gridDim.x} */
+	/**
+	 * @return {@code gridDim.x}
+	 */
 	int gridDimX();
 
-	/** @return {@code gridDim.y} */
+	/**
+	 * @return {@code gridDim.y}
+	 */
 	int gridDimY();
 
-	/** @return {@code gridDim.z} */
+	/**
+	 * @return {@code gridDim.z}
+	 */
 	int gridDimZ();
 
 	/**

@@ -1,9 +1,10 @@
 package dev.offload.kernel;
 
 /**
- * A kernel named independently of any device: its module's definition and its name. A session launches it
- * directly ({@code session.launch(ref, config, args)}); the module is loaded on the session's device the first time
- * (a device keeps loaded modules by name), so code can launch on whichever device its session got.
+ * A kernel named independently of any device: its module's definition and its name. A
+ * session launches it directly ({@code session.launch(ref, config, args)}); the module is
+ * loaded on the session's device the first time (a device keeps loaded modules by name),
+ * so code can launch on whichever device its session got.
  *
  * @param module the module that holds the kernel
  * @param name the kernel's name

@@ -11,8 +11,7 @@ package dev.offload.kernel;
  * @param blockZ threads per block in z, at least 1
  * @param sharedMemoryBytes dynamic shared memory per block, at least 0
  */
-public record LaunchConfig(int gridX, int gridY, int gridZ, int blockX, int blockY, int blockZ,
-		int sharedMemoryBytes) {
+public record LaunchConfig(int gridX, int gridY, int gridZ, int blockX, int blockY, int blockZ, int sharedMemoryBytes) {
 
 	/**
 	 * Checks the sizes.
@@ -51,7 +50,8 @@ public record LaunchConfig(int gridX, int gridY, int gridZ, int blockX, int bloc
 	}
 
 	/**
-	 * Returns a one-dimensional launch with at least {@code threads} threads in blocks of {@code block}.
+	 * Returns a one-dimensional launch with at least {@code threads} threads in blocks of
+	 * {@code block}.
 	 * @param threads the number of threads wanted, at least 1
 	 * @param block threads per block
 	 * @return the configuration, with {@code ceil(threads / block)} blocks

@@ -13,13 +13,14 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.function.Supplier;
 
-
 /**
- * A module's code for every backend that may run it: a CUDA image (PTX, cubin or fatbin) and/or Java
- * implementations of its kernels for the host backend. Load it with {@link Device#loadModule(ModuleDefinition)}.
+ * A module's code for every backend that may run it: a CUDA image (PTX, cubin or fatbin)
+ * and/or Java implementations of its kernels for the host backend. Load it with
+ * {@link Device#loadModule(ModuleDefinition)}.
  * <p>
- * A kernel's parameter list comes from its {@link Builder#hostKernel host kernel} or {@link Builder#signature
- * signature} declaration; failing that, the CUDA backend reads it from the PTX {@code .entry}.
+ * A kernel's parameter list comes from its {@link Builder#hostKernel host kernel} or
+ * {@link Builder#signature signature} declaration; failing that, the CUDA backend reads
+ * it from the PTX {@code .entry}.
  */
 public final class ModuleDefinition {
 
@@ -96,7 +97,8 @@ public final class ModuleDefinition {
 	}
 
 	/**
-	 * Returns the parameter list declared for a kernel, from its host kernel or its signature.
+	 * Returns the parameter list declared for a kernel, from its host kernel or its
+	 * signature.
 	 * @param kernel the kernel's name
 	 * @return the parameters, or {@code null} if none was declared
 	 */
@@ -110,9 +112,9 @@ public final class ModuleDefinition {
 	}
 
 	/**
-	 * Returns the names of the kernels declared by a {@link Builder#signature signature} or a
-	 * {@link Builder#hostKernel host kernel}: the kernels a backend looks up in an image it cannot read, such as a
-	 * cubin.
+	 * Returns the names of the kernels declared by a {@link Builder#signature signature}
+	 * or a {@link Builder#hostKernel host kernel}: the kernels a backend looks up in an
+	 * image it cannot read, such as a cubin.
 	 * @return the names, signatures first, in declaration order
 	 */
 	public Set<String> declaredKernels() {
@@ -148,7 +150,10 @@ public final class ModuleDefinition {
 
 		private String imageSource;
 
-		/** The resource {@link #imageResource} named, checked at {@link #build()}; {@code null} otherwise. */
+		/**
+		 * The resource {@link #imageResource} named, checked at {@link #build()};
+		 * {@code null} otherwise.
+		 */
 		private String imageResource;
 
 		private ClassLoader imageClassLoader;
@@ -183,8 +188,8 @@ public final class ModuleDefinition {
 		}
 
 		/**
-		 * Sets the CUDA image from a classpath resource, read when the module is first loaded; {@link #build()}
-		 * checks that it exists.
+		 * Sets the CUDA image from a classpath resource, read when the module is first
+		 * loaded; {@link #build()} checks that it exists.
 		 * @param location the resource, e.g. {@code "kernels/options.ptx"}
 		 * @param classLoader the class loader to read it with
 		 * @return this builder
@@ -202,8 +207,8 @@ public final class ModuleDefinition {
 		}
 
 		/**
-		 * Sets the CUDA image from a classpath resource of this class's class loader; {@link #build()} checks that it
-		 * exists.
+		 * Sets the CUDA image from a classpath resource of this class's class loader;
+		 * {@link #build()} checks that it exists.
 		 * @param location the resource, e.g. {@code "kernels/options.ptx"}
 		 * @return this builder
 		 */
@@ -212,7 +217,8 @@ public final class ModuleDefinition {
 		}
 
 		/**
-		 * Adds a kernel's Java implementation for the host backend; its parameters also check CUDA launches.
+		 * Adds a kernel's Java implementation for the host backend; its parameters also
+		 * check CUDA launches.
 		 * @param kernel the kernel's name (the PTX entry name)
 		 * @param parameters the parameter kinds, in order
 		 * @param implementation the implementation, called once per emulated thread
@@ -226,7 +232,8 @@ public final class ModuleDefinition {
 		}
 
 		/**
-		 * Declares a kernel's parameters, which PTX alone cannot say (pointers and 64-bit integers look alike).
+		 * Declares a kernel's parameters, which PTX alone cannot say (pointers and 64-bit
+		 * integers look alike).
 		 * @param kernel the kernel's name (the PTX entry name)
 		 * @param parameters the parameter kinds, in order
 		 * @return this builder
@@ -246,15 +253,16 @@ public final class ModuleDefinition {
 		/**
 		 * Builds the definition.
 		 * @return the definition
-		 * @throws IllegalArgumentException if it has neither an image nor host kernels, or if its image resource does
-		 * not exist
+		 * @throws IllegalArgumentException if it has neither an image nor host kernels,
+		 * or if its image resource does not exist
 		 */
 		public ModuleDefinition build() {
 			if (this.image == null && this.hostKernels.isEmpty()) {
 				throw new IllegalArgumentException(
 						"Module '" + this.name + "' has neither a CUDA image nor host kernels");
 			}
-			// A missing image would otherwise surface only when a GPU loads the module, long after start-up.
+			// A missing image would otherwise surface only when a GPU loads the module,
+			// long after start-up.
 			if (this.imageResource != null && this.imageClassLoader.getResource(this.imageResource) == null) {
 				throw new IllegalArgumentException("The CUDA image of module '" + this.name + "', classpath:"
 						+ this.imageResource + ", does not exist (class loader " + this.imageClassLoader + ")");
@@ -265,7 +273,8 @@ public final class ModuleDefinition {
 		private static byte[] readResource(ClassLoader classLoader, String resource) {
 			try (InputStream in = classLoader.getResourceAsStream(resource)) {
 				if (in == null) {
-					throw new UncheckedIOException(new IOException("Kernel image resource not found: classpath:" + resource));
+					throw new UncheckedIOException(
+							new IOException("Kernel image resource not found: classpath:" + resource));
 				}
 				return in.readAllBytes();
 			}

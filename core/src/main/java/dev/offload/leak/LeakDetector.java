@@ -18,14 +18,16 @@ import dev.offload.OffloadListener;
 import dev.offload.OffloadSession;
 
 /**
- * An {@link OffloadListener} that warns about {@link OffloadSession sessions} left open longer than a threshold, the
- * way HikariCP's leak detection warns about connections: one WARN naming the device and the session, with the stack
- * trace of the code that opened it; if the session is closed later, one INFO saying so. Leaked sessions are counted
- * per device.
+ * An {@link OffloadListener} that warns about {@link OffloadSession sessions} left open
+ * longer than a threshold, the way HikariCP's leak detection warns about connections: one
+ * WARN naming the device and the session, with the stack trace of the code that opened
+ * it; if the session is closed later, one INFO saying so. Leaked sessions are counted per
+ * device.
  * <p>
- * With a threshold of zero the detector is disabled: it captures nothing and starts no thread. Otherwise it captures
- * a stack trace on every {@link #sessionOpened(OffloadSession) open} (a few microseconds) and runs one daemon thread,
- * {@value #THREAD_NAME}; {@link #close()} stops it.
+ * With a threshold of zero the detector is disabled: it captures nothing and starts no
+ * thread. Otherwise it captures a stack trace on every
+ * {@link #sessionOpened(OffloadSession) open} (a few microseconds) and runs one daemon
+ * thread, {@value #THREAD_NAME}; {@link #close()} stops it.
  */
 public final class LeakDetector implements OffloadListener, AutoCloseable {
 
@@ -50,7 +52,8 @@ public final class LeakDetector implements OffloadListener, AutoCloseable {
 
 	/**
 	 * Creates a detector.
-	 * @param threshold how long a session may stay open before it is reported; zero disables detection
+	 * @param threshold how long a session may stay open before it is reported; zero
+	 * disables detection
 	 * @throws IllegalArgumentException if {@code threshold} is {@code null} or negative
 	 */
 	public LeakDetector(Duration threshold) {
@@ -79,7 +82,8 @@ public final class LeakDetector implements OffloadListener, AutoCloseable {
 			thread.setUncaughtExceptionHandler((t, ex) -> logger.error("Uncaught exception in {}", t.getName(), ex));
 			return thread;
 		});
-		// A session closed in time cancels its check; drop it at once rather than at its deadline.
+		// A session closed in time cancels its check; drop it at once rather than at its
+		// deadline.
 		scheduler.setRemoveOnCancelPolicy(true);
 		scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
 		return scheduler;
@@ -102,8 +106,8 @@ public final class LeakDetector implements OffloadListener, AutoCloseable {
 	}
 
 	/**
-	 * Returns how many sessions of a device stayed open longer than the threshold since the detector started,
-	 * whether or not they were closed later.
+	 * Returns how many sessions of a device stayed open longer than the threshold since
+	 * the detector started, whether or not they were closed later.
 	 * @param deviceId the device's id
 	 * @return the number of leaked sessions
 	 */
@@ -182,7 +186,8 @@ public final class LeakDetector implements OffloadListener, AutoCloseable {
 	}
 
 	/**
-	 * Captures the opener's stack, without the frames of Offload's listener plumbing above {@code openSession}.
+	 * Captures the opener's stack, without the frames of Offload's listener plumbing
+	 * above {@code openSession}.
 	 */
 	private static Throwable openedHere() {
 		Throwable openedHere = new Throwable("Session opened here");
@@ -203,8 +208,8 @@ public final class LeakDetector implements OffloadListener, AutoCloseable {
 	}
 
 	/**
-	 * A watched session. Holds no reference to the session itself, so a session dropped without being closed can
-	 * still be collected.
+	 * A watched session. Holds no reference to the session itself, so a session dropped
+	 * without being closed can still be collected.
 	 */
 	private static final class Tracked {
 
@@ -242,9 +247,10 @@ public final class LeakDetector implements OffloadListener, AutoCloseable {
 				return false;
 			}
 			this.state = LEAKED;
-			logger.warn("Session {} on device {} ({}) has been open for more than {} ms; it may have leaked: "
-					+ "close every session, e.g. with try-with-resources", this.sessionId, this.deviceId,
-					this.deviceName, threshold.toMillis(), this.openedHere);
+			logger.warn(
+					"Session {} on device {} ({}) has been open for more than {} ms; it may have leaked: "
+							+ "close every session, e.g. with try-with-resources",
+					this.sessionId, this.deviceId, this.deviceName, threshold.toMillis(), this.openedHere);
 			// The stack trace is reported; keep no more than needed for the follow-up.
 			this.openedHere = null;
 			return true;
@@ -259,8 +265,7 @@ public final class LeakDetector implements OffloadListener, AutoCloseable {
 			}
 			if (previous == LEAKED) {
 				logger.info("Session {} on device {} ({}), reported as a possible leak, was closed after {} ms",
-						this.sessionId, this.deviceId, this.deviceName,
-						TimeUnit.NANOSECONDS.toMillis(durationNanos));
+						this.sessionId, this.deviceId, this.deviceName, TimeUnit.NANOSECONDS.toMillis(durationNanos));
 			}
 		}
 

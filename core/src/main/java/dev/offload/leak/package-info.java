@@ -1,4 +1,5 @@
 /**
- * Leak detection: a {@link dev.offload.leak.LeakDetector} warns about sessions left open too long.
+ * Leak detection: a {@link dev.offload.leak.LeakDetector} warns about sessions left open
+ * too long.
  */
 package dev.offload.leak;

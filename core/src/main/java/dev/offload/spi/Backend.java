@@ -3,10 +3,12 @@ package dev.offload.spi;
 import java.util.List;
 
 /**
- * A device runtime that {@link dev.offload.DeviceRegistry} builds devices, pools and sessions on.
+ * A device runtime that {@link dev.offload.DeviceRegistry} builds devices, pools and
+ * sessions on.
  * <p>
- * Implementations: {@code cuda} (JCuda's driver API) and {@code host} (an emulated device on the CPU). A backend is
- * thread-safe; it is closed once, after every device it returned has been closed.
+ * Implementations: {@code cuda} (JCuda's driver API) and {@code host} (an emulated device
+ * on the CPU). A backend is thread-safe; it is closed once, after every device it
+ * returned has been closed.
  */
 public interface Backend extends AutoCloseable {
 

@@ -1,12 +1,13 @@
 package dev.offload.spi;
 
 /**
- * The answer of {@link BackendProvider#probe()}: whether a backend can run here, how many devices it would have, and
- * a sentence for logs.
+ * The answer of {@link BackendProvider#probe()}: whether a backend can run here, how many
+ * devices it would have, and a sentence for logs.
  *
  * @param available whether the backend can be created
  * @param deviceCount the devices it would have (0 when unavailable)
- * @param message the devices found, or why the backend is unavailable with the underlying error
+ * @param message the devices found, or why the backend is unavailable with the underlying
+ * error
  */
 public record BackendAvailability(boolean available, int deviceCount, String message) {
 

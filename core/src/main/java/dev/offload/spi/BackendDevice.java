@@ -3,7 +3,8 @@ package dev.offload.spi;
 import dev.offload.kernel.ModuleDefinition;
 
 /**
- * One device of a {@link Backend}: the factory for its streams, events, memory and modules.
+ * One device of a {@link Backend}: the factory for its streams, events, memory and
+ * modules.
  */
 public interface BackendDevice {
 
@@ -14,8 +15,9 @@ public interface BackendDevice {
 	DeviceInfo info();
 
 	/**
-	 * Returns the device's id without describing it, so that a registry can select devices without touching the
-	 * ones it leaves out (on CUDA, {@link #info()} needs the device's context).
+	 * Returns the device's id without describing it, so that a registry can select
+	 * devices without touching the ones it leaves out (on CUDA, {@link #info()} needs the
+	 * device's context).
 	 * @return the id, the same as {@code info().id()}
 	 */
 	default int deviceId() {
@@ -58,12 +60,14 @@ public interface BackendDevice {
 	 * Loads a module on this device.
 	 * @param definition the module's code for the backends that can run it
 	 * @return the loaded module
-	 * @throws BackendException if the module cannot be loaded (no code for this backend among others)
+	 * @throws BackendException if the module cannot be loaded (no code for this backend
+	 * among others)
 	 */
 	BackendModule loadModule(ModuleDefinition definition);
 
 	/**
-	 * Releases the device's resources (the primary context on CUDA). Called once, when no stream is lent.
+	 * Releases the device's resources (the primary context on CUDA). Called once, when no
+	 * stream is lent.
 	 */
 	void close();
 

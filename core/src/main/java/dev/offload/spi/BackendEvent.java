@@ -1,7 +1,8 @@
 package dev.offload.spi;
 
 /**
- * A marker in a stream's work (a CUDA event) that other streams and the host can wait for.
+ * A marker in a stream's work (a CUDA event) that other streams and the host can wait
+ * for.
  */
 public interface BackendEvent {
 

@@ -1,13 +1,15 @@
 package dev.offload.spi;
 
 /**
- * A backend call failed: names the call, the runtime's error name and text, and the device.
+ * A backend call failed: names the call, the runtime's error name and text, and the
+ * device.
  * <p>
- * A {@link #isSticky() sticky} error leaves the device unusable (CUDA's illegal address, launch failure and the
- * like): the device is marked failed and stops lending streams.
+ * A {@link #isSticky() sticky} error leaves the device unusable (CUDA's illegal address,
+ * launch failure and the like): the device is marked failed and stops lending streams.
  * <p>
- * It is not a {@code dev.offload.OffloadException}: the backend contract sits below the API and depends on none of
- * it, so an application that handles both catches {@code OffloadException} (Offload refused or could not lend) and
+ * It is not a {@code dev.offload.OffloadException}: the backend contract sits below the
+ * API and depends on none of it, so an application that handles both catches
+ * {@code OffloadException} (Offload refused or could not lend) and
  * {@code BackendException} (the device failed the work).
  */
 public class BackendException extends RuntimeException {

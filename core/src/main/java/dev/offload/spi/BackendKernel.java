@@ -5,7 +5,8 @@ import java.util.List;
 import dev.offload.kernel.ParamKind;
 
 /**
- * A kernel of a {@link BackendModule}, with the parameter list launches are checked against.
+ * A kernel of a {@link BackendModule}, with the parameter list launches are checked
+ * against.
  */
 public interface BackendKernel {
 

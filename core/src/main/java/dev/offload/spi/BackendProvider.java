@@ -1,8 +1,8 @@
 package dev.offload.spi;
 
 /**
- * Makes one kind of {@link Backend} ({@code cuda}, {@code host}): says whether it can run in this process, and
- * creates it.
+ * Makes one kind of {@link Backend} ({@code cuda}, {@code host}): says whether it can run
+ * in this process, and creates it.
  */
 public interface BackendProvider {
 
@@ -13,7 +13,8 @@ public interface BackendProvider {
 	String name();
 
 	/**
-	 * Tells whether the backend can run here, cheaply; repeated calls may return a cached answer.
+	 * Tells whether the backend can run here, cheaply; repeated calls may return a cached
+	 * answer.
 	 * @return the availability, with the reason when unavailable; never throws
 	 */
 	BackendAvailability probe();

@@ -1,14 +1,18 @@
 package dev.offload.spi;
 
 /**
- * Which backend an application runs on and why, decided once at startup; logs, health and endpoints report it.
+ * Which backend an application runs on and why, decided once at startup; logs, health and
+ * endpoints report it.
  *
  * @param requested the backend that was asked for: {@code auto}, or a backend's name
- * @param provider the provider of the chosen backend, or {@code null} when the one required cannot run
- * @param fallback whether {@code auto} fell back to the host emulation because CUDA cannot run
- * @param reason why this backend: the probe's message of the backend that was chosen or, on a fallback, of the one
- * that could not run
- * @param deviceCount the devices the chosen backend reported when probed (0 when none was chosen)
+ * @param provider the provider of the chosen backend, or {@code null} when the one
+ * required cannot run
+ * @param fallback whether {@code auto} fell back to the host emulation because CUDA
+ * cannot run
+ * @param reason why this backend: the probe's message of the backend that was chosen or,
+ * on a fallback, of the one that could not run
+ * @param deviceCount the devices the chosen backend reported when probed (0 when none was
+ * chosen)
  */
 public record BackendSelection(String requested, BackendProvider provider, boolean fallback, String reason,
 		int deviceCount) {

@@ -1,17 +1,19 @@
 package dev.offload.spi;
 
 /**
- * An in-order work queue on one device (a CUDA stream). Work is enqueued asynchronously; errors of enqueued work
- * surface from {@link #query()} or {@link #synchronize()} as a {@link BackendException}.
+ * An in-order work queue on one device (a CUDA stream). Work is enqueued asynchronously;
+ * errors of enqueued work surface from {@link #query()} or {@link #synchronize()} as a
+ * {@link BackendException}.
  * <p>
- * A stream is used by one session at a time (the pool guarantees it), so implementations need not make enqueueing
- * from several threads at once safe; {@link #query()} may be called from the device's completion thread.
+ * A stream is used by one session at a time (the pool guarantees it), so implementations
+ * need not make enqueueing from several threads at once safe; {@link #query()} may be
+ * called from the device's completion thread.
  */
 public interface BackendStream {
 
 	/**
-	 * Enqueues a copy between two memories of this device (host to device, device to host, device to device, or host
-	 * to host). Offsets and sizes are already checked.
+	 * Enqueues a copy between two memories of this device (host to device, device to
+	 * host, device to device, or host to host). Offsets and sizes are already checked.
 	 * @param src the source
 	 * @param srcOffset the offset in the source, in bytes
 	 * @param dst the destination
@@ -30,8 +32,9 @@ public interface BackendStream {
 	void fill(NativeMemory dst, long offset, long bytes, byte value);
 
 	/**
-	 * Enqueues a kernel launch. The arguments are already checked against the kernel's parameters: each is an
-	 * {@link Integer}, {@link Long}, {@link Float}, {@link Double} or {@link NativeMemory}.
+	 * Enqueues a kernel launch. The arguments are already checked against the kernel's
+	 * parameters: each is an {@link Integer}, {@link Long}, {@link Float}, {@link Double}
+	 * or {@link NativeMemory}.
 	 * @param kernel the kernel
 	 * @param gridX grid size in x
 	 * @param gridY grid size in y
@@ -46,13 +49,15 @@ public interface BackendStream {
 			int sharedMemoryBytes, Object[] args);
 
 	/**
-	 * Enqueues recording {@code event}: it completes when the work enqueued before it does.
+	 * Enqueues recording {@code event}: it completes when the work enqueued before it
+	 * does.
 	 * @param event the event
 	 */
 	void record(BackendEvent event);
 
 	/**
-	 * Makes work enqueued after this call wait until {@code event}, as last recorded, completes.
+	 * Makes work enqueued after this call wait until {@code event}, as last recorded,
+	 * completes.
 	 * @param event the event
 	 */
 	void waitFor(BackendEvent event);

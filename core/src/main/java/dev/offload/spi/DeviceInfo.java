@@ -8,7 +8,8 @@ package dev.offload.spi;
  * @param computeCapabilityMajor the major compute capability (0 for emulated devices)
  * @param computeCapabilityMinor the minor compute capability
  * @param totalMemoryBytes the device's memory in bytes
- * @param multiprocessorCount the number of streaming multiprocessors (workers on the host backend)
+ * @param multiprocessorCount the number of streaming multiprocessors (workers on the host
+ * backend)
  * @param leastPriority the numerically lowest-precedence stream priority (CUDA: 0)
  * @param greatestPriority the highest-precedence stream priority (CUDA on an H200: -5)
  */

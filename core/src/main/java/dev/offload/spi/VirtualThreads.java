@@ -5,12 +5,15 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 
 /**
- * Tells whether a thread is a virtual thread (Java 21+) while Offload is compiled for Java 17: {@code
- * Thread.isVirtual()} is looked up once, and every thread is a platform thread on a runtime without it.
+ * Tells whether a thread is a virtual thread (Java 21+) while Offload is compiled for
+ * Java 17: {@code
+ * Thread.isVirtual()} is looked up once, and every thread is a platform thread on a
+ * runtime without it.
  * <p>
- * Offload uses it to keep virtual threads off blocking driver calls (a wait parks them instead, and the device's
- * completion thread wakes them), and backends use it where state is tied to the operating-system thread (a CUDA
- * context is current per carrier thread, not per virtual thread).
+ * Offload uses it to keep virtual threads off blocking driver calls (a wait parks them
+ * instead, and the device's completion thread wakes them), and backends use it where
+ * state is tied to the operating-system thread (a CUDA context is current per carrier
+ * thread, not per virtual thread).
  */
 public final class VirtualThreads {
 
@@ -29,7 +32,8 @@ public final class VirtualThreads {
 
 	/**
 	 * Tells whether the calling thread is a virtual thread.
-	 * @return {@code true} for a virtual thread, {@code false} for a platform thread or on a runtime before Java 21
+	 * @return {@code true} for a virtual thread, {@code false} for a platform thread or
+	 * on a runtime before Java 21
 	 */
 	public static boolean isCurrentThreadVirtual() {
 		return isVirtual(Thread.currentThread());
@@ -38,7 +42,8 @@ public final class VirtualThreads {
 	/**
 	 * Tells whether {@code thread} is a virtual thread.
 	 * @param thread the thread
-	 * @return {@code true} for a virtual thread, {@code false} for a platform thread or on a runtime before Java 21
+	 * @return {@code true} for a virtual thread, {@code false} for a platform thread or
+	 * on a runtime before Java 21
 	 */
 	public static boolean isVirtual(Thread thread) {
 		if (IS_VIRTUAL == null) {

@@ -3,8 +3,8 @@ package dev.offload.template;
 import dev.offload.HostBuffer;
 
 /**
- * The primitive array types that {@link Flow} and {@link KernelCall} copy to and from a device, with how each is
- * written to and read from a {@link HostBuffer}.
+ * The primitive array types that {@link Flow} and {@link KernelCall} copy to and from a
+ * device, with how each is written to and read from a {@link HostBuffer}.
  */
 enum ElementType {
 
@@ -113,15 +113,16 @@ enum ElementType {
 	}
 
 	/**
-	 * Returns the element type's name in the plural, as the typed accessors spell it ({@code floats}).
+	 * Returns the element type's name in the plural, as the typed accessors spell it
+	 * ({@code floats}).
 	 */
 	String plural() {
 		return this.plural;
 	}
 
 	/**
-	 * Returns the bytes {@code count} elements take in a buffer: at least one, because a buffer holds at least one
-	 * byte even for an empty array.
+	 * Returns the bytes {@code count} elements take in a buffer: at least one, because a
+	 * buffer holds at least one byte even for an empty array.
 	 */
 	long bufferBytes(int count) {
 		if (count < 0) {

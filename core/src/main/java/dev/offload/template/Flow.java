@@ -9,17 +9,16 @@ import dev.offload.kernel.KernelRef;
 import dev.offload.kernel.LaunchConfig;
 
 /**
- * The common path in a session, in few lines: copy arrays in, launch, copy results out. Every array type it uploads
- * ({@code float[]}, {@code double[]}, {@code int[]}, {@code long[]}, {@code byte[]}) it also downloads.
- * <pre>{@code
+ * The common path in a session, in few lines: copy arrays in, launch, copy results out.
+ * Every array type it uploads ({@code float[]}, {@code double[]}, {@code int[]},
+ * {@code long[]}, {@code byte[]}) it also downloads. <pre>{@code
  * float[] y = template.execute((session) -> {
  *     Flow flow = Flow.of(session);
  *     DeviceBuffer x = flow.upload(input);
  *     flow.launch(SCALE, LaunchConfig.forThreads(n, 256), n, 2f, x, x);
  *     return flow.downloadFloats(x, n);
  * });
- * }</pre>
- * Buffers come from the session and go back when it ends.
+ * }</pre> Buffers come from the session and go back when it ends.
  */
 public final class Flow {
 
@@ -152,7 +151,8 @@ public final class Flow {
 	}
 
 	/**
-	 * Enqueues a launch of a kernel on the session's device, loading its module there if needed.
+	 * Enqueues a launch of a kernel on the session's device, loading its module there if
+	 * needed.
 	 * @param kernel the kernel
 	 * @param config the grid and block sizes
 	 * @param args the kernel's arguments
@@ -164,7 +164,8 @@ public final class Flow {
 	}
 
 	/**
-	 * Copies the first {@code count} floats of a device buffer back, waiting for the session's work.
+	 * Copies the first {@code count} floats of a device buffer back, waiting for the
+	 * session's work.
 	 * @param source the device buffer
 	 * @param count the number of floats
 	 * @return the floats
@@ -175,7 +176,8 @@ public final class Flow {
 	}
 
 	/**
-	 * Copies the first {@code count} doubles of a device buffer back, waiting for the session's work.
+	 * Copies the first {@code count} doubles of a device buffer back, waiting for the
+	 * session's work.
 	 * @param source the device buffer
 	 * @param count the number of doubles
 	 * @return the doubles
@@ -186,7 +188,8 @@ public final class Flow {
 	}
 
 	/**
-	 * Copies the first {@code count} ints of a device buffer back, waiting for the session's work.
+	 * Copies the first {@code count} ints of a device buffer back, waiting for the
+	 * session's work.
 	 * @param source the device buffer
 	 * @param count the number of ints
 	 * @return the ints
@@ -197,7 +200,8 @@ public final class Flow {
 	}
 
 	/**
-	 * Copies the first {@code count} longs of a device buffer back, waiting for the session's work.
+	 * Copies the first {@code count} longs of a device buffer back, waiting for the
+	 * session's work.
 	 * @param source the device buffer
 	 * @param count the number of longs
 	 * @return the longs
@@ -208,7 +212,8 @@ public final class Flow {
 	}
 
 	/**
-	 * Copies the first {@code count} bytes of a device buffer back, waiting for the session's work.
+	 * Copies the first {@code count} bytes of a device buffer back, waiting for the
+	 * session's work.
 	 * @param source the device buffer
 	 * @param count the number of bytes
 	 * @return the bytes
@@ -226,7 +231,8 @@ public final class Flow {
 	}
 
 	/**
-	 * Enqueues copying the first {@code count} elements of a device buffer to a host buffer.
+	 * Enqueues copying the first {@code count} elements of a device buffer to a host
+	 * buffer.
 	 */
 	void copyBack(ElementType type, DeviceBuffer source, HostBuffer target, int count) {
 		if (source == null) {

@@ -1,8 +1,9 @@
 package dev.offload.template;
 
 /**
- * Thrown when the session bound to the thread does not fit a call's {@link Propagation}: none for
- * {@link Propagation#MANDATORY}, one for {@link Propagation#NEVER} (Spring's {@code IllegalTransactionStateException}).
+ * Thrown when the session bound to the thread does not fit a call's {@link Propagation}:
+ * none for {@link Propagation#MANDATORY}, one for {@link Propagation#NEVER} (Spring's
+ * {@code IllegalTransactionStateException}).
  */
 public class IllegalSessionStateException extends IllegalStateException {
 

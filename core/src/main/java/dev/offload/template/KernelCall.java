@@ -12,9 +12,9 @@ import dev.offload.kernel.KernelRef;
 import dev.offload.kernel.LaunchConfig;
 
 /**
- * One kernel launch with its copies, built in the order of the kernel's parameters and run by an
- * {@link OffloadTemplate}: each {@code arg}, {@code in} and {@code out} call appends the next parameter.
- * <pre>{@code
+ * One kernel launch with its copies, built in the order of the kernel's parameters and
+ * run by an {@link OffloadTemplate}: each {@code arg}, {@code in} and {@code out} call
+ * appends the next parameter. <pre>{@code
  * // __global__ void scale(int n, float a, const float* in, float* out)
  * float[] y = template.kernel(SCALE)
  *     .threads(n)              // one thread per element, blocks of 256
@@ -23,17 +23,20 @@ import dev.offload.kernel.LaunchConfig;
  *     .outFloats(n)            // a device buffer, copied back after the launch
  *     .run()
  *     .floats(0);              // the first output
- * }</pre>
- * {@link #run()} waits for the work, {@link #runAsync()} returns a future. Both use the session bound to the thread
- * (by {@link Offload @Offload}) when there is one, else a session of their own, as
- * {@link OffloadTemplate#execute(OffloadAttributes, SessionCallback)} does. Device buffers the application owns
- * ({@link Device#allocate(long)}) can be passed with {@link #arg(DeviceBuffer)} and reused from call to call; the call
- * then runs on their device. Arrays are read when the call runs. A call is not thread-safe; it may be run again.
+ * }</pre> {@link #run()} waits for the work, {@link #runAsync()} returns a future. Both
+ * use the session bound to the thread (by {@link Offload @Offload}) when there is one,
+ * else a session of their own, as
+ * {@link OffloadTemplate#execute(OffloadAttributes, SessionCallback)} does. Device
+ * buffers the application owns ({@link Device#allocate(long)}) can be passed with
+ * {@link #arg(DeviceBuffer)} and reused from call to call; the call then runs on their
+ * device. Arrays are read when the call runs. A call is not thread-safe; it may be run
+ * again.
  */
 public final class KernelCall {
 
 	/**
-	 * The block size {@link #threads(long)} uses: a multiple of the warp size that suits most kernels.
+	 * The block size {@link #threads(long)} uses: a multiple of the warp size that suits
+	 * most kernels.
 	 */
 	public static final int DEFAULT_BLOCK_SIZE = 256;
 
@@ -53,7 +56,8 @@ public final class KernelCall {
 	}
 
 	/**
-	 * Launches at least {@code threads} threads in blocks of {@value #DEFAULT_BLOCK_SIZE}.
+	 * Launches at least {@code threads} threads in blocks of
+	 * {@value #DEFAULT_BLOCK_SIZE}.
 	 * @param threads the number of threads, usually the number of elements; at least 1
 	 * @return this call
 	 * @throws IllegalArgumentException if {@code threads} is less than 1
@@ -140,8 +144,8 @@ public final class KernelCall {
 	}
 
 	/**
-	 * Appends a pointer parameter to a device buffer the application owns and keeps across calls; the call runs on
-	 * the buffer's device.
+	 * Appends a pointer parameter to a device buffer the application owns and keeps
+	 * across calls; the call runs on the buffer's device.
 	 * @param buffer the buffer, open, on the same device as the call's other buffers
 	 * @return this call
 	 * @throws IllegalArgumentException if the buffer is {@code null}
@@ -200,8 +204,8 @@ public final class KernelCall {
 	}
 
 	/**
-	 * Appends a pointer parameter to a device buffer of {@code count} floats, read back as the next output
-	 * ({@link KernelResult#floats(int)}).
+	 * Appends a pointer parameter to a device buffer of {@code count} floats, read back
+	 * as the next output ({@link KernelResult#floats(int)}).
 	 * @param count the number of floats
 	 * @return this call
 	 */
@@ -210,8 +214,8 @@ public final class KernelCall {
 	}
 
 	/**
-	 * Appends a pointer parameter to a device buffer of {@code count} doubles, read back as the next output
-	 * ({@link KernelResult#doubles(int)}).
+	 * Appends a pointer parameter to a device buffer of {@code count} doubles, read back
+	 * as the next output ({@link KernelResult#doubles(int)}).
 	 * @param count the number of doubles
 	 * @return this call
 	 */
@@ -220,8 +224,8 @@ public final class KernelCall {
 	}
 
 	/**
-	 * Appends a pointer parameter to a device buffer of {@code count} ints, read back as the next output
-	 * ({@link KernelResult#ints(int)}).
+	 * Appends a pointer parameter to a device buffer of {@code count} ints, read back as
+	 * the next output ({@link KernelResult#ints(int)}).
 	 * @param count the number of ints
 	 * @return this call
 	 */
@@ -230,8 +234,8 @@ public final class KernelCall {
 	}
 
 	/**
-	 * Appends a pointer parameter to a device buffer of {@code count} longs, read back as the next output
-	 * ({@link KernelResult#longs(int)}).
+	 * Appends a pointer parameter to a device buffer of {@code count} longs, read back as
+	 * the next output ({@link KernelResult#longs(int)}).
 	 * @param count the number of longs
 	 * @return this call
 	 */
@@ -240,8 +244,8 @@ public final class KernelCall {
 	}
 
 	/**
-	 * Appends a pointer parameter to a device buffer of {@code count} bytes, read back as the next output
-	 * ({@link KernelResult#bytes(int)}).
+	 * Appends a pointer parameter to a device buffer of {@code count} bytes, read back as
+	 * the next output ({@link KernelResult#bytes(int)}).
 	 * @param count the number of bytes
 	 * @return this call
 	 */
@@ -253,7 +257,8 @@ public final class KernelCall {
 	 * Copies the inputs in, launches, copies the outputs back and waits for it all.
 	 * @return the outputs, in the order of the {@code out} calls
 	 * @throws IllegalStateException if no launch geometry was given
-	 * @throws IllegalArgumentException if the parameters do not fit the kernel, before anything runs
+	 * @throws IllegalArgumentException if the parameters do not fit the kernel, before
+	 * anything runs
 	 * @throws dev.offload.spi.BackendException if the work failed on the device
 	 */
 	public KernelResult run() {
@@ -272,9 +277,10 @@ public final class KernelCall {
 	}
 
 	/**
-	 * Does what {@link #run()} does without blocking: enqueues on the calling thread and returns a future
-	 * completed with the outputs once the work is done, or with its failure. The outputs are copied to page-locked
-	 * buffers of the device, read and given back when the work is done. The future may complete on the device's
+	 * Does what {@link #run()} does without blocking: enqueues on the calling thread and
+	 * returns a future completed with the outputs once the work is done, or with its
+	 * failure. The outputs are copied to page-locked buffers of the device, read and
+	 * given back when the work is done. The future may complete on the device's
 	 * completion thread: continue with {@code *Async} methods for anything slow.
 	 * @return the outputs' future
 	 * @throws IllegalStateException if no launch geometry was given
@@ -288,7 +294,8 @@ public final class KernelCall {
 			Flow flow = Flow.of(session);
 			outputs.addAll(enqueue(flow));
 			for (Output output : outputs) {
-				// A session's own buffers are given back before its future completes: copy to the device's.
+				// A session's own buffers are given back before its future completes:
+				// copy to the device's.
 				targets.add(session.device().allocateHost(output.type.bufferBytes(output.count)));
 			}
 			copyBack(flow, outputs, targets);

@@ -5,8 +5,9 @@ import java.util.List;
 import dev.offload.Device;
 
 /**
- * The outputs of a {@link KernelCall}, read back as the arrays its {@code out} calls declared, in their order:
- * {@code result.floats(0)} is the first output if it was declared with {@code outFloats}.
+ * The outputs of a {@link KernelCall}, read back as the arrays its {@code out} calls
+ * declared, in their order: {@code result.floats(0)} is the first output if it was
+ * declared with {@code outFloats}.
  */
 public final class KernelResult {
 
@@ -42,7 +43,8 @@ public final class KernelResult {
 	 * Returns an output declared with {@link KernelCall#outFloats(int)}.
 	 * @param output the output's index among the outputs, from 0
 	 * @return the floats
-	 * @throws IllegalArgumentException if there is no such output or it holds another type
+	 * @throws IllegalArgumentException if there is no such output or it holds another
+	 * type
 	 */
 	public float[] floats(int output) {
 		return (float[]) get(output, ElementType.FLOAT);
@@ -52,7 +54,8 @@ public final class KernelResult {
 	 * Returns an output declared with {@link KernelCall#outDoubles(int)}.
 	 * @param output the output's index among the outputs, from 0
 	 * @return the doubles
-	 * @throws IllegalArgumentException if there is no such output or it holds another type
+	 * @throws IllegalArgumentException if there is no such output or it holds another
+	 * type
 	 */
 	public double[] doubles(int output) {
 		return (double[]) get(output, ElementType.DOUBLE);
@@ -62,7 +65,8 @@ public final class KernelResult {
 	 * Returns an output declared with {@link KernelCall#outInts(int)}.
 	 * @param output the output's index among the outputs, from 0
 	 * @return the ints
-	 * @throws IllegalArgumentException if there is no such output or it holds another type
+	 * @throws IllegalArgumentException if there is no such output or it holds another
+	 * type
 	 */
 	public int[] ints(int output) {
 		return (int[]) get(output, ElementType.INT);
@@ -72,7 +76,8 @@ public final class KernelResult {
 	 * Returns an output declared with {@link KernelCall#outLongs(int)}.
 	 * @param output the output's index among the outputs, from 0
 	 * @return the longs
-	 * @throws IllegalArgumentException if there is no such output or it holds another type
+	 * @throws IllegalArgumentException if there is no such output or it holds another
+	 * type
 	 */
 	public long[] longs(int output) {
 		return (long[]) get(output, ElementType.LONG);
@@ -82,7 +87,8 @@ public final class KernelResult {
 	 * Returns an output declared with {@link KernelCall#outBytes(int)}.
 	 * @param output the output's index among the outputs, from 0
 	 * @return the bytes
-	 * @throws IllegalArgumentException if there is no such output or it holds another type
+	 * @throws IllegalArgumentException if there is no such output or it holds another
+	 * type
 	 */
 	public byte[] bytes(int output) {
 		return (byte[]) get(output, ElementType.BYTE);

@@ -9,15 +9,16 @@ import java.util.regex.Pattern;
 import dev.offload.StreamPriority;
 
 /**
- * What an {@link Offload @Offload} call or an {@link OffloadTemplate} callback asks of its session: the device, the
- * {@link Propagation}, the priority of a new session's stream and its timeout (Spring's
- * {@code TransactionDefinition}).
+ * What an {@link Offload @Offload} call or an {@link OffloadTemplate} callback asks of
+ * its session: the device, the {@link Propagation}, the priority of a new session's
+ * stream and its timeout (Spring's {@code TransactionDefinition}).
  *
  * @param device the device's id, or {@link #ANY_DEVICE} for the least busy one
  * @param propagation how the call relates to the bound session
  * @param priority the priority class of a new session's stream
- * @param timeout the timeout of a new session (see {@link dev.offload.Device#openSession(StreamPriority, Duration)}),
- * or {@code null} for the registry's default; a joined session keeps its own
+ * @param timeout the timeout of a new session (see
+ * {@link dev.offload.Device#openSession(StreamPriority, Duration)}), or {@code null} for
+ * the registry's default; a joined session keeps its own
  */
 public record OffloadAttributes(int device, Propagation propagation, StreamPriority priority, Duration timeout) {
 
@@ -29,7 +30,8 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 	public static final int ANY_DEVICE = -1;
 
 	/**
-	 * The defaults: any device, {@link Propagation#REQUIRED}, {@link StreamPriority#NORMAL}.
+	 * The defaults: any device, {@link Propagation#REQUIRED},
+	 * {@link StreamPriority#NORMAL}.
 	 */
 	public static final OffloadAttributes DEFAULTS = new OffloadAttributes(ANY_DEVICE, Propagation.REQUIRED,
 			StreamPriority.NORMAL, null);
@@ -39,14 +41,15 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 	 * @param device the device's id, or {@link #ANY_DEVICE} for the least busy one
 	 * @param propagation how the call relates to the bound session
 	 * @param priority the priority class of a new session's stream
-	 * @param timeout the timeout of a new session, or {@code null} for the registry's default
-	 * @throws IllegalArgumentException if the device is below -1, the propagation or priority {@code null}, or the
-	 * timeout not positive
+	 * @param timeout the timeout of a new session, or {@code null} for the registry's
+	 * default
+	 * @throws IllegalArgumentException if the device is below -1, the propagation or
+	 * priority {@code null}, or the timeout not positive
 	 */
 	public OffloadAttributes {
 		if (device < ANY_DEVICE) {
-			throw new IllegalArgumentException("device must be -1 (the least busy device) or a device id, was "
-					+ device);
+			throw new IllegalArgumentException(
+					"device must be -1 (the least busy device) or a device id, was " + device);
 		}
 		if (propagation == null) {
 			throw new IllegalArgumentException("propagation must not be null");
@@ -64,7 +67,8 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 	 * @param device the device's id, or {@link #ANY_DEVICE} for the least busy one
 	 * @param propagation how the call relates to the bound session
 	 * @param priority the priority class of a new session's stream
-	 * @throws IllegalArgumentException if the device is below -1 or a value is {@code null}
+	 * @throws IllegalArgumentException if the device is below -1 or a value is
+	 * {@code null}
 	 */
 	public OffloadAttributes(int device, Propagation propagation, StreamPriority priority) {
 		this(device, propagation, priority, null);
@@ -74,7 +78,8 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 	 * Returns the attributes of an annotation.
 	 * @param offload the annotation
 	 * @return its attributes
-	 * @throws IllegalArgumentException if its device is below -1 or its timeout is not a positive duration
+	 * @throws IllegalArgumentException if its device is below -1 or its timeout is not a
+	 * positive duration
 	 */
 	public static OffloadAttributes of(Offload offload) {
 		return new OffloadAttributes(offload.device(), offload.propagation(), offload.priority(),
@@ -82,9 +87,9 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 	}
 
 	/**
-	 * Parses the {@link Offload#timeout()} of an annotation: a number with a unit ({@code 500ms}, {@code 2s},
-	 * {@code 1m}; units {@code ns}, {@code us}, {@code ms}, {@code s}, {@code m}, {@code h}, {@code d}) or an
-	 * ISO-8601 duration ({@code PT2S}).
+	 * Parses the {@link Offload#timeout()} of an annotation: a number with a unit
+	 * ({@code 500ms}, {@code 2s}, {@code 1m}; units {@code ns}, {@code us}, {@code ms},
+	 * {@code s}, {@code m}, {@code h}, {@code d}) or an ISO-8601 duration ({@code PT2S}).
 	 * @param value the text; empty for none
 	 * @return the timeout, or {@code null} if {@code value} is empty
 	 * @throws IllegalArgumentException naming the value if it is not a positive duration

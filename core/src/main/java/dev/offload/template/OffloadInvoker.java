@@ -10,19 +10,20 @@ import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
 
 /**
- * The advice behind {@link Offload @Offload}, usable without Spring: opens, joins or suspends a session as the
- * {@link OffloadAttributes} say, binds it to the thread for the call, and afterwards restores the previous binding
- * and ends a session the call opened (Spring's {@code TransactionInterceptor}).
+ * The advice behind {@link Offload @Offload}, usable without Spring: opens, joins or
+ * suspends a session as the {@link OffloadAttributes} say, binds it to the thread for the
+ * call, and afterwards restores the previous binding and ends a session the call opened
+ * (Spring's {@code TransactionInterceptor}).
  * <p>
- * Exceptions from the call reach the caller unchanged; a failure of the session's work that surfaces while ending
- * it is added to them as suppressed. A session that ends after failed work has its stream discarded; otherwise
- * the stream goes back to its pool once the work is done. Nothing stays bound to the thread.
- * <pre>{@code
+ * Exceptions from the call reach the caller unchanged; a failure of the session's work
+ * that surfaces while ending it is added to them as suppressed. A session that ends after
+ * failed work has its stream discarded; otherwise the stream goes back to its pool once
+ * the work is done. Nothing stays bound to the thread. <pre>{@code
  * OffloadInvoker invoker = new OffloadInvoker(registry);
  * Result r = invoker.execute(OffloadAttributes.DEFAULTS, () -> service.compute(input));
- * }</pre>
- * {@link #execute(OffloadAttributes, Supplier)} is the entry point for application code (it throws only what the
- * call throws, as Spring's {@code TransactionTemplate.execute}); {@link #invoke(OffloadAttributes, Invocation)}
+ * }</pre> {@link #execute(OffloadAttributes, Supplier)} is the entry point for
+ * application code (it throws only what the call throws, as Spring's
+ * {@code TransactionTemplate.execute}); {@link #invoke(OffloadAttributes, Invocation)}
  * serves advice, whose calls may throw checked exceptions.
  */
 public final class OffloadInvoker {
@@ -46,15 +47,20 @@ public final class OffloadInvoker {
 	}
 
 	/**
-	 * Runs a call in the session {@code attributes} ask for, as {@link #invoke(OffloadAttributes, Invocation)} does,
-	 * for calls that throw no checked exception. Every propagation is allowed; with {@link Propagation#SUPPORTS},
-	 * {@link Propagation#NOT_SUPPORTED} and {@link Propagation#NEVER} the call may run without a session.
+	 * Runs a call in the session {@code attributes} ask for, as
+	 * {@link #invoke(OffloadAttributes, Invocation)} does, for calls that throw no
+	 * checked exception. Every propagation is allowed; with {@link Propagation#SUPPORTS},
+	 * {@link Propagation#NOT_SUPPORTED} and {@link Propagation#NEVER} the call may run
+	 * without a session.
 	 * @param <T> the result's type
 	 * @param attributes the device, propagation and priority
-	 * @param call the call; {@link OffloadSessionBinding#currentSession()} gives it its session
+	 * @param call the call; {@link OffloadSessionBinding#currentSession()} gives it its
+	 * session
 	 * @return the call's result
-	 * @throws IllegalSessionStateException if the bound session does not fit the propagation (the call is not made)
-	 * @throws RuntimeException what the call threw, unchanged; or the failure of the session's work
+	 * @throws IllegalSessionStateException if the bound session does not fit the
+	 * propagation (the call is not made)
+	 * @throws RuntimeException what the call threw, unchanged; or the failure of the
+	 * session's work
 	 */
 	public <T> T execute(OffloadAttributes attributes, Supplier<T> call) {
 		Objects.requireNonNull(call, "call must not be null");
@@ -65,20 +71,25 @@ public final class OffloadInvoker {
 			throw ex;
 		}
 		catch (Throwable ex) {
-			// A Supplier declares no checked exception; one thrown anyway (sneakily) is not swallowed.
+			// A Supplier declares no checked exception; one thrown anyway (sneakily) is
+			// not swallowed.
 			throw new UndeclaredThrowableException(ex);
 		}
 	}
 
 	/**
-	 * Runs a call in the session {@code attributes} ask for. A session the call opened is synchronized and released
-	 * when it returns or throws; a joined one is left to its owner.
+	 * Runs a call in the session {@code attributes} ask for. A session the call opened is
+	 * synchronized and released when it returns or throws; a joined one is left to its
+	 * owner.
 	 * @param <T> the result's type
 	 * @param attributes the device, propagation and priority
-	 * @param invocation the call; {@link OffloadSessionBinding#currentSession()} gives it its session
+	 * @param invocation the call; {@link OffloadSessionBinding#currentSession()} gives it
+	 * its session
 	 * @return the call's result
-	 * @throws IllegalSessionStateException if the bound session does not fit the propagation (the call is not made)
-	 * @throws Throwable what the call threw, unchanged; or the failure of the session's work
+	 * @throws IllegalSessionStateException if the bound session does not fit the
+	 * propagation (the call is not made)
+	 * @throws Throwable what the call threw, unchanged; or the failure of the session's
+	 * work
 	 */
 	public <T> T invoke(OffloadAttributes attributes, Invocation<T> invocation) throws Throwable {
 		SessionScope scope = SessionScope.enter(this.registry, attributes);
@@ -95,19 +106,22 @@ public final class OffloadInvoker {
 	}
 
 	/**
-	 * Runs a call that returns a stage: a session the call opened is unbound when the call returns and kept until
-	 * the stage completes, then closed without blocking; the returned stage completes after that, when the
-	 * session's work is done and its stream is back, with the stage's outcome (or the work's failure). A joined
-	 * session, no session, or a {@code null} stage give back the call's stage itself.
+	 * Runs a call that returns a stage: a session the call opened is unbound when the
+	 * call returns and kept until the stage completes, then closed without blocking; the
+	 * returned stage completes after that, when the session's work is done and its stream
+	 * is back, with the stage's outcome (or the work's failure). A joined session, no
+	 * session, or a {@code null} stage give back the call's stage itself.
 	 * <p>
-	 * The returned stage completes on the registry's completion executor (or on the thread that completed the call's
-	 * stage), never on the device's completion thread.
+	 * The returned stage completes on the registry's completion executor (or on the
+	 * thread that completed the call's stage), never on the device's completion thread.
 	 * @param <T> the stage's value type
 	 * @param attributes the device, propagation and priority
 	 * @param invocation the call
 	 * @return the stage to hand to the caller
-	 * @throws IllegalSessionStateException if the bound session does not fit the propagation (the call is not made)
-	 * @throws Throwable what the call threw, unchanged (the session is then closed at once)
+	 * @throws IllegalSessionStateException if the bound session does not fit the
+	 * propagation (the call is not made)
+	 * @throws Throwable what the call threw, unchanged (the session is then closed at
+	 * once)
 	 */
 	public <T> CompletionStage<T> invokeAsync(OffloadAttributes attributes,
 			Invocation<? extends CompletionStage<T>> invocation) throws Throwable {

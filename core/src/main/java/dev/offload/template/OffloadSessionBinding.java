@@ -5,17 +5,19 @@ import java.util.Optional;
 import dev.offload.OffloadSession;
 
 /**
- * The {@link OffloadSession} bound to the current thread: an {@link Offload @Offload} call binds its session for the
- * call's duration and {@link OffloadTemplate} joins it, as Spring's {@code TransactionSynchronizationManager} holds
- * the connection that {@code JdbcTemplate} joins.
+ * The {@link OffloadSession} bound to the current thread: an {@link Offload @Offload}
+ * call binds its session for the call's duration and {@link OffloadTemplate} joins it, as
+ * Spring's {@code TransactionSynchronizationManager} holds the connection that
+ * {@code JdbcTemplate} joins.
  * <p>
- * Each {@link #bind(OffloadSession)} returns a {@link Binding} that puts back what was bound before it, so scopes
- * nest ({@link Propagation#REQUIRES_NEW} inside another call). A binding that is never closed leaves its session
- * bound to the thread for the thread's later work: close it in a {@code finally} block or with try-with-resources,
- * on the thread that opened it.
+ * Each {@link #bind(OffloadSession)} returns a {@link Binding} that puts back what was
+ * bound before it, so scopes nest ({@link Propagation#REQUIRES_NEW} inside another call).
+ * A binding that is never closed leaves its session bound to the thread for the thread's
+ * later work: close it in a {@code finally} block or with try-with-resources, on the
+ * thread that opened it.
  * <p>
- * To use a session in a continuation on another thread, bind it there for the continuation:
- * <pre>{@code
+ * To use a session in a continuation on another thread, bind it there for the
+ * continuation: <pre>{@code
  * try (var binding = OffloadSessionBinding.bind(session)) {
  *     template.execute((s) -> ...);   // joins session
  * }
@@ -101,7 +103,8 @@ public final class OffloadSessionBinding {
 
 		/**
 		 * Binds the previous session again. Closing twice is harmless.
-		 * @throws IllegalStateException if called on another thread than the one that bound
+		 * @throws IllegalStateException if called on another thread than the one that
+		 * bound
 		 */
 		@Override
 		public void close() {

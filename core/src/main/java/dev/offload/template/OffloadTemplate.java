@@ -9,10 +9,10 @@ import dev.offload.OffloadSession;
 import dev.offload.kernel.KernelRef;
 
 /**
- * Runs callbacks in sessions of a {@link DeviceRegistry}: the session bound to the thread (by
- * {@link Offload @Offload} or an enclosing call) if there is one, else a new one that it ends afterwards, as
- * Spring's {@code JdbcTemplate} joins the bound transaction or works on its own.
- * <pre>{@code
+ * Runs callbacks in sessions of a {@link DeviceRegistry}: the session bound to the thread
+ * (by {@link Offload @Offload} or an enclosing call) if there is one, else a new one that
+ * it ends afterwards, as Spring's {@code JdbcTemplate} joins the bound transaction or
+ * works on its own. <pre>{@code
  * float[] y = template.execute((session) -> {
  *     Flow flow = Flow.of(session);
  *     DeviceBuffer x = flow.upload(input);
@@ -21,17 +21,21 @@ import dev.offload.kernel.KernelRef;
  * });
  * }</pre>
  * <ul>
- * <li>{@link #kernel(KernelRef)} builds one typed launch with its copies in and out, without a callback.</li>
- * <li>{@link #execute(SessionCallback)} runs the callback and waits for the work it enqueued: a session of its own
- * is synchronized and closed, a joined one synchronized.</li>
- * <li>{@link #submit(SessionCallback)} runs the callback on the calling thread, which only enqueues work, and
- * returns a future completed with the callback's result once that work is done; no thread waits for it (the
- * device's completion thread polls, see {@link OffloadSession#closeAsync()}, and the future completes on the
- * registry's completion executor).</li>
+ * <li>{@link #kernel(KernelRef)} builds one typed launch with its copies in and out,
+ * without a callback.</li>
+ * <li>{@link #execute(SessionCallback)} runs the callback and waits for the work it
+ * enqueued: a session of its own is synchronized and closed, a joined one
+ * synchronized.</li>
+ * <li>{@link #submit(SessionCallback)} runs the callback on the calling thread, which
+ * only enqueues work, and returns a future completed with the callback's result once that
+ * work is done; no thread waits for it (the device's completion thread polls, see
+ * {@link OffloadSession#closeAsync()}, and the future completes on the registry's
+ * completion executor).</li>
  * </ul>
- * A callback that throws reaches the caller with its exception unchanged (for {@code submit}: the future completes
- * with it); a session the template opened is then still ended, its stream discarded if its work failed. Nothing
- * stays bound to the thread.
+ * A callback that throws reaches the caller with its exception unchanged (for
+ * {@code submit}: the future completes with it); a session the template opened is then
+ * still ended, its stream discarded if its work failed. Nothing stays bound to the
+ * thread.
  */
 public class OffloadTemplate {
 
@@ -63,19 +67,21 @@ public class OffloadTemplate {
 	}
 
 	/**
-	 * Runs a callback in the bound session, or in a new one on the least busy device, and waits for its work.
+	 * Runs a callback in the bound session, or in a new one on the least busy device, and
+	 * waits for its work.
 	 * @param <T> the result's type
 	 * @param callback the work
 	 * @return the callback's result
-	 * @throws RuntimeException what the callback threw, unchanged; or the failure of the session's work
+	 * @throws RuntimeException what the callback threw, unchanged; or the failure of the
+	 * session's work
 	 */
 	public <T> T execute(SessionCallback<T> callback) {
 		return execute(OffloadAttributes.DEFAULTS, callback);
 	}
 
 	/**
-	 * Runs a callback in the bound session if it is on {@code deviceId}, else in a new one there, and waits for its
-	 * work.
+	 * Runs a callback in the bound session if it is on {@code deviceId}, else in a new
+	 * one there, and waits for its work.
 	 * @param <T> the result's type
 	 * @param deviceId the device's id
 	 * @param callback the work
@@ -87,15 +93,17 @@ public class OffloadTemplate {
 	}
 
 	/**
-	 * Runs a callback in the session {@code attributes} ask for and waits for its work: a new session is
-	 * synchronized and closed, a joined one synchronized.
+	 * Runs a callback in the session {@code attributes} ask for and waits for its work: a
+	 * new session is synchronized and closed, a joined one synchronized.
 	 * @param <T> the result's type
-	 * @param attributes the device, priority and a propagation that gives a session ({@link Propagation#REQUIRED},
-	 * {@link Propagation#REQUIRES_NEW} or {@link Propagation#MANDATORY})
+	 * @param attributes the device, priority and a propagation that gives a session
+	 * ({@link Propagation#REQUIRED}, {@link Propagation#REQUIRES_NEW} or
+	 * {@link Propagation#MANDATORY})
 	 * @param callback the work
 	 * @return the callback's result
 	 * @throws IllegalArgumentException if the propagation may run without a session
-	 * @throws IllegalSessionStateException if no session is bound for {@link Propagation#MANDATORY}
+	 * @throws IllegalSessionStateException if no session is bound for
+	 * {@link Propagation#MANDATORY}
 	 */
 	public <T> T execute(OffloadAttributes attributes, SessionCallback<T> callback) {
 		check(attributes, callback);
@@ -116,7 +124,8 @@ public class OffloadTemplate {
 	}
 
 	/**
-	 * Runs a callback in the bound session, or in a new one on the least busy device, and returns at once.
+	 * Runs a callback in the bound session, or in a new one on the least busy device, and
+	 * returns at once.
 	 * @param <T> the result's type
 	 * @param callback the work, run on the calling thread
 	 * @return a future completed with the callback's result when its work is done: see
@@ -127,8 +136,8 @@ public class OffloadTemplate {
 	}
 
 	/**
-	 * Runs a callback in the bound session if it is on {@code deviceId}, else in a new one there, and returns at
-	 * once.
+	 * Runs a callback in the bound session if it is on {@code deviceId}, else in a new
+	 * one there, and returns at once.
 	 * @param <T> the result's type
 	 * @param deviceId the device's id
 	 * @param callback the work, run on the calling thread
@@ -140,25 +149,30 @@ public class OffloadTemplate {
 	}
 
 	/**
-	 * Runs a callback on the calling thread in the session {@code attributes} ask for, and returns a future that
-	 * completes when the work it enqueued is done, without a thread waiting for it:
+	 * Runs a callback on the calling thread in the session {@code attributes} ask for,
+	 * and returns a future that completes when the work it enqueued is done, without a
+	 * thread waiting for it:
 	 * <ul>
-	 * <li>In a new session, the future completes with the callback's result once the session's work is done and
-	 * its stream is back in the pool ({@link OffloadSession#closeAsync()}), or with the work's failure.</li>
+	 * <li>In a new session, the future completes with the callback's result once the
+	 * session's work is done and its stream is back in the pool
+	 * ({@link OffloadSession#closeAsync()}), or with the work's failure.</li>
 	 * <li>In a joined session, the future completes once the work enqueued so far is done
-	 * ({@link OffloadSession#whenDone()}: the completion thread watches an event on the session's own stream, no
-	 * second stream is borrowed), or with that work's failure, which also reaches the owner of the session when it
-	 * ends it.</li>
+	 * ({@link OffloadSession#whenDone()}: the completion thread watches an event on the
+	 * session's own stream, no second stream is borrowed), or with that work's failure,
+	 * which also reaches the owner of the session when it ends it.</li>
 	 * </ul>
-	 * If the callback throws, the future completes with that exception (after a new session has ended).
-	 * The future completes on the registry's {@linkplain DeviceRegistry#completionExecutor() completion executor},
-	 * never on the device's completion thread, so its continuations may block (even on other Offload futures).
+	 * If the callback throws, the future completes with that exception (after a new
+	 * session has ended). The future completes on the registry's
+	 * {@linkplain DeviceRegistry#completionExecutor() completion executor}, never on the
+	 * device's completion thread, so its continuations may block (even on other Offload
+	 * futures).
 	 * @param <T> the result's type
 	 * @param attributes the device, priority and a propagation that gives a session
 	 * @param callback the work, run on the calling thread
 	 * @return the future
 	 * @throws IllegalArgumentException if the propagation may run without a session
-	 * @throws IllegalSessionStateException if no session is bound for {@link Propagation#MANDATORY}
+	 * @throws IllegalSessionStateException if no session is bound for
+	 * {@link Propagation#MANDATORY}
 	 * @throws dev.offload.DeviceFailedException if the chosen device failed
 	 */
 	public <T> CompletableFuture<T> submit(OffloadAttributes attributes, SessionCallback<T> callback) {
@@ -188,9 +202,9 @@ public class OffloadTemplate {
 	}
 
 	/**
-	 * Starts a typed call of a kernel: parameters appended in order with {@code arg}, {@code in} and {@code out},
-	 * then {@link KernelCall#run()} or {@link KernelCall#runAsync()}.
-	 * <pre>{@code
+	 * Starts a typed call of a kernel: parameters appended in order with {@code arg},
+	 * {@code in} and {@code out}, then {@link KernelCall#run()} or
+	 * {@link KernelCall#runAsync()}. <pre>{@code
 	 * // __global__ void scale(int n, float a, const float* in, float* out)
 	 * float[] y = template.kernel(SCALE).threads(n).arg(n).arg(2f).in(x).outFloats(n).run().floats(0);
 	 * }</pre>

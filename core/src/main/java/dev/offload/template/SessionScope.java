@@ -8,8 +8,9 @@ import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
 
 /**
- * One call's relation to a session: a session it opened (and must end), one it joined, or none; and the binding
- * that makes it current for the call. The one place that applies a {@link Propagation}.
+ * One call's relation to a session: a session it opened (and must end), one it joined, or
+ * none; and the binding that makes it current for the call. The one place that applies a
+ * {@link Propagation}.
  */
 final class SessionScope {
 
@@ -26,9 +27,12 @@ final class SessionScope {
 	}
 
 	/**
-	 * Opens, joins or suspends a session as {@code attributes} say, and binds the outcome to the thread.
-	 * @throws IllegalSessionStateException if the bound session does not fit the propagation
-	 * @throws dev.offload.NoSuchDeviceException if the attributes name a device the registry lacks
+	 * Opens, joins or suspends a session as {@code attributes} say, and binds the outcome
+	 * to the thread.
+	 * @throws IllegalSessionStateException if the bound session does not fit the
+	 * propagation
+	 * @throws dev.offload.NoSuchDeviceException if the attributes name a device the
+	 * registry lacks
 	 */
 	static SessionScope enter(DeviceRegistry registry, OffloadAttributes attributes) {
 		OffloadSession bound = OffloadSessionBinding.get();
@@ -39,10 +43,10 @@ final class SessionScope {
 			case REQUIRES_NEW -> open(registry, attributes);
 			case MANDATORY -> {
 				if (!matching) {
-					throw new IllegalSessionStateException(Propagation.MANDATORY, "No session"
-							+ (attributes.anyDevice() ? "" : " of device " + attributes.device())
-							+ " is bound to thread " + Thread.currentThread().getName() + " for propagation MANDATORY"
-							+ (ours ? "; the bound session is " + bound : ""));
+					throw new IllegalSessionStateException(Propagation.MANDATORY,
+							"No session" + (attributes.anyDevice() ? "" : " of device " + attributes.device())
+									+ " is bound to thread " + Thread.currentThread().getName()
+									+ " for propagation MANDATORY" + (ours ? "; the bound session is " + bound : ""));
 				}
 				yield joined(bound);
 			}
@@ -50,9 +54,8 @@ final class SessionScope {
 			case NOT_SUPPORTED -> none();
 			case NEVER -> {
 				if (ours) {
-					throw new IllegalSessionStateException(Propagation.NEVER, bound
-							+ " is bound to thread " + Thread.currentThread().getName() + " but propagation NEVER "
-							+ "runs without a session");
+					throw new IllegalSessionStateException(Propagation.NEVER, bound + " is bound to thread "
+							+ Thread.currentThread().getName() + " but propagation NEVER " + "runs without a session");
 				}
 				yield none();
 			}
@@ -99,8 +102,10 @@ final class SessionScope {
 	}
 
 	/**
-	 * Ends a call that returned: unbinds, and closes an owned session (waiting for its work).
-	 * @throws RuntimeException the failure of the session's work, if nothing reported it yet
+	 * Ends a call that returned: unbinds, and closes an owned session (waiting for its
+	 * work).
+	 * @throws RuntimeException the failure of the session's work, if nothing reported it
+	 * yet
 	 */
 	void close() {
 		unbind();
@@ -110,8 +115,8 @@ final class SessionScope {
 	}
 
 	/**
-	 * Ends a call that threw: unbinds, and closes an owned session, adding a failure of its work to
-	 * {@code failure}. The stream is discarded if the work failed.
+	 * Ends a call that threw: unbinds, and closes an owned session, adding a failure of
+	 * its work to {@code failure}. The stream is discarded if the work failed.
 	 * @param failure what the call threw
 	 */
 	void closeAfter(Throwable failure) {
@@ -128,7 +133,8 @@ final class SessionScope {
 
 	/**
 	 * Unbinds and closes an owned session without blocking.
-	 * @return completed when the session's work is done and its stream is back (at once if not owned)
+	 * @return completed when the session's work is done and its stream is back (at once
+	 * if not owned)
 	 */
 	CompletableFuture<Void> closeAsync() {
 		unbind();
@@ -136,8 +142,10 @@ final class SessionScope {
 	}
 
 	/**
-	 * Unbinds, and closes the owned session without blocking once {@code stage} completes; only for an owned session.
-	 * @return a future with the stage's outcome, completed after the session's work is done and its stream is back
+	 * Unbinds, and closes the owned session without blocking once {@code stage}
+	 * completes; only for an owned session.
+	 * @return a future with the stage's outcome, completed after the session's work is
+	 * done and its stream is back
 	 */
 	<T> CompletableFuture<T> closeAfter(CompletionStage<T> stage) {
 		unbind();
@@ -158,7 +166,8 @@ final class SessionScope {
 	}
 
 	/**
-	 * Returns a future completed with {@code value} when {@code done} completes, or with its failure unwrapped.
+	 * Returns a future completed with {@code value} when {@code done} completes, or with
+	 * its failure unwrapped.
 	 */
 	static <T> CompletableFuture<T> relay(CompletableFuture<?> done, T value) {
 		CompletableFuture<T> result = new CompletableFuture<>();
@@ -174,7 +183,8 @@ final class SessionScope {
 	}
 
 	/**
-	 * Adds {@code secondary} to {@code primary}'s suppressed exceptions unless it is already part of it.
+	 * Adds {@code secondary} to {@code primary}'s suppressed exceptions unless it is
+	 * already part of it.
 	 */
 	static void suppress(Throwable primary, Throwable secondary) {
 		if (secondary == null) {

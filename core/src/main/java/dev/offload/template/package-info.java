@@ -1,6 +1,7 @@
 /**
  * Runs work in {@link dev.offload.OffloadSession sessions} bound to the calling thread:
- * {@link dev.offload.template.OffloadTemplate} joins the session that an {@link dev.offload.template.Offload @Offload}
- * call opened, the way Spring's {@code JdbcTemplate} joins the transaction that {@code @Transactional} began.
+ * {@link dev.offload.template.OffloadTemplate} joins the session that an
+ * {@link dev.offload.template.Offload @Offload} call opened, the way Spring's
+ * {@code JdbcTemplate} joins the transaction that {@code @Transactional} began.
  */
 package dev.offload.template;

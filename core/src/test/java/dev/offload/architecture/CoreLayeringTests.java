@@ -17,7 +17,8 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 @AnalyzeClasses(packages = "dev.offload", importOptions = ImportOption.DoNotIncludeTests.class)
 class CoreLayeringTests {
 
-	// Each package is a slice of its own ('dev.offload' itself included), so a cycle between any two is found.
+	// Each package is a slice of its own ('dev.offload' itself included), so a cycle
+	// between any two is found.
 	@ArchTest
 	static final ArchRule packagesShouldBeFreeOfCycles = slices().matching("dev.(**)").should().beFreeOfCycles();
 

@@ -23,8 +23,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
- * {@link KernelCall}: parameters in order, every array type in and out, buffers the application keeps, the
- * asynchronous form and bad calls.
+ * {@link KernelCall}: parameters in order, every array type in and out, buffers the
+ * application keeps, the asynchronous form and bad calls.
  */
 class KernelCallTests {
 
@@ -94,7 +94,8 @@ class KernelCallTests {
 				return null;
 			});
 			for (float scale : new float[] { 2f, -1f }) {
-				// Without the buffer, the least busy device would be device 0, where the buffer cannot be used.
+				// Without the buffer, the least busy device would be device 0, where the
+				// buffer cannot be used.
 				KernelResult result = this.template.kernel(TemplateTestKernels.SCALE)
 					.threads(4)
 					.arg(4)

@@ -14,7 +14,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Tests for {@link OffloadAttributes}: the timeout of {@link Offload @Offload} and its use by the invoker.
+ * Tests for {@link OffloadAttributes}: the timeout of {@link Offload @Offload} and its
+ * use by the invoker.
  */
 class OffloadAttributesTests {
 
@@ -34,8 +35,7 @@ class OffloadAttributesTests {
 			.isThrownBy(() -> OffloadAttributes.parseTimeout("2 seconds"))
 			.withMessageStartingWith("@Offload timeout '2 seconds' is not a positive duration; use a number with a "
 					+ "unit (ns, us, ms, s, m, h, d) such as 500ms or 2s");
-		assertThatExceptionOfType(IllegalArgumentException.class)
-			.isThrownBy(() -> OffloadAttributes.parseTimeout("0s"))
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> OffloadAttributes.parseTimeout("0s"))
 			.withMessageContaining("'0s'");
 		assertThatExceptionOfType(IllegalArgumentException.class)
 			.isThrownBy(() -> OffloadAttributes.parseTimeout("PT-1S"))

@@ -26,8 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * {@link OffloadInvoker#invokeAsync}: a call returning a stage keeps its session until the stage completes and the
- * session's work is done.
+ * {@link OffloadInvoker#invokeAsync}: a call returning a stage keeps its session until
+ * the stage completes and the session's work is done.
  */
 class OffloadInvokerAsyncTests {
 
@@ -162,7 +162,8 @@ class OffloadInvokerAsyncTests {
 			List<CompletableFuture<Integer>> jobs = new ArrayList<>();
 			for (int i = 0; i < n; i++) {
 				int job = i;
-				// What an @Offload method returning a CompletableFuture does: submit joins the method's session.
+				// What an @Offload method returning a CompletableFuture does: submit
+				// joins the method's session.
 				jobs.add(invoker.invokeAsync(OffloadAttributes.DEFAULTS, () -> template.submit((session) -> {
 					session.launch(TemplateTestKernels.HOLD, LaunchConfig.of(1, 1), gate);
 					return job;

@@ -72,8 +72,7 @@ class OffloadSessionBindingTests {
 
 	@Test
 	void currentSessionWhenBoundOnAnotherThreadShouldBeEmptyHere() throws Exception {
-		try (OffloadSession session = this.registry.openSession();
-				var binding = OffloadSessionBinding.bind(session)) {
+		try (OffloadSession session = this.registry.openSession(); var binding = OffloadSessionBinding.bind(session)) {
 			assertThat(CompletableFuture.supplyAsync(OffloadSessionBinding::currentSession).get()).isEmpty();
 		}
 	}

@@ -26,7 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * {@link OffloadTemplate#submit}: futures that complete when the work is done, with no thread waiting per call.
+ * {@link OffloadTemplate#submit}: futures that complete when the work is done, with no
+ * thread waiting per call.
  */
 class OffloadTemplateSubmitTests {
 
@@ -37,8 +38,10 @@ class OffloadTemplateSubmitTests {
 	private OffloadTemplate template;
 
 	private void start(int devices) {
-		this.registry = DeviceRegistry.builder(HostBackend.builder().deviceCount(devices).workersPerDevice(WORKERS)
-			.build()).streamPool(StreamPoolConfig.DEFAULTS.withInitialSize(4)).build();
+		this.registry = DeviceRegistry
+			.builder(HostBackend.builder().deviceCount(devices).workersPerDevice(WORKERS).build())
+			.streamPool(StreamPoolConfig.DEFAULTS.withInitialSize(4))
+			.build();
 		this.template = new OffloadTemplate(this.registry);
 	}
 
@@ -89,7 +92,8 @@ class OffloadTemplateSubmitTests {
 		List<String> offloadThreads = liveThreads().stream()
 			.filter((name) -> name.startsWith("offload-") && !name.startsWith("offload-async-"))
 			.toList();
-		// The device's workers and its one completion thread: nothing per submitted call (the completion executor's
+		// The device's workers and its one completion thread: nothing per submitted call
+		// (the completion executor's
 		// threads are shared by every registry, bounded by the CPUs).
 		assertThat(offloadThreads).hasSizeLessThanOrEqualTo(WORKERS + 1);
 		assertThat(liveThreads().size() - before).isLessThanOrEqualTo(WORKERS + 1);
@@ -164,8 +168,7 @@ class OffloadTemplateSubmitTests {
 	@Test
 	void submitWithDeviceShouldUseThatDevice() throws Exception {
 		start(3);
-		assertThat(this.template.submit(1, (session) -> session.device().id()).get(30, TimeUnit.SECONDS))
-			.isEqualTo(1);
+		assertThat(this.template.submit(1, (session) -> session.device().id()).get(30, TimeUnit.SECONDS)).isEqualTo(1);
 	}
 
 	@Test
@@ -200,15 +203,15 @@ class OffloadTemplateSubmitTests {
 			return 2f;
 		}).thenApply((factor) -> {
 			continuationThread.set(Thread.currentThread().getName());
-			// Waits for GPU work whose completion the device's completion thread must see.
+			// Waits for GPU work whose completion the device's completion thread must
+			// see.
 			return scaleOne(3f, factor).join();
 		});
 		TemplateTestKernels.open(gate);
 		assertThat(chained.get(30, TimeUnit.SECONDS)).isEqualTo(6f);
 		assertThat(continuationThread.get()).isNotEqualTo("offload-device0-completion");
 		// The completion thread is still free for other work.
-		assertThat(this.template.submit((session) -> scaleOne(5f, 2f).join()).get(30, TimeUnit.SECONDS))
-			.isEqualTo(10f);
+		assertThat(this.template.submit((session) -> scaleOne(5f, 2f).join()).get(30, TimeUnit.SECONDS)).isEqualTo(10f);
 	}
 
 	@Test

@@ -142,8 +142,9 @@ class OffloadTemplateTests {
 			used.set(session);
 			session.launch(TemplateTestKernels.FAIL, LaunchConfig.of(1, 1), 6);
 			throw failure;
-		})).isSameAs(failure).satisfies((ex) -> assertThat(ex.getSuppressed()).singleElement()
-			.isInstanceOf(BackendException.class));
+		}))
+			.isSameAs(failure)
+			.satisfies((ex) -> assertThat(ex.getSuppressed()).singleElement().isInstanceOf(BackendException.class));
 		assertThat(used.get().device().streamPool().statistics().discarded()).isEqualTo(1);
 	}
 
@@ -188,7 +189,8 @@ class OffloadTemplateTests {
 	@Test
 	void executeWithPriorityShouldOpenASessionOfThatPriority() {
 		assertThat(this.template.execute(OffloadAttributes.DEFAULTS.withPriority(StreamPriority.HIGH),
-				OffloadSession::priority)).isEqualTo(StreamPriority.HIGH);
+				OffloadSession::priority))
+			.isEqualTo(StreamPriority.HIGH);
 	}
 
 	@Test
@@ -211,8 +213,8 @@ class OffloadTemplateTests {
 			Flow flow = Flow.of(session);
 			assertThat(flow.downloadDoubles(flow.upload(new double[] { 1.5, 2.5 }), 2)).containsExactly(1.5, 2.5);
 			assertThat(flow.downloadFloats(flow.upload(new float[] { -1.5f }), 1)).containsExactly(-1.5f);
-			assertThat(flow.downloadInts(flow.upload(new int[] { 7, -8, Integer.MAX_VALUE }), 3)).containsExactly(7,
-					-8, Integer.MAX_VALUE);
+			assertThat(flow.downloadInts(flow.upload(new int[] { 7, -8, Integer.MAX_VALUE }), 3)).containsExactly(7, -8,
+					Integer.MAX_VALUE);
 			assertThat(flow.downloadLongs(flow.upload(new long[] { Long.MIN_VALUE, 9 }), 2))
 				.containsExactly(Long.MIN_VALUE, 9);
 			assertThat(flow.downloadBytes(flow.upload(new byte[] { -128, 0, 127 }), 3)).containsExactly(-128, 0, 127);

@@ -24,7 +24,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 /**
- * The propagation matrix: each {@link Propagation} with and without an outer session, through {@link OffloadInvoker}.
+ * The propagation matrix: each {@link Propagation} with and without an outer session,
+ * through {@link OffloadInvoker}.
  */
 class PropagationTests {
 
@@ -70,8 +71,8 @@ class PropagationTests {
 
 	@ParameterizedTest(name = "{0}, outer session {1}: {2}")
 	@MethodSource("matrix")
-	void propagationWhenOuterSessionPresentOrNotShouldUseTheExpectedSession(Propagation propagation,
-			boolean withOuter, Outcome outcome) throws Throwable {
+	void propagationWhenOuterSessionPresentOrNotShouldUseTheExpectedSession(Propagation propagation, boolean withOuter,
+			Outcome outcome) throws Throwable {
 		if (withOuter) {
 			this.invoker.invoke(OffloadAttributes.DEFAULTS, () -> {
 				OffloadSession outer = OffloadSessionBinding.currentSession().orElseThrow();
@@ -178,8 +179,8 @@ class PropagationTests {
 	void mandatoryWhenBoundSessionIsOnAnotherDeviceShouldThrowNamingIt() throws Throwable {
 		this.invoker.invoke(OffloadAttributes.DEFAULTS.withDevice(0), () -> {
 			assertThatExceptionOfType(IllegalSessionStateException.class)
-				.isThrownBy(() -> this.invoker.invoke(
-						new OffloadAttributes(1, Propagation.MANDATORY, StreamPriority.NORMAL), () -> null))
+				.isThrownBy(() -> this.invoker
+					.invoke(new OffloadAttributes(1, Propagation.MANDATORY, StreamPriority.NORMAL), () -> null))
 				.withMessageContaining("No session of device 1")
 				.withMessageContaining("the bound session is OffloadSession[");
 			return null;
@@ -196,8 +197,8 @@ class PropagationTests {
 	@Test
 	void joinedSessionShouldKeepItsOwnPriority() throws Throwable {
 		this.invoker.invoke(OffloadAttributes.DEFAULTS, () -> {
-			OffloadSession joined = this.invoker
-				.invoke(OffloadAttributes.DEFAULTS.withPriority(StreamPriority.HIGH), PropagationTests::current);
+			OffloadSession joined = this.invoker.invoke(OffloadAttributes.DEFAULTS.withPriority(StreamPriority.HIGH),
+					PropagationTests::current);
 			assertThat(joined.priority()).isEqualTo(StreamPriority.NORMAL);
 			return null;
 		});

@@ -20,13 +20,12 @@ class ReadmeExampleTests {
 
 	static final KernelRef SCALE = KernelRef.of(ModuleDefinition.builder("scale")
 		.imageResource("kernels/scale.ptx")
-		.hostKernel("scale", List.of(ParamKind.INT32, ParamKind.FLOAT32, ParamKind.POINTER, ParamKind.POINTER),
-				(t) -> {
-					int i = t.globalIdX();
-					if (i < t.intArg(0)) {
-						t.floats(3).put(i, t.floatArg(1) * t.floats(2).get(i));
-					}
-				})
+		.hostKernel("scale", List.of(ParamKind.INT32, ParamKind.FLOAT32, ParamKind.POINTER, ParamKind.POINTER), (t) -> {
+			int i = t.globalIdX();
+			if (i < t.intArg(0)) {
+				t.floats(3).put(i, t.floatArg(1) * t.floats(2).get(i));
+			}
+		})
 		.build(), "scale");
 
 	@Test

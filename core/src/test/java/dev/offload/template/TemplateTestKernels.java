@@ -10,8 +10,9 @@ import dev.offload.kernel.ModuleDefinition;
 import dev.offload.kernel.ParamKind;
 
 /**
- * Host kernels for the template tests: {@code scale}, {@code fail}, {@code mix}, and core's {@code hold}, which keeps
- * its stream busy until its gate opens (a latch, never a timer).
+ * Host kernels for the template tests: {@code scale}, {@code fail}, {@code mix}, and
+ * core's {@code hold}, which keeps its stream busy until its gate opens (a latch, never a
+ * timer).
  */
 final class TemplateTestKernels {
 
@@ -19,18 +20,18 @@ final class TemplateTestKernels {
 	private static final AtomicInteger gateIds = new AtomicInteger(1_000_000);
 
 	static final ModuleDefinition MODULE = ModuleDefinition.builder("template-test")
-		.hostKernel("scale", List.of(ParamKind.INT32, ParamKind.FLOAT32, ParamKind.POINTER, ParamKind.POINTER),
-				(t) -> {
-					int i = t.globalIdX();
-					if (i < t.intArg(0)) {
-						t.floats(3).put(i, t.floatArg(1) * t.floats(2).get(i));
-					}
-				})
+		.hostKernel("scale", List.of(ParamKind.INT32, ParamKind.FLOAT32, ParamKind.POINTER, ParamKind.POINTER), (t) -> {
+			int i = t.globalIdX();
+			if (i < t.intArg(0)) {
+				t.floats(3).put(i, t.floatArg(1) * t.floats(2).get(i));
+			}
+		})
 		.hostKernel("fail", List.of(ParamKind.INT32), (t) -> {
 			throw new IllegalStateException("kernel failed on purpose " + t.intArg(0));
 		})
-		.hostKernel("mix", List.of(ParamKind.INT32, ParamKind.POINTER, ParamKind.POINTER, ParamKind.POINTER,
-				ParamKind.POINTER, ParamKind.POINTER, ParamKind.POINTER, ParamKind.POINTER, ParamKind.POINTER),
+		.hostKernel("mix",
+				List.of(ParamKind.INT32, ParamKind.POINTER, ParamKind.POINTER, ParamKind.POINTER, ParamKind.POINTER,
+						ParamKind.POINTER, ParamKind.POINTER, ParamKind.POINTER, ParamKind.POINTER),
 				TemplateTestKernels::mix)
 		.build();
 
@@ -60,7 +61,8 @@ final class TemplateTestKernels {
 	}
 
 	/**
-	 * Returns a new gate's id; {@code hold} kernels launched with it wait until {@link #open(int)}.
+	 * Returns a new gate's id; {@code hold} kernels launched with it wait until
+	 * {@link #open(int)}.
 	 */
 	static int newGate() {
 		int id = gateIds.incrementAndGet();

@@ -16,11 +16,13 @@ import dev.offload.spi.NativeMemory;
 import dev.offload.spi.VirtualThreads;
 
 /**
- * Wraps a backend so that a stream's or an event's {@code synchronize()} holds its virtual thread's carrier for the whole wait, as a
- * blocking JNI call such as {@code cuStreamSynchronize} does. It pins the virtual thread around the wait with the
- * JDK's {@code jdk.internal.vm.Continuation.pin()} (a critical section: on Java 24+ {@code synchronized} and
- * {@code Object.wait} no longer pin, a native frame or this still does), so a park inside is recorded as a
- * {@code jdk.VirtualThreadPinned} event; it needs {@code --add-exports java.base/jdk.internal.vm=ALL-UNNAMED}.
+ * Wraps a backend so that a stream's or an event's {@code synchronize()} holds its
+ * virtual thread's carrier for the whole wait, as a blocking JNI call such as
+ * {@code cuStreamSynchronize} does. It pins the virtual thread around the wait with the
+ * JDK's {@code jdk.internal.vm.Continuation.pin()} (a critical section: on Java 24+
+ * {@code synchronized} and {@code Object.wait} no longer pin, a native frame or this
+ * still does), so a park inside is recorded as a {@code jdk.VirtualThreadPinned} event;
+ * it needs {@code --add-exports java.base/jdk.internal.vm=ALL-UNNAMED}.
  */
 final class CarrierHoldingBackend implements Backend {
 
@@ -36,10 +38,7 @@ final class CarrierHoldingBackend implements Backend {
 
 	CarrierHoldingBackend(Backend delegate) {
 		this.delegate = delegate;
-		this.devices = delegate.devices()
-			.stream()
-			.map((device) -> (BackendDevice) new HoldingDevice(device))
-			.toList();
+		this.devices = delegate.devices().stream().map((device) -> (BackendDevice) new HoldingDevice(device)).toList();
 	}
 
 	/**
@@ -74,7 +73,8 @@ final class CarrierHoldingBackend implements Backend {
 	}
 
 	/**
-	 * Runs {@code wait} so that, on a virtual thread, a park inside holds the carrier (and is recorded as pinned).
+	 * Runs {@code wait} so that, on a virtual thread, a park inside holds the carrier
+	 * (and is recorded as pinned).
 	 * @param wait what waits
 	 */
 	static void holdingCarrier(Runnable wait) {

@@ -9,8 +9,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.IntConsumer;
 
 /**
- * Runs test work on virtual threads from code compiled for Java 17, where the Java 21 factories are reached by
- * reflection.
+ * Runs test work on virtual threads from code compiled for Java 17, where the Java 21
+ * factories are reached by reflection.
  */
 public final class OnVirtualThreads {
 
@@ -18,10 +18,12 @@ public final class OnVirtualThreads {
 	}
 
 	/**
-	 * Runs {@code work} on {@code count} virtual threads at once, one each, and waits for all.
+	 * Runs {@code work} on {@code count} virtual threads at once, one each, and waits for
+	 * all.
 	 * @param count how many
 	 * @param work the work, given the thread's index
-	 * @throws Exception what the work threw (wrapped in an {@link java.util.concurrent.ExecutionException}), or a
+	 * @throws Exception what the work threw (wrapped in an
+	 * {@link java.util.concurrent.ExecutionException}), or a
 	 * {@link java.util.concurrent.TimeoutException} after two minutes for one thread
 	 */
 	public static void run(int count, IntConsumer work) throws Exception {

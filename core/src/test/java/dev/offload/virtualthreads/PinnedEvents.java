@@ -13,8 +13,9 @@ import jdk.jfr.consumer.RecordedFrame;
 import jdk.jfr.consumer.RecordingFile;
 
 /**
- * The {@code jdk.VirtualThreadPinned} events (threshold 0, with stacks) that an in-process JFR recording saw while
- * some work ran, and those among them whose stack passes through Offload's code.
+ * The {@code jdk.VirtualThreadPinned} events (threshold 0, with stacks) that an
+ * in-process JFR recording saw while some work ran, and those among them whose stack
+ * passes through Offload's code.
  */
 public final class PinnedEvents {
 
@@ -63,7 +64,8 @@ public final class PinnedEvents {
 	}
 
 	/**
-	 * Describes the events whose stack has a frame of Offload's code (this package's test code aside).
+	 * Describes the events whose stack has a frame of Offload's code (this package's test
+	 * code aside).
 	 * @return the pinned reason and stack of each
 	 */
 	public List<String> throughOffload() {
@@ -79,11 +81,12 @@ public final class PinnedEvents {
 	}
 
 	private static String describe(RecordedEvent event) {
-		return event.getString("pinnedReason") + ": " + event.getStackTrace()
-			.getFrames()
-			.stream()
-			.map(PinnedEvents::describe)
-			.collect(Collectors.joining(" < "));
+		return event.getString("pinnedReason") + ": "
+				+ event.getStackTrace()
+					.getFrames()
+					.stream()
+					.map(PinnedEvents::describe)
+					.collect(Collectors.joining(" < "));
 	}
 
 	private static String describe(RecordedFrame frame) {

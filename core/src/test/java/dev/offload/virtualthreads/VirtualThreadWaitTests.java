@@ -32,9 +32,10 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * Waits on virtual threads park and are woken by the device's completion thread; they never block in the backend's
- * synchronize, which {@link CarrierHoldingBackend} makes hold the carrier as a blocking JNI call would. The tests
- * tagged {@code java21} run on a Java 21+ runtime (the build's java25-tests profile), with two carrier threads.
+ * Waits on virtual threads park and are woken by the device's completion thread; they
+ * never block in the backend's synchronize, which {@link CarrierHoldingBackend} makes
+ * hold the carrier as a blocking JNI call would. The tests tagged {@code java21} run on a
+ * Java 21+ runtime (the build's java25-tests profile), with two carrier threads.
  */
 class VirtualThreadWaitTests {
 
@@ -123,7 +124,8 @@ class VirtualThreadWaitTests {
 					finished.incrementAndGet();
 				});
 			}
-			// Runs only if the waiting virtual threads left their carriers free (two in this test's runtime).
+			// Runs only if the waiting virtual threads left their carriers free (two in
+			// this test's runtime).
 			executor.execute(() -> {
 				awaitQuietly(enqueued);
 				this.gate.countDown();
@@ -141,12 +143,15 @@ class VirtualThreadWaitTests {
 		assumeVirtualThreads();
 		this.gate.countDown();
 		OffloadTemplate template = new OffloadTemplate(this.registry);
-		// A class's first loading, resolved by the VM, pins a virtual thread that contends for the class loader's
-		// lock: once per class and JVM, whatever code it is. Each way of waiting runs once before the recording.
+		// A class's first loading, resolved by the VM, pins a virtual thread that
+		// contends for the class loader's
+		// lock: once per class and JVM, whatever code it is. Each way of waiting runs
+		// once before the recording.
 		OnVirtualThreads.run(5, (kind) -> waitOneWay(kind, template));
 		PinnedEvents pinned = PinnedEvents.during(() -> {
 			OnVirtualThreads.run(2_000, (i) -> waitOneWay(i % 5, template));
-			// A control: a pinned wait outside Offload is recorded, so the recording does see pinning.
+			// A control: a pinned wait outside Offload is recorded, so the recording does
+			// see pinning.
 			OnVirtualThreads.run(1, (i) -> parkHoldingTheCarrier());
 			return null;
 		});
@@ -155,7 +160,8 @@ class VirtualThreadWaitTests {
 	}
 
 	/**
-	 * One request, waiting as an application would: synchronize, close, the template, a future, or an event.
+	 * One request, waiting as an application would: synchronize, close, the template, a
+	 * future, or an event.
 	 */
 	private void waitOneWay(int kind, OffloadTemplate template) {
 		switch (kind) {

@@ -42,7 +42,8 @@ public class DeviceAssert extends AbstractAssert<DeviceAssert, Device> {
 	}
 
 	/**
-	 * Verifies that the device failed with a failure whose message contains the given text.
+	 * Verifies that the device failed with a failure whose message contains the given
+	 * text.
 	 * @param message the text the failure's message contains
 	 * @return this assertion
 	 */

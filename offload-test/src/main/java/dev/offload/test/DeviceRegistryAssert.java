@@ -9,7 +9,8 @@ import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 
 /**
- * Assertions on a {@link DeviceRegistry}: the health of its devices and what their pools lend.
+ * Assertions on a {@link DeviceRegistry}: the health of its devices and what their pools
+ * lend.
  */
 public class DeviceRegistryAssert extends AbstractAssert<DeviceRegistryAssert, DeviceRegistry> {
 
@@ -31,7 +32,8 @@ public class DeviceRegistryAssert extends AbstractAssert<DeviceRegistryAssert, D
 	}
 
 	/**
-	 * Verifies that no device lends a stream, has an open session, or has a borrower waiting.
+	 * Verifies that no device lends a stream, has an open session, or has a borrower
+	 * waiting.
 	 * @return this assertion
 	 */
 	public DeviceRegistryAssert hasNothingLentAnywhere() {

@@ -10,13 +10,15 @@ import dev.offload.OffloadSession;
 import dev.offload.StreamPool;
 
 /**
- * Entry point of the AssertJ assertions on Offload's pools, devices, sessions and futures; it extends AssertJ's
- * {@link Assertions}, so that one static import of {@code OffloadAssertions.assertThat} serves every assertion.
+ * Entry point of the AssertJ assertions on Offload's pools, devices, sessions and
+ * futures; it extends AssertJ's {@link Assertions}, so that one static import of
+ * {@code OffloadAssertions.assertThat} serves every assertion.
  */
 public class OffloadAssertions extends Assertions {
 
 	/**
-	 * Creates an instance for subclasses that add their own entry points; the methods are static.
+	 * Creates an instance for subclasses that add their own entry points; the methods are
+	 * static.
 	 */
 	protected OffloadAssertions() {
 	}

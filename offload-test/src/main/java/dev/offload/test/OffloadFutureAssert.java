@@ -10,8 +10,8 @@ import java.util.concurrent.TimeoutException;
 import org.assertj.core.api.CompletableFutureAssert;
 
 /**
- * Assertions on a future from the template ({@code OffloadTemplate.submit}) that wait for it within a bound, beside
- * AssertJ's own assertions on futures.
+ * Assertions on a future from the template ({@code OffloadTemplate.submit}) that wait for
+ * it within a bound, beside AssertJ's own assertions on futures.
  *
  * @param <T> the future's result type
  */
@@ -48,7 +48,8 @@ public class OffloadFutureAssert<T> extends CompletableFutureAssert<T> {
 	}
 
 	/**
-	 * Verifies that the future fails with a failure of the given type (waits up to 30 seconds).
+	 * Verifies that the future fails with a failure of the given type (waits up to 30
+	 * seconds).
 	 * @param type the expected type of the failure
 	 * @return this assertion
 	 */

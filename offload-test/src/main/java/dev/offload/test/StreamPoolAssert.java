@@ -44,7 +44,8 @@ public class StreamPoolAssert extends AbstractAssert<StreamPoolAssert, StreamPoo
 	}
 
 	/**
-	 * Verifies that exactly {@code expected} streams were destroyed because their work failed.
+	 * Verifies that exactly {@code expected} streams were destroyed because their work
+	 * failed.
 	 * @param expected the discarded streams
 	 * @return this assertion
 	 */

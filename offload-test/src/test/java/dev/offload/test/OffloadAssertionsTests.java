@@ -77,7 +77,8 @@ class OffloadAssertionsTests {
 		try (Gate gate = Gate.create(); OffloadSession session = this.device.openSession()) {
 			gate.launch(session);
 			assertThatThrownBy(() -> OffloadAssertions.assertThat(this.device.streamPool()).hasNothingLent())
-				.hasMessageContaining("Expected device 0's stream pool to lend nothing but it has 1 in use and 0 waiting")
+				.hasMessageContaining(
+						"Expected device 0's stream pool to lend nothing but it has 1 in use and 0 waiting")
 				.hasMessageContaining("inUse=1");
 			assertThatThrownBy(() -> OffloadAssertions.assertThat(this.registry).hasNothingLentAnywhere())
 				.hasMessageContaining("Expected no device to lend anything but these do:")
@@ -101,7 +102,8 @@ class OffloadAssertionsTests {
 			.hasMessageContaining("Expected device 0 to be healthy but it failed with")
 			.hasMessageContaining("HOST_ERROR_ILLEGAL_ADDRESS");
 		assertThatThrownBy(() -> OffloadAssertions.assertThat(this.device).hasFailedWith(IllegalStateException.class))
-			.hasMessageContaining("Expected device 0 to have failed with java.lang.IllegalStateException but it failed with");
+			.hasMessageContaining(
+					"Expected device 0 to have failed with java.lang.IllegalStateException but it failed with");
 		assertThatThrownBy(() -> OffloadAssertions.assertThat(this.device).hasFailedWith("out of memory"))
 			.hasMessageContaining("to have failed with a message containing \"out of memory\"");
 		assertThatThrownBy(() -> OffloadAssertions.assertThat(this.registry).allHealthy())
@@ -142,14 +144,16 @@ class OffloadAssertionsTests {
 			.failsWith(IllegalStateException.class);
 		assertThatThrownBy(() -> OffloadAssertions.assertThat(new CompletableFuture<>()).completesWithin(Duration.ZERO))
 			.hasMessageContaining("Expected the future to complete within PT0S but it is still running");
-		assertThatThrownBy(() -> OffloadAssertions.assertThat(CompletableFuture.failedFuture(new IllegalStateException("boom")))
-			.completesWithin(Duration.ofSeconds(1)))
+		assertThatThrownBy(
+				() -> OffloadAssertions.assertThat(CompletableFuture.failedFuture(new IllegalStateException("boom")))
+					.completesWithin(Duration.ofSeconds(1)))
 			.hasMessageContaining("but it failed with java.lang.IllegalStateException: boom");
 		assertThatThrownBy(() -> OffloadAssertions.assertThat(CompletableFuture.completedFuture(7))
 			.failsWith(IllegalStateException.class))
 			.hasMessageContaining("to fail with java.lang.IllegalStateException but it completed with 7");
-		assertThatThrownBy(() -> OffloadAssertions.assertThat(CompletableFuture.failedFuture(new ArithmeticException("x")))
-			.failsWith(IllegalStateException.class))
+		assertThatThrownBy(
+				() -> OffloadAssertions.assertThat(CompletableFuture.failedFuture(new ArithmeticException("x")))
+					.failsWith(IllegalStateException.class))
 			.hasMessageContaining("but it failed with java.lang.ArithmeticException: x");
 	}
 

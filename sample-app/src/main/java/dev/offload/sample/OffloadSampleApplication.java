@@ -4,8 +4,8 @@ import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 
 /**
- * The Offload sample service: option pricing on the GPU (or the host emulation), with a live dashboard of the stream
- * pools at {@code /}.
+ * The Offload sample service: option pricing on the GPU (or the host emulation), with a
+ * live dashboard of the stream pools at {@code /}.
  */
 @SpringBootApplication
 public class OffloadSampleApplication {

@@ -26,14 +26,15 @@ import org.junit.jupiter.params.provider.ValueSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Every {@code ```java} block of the user documentation compiles as shown, against the sample app's test class path
- * (the starter, Spring Boot web and actuator, JCuda).
+ * Every {@code ```java} block of the user documentation compiles as shown, against the
+ * sample app's test class path (the starter, Spring Boot web and actuator, JCuda).
  * <p>
- * How blocks are compiled: each block is one compilation unit (imports and types included, no statements outside a
- * type), in the default package. The blocks of one page are compiled together, in one javac run, so a later block
- * may use a type an earlier block of the same page declares (the guide's {@code Scaler.SCALE}); type names are
- * unique within a page. Nothing is added around a block. Blocks that are not Java (logs, shell) are fenced with
- * another language.
+ * How blocks are compiled: each block is one compilation unit (imports and types
+ * included, no statements outside a type), in the default package. The blocks of one page
+ * are compiled together, in one javac run, so a later block may use a type an earlier
+ * block of the same page declares (the guide's {@code Scaler.SCALE}); type names are
+ * unique within a page. Nothing is added around a block. Blocks that are not Java (logs,
+ * shell) are fenced with another language.
  */
 class DocumentationSnippetsTests {
 
@@ -103,12 +104,12 @@ class DocumentationSnippetsTests {
 	}
 
 	/**
-	 * Surefire puts the test class path in a manifest-only jar and gives it in full in this property.
+	 * Surefire puts the test class path in a manifest-only jar and gives it in full in
+	 * this property.
 	 */
 	private static String testClassPath() {
 		String classPath = System.getProperty("surefire.test.class.path");
-		return (classPath != null && !classPath.isBlank()) ? classPath
-				: System.getProperty("java.class.path", "");
+		return (classPath != null && !classPath.isBlank()) ? classPath : System.getProperty("java.class.path", "");
 	}
 
 	/**

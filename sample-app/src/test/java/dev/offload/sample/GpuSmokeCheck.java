@@ -27,11 +27,12 @@ import dev.offload.kernel.ModuleDefinition;
 import dev.offload.kernel.ParamKind;
 
 /**
- * Runs the sample app on a real GPU and checks it from outside, over HTTP: health, Black-Scholes prices against an
- * independent computation, a Monte Carlo price within its error, a burst of concurrent requests, and then a device
- * failure (an out-of-bounds write) that must turn health DOWN and requests into 503 while the JVM lives on. Run by
- * {@code scripts/gpu/gpu-run.sh} on the GPU machine; prints one {@code CHECK} line per check and {@code SMOKE PASS}
- * or {@code SMOKE FAIL}.
+ * Runs the sample app on a real GPU and checks it from outside, over HTTP: health,
+ * Black-Scholes prices against an independent computation, a Monte Carlo price within its
+ * error, a burst of concurrent requests, and then a device failure (an out-of-bounds
+ * write) that must turn health DOWN and requests into 503 while the JVM lives on. Run by
+ * {@code scripts/gpu/gpu-run.sh} on the GPU machine; prints one {@code CHECK} line per
+ * check and {@code SMOKE PASS} or {@code SMOKE FAIL}.
  */
 public final class GpuSmokeCheck {
 
@@ -49,7 +50,8 @@ public final class GpuSmokeCheck {
 
 	public static void main(String[] args) throws Exception {
 		String backend = (args.length > 0) ? args[0] : "cuda";
-		// The actuator has its own port (localhost only); the checks read health details, so show them.
+		// The actuator has its own port (localhost only); the checks read health details,
+		// so show them.
 		ConfigurableApplicationContext context = SpringApplication.run(OffloadSampleApplication.class,
 				"--server.port=0", "--management.server.port=0", "--management.endpoint.health.show-details=always",
 				"--offload.backend=" + backend, "--offload.stream-pool.borrow-timeout=10s");
@@ -57,8 +59,10 @@ public final class GpuSmokeCheck {
 		String actuator = "http://localhost:" + context.getEnvironment().getProperty("local.management.port");
 		try {
 			JsonNode health = json.readTree(get(actuator + "/actuator/health").body());
-			check("health UP on " + backend, "UP".equals(health.get("status").asString())
-					&& backend.equals(health.at("/components/offload/details/backend").asString()), health.toString());
+			check("health UP on " + backend,
+					"UP".equals(health.get("status").asString())
+							&& backend.equals(health.at("/components/offload/details/backend").asString()),
+					health.toString());
 			checkPrices(base);
 			checkMonteCarlo(base);
 			checkBurst(base);
@@ -96,9 +100,9 @@ public final class GpuSmokeCheck {
 			maxError = Math.max(maxError, Math.abs(priced.get("prices").get(i).get("put").asDouble()
 					- ReferencePrices.put(o[0], o[1], o[2], o[3], o[4])));
 		}
-		check(String.format(Locale.ROOT, "Black-Scholes %d options on %s, max |error| %.2e vs Commons Math, %.1f ms",
-				n, priced.get("backend").asString(), maxError, millis),
-				response.statusCode() == 200 && maxError < 1e-9, response.statusCode() + "");
+		check(String.format(Locale.ROOT, "Black-Scholes %d options on %s, max |error| %.2e vs Commons Math, %.1f ms", n,
+				priced.get("backend").asString(), maxError, millis), response.statusCode() == 200 && maxError < 1e-9,
+				response.statusCode() + "");
 	}
 
 	private static void checkMonteCarlo(String base) throws Exception {
@@ -115,11 +119,12 @@ public final class GpuSmokeCheck {
 		double millis = (System.nanoTime() - start) / 1e6;
 		JsonNode result = job.get("result");
 		double exact = ReferencePrices.call(100, 105, 1, 0.03, 0.25);
-		boolean ok = result != null && Math.abs(result.get("price").asDouble() - exact) < 4
-				* result.get("standardError").asDouble();
+		boolean ok = result != null
+				&& Math.abs(result.get("price").asDouble() - exact) < 4 * result.get("standardError").asDouble();
 		check(String.format(Locale.ROOT, "Monte Carlo 16M paths: %s, closed form %.6f, %.1f ms from POST to DONE",
 				(result != null) ? result.get("price").asDouble() + " +- " + result.get("standardError").asDouble()
-						: job.toString(), exact, millis), ok, job.toString());
+						: job.toString(),
+				exact, millis), ok, job.toString());
 	}
 
 	private static void checkBurst(String base) throws Exception {
@@ -142,8 +147,9 @@ public final class GpuSmokeCheck {
 		}
 		executor.shutdown();
 		Arrays.sort(latencies);
-		check(String.format(Locale.ROOT, "burst of 2000 one-option requests from 16 threads: %d OK, p50 %.2f ms, p99 %.2f ms",
-				ok, latencies[1000] / 1e6, latencies[1980] / 1e6), ok == 2000, "");
+		check(String.format(Locale.ROOT,
+				"burst of 2000 one-option requests from 16 threads: %d OK, p50 %.2f ms, p99 %.2f ms", ok,
+				latencies[1000] / 1e6, latencies[1980] / 1e6), ok == 2000, "");
 	}
 
 	private static void checkDeviceFailure(String base, String actuator, DeviceRegistry registry) throws Exception {
@@ -162,15 +168,17 @@ public final class GpuSmokeCheck {
 		catch (RuntimeException ex) {
 			error = ex.getMessage();
 		}
-		// CUDA reports an illegal address or, for an address far outside any allocation, an invalid address space:
+		// CUDA reports an illegal address or, for an address far outside any allocation,
+		// an invalid address space:
 		// either is sticky. The host backend reports HOST_ERROR_ILLEGAL_ADDRESS.
 		check("out-of-bounds kernel fails its session with a sticky error: " + error,
 				error.contains("the device is unusable until the process restarts"), error);
 		HttpResponse<String> health = get(actuator + "/actuator/health");
 		JsonNode offload = json.readTree(health.body()).at("/components/offload");
-		check("health DOWN after the failure: " + offload, health.statusCode() == 503
-				&& "DOWN".equals(offload.get("status").asString())
-				&& offload.at("/details/devices/0/error").asString().contains("unusable"), health.body());
+		check("health DOWN after the failure: " + offload,
+				health.statusCode() == 503 && "DOWN".equals(offload.get("status").asString())
+						&& offload.at("/details/devices/0/error").asString().contains("unusable"),
+				health.body());
 		HttpResponse<String> price = post(base + "/api/options/price",
 				"{\"options\":[{\"spot\":100,\"strike\":95,\"maturity\":1,\"rate\":0.03,\"volatility\":0.2}]}");
 		check("requests after the failure get 503: " + price.body(), price.statusCode() == 503, "");
@@ -179,10 +187,11 @@ public final class GpuSmokeCheck {
 		HttpResponse<String> liveness = get(actuator + "/actuator/health/liveness");
 		check("readiness 503 and liveness 200 after the failure: " + readiness.body() + " " + liveness.body(),
 				readiness.statusCode() == 503 && liveness.statusCode() == 200, "");
-		String scrape = http.send(HttpRequest.newBuilder(URI.create(actuator + "/actuator/prometheus")).build(),
-				HttpResponse.BodyHandlers.ofString()).body();
-		check("offload_healthy_devices 0 for device 0 after the failure",
-				DEVICE_0_FAILED.matcher(scrape).find(), "");
+		String scrape = http
+			.send(HttpRequest.newBuilder(URI.create(actuator + "/actuator/prometheus")).build(),
+					HttpResponse.BodyHandlers.ofString())
+			.body();
+		check("offload_healthy_devices 0 for device 0 after the failure", DEVICE_0_FAILED.matcher(scrape).find(), "");
 	}
 
 	private static void check(String what, boolean ok, String detail) {

@@ -3,7 +3,8 @@ package dev.offload.sample;
 import org.apache.commons.math3.distribution.NormalDistribution;
 
 /**
- * Black-Scholes prices computed independently of the kernels, with Commons Math's normal distribution.
+ * Black-Scholes prices computed independently of the kernels, with Commons Math's normal
+ * distribution.
  */
 public final class ReferencePrices {
 

@@ -35,8 +35,7 @@ class DeviceLossTests {
 	@Test
 	void scaleWhenADeviceIsLostShouldFailThereAndServeOnTheOther() {
 		this.faults.failDevice(1, "Xid 79: the GPU has fallen off the bus");
-		assertThatExceptionOfType(BackendException.class)
-			.isThrownBy(() -> this.scaling.scale(1, new float[] { 1 }, 2f))
+		assertThatExceptionOfType(BackendException.class).isThrownBy(() -> this.scaling.scale(1, new float[] { 1 }, 2f))
 			.withMessageContaining("Xid 79");
 		assertThat(this.registry.device(1)).hasFailedWith("Xid 79");
 		assertThatExceptionOfType(DeviceFailedException.class)

@@ -17,7 +17,8 @@ import dev.offload.test.kernel.TestKernels;
 import static dev.offload.test.OffloadAssertions.assertThat;
 
 /**
- * A pool of one stream held by a gate, without Spring: the next borrower times out, and the pool counts it.
+ * A pool of one stream held by a gate, without Spring: the next borrower times out, and
+ * the pool counts it.
  */
 class FullPoolTests {
 

@@ -15,8 +15,8 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The leak check that offload-test registers for every Spring test, driven through Spring's test context as JUnit
- * would drive it.
+ * The leak check that offload-test registers for every Spring test, driven through
+ * Spring's test context as JUnit would drive it.
  */
 class LeakCheckTests {
 
@@ -29,8 +29,10 @@ class LeakCheckTests {
 		manager.beforeTestMethod(instance, method);
 		instance.openAndForget();
 		assertThatThrownBy(() -> manager.afterTestMethod(instance, method, null)).isInstanceOf(AssertionError.class)
-			.hasMessageContaining("openAndForget left Offload work behind: device 0: 1 open session(s), 1 stream(s) lent")
-			.hasMessageContaining("opened at session " + instance.session.id() + " by com.example.scaling.LeakCheckTests$LeakyTests.openAndForget(");
+			.hasMessageContaining(
+					"openAndForget left Offload work behind: device 0: 1 open session(s), 1 stream(s) lent")
+			.hasMessageContaining("opened at session " + instance.session.id()
+					+ " by com.example.scaling.LeakCheckTests$LeakyTests.openAndForget(");
 		instance.session.close();
 		assertThatCode(() -> manager.afterTestMethod(instance, method, null)).doesNotThrowAnyException();
 		manager.afterTestClass();

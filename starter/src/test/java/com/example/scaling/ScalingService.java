@@ -11,7 +11,8 @@ import dev.offload.kernel.ParamKind;
 import dev.offload.template.OffloadTemplate;
 
 /**
- * The application's GPU code: scales an array on a device, with a host implementation for machines without a GPU.
+ * The application's GPU code: scales an array on a device, with a host implementation for
+ * machines without a GPU.
  */
 public class ScalingService {
 

@@ -13,10 +13,12 @@ import static dev.offload.test.OffloadAssertions.assertThat;
 import static dev.offload.test.OffloadAssertions.assertThatExceptionOfType;
 
 /**
- * The application's service on two emulated devices, the first launch on device 1 faulting sticky.
+ * The application's service on two emulated devices, the first launch on device 1
+ * faulting sticky.
  */
-@OffloadTest(devices = 2, properties = { "offload.test.faults.device=1", "offload.test.faults.launch.fail-at=1",
-		"offload.test.faults.launch.sticky=true" })
+@OffloadTest(devices = 2,
+		properties = { "offload.test.faults.device=1", "offload.test.faults.launch.fail-at=1",
+				"offload.test.faults.launch.sticky=true" })
 @Import(ScalingService.class)
 class ScalingServiceTests {
 

@@ -14,8 +14,9 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Every Java block of {@code docs/testing.md} is, character for character, a source file of this package without its
- * package line: the page shows code that compiles and whose tests pass.
+ * Every Java block of {@code docs/testing.md} is, character for character, a source file
+ * of this package without its package line: the page shows code that compiles and whose
+ * tests pass.
  */
 class TestingGuideTests {
 

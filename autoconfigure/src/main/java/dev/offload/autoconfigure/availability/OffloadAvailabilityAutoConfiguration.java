@@ -17,11 +17,12 @@ import dev.offload.autoconfigure.OffloadProperties;
 import dev.offload.spring.actuate.health.OffloadReadinessStateHealthIndicator;
 
 /**
- * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} that lets the devices take
- * the application out of readiness: it replaces Spring Boot's {@code readinessStateHealthIndicator} with an
- * {@link OffloadReadinessStateHealthIndicator} when the health probes are enabled (the default) and
- * {@code offload.health.readiness.on-device-failure} (the default) or {@code offload.health.readiness.on-saturation}
- * is on. The liveness probe is left alone.
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
+ * Auto-configuration} that lets the devices take the application out of readiness: it
+ * replaces Spring Boot's {@code readinessStateHealthIndicator} with an
+ * {@link OffloadReadinessStateHealthIndicator} when the health probes are enabled (the
+ * default) and {@code offload.health.readiness.on-device-failure} (the default) or
+ * {@code offload.health.readiness.on-saturation} is on. The liveness probe is left alone.
  */
 @AutoConfiguration(
 		afterName = { "dev.offload.autoconfigure.OffloadAutoConfiguration",
@@ -29,7 +30,8 @@ import dev.offload.spring.actuate.health.OffloadReadinessStateHealthIndicator;
 		beforeName = {
 				OffloadAvailabilityAutoConfiguration.BOOT_HEALTH
 						+ "application.AvailabilityHealthContributorAutoConfiguration",
-				OffloadAvailabilityAutoConfiguration.BOOT_HEALTH + "actuate.endpoint.AvailabilityProbesAutoConfiguration" })
+				OffloadAvailabilityAutoConfiguration.BOOT_HEALTH
+						+ "actuate.endpoint.AvailabilityProbesAutoConfiguration" })
 @ConditionalOnClass(ReadinessStateHealthIndicator.class)
 @ConditionalOnBean({ DeviceRegistry.class, ApplicationAvailability.class })
 @ConditionalOnBooleanProperty(name = "management.endpoint.health.probes.enabled", matchIfMissing = true)

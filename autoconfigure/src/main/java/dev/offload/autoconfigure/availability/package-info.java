@@ -1,5 +1,5 @@
 /**
- * Auto-configuration of Offload's part in the availability probes: the readiness probe refuses traffic when a device
- * failed or, if asked, while a pool is saturated.
+ * Auto-configuration of Offload's part in the availability probes: the readiness probe
+ * refuses traffic when a device failed or, if asked, while a pool is saturated.
  */
 package dev.offload.autoconfigure.availability;

@@ -14,8 +14,8 @@ import org.springframework.core.Ordered;
 import dev.offload.autoconfigure.OffloadProperties.BackendType;
 
 /**
- * Reports an {@code offload.backend} that names no backend, with the backends there are. It runs before Spring
- * Boot's generic bind failure analysis.
+ * Reports an {@code offload.backend} that names no backend, with the backends there are.
+ * It runs before Spring Boot's generic bind failure analysis.
  */
 final class BackendBindFailureAnalyzer extends AbstractFailureAnalyzer<BindException> implements Ordered {
 
@@ -29,7 +29,8 @@ final class BackendBindFailureAnalyzer extends AbstractFailureAnalyzer<BindExcep
 		ConfigurationProperty property = cause.getProperty();
 		Object value = (property != null) ? property.getValue() : null;
 		Origin origin = (property != null) ? property.getOrigin() : null;
-		String description = "'" + PROPERTY + "' is '" + value + "'" + ((origin != null) ? " (from " + origin + ")" : "")
+		String description = "'" + PROPERTY + "' is '" + value + "'"
+				+ ((origin != null) ? " (from " + origin + ")" : "")
 				+ ", which is not an Offload backend; the backends are " + backendNames() + ".";
 		String action = "Set '" + PROPERTY + "' to one of " + backendNames() + ": 'auto' uses CUDA when JCuda and a "
 				+ "usable GPU are present and the host emulation otherwise, 'cuda' requires a GPU, 'host' emulates "

@@ -6,8 +6,8 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 import dev.offload.autoconfigure.InvalidOffloadConfigurationException;
 
 /**
- * Reports an {@link InvalidOffloadConfigurationException}: the property, its value as typed, where it was set and
- * what is wrong, and how to fix it.
+ * Reports an {@link InvalidOffloadConfigurationException}: the property, its value as
+ * typed, where it was set and what is wrong, and how to fix it.
  */
 final class InvalidOffloadConfigurationFailureAnalyzer
 		extends AbstractFailureAnalyzer<InvalidOffloadConfigurationException> {

@@ -8,9 +8,10 @@ import dev.offload.autoconfigure.InvalidOffloadConfigurationException;
 import dev.offload.spring.aop.UnknownOffloadDeviceException;
 
 /**
- * Reports a {@link NoSuchDeviceException} thrown while the application starts, such as a bean asking the registry
- * for a device that does not exist. One that the configuration caused is reported by
- * {@link InvalidOffloadConfigurationFailureAnalyzer} instead, which names the property.
+ * Reports a {@link NoSuchDeviceException} thrown while the application starts, such as a
+ * bean asking the registry for a device that does not exist. One that the configuration
+ * caused is reported by {@link InvalidOffloadConfigurationFailureAnalyzer} instead, which
+ * names the property.
  */
 final class NoSuchDeviceFailureAnalyzer extends AbstractFailureAnalyzer<NoSuchDeviceException> {
 

@@ -6,8 +6,8 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 import dev.offload.spring.aop.UnknownOffloadDeviceException;
 
 /**
- * Reports an {@link UnknownOffloadDeviceException}: the bean and method whose {@code @Offload} names a device that
- * does not exist, and the devices there are.
+ * Reports an {@link UnknownOffloadDeviceException}: the bean and method whose
+ * {@code @Offload} names a device that does not exist, and the devices there are.
  */
 final class UnknownOffloadDeviceFailureAnalyzer extends AbstractFailureAnalyzer<UnknownOffloadDeviceException> {
 

@@ -21,15 +21,17 @@ import dev.offload.autoconfigure.OffloadProperties;
 
 /**
  * Reports a key under {@code offload.*} that is no Offload property, such as a misspelt
- * {@code offload.stream-pool.inital-size}, with where it was set and the nearest valid property (taken from
- * {@link OffloadProperties}). It runs before Spring Boot's generic unbound-property analysis.
+ * {@code offload.stream-pool.inital-size}, with where it was set and the nearest valid
+ * property (taken from {@link OffloadProperties}). It runs before Spring Boot's generic
+ * unbound-property analysis.
  */
 final class UnknownOffloadPropertyFailureAnalyzer
 		extends AbstractFailureAnalyzer<UnboundConfigurationPropertiesException> implements Ordered {
 
 	private static final String PREFIX = "offload";
 
-	// A map key in a property name, such as the '1' of offload.devices-config.1.stream-pool.initial-size.
+	// A map key in a property name, such as the '1' of
+	// offload.devices-config.1.stream-pool.initial-size.
 	private static final String ANY_KEY = "*";
 
 	@Override
@@ -46,8 +48,9 @@ final class UnknownOffloadPropertyFailureAnalyzer
 		List<String> elements = elements(unknown.getName());
 		String nearest = nearest(elements, knownProperties());
 		String key = String.join(".", elements);
-		String description = "'" + key + "' is not an Offload property" + ((unknown.getOrigin() != null)
-				? " (set to '" + unknown.getValue() + "' in " + unknown.getOrigin() + ")" : "")
+		String description = "'" + key + "' is not an Offload property"
+				+ ((unknown.getOrigin() != null)
+						? " (set to '" + unknown.getValue() + "' in " + unknown.getOrigin() + ")" : "")
 				+ "; the nearest one is '" + nearest + "'.";
 		String action = "Rename '" + key + "' to '" + nearest + "' if that is what you meant, or remove it.";
 		return new FailureAnalysis(description, action, cause);
@@ -62,8 +65,8 @@ final class UnknownOffloadPropertyFailureAnalyzer
 	}
 
 	/**
-	 * Returns the known property that is the fewest edits from the unknown one; a map key of a known property takes
-	 * the unknown one's element at that place.
+	 * Returns the known property that is the fewest edits from the unknown one; a map key
+	 * of a known property takes the unknown one's element at that place.
 	 */
 	static String nearest(List<String> unknown, List<List<String>> known) {
 		String key = String.join(".", unknown);
@@ -87,8 +90,8 @@ final class UnknownOffloadPropertyFailureAnalyzer
 	}
 
 	/**
-	 * Lists the leaf properties of {@link OffloadProperties}, each as its dashed elements, with {@value #ANY_KEY}
-	 * for a map key.
+	 * Lists the leaf properties of {@link OffloadProperties}, each as its dashed
+	 * elements, with {@value #ANY_KEY} for a map key.
 	 */
 	static List<List<String>> knownProperties() {
 		List<List<String>> properties = new ArrayList<>();

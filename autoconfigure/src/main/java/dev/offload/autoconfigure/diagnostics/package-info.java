@@ -1,4 +1,5 @@
 /**
- * Failure analyses for Offload's configuration errors: each names the setting, its value, where it came from and the fix.
+ * Failure analyses for Offload's configuration errors: each names the setting, its value,
+ * where it came from and the fix.
  */
 package dev.offload.autoconfigure.diagnostics;

@@ -15,9 +15,10 @@ import dev.offload.spi.BackendSelection;
 import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint;
 
 /**
- * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} for the
- * {@link StreamPoolsEndpoint streampools endpoint}. Like every endpoint but {@code health}, it is exposed over HTTP
- * only when {@code management.endpoints.web.exposure.include} names it.
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
+ * Auto-configuration} for the {@link StreamPoolsEndpoint streampools endpoint}. Like
+ * every endpoint but {@code health}, it is exposed over HTTP only when
+ * {@code management.endpoints.web.exposure.include} names it.
  */
 @AutoConfiguration(afterName = "dev.offload.autoconfigure.OffloadAutoConfiguration")
 @ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })

@@ -14,9 +14,9 @@ import dev.offload.spi.BackendSelection;
 import dev.offload.spring.actuate.health.OffloadHealthIndicator;
 
 /**
- * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} for the
- * {@link OffloadHealthIndicator offload health indicator}, on unless
- * {@code management.health.offload.enabled=false}.
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
+ * Auto-configuration} for the {@link OffloadHealthIndicator offload health indicator}, on
+ * unless {@code management.health.offload.enabled=false}.
  */
 @AutoConfiguration(afterName = "dev.offload.autoconfigure.OffloadAutoConfiguration",
 		beforeName = "org.springframework.boot.health.autoconfigure.contributor.HealthContributorAutoConfiguration")

@@ -16,10 +16,11 @@ import dev.offload.autoconfigure.InvalidOffloadConfigurationException;
 import dev.offload.leak.LeakDetector;
 
 /**
- * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} for Offload's
- * {@link LeakDetector}, when {@code offload.leak-detection-threshold} is set (a duration such as {@code 30s}; zero
- * turns detection off). The detector is an {@link dev.offload.OffloadListener} bean, so the registry's listeners
- * include it.
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
+ * Auto-configuration} for Offload's {@link LeakDetector}, when
+ * {@code offload.leak-detection-threshold} is set (a duration such as {@code 30s}; zero
+ * turns detection off). The detector is an {@link dev.offload.OffloadListener} bean, so
+ * the registry's listeners include it.
  */
 @AutoConfiguration(afterName = "dev.offload.autoconfigure.OffloadAutoConfiguration")
 @ConditionalOnBean(DeviceRegistry.class)

@@ -14,8 +14,9 @@ import dev.offload.spring.metrics.OffloadPoolMetrics;
 import dev.offload.spring.metrics.OffloadSessionMetrics;
 
 /**
- * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} for Offload's meters:
- * {@link OffloadPoolMetrics} (pool gauges and counters) and {@link OffloadSessionMetrics} (timers, fed as an
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
+ * Auto-configuration} for Offload's meters: {@link OffloadPoolMetrics} (pool gauges and
+ * counters) and {@link OffloadSessionMetrics} (timers, fed as an
  * {@link dev.offload.OffloadListener}). Boot binds both to its meter registries.
  */
 @AutoConfiguration(afterName = { "dev.offload.autoconfigure.OffloadAutoConfiguration",

@@ -13,9 +13,9 @@ import dev.offload.spring.observation.OffloadObservationListener;
 import dev.offload.spring.observation.OffloadSessionObservationConvention;
 
 /**
- * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} for the
- * {@value DefaultOffloadSessionObservationConvention#NAME} observation around each session, when an
- * {@link ObservationRegistry} bean exists.
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
+ * Auto-configuration} for the {@value DefaultOffloadSessionObservationConvention#NAME}
+ * observation around each session, when an {@link ObservationRegistry} bean exists.
  */
 @AutoConfiguration(afterName = { "dev.offload.autoconfigure.OffloadAutoConfiguration",
 		"org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration" })

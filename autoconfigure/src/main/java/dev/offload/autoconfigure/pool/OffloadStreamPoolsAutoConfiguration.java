@@ -10,8 +10,9 @@ import dev.offload.StreamPools;
 import dev.offload.autoconfigure.OffloadAutoConfiguration;
 
 /**
- * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} of {@link StreamPools},
- * the registry's pools by device id, so that code picks a device's pool with {@code pools.get(1)}.
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
+ * Auto-configuration} of {@link StreamPools}, the registry's pools by device id, so that
+ * code picks a device's pool with {@code pools.get(1)}.
  */
 @AutoConfiguration(after = OffloadAutoConfiguration.class)
 @ConditionalOnSingleCandidate(DeviceRegistry.class)

@@ -16,8 +16,9 @@ import dev.offload.spring.aop.OffloadAnnotationBeanPostProcessor;
 import dev.offload.template.OffloadTemplate;
 
 /**
- * Auto-configuration of {@link OffloadTemplate} and of the {@link dev.offload.template.Offload @Offload} advice,
- * over the application's {@link DeviceRegistry}.
+ * Auto-configuration of {@link OffloadTemplate} and of the
+ * {@link dev.offload.template.Offload @Offload} advice, over the application's
+ * {@link DeviceRegistry}.
  */
 @AutoConfiguration(after = OffloadAutoConfiguration.class)
 @ConditionalOnBean(DeviceRegistry.class)
@@ -33,11 +34,13 @@ public final class OffloadTemplateAutoConfiguration {
 	 * The {@code @Offload} advice, on unless {@code offload.aop.enabled=false}.
 	 */
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass(name = "org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor")
+	@ConditionalOnClass(
+			name = "org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor")
 	@ConditionalOnBooleanProperty(name = "offload.aop.enabled", matchIfMissing = true)
 	static class OffloadAnnotationConfiguration {
 
-		// Static, and the registry looked up lazily: a post-processor is created before the beans it processes.
+		// Static, and the registry looked up lazily: a post-processor is created before
+		// the beans it processes.
 		@Bean
 		@ConditionalOnMissingBean
 		static OffloadAnnotationBeanPostProcessor offloadAnnotationBeanPostProcessor(Environment environment,

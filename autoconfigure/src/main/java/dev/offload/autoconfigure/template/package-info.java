@@ -1,4 +1,5 @@
 /**
- * Auto-configuration of {@code OffloadTemplate} and the {@code @Offload} annotation support.
+ * Auto-configuration of {@code OffloadTemplate} and the {@code @Offload} annotation
+ * support.
  */
 package dev.offload.autoconfigure.template;

@@ -17,8 +17,9 @@ import org.springframework.util.ReflectionUtils;
 import dev.offload.template.Offload;
 
 /**
- * Applies an {@link OffloadMethodInterceptor} to classes and methods annotated with {@link Offload @Offload}
- * (also on interfaces and superclasses), as Spring's {@code AsyncAnnotationAdvisor} does for {@code @Async}.
+ * Applies an {@link OffloadMethodInterceptor} to classes and methods annotated with
+ * {@link Offload @Offload} (also on interfaces and superclasses), as Spring's
+ * {@code AsyncAnnotationAdvisor} does for {@code @Async}.
  */
 public final class OffloadAnnotationAdvisor extends AbstractPointcutAdvisor {
 
@@ -50,10 +51,11 @@ public final class OffloadAnnotationAdvisor extends AbstractPointcutAdvisor {
 	}
 
 	/**
-	 * Matches a class only if {@link Offload @Offload} is declared in its type hierarchy: on the class, a superclass
-	 * or an interface, or on a method of one of them. Every class the pointcuts match passes; checking each type's
-	 * own annotations once rejects the many beans without {@code @Offload} at startup, where the method pointcut
-	 * alone searches the type hierarchy of every method of every bean.
+	 * Matches a class only if {@link Offload @Offload} is declared in its type hierarchy:
+	 * on the class, a superclass or an interface, or on a method of one of them. Every
+	 * class the pointcuts match passes; checking each type's own annotations once rejects
+	 * the many beans without {@code @Offload} at startup, where the method pointcut alone
+	 * searches the type hierarchy of every method of every bean.
 	 */
 	static final class DeclaresOffloadClassFilter implements ClassFilter {
 

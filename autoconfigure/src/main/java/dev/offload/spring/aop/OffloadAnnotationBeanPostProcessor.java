@@ -21,15 +21,18 @@ import dev.offload.template.Offload;
 import dev.offload.template.OffloadAttributes;
 
 /**
- * Proxies beans with {@link Offload @Offload} classes or methods so that their calls run in sessions, in the way of
- * Spring's {@code AsyncAnnotationBeanPostProcessor} and {@code MethodValidationPostProcessor}: no AspectJ and no
- * auto-proxy creator needed. A bean that is already a proxy gets the advisor added.
+ * Proxies beans with {@link Offload @Offload} classes or methods so that their calls run
+ * in sessions, in the way of Spring's {@code AsyncAnnotationBeanPostProcessor} and
+ * {@code MethodValidationPostProcessor}: no AspectJ and no auto-proxy creator needed. A
+ * bean that is already a proxy gets the advisor added.
  * <p>
- * Once every singleton exists, the devices that the advised beans' annotations name are checked against the
- * registry: one that does not exist fails startup with an {@link UnknownOffloadDeviceException}.
+ * Once every singleton exists, the devices that the advised beans' annotations name are
+ * checked against the registry: one that does not exist fails startup with an
+ * {@link UnknownOffloadDeviceException}.
  * <p>
- * As with any proxy, only calls through it are advised: a bean calling its own method, or an annotated method
- * called from {@code @PostConstruct} (before the proxy exists), runs without a session of its own.
+ * As with any proxy, only calls through it are advised: a bean calling its own method, or
+ * an annotated method called from {@code @PostConstruct} (before the proxy exists), runs
+ * without a session of its own.
  */
 public class OffloadAnnotationBeanPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor
 		implements SmartInitializingSingleton {
@@ -38,7 +41,8 @@ public class OffloadAnnotationBeanPostProcessor extends AbstractBeanFactoryAware
 
 	private final transient Supplier<DeviceRegistry> registry;
 
-	// Bean name to the devices its annotations name, each with the method (or class) that names it.
+	// Bean name to the devices its annotations name, each with the method (or class) that
+	// names it.
 	private final transient Map<String, Map<String, Integer>> namedDevices = new ConcurrentHashMap<>();
 
 	/**
@@ -94,7 +98,8 @@ public class OffloadAnnotationBeanPostProcessor extends AbstractBeanFactoryAware
 
 	/**
 	 * Checks that every device the advised beans name exists.
-	 * @throws UnknownOffloadDeviceException naming the first bean and method whose device does not exist
+	 * @throws UnknownOffloadDeviceException naming the first bean and method whose device
+	 * does not exist
 	 */
 	@Override
 	public void afterSingletonsInstantiated() {

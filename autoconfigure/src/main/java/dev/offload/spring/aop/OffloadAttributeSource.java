@@ -14,10 +14,12 @@ import dev.offload.template.Offload;
 import dev.offload.template.OffloadAttributes;
 
 /**
- * Finds the {@link Offload @Offload} of a method call, as Spring's {@code AnnotationTransactionAttributeSource}
- * does: on the most specific method, then on the interface or declared method, then on the target class, then on
- * the declaring class. The methods of {@link Object} ({@code toString}, {@code equals}, {@code hashCode}, even
- * overridden) are never advised. Results are cached per method and target class.
+ * Finds the {@link Offload @Offload} of a method call, as Spring's
+ * {@code AnnotationTransactionAttributeSource} does: on the most specific method, then on
+ * the interface or declared method, then on the target class, then on the declaring
+ * class. The methods of {@link Object} ({@code toString}, {@code equals},
+ * {@code hashCode}, even overridden) are never advised. Results are cached per method and
+ * target class.
  */
 final class OffloadAttributeSource {
 

@@ -17,10 +17,11 @@ import dev.offload.template.OffloadAttributes;
 import dev.offload.template.OffloadInvoker;
 
 /**
- * Runs methods annotated with {@link Offload @Offload} through an {@link OffloadInvoker}: the session is opened or
- * joined per the annotation, bound to the thread for the call, and ended when the method returns or throws; a
- * method declared to return {@link CompletionStage} or {@link CompletableFuture} keeps it until its stage
- * completes and the session's work is done. Exceptions reach the caller unchanged.
+ * Runs methods annotated with {@link Offload @Offload} through an {@link OffloadInvoker}:
+ * the session is opened or joined per the annotation, bound to the thread for the call,
+ * and ended when the method returns or throws; a method declared to return
+ * {@link CompletionStage} or {@link CompletableFuture} keeps it until its stage completes
+ * and the session's work is done. Exceptions reach the caller unchanged.
  */
 public final class OffloadMethodInterceptor implements MethodInterceptor {
 
@@ -29,8 +30,8 @@ public final class OffloadMethodInterceptor implements MethodInterceptor {
 	private final OffloadAttributeSource attributeSource = new OffloadAttributeSource();
 
 	/**
-	 * Creates an interceptor that finds the registry on its first call, so that the post-processor holding it
-	 * does not create the registry early.
+	 * Creates an interceptor that finds the registry on its first call, so that the
+	 * post-processor holding it does not create the registry early.
 	 * @param registry supplies the registry
 	 */
 	public OffloadMethodInterceptor(Supplier<DeviceRegistry> registry) {
@@ -53,7 +54,8 @@ public final class OffloadMethodInterceptor implements MethodInterceptor {
 	}
 
 	/**
-	 * Tells whether the method's callers can take the {@link CompletableFuture} that the invoker returns.
+	 * Tells whether the method's callers can take the {@link CompletableFuture} that the
+	 * invoker returns.
 	 */
 	private static boolean returnsStage(Method method) {
 		Class<?> type = method.getReturnType();

@@ -5,8 +5,9 @@ import java.util.List;
 import dev.offload.NoSuchDeviceException;
 
 /**
- * An {@link dev.offload.template.Offload @Offload} method names a device that the registry does not have; found at
- * startup, so that the application does not start and then fail on each call.
+ * An {@link dev.offload.template.Offload @Offload} method names a device that the
+ * registry does not have; found at startup, so that the application does not start and
+ * then fail on each call.
  */
 public class UnknownOffloadDeviceException extends NoSuchDeviceException {
 

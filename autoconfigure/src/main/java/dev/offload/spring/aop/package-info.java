@@ -1,4 +1,5 @@
 /**
- * Support for {@code @Offload} methods: the advisor, its interceptor and the post-processor that applies it.
+ * Support for {@code @Offload} methods: the advisor, its interceptor and the
+ * post-processor that applies it.
  */
 package dev.offload.spring.aop;

@@ -17,19 +17,22 @@ import dev.offload.StreamPool;
 import dev.offload.leak.LeakDetector;
 
 /**
- * {@link MeterBinder} for the stream pools of a {@link DeviceRegistry}, in the style of {@code hikaricp.connections.*}:
- * gauges {@code offload.streams}, {@code offload.streams.active}, {@code offload.streams.idle},
- * {@code offload.streams.pending} (borrowers waiting), {@code offload.streams.oldest.wait} (how long the oldest of
- * them has waited), {@code offload.streams.max}, {@code offload.sessions.pending} (sessions whose end the
- * completion thread awaits) and {@code offload.healthy.devices} (1, or 0 once a sticky error failed the device, so
- * that its sum counts the healthy devices); counters {@code offload.streams.timeout},
- * {@code offload.streams.discarded}, {@code offload.sessions.timeouts} and, with an enabled {@link LeakDetector},
- * {@code offload.sessions.leaked}. Each
- * is tagged {@code device} and {@code backend}. It also registers the timers that {@link OffloadSessionMetrics}
- * records, so that they show from the start.
+ * {@link MeterBinder} for the stream pools of a {@link DeviceRegistry}, in the style of
+ * {@code hikaricp.connections.*}: gauges {@code offload.streams},
+ * {@code offload.streams.active}, {@code offload.streams.idle},
+ * {@code offload.streams.pending} (borrowers waiting),
+ * {@code offload.streams.oldest.wait} (how long the oldest of them has waited),
+ * {@code offload.streams.max}, {@code offload.sessions.pending} (sessions whose end the
+ * completion thread awaits) and {@code offload.healthy.devices} (1, or 0 once a sticky
+ * error failed the device, so that its sum counts the healthy devices); counters
+ * {@code offload.streams.timeout}, {@code offload.streams.discarded},
+ * {@code offload.sessions.timeouts} and, with an enabled {@link LeakDetector},
+ * {@code offload.sessions.leaked}. Each is tagged {@code device} and {@code backend}. It
+ * also registers the timers that {@link OffloadSessionMetrics} records, so that they show
+ * from the start.
  * <p>
- * {@code offload.streams.max} is {@code NaN} for an unbounded pool, so that a ratio such as active / max gives no
- * value rather than an infinite one.
+ * {@code offload.streams.max} is {@code NaN} for an unbounded pool, so that a ratio such
+ * as active / max gives no value rather than an infinite one.
  */
 public final class OffloadPoolMetrics implements MeterBinder {
 
@@ -59,8 +62,8 @@ public final class OffloadPoolMetrics implements MeterBinder {
 		Tags tags = OffloadMeters.tags(device);
 		gauge(meterRegistry, OffloadMeters.STREAMS, "Streams alive, idle or lent", OffloadMeters.UNIT_STREAMS, pool,
 				(p) -> p.statistics().size(), tags);
-		gauge(meterRegistry, OffloadMeters.STREAMS_ACTIVE, "Streams lent to sessions", OffloadMeters.UNIT_STREAMS,
-				pool, StreamPool::inUse, tags);
+		gauge(meterRegistry, OffloadMeters.STREAMS_ACTIVE, "Streams lent to sessions", OffloadMeters.UNIT_STREAMS, pool,
+				StreamPool::inUse, tags);
 		gauge(meterRegistry, OffloadMeters.STREAMS_IDLE, "Streams waiting in the pool", OffloadMeters.UNIT_STREAMS,
 				pool, (p) -> p.statistics().idle(), tags);
 		gauge(meterRegistry, OffloadMeters.STREAMS_PENDING, "Borrowers waiting for a stream",
@@ -68,12 +71,12 @@ public final class OffloadPoolMetrics implements MeterBinder {
 		gauge(meterRegistry, OffloadMeters.STREAMS_MAX, "The pool's bound; NaN when unbounded",
 				OffloadMeters.UNIT_STREAMS, pool, OffloadPoolMetrics::max, tags);
 		gauge(meterRegistry, OffloadMeters.HEALTHY_DEVICES,
-				"1 while the device can take work, 0 once a sticky error failed it", OffloadMeters.UNIT_DEVICES,
-				device, (d) -> d.isHealthy() ? 1 : 0, tags);
+				"1 while the device can take work, 0 once a sticky error failed it", OffloadMeters.UNIT_DEVICES, device,
+				(d) -> d.isHealthy() ? 1 : 0, tags);
 		counter(meterRegistry, OffloadMeters.STREAMS_TIMEOUT, "Borrows that gave up after the borrow timeout",
 				OffloadMeters.UNIT_BORROWS, pool, (p) -> p.statistics().timeouts(), tags);
-		TimeGauge.builder(OffloadMeters.STREAMS_OLDEST_WAIT, pool, TimeUnit.NANOSECONDS,
-				(p) -> p.oldestWait().toNanos())
+		TimeGauge
+			.builder(OffloadMeters.STREAMS_OLDEST_WAIT, pool, TimeUnit.NANOSECONDS, (p) -> p.oldestWait().toNanos())
 			.description("How long the borrower that has waited longest has waited so far")
 			.tags(tags)
 			.register(meterRegistry);

@@ -15,12 +15,14 @@ import dev.offload.OffloadListener;
 import dev.offload.StreamPriority;
 
 /**
- * {@link OffloadListener} that records the timer {@code offload.streams.acquire} (time to borrow a stream), tagged
- * {@code device} and {@code backend}, in every registry it is {@link #bindTo(MeterRegistry) bound} to. Session
- * durations are the {@code offload.session} observation's timer (see
- * {@link dev.offload.spring.observation.OffloadObservationListener}), not a second timer here. Being a {@link MeterBinder} rather than taking a registry, it can be
- * given to a {@link dev.offload.DeviceRegistry} before any meter registry exists; what happens before it is bound is
- * not recorded.
+ * {@link OffloadListener} that records the timer {@code offload.streams.acquire} (time to
+ * borrow a stream), tagged {@code device} and {@code backend}, in every registry it is
+ * {@link #bindTo(MeterRegistry) bound} to. Session durations are the
+ * {@code offload.session} observation's timer (see
+ * {@link dev.offload.spring.observation.OffloadObservationListener}), not a second timer
+ * here. Being a {@link MeterBinder} rather than taking a registry, it can be given to a
+ * {@link dev.offload.DeviceRegistry} before any meter registry exists; what happens
+ * before it is bound is not recorded.
  */
 public final class OffloadSessionMetrics implements OffloadListener, MeterBinder {
 
@@ -39,7 +41,8 @@ public final class OffloadSessionMetrics implements OffloadListener, MeterBinder
 	}
 
 	/**
-	 * One registry and the timer of each device in it, so that recording does not look meters up.
+	 * One registry and the timer of each device in it, so that recording does not look
+	 * meters up.
 	 */
 	private static final class Bound {
 

@@ -5,9 +5,10 @@ import io.micrometer.common.KeyValues;
 import dev.offload.OffloadSession;
 
 /**
- * The default {@link OffloadSessionObservationConvention}: the observation {@value #NAME}, named
- * {@code "offload session"} in traces, with low-cardinality keys {@code device}, {@code backend} and {@code priority}
- * and the high-cardinality key {@code session}.
+ * The default {@link OffloadSessionObservationConvention}: the observation
+ * {@value #NAME}, named {@code "offload session"} in traces, with low-cardinality keys
+ * {@code device}, {@code backend} and {@code priority} and the high-cardinality key
+ * {@code session}.
  */
 public class DefaultOffloadSessionObservationConvention implements OffloadSessionObservationConvention {
 
@@ -29,8 +30,8 @@ public class DefaultOffloadSessionObservationConvention implements OffloadSessio
 	@Override
 	public KeyValues getLowCardinalityKeyValues(OffloadSessionObservationContext context) {
 		OffloadSession session = context.getSession();
-		return KeyValues.of("device", String.valueOf(session.device().id()), "backend",
-				session.device().backendName(), "priority", session.priority().name().toLowerCase());
+		return KeyValues.of("device", String.valueOf(session.device().id()), "backend", session.device().backendName(),
+				"priority", session.priority().name().toLowerCase());
 	}
 
 	@Override

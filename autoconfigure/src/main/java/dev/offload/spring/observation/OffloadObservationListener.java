@@ -8,12 +8,14 @@ import dev.offload.OffloadListener;
 import dev.offload.OffloadSession;
 
 /**
- * {@link OffloadListener} that wraps each {@link OffloadSession} in an {@link Observation}: started when the session
- * opens, as a child of the opening thread's current observation, and stopped when its work ends, with the failure
- * recorded as the observation's error. So a trace shows each GPU session inside the request that opened it.
+ * {@link OffloadListener} that wraps each {@link OffloadSession} in an
+ * {@link Observation}: started when the session opens, as a child of the opening thread's
+ * current observation, and stopped when its work ends, with the failure recorded as the
+ * observation's error. So a trace shows each GPU session inside the request that opened
+ * it.
  * <p>
- * The observation is not opened in scope: a session may be closed on another thread (its device's completion
- * thread, for {@code closeAsync}) than the one that opened it.
+ * The observation is not opened in scope: a session may be closed on another thread (its
+ * device's completion thread, for {@code closeAsync}) than the one that opened it.
  */
 public final class OffloadObservationListener implements OffloadListener {
 
@@ -22,8 +24,7 @@ public final class OffloadObservationListener implements OffloadListener {
 	 */
 	public static final String OBSERVATION_ATTRIBUTE = OffloadObservationListener.class.getName() + ".observation";
 
-	private static final OffloadSessionObservationConvention DEFAULT_CONVENTION =
-			new DefaultOffloadSessionObservationConvention();
+	private static final OffloadSessionObservationConvention DEFAULT_CONVENTION = new DefaultOffloadSessionObservationConvention();
 
 	private final ObservationRegistry registry;
 
@@ -32,8 +33,8 @@ public final class OffloadObservationListener implements OffloadListener {
 	/**
 	 * Creates a listener.
 	 * @param registry the registry to create the observations in
-	 * @param convention a convention replacing the {@link DefaultOffloadSessionObservationConvention default}, or
-	 * {@code null}
+	 * @param convention a convention replacing the
+	 * {@link DefaultOffloadSessionObservationConvention default}, or {@code null}
 	 */
 	public OffloadObservationListener(ObservationRegistry registry,
 			@Nullable OffloadSessionObservationConvention convention) {

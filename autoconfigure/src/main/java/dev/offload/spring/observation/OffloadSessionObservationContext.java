@@ -5,7 +5,8 @@ import io.micrometer.observation.Observation;
 import dev.offload.OffloadSession;
 
 /**
- * The {@link Observation.Context} of an {@link OffloadSession}'s observation, from opening to the end of its work.
+ * The {@link Observation.Context} of an {@link OffloadSession}'s observation, from
+ * opening to the end of its work.
  */
 public final class OffloadSessionObservationContext extends Observation.Context {
 

@@ -1,4 +1,5 @@
 /**
- * The Micrometer Observation of Offload sessions: its context, convention and the listener that records it.
+ * The Micrometer Observation of Offload sessions: its context, convention and the
+ * listener that records it.
  */
 package dev.offload.spring.observation;

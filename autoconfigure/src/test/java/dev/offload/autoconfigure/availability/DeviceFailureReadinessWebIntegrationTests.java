@@ -18,7 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Over HTTP: a device that fails with a sticky error takes the application out of readiness, and liveness stays up.
+ * Over HTTP: a device that fails with a sticky error takes the application out of
+ * readiness, and liveness stays up.
  */
 @ReadinessProbeWebTest
 @Import(DeviceFailureReadinessWebIntegrationTests.FaultsConfiguration.class)
@@ -44,7 +45,8 @@ class DeviceFailureReadinessWebIntegrationTests {
 		});
 		expectProbe("readiness", 503, "OUT_OF_SERVICE");
 		expectProbe("liveness", 200, "UP");
-		// The healthy device goes on working: the instance is out of the load balancer, not dead.
+		// The healthy device goes on working: the instance is out of the load balancer,
+		// not dead.
 		try (OffloadSession session = this.registry.openSession(0)) {
 			session.streamId();
 		}
@@ -65,7 +67,8 @@ class DeviceFailureReadinessWebIntegrationTests {
 	@TestConfiguration(proxyBeanMethods = false)
 	static class FaultsConfiguration {
 
-		// The application's backend, the two host devices of the test's properties, wrapped to fail a device at will.
+		// The application's backend, the two host devices of the test's properties,
+		// wrapped to fail a device at will.
 		@Bean
 		FaultInjectingBackend faultInjectingBackend() {
 			return FaultInjectingBackend.wrap(HostBackend.builder().deviceCount(2).build());

@@ -13,8 +13,9 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 
 /**
- * A {@link SpringBootTest} of an application on a random port with two host devices, device 1's pool bounded at one
- * stream with a long borrow timeout, and the health probes of Spring Boot's defaults. Test classes add their own
+ * A {@link SpringBootTest} of an application on a random port with two host devices,
+ * device 1's pool bounded at one stream with a long borrow timeout, and the health probes
+ * of Spring Boot's defaults. Test classes add their own
  * {@code offload.health.readiness.*} properties.
  */
 @Target(ElementType.TYPE)

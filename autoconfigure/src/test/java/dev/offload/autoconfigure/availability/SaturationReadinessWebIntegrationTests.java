@@ -18,8 +18,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Over HTTP, with {@code offload.health.readiness.on-saturation=true}: readiness refuses traffic while borrowers wait
- * for a stream of a full pool and accepts it again once they got one; liveness stays up throughout.
+ * Over HTTP, with {@code offload.health.readiness.on-saturation=true}: readiness refuses
+ * traffic while borrowers wait for a stream of a full pool and accepts it again once they
+ * got one; liveness stays up throughout.
  */
 @ReadinessProbeWebTest
 @TestPropertySource(properties = "offload.health.readiness.on-saturation=true")

@@ -30,8 +30,8 @@ import dev.offload.template.Offload;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests that each bad configuration fails startup with a {@link FailureAnalysis} that says what is wrong and how to
- * fix it.
+ * Tests that each bad configuration fails startup with a {@link FailureAnalysis} that
+ * says what is wrong and how to fix it.
  */
 class OffloadFailureAnalysisTests {
 
@@ -55,8 +55,9 @@ class OffloadFailureAnalysisTests {
 	@Test
 	void maxSizeWhenBelowInitialSizeShouldFailWithAnalysis() {
 		this.contextRunner.withPropertyValues("offload.stream-pool.initial-size=8", "offload.stream-pool.max-size=4")
-			.run(failsWith("Invalid value '4' for 'offload.stream-pool.max-size': maxSize must be 0 (unbounded) or at "
-					+ "least initialSize (8), was 4",
+			.run(failsWith(
+					"Invalid value '4' for 'offload.stream-pool.max-size': maxSize must be 0 (unbounded) or at "
+							+ "least initialSize (8), was 4",
 					"Set 'offload.stream-pool.max-size' to 0 for a pool without bound, or to at least "
 							+ "'offload.stream-pool.initial-size' (8); or lower 'offload.stream-pool.initial-size'."));
 	}
@@ -64,16 +65,18 @@ class OffloadFailureAnalysisTests {
 	@Test
 	void borrowTimeoutWhenZeroShouldFailWithAnalysis() {
 		this.contextRunner.withPropertyValues("offload.stream-pool.borrow-timeout=0s")
-			.run(failsWith("Invalid value '0s' for 'offload.stream-pool.borrow-timeout': borrowTimeout must be "
-					+ "positive", "Set 'offload.stream-pool.borrow-timeout' to a positive duration, such as 30s."));
+			.run(failsWith(
+					"Invalid value '0s' for 'offload.stream-pool.borrow-timeout': borrowTimeout must be " + "positive",
+					"Set 'offload.stream-pool.borrow-timeout' to a positive duration, such as 30s."));
 	}
 
 	@Test
 	void devicesConfigMaxSizeWhenBelowSharedInitialSizeShouldNameTheDeviceProperty() {
-		this.contextRunner.withPropertyValues("offload.host.device-count=2",
-				"offload.devices-config.1.stream-pool.max-size=16")
-			.run(failsWith("Invalid value '16' for 'offload.devices-config.1.stream-pool.max-size': maxSize must be 0 "
-					+ "(unbounded) or at least initialSize (32), was 16",
+		this.contextRunner
+			.withPropertyValues("offload.host.device-count=2", "offload.devices-config.1.stream-pool.max-size=16")
+			.run(failsWith(
+					"Invalid value '16' for 'offload.devices-config.1.stream-pool.max-size': maxSize must be 0 "
+							+ "(unbounded) or at least initialSize (32), was 16",
 					"or to at least 'offload.stream-pool.initial-size' (32)"));
 	}
 
@@ -87,8 +90,10 @@ class OffloadFailureAnalysisTests {
 	@Test
 	void devicesWhenUnknownIdShouldFailWithAnalysis() {
 		this.contextRunner.withPropertyValues("offload.devices=0,5")
-			.run(failsWith("Invalid value '0,5' for 'offload.devices': device 5 does not exist; the backend's "
-					+ "devices are [0]", "List only existing device ids in 'offload.devices' ([0]), or set it to 'all'."));
+			.run(failsWith(
+					"Invalid value '0,5' for 'offload.devices': device 5 does not exist; the backend's "
+							+ "devices are [0]",
+					"List only existing device ids in 'offload.devices' ([0]), or set it to 'all'."));
 	}
 
 	@Test
@@ -169,15 +174,16 @@ class OffloadFailureAnalysisTests {
 	@Test
 	void deviceWhenABeanAsksForAnUnknownOneShouldFailWithAnalysis() {
 		this.contextRunner.withUserConfiguration(UnknownDeviceConfiguration.class)
-			.run(failsWith("Offload has no device with id 9; its devices are [0].",
-					"Use one of the device ids [0]"));
+			.run(failsWith("Offload has no device with id 9; its devices are [0].", "Use one of the device ids [0]"));
 	}
 
 	@Test
 	void asyncExecutorWhenNoSuchBeanShouldFailWithAnalysis() {
 		this.contextRunner.withPropertyValues("offload.async.executor=gpuContinuations")
-			.run(failsWith("Invalid value 'gpuContinuations' for 'offload.async.executor': there is no bean named "
-					+ "'gpuContinuations'", "Define an Executor or TaskExecutor bean named 'gpuContinuations'"));
+			.run(failsWith(
+					"Invalid value 'gpuContinuations' for 'offload.async.executor': there is no bean named "
+							+ "'gpuContinuations'",
+					"Define an Executor or TaskExecutor bean named 'gpuContinuations'"));
 	}
 
 	@Test
@@ -205,11 +211,13 @@ class OffloadFailureAnalysisTests {
 	@Test
 	void leakDetectionThresholdWhenNegativeShouldFailWithAnalysis() {
 		this.contextRunner
-			.withConfiguration(AutoConfigurations.of(OffloadAutoConfiguration.class,
-					OffloadLeakDetectionAutoConfiguration.class))
+			.withConfiguration(
+					AutoConfigurations.of(OffloadAutoConfiguration.class, OffloadLeakDetectionAutoConfiguration.class))
 			.withPropertyValues("offload.leak-detection-threshold=-30s")
-			.run(failsWith("Invalid value '-30s' for 'offload.leak-detection-threshold': leakDetectionThreshold must "
-					+ "be at least 0", "Set 'offload.leak-detection-threshold' to a positive duration, such as 30s, "
+			.run(failsWith(
+					"Invalid value '-30s' for 'offload.leak-detection-threshold': leakDetectionThreshold must "
+							+ "be at least 0",
+					"Set 'offload.leak-detection-threshold' to a positive duration, such as 30s, "
 							+ "or to 0s to turn leak detection off."));
 	}
 
@@ -231,20 +239,21 @@ class OffloadFailureAnalysisTests {
 	@Test
 	void offloadDeviceWhenItDoesNotExistShouldFailNamingTheBeanAndMethod() {
 		this.contextRunner
-			.withConfiguration(AutoConfigurations.of(OffloadAutoConfiguration.class,
-					OffloadTemplateAutoConfiguration.class))
+			.withConfiguration(
+					AutoConfigurations.of(OffloadAutoConfiguration.class, OffloadTemplateAutoConfiguration.class))
 			.withPropertyValues("offload.host.device-count=2")
 			.withUserConfiguration(SeventhDeviceConfiguration.class)
-			.run(failsWith("@Offload(device = 7) on SeventhDeviceService.work() of bean 'seventhDeviceService' names "
-					+ "a device that does not exist; the devices are [0, 1].",
+			.run(failsWith(
+					"@Offload(device = 7) on SeventhDeviceService.work() of bean 'seventhDeviceService' names "
+							+ "a device that does not exist; the devices are [0, 1].",
 					"Change @Offload(device = 7) on SeventhDeviceService.work() to one of the device ids [0, 1]"));
 	}
 
 	@Test
 	void offloadDeviceWhenItExistsShouldStart() {
 		this.contextRunner
-			.withConfiguration(AutoConfigurations.of(OffloadAutoConfiguration.class,
-					OffloadTemplateAutoConfiguration.class))
+			.withConfiguration(
+					AutoConfigurations.of(OffloadAutoConfiguration.class, OffloadTemplateAutoConfiguration.class))
 			.withPropertyValues("offload.host.device-count=8")
 			.withUserConfiguration(SeventhDeviceConfiguration.class)
 			.run((context) -> assertThat(context).hasNotFailed());

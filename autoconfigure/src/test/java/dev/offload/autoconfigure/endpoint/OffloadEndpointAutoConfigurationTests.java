@@ -19,9 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class OffloadEndpointAutoConfigurationTests {
 
-	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(OffloadLeakDetectionAutoConfiguration.class,
-				OffloadEndpointAutoConfiguration.class));
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner().withConfiguration(
+			AutoConfigurations.of(OffloadLeakDetectionAutoConfiguration.class, OffloadEndpointAutoConfiguration.class));
 
 	@Test
 	void endpointWhenExposedShouldBeCreated() {

@@ -25,12 +25,18 @@ class OffloadHealthWebIntegrationTests {
 			.expectStatus()
 			.isOk()
 			.expectBody()
-			.jsonPath("$.status").isEqualTo("UP")
-			.jsonPath("$.details.backend").isEqualTo("host")
-			.jsonPath("$.details.note").doesNotExist()
-			.jsonPath("$.details.devices['0'].name").isEqualTo("Host device 0")
-			.jsonPath("$.details.devices['0'].status").isEqualTo("UP")
-			.jsonPath("$.details.devices['1'].status").isEqualTo("UP");
+			.jsonPath("$.status")
+			.isEqualTo("UP")
+			.jsonPath("$.details.backend")
+			.isEqualTo("host")
+			.jsonPath("$.details.note")
+			.doesNotExist()
+			.jsonPath("$.details.devices['0'].name")
+			.isEqualTo("Host device 0")
+			.jsonPath("$.details.devices['0'].status")
+			.isEqualTo("UP")
+			.jsonPath("$.details.devices['1'].status")
+			.isEqualTo("UP");
 	}
 
 }

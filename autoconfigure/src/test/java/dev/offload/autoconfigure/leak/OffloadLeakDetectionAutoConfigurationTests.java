@@ -79,10 +79,10 @@ class OffloadLeakDetectionAutoConfigurationTests {
 			session.close();
 			await().atMost(Duration.ofSeconds(10)).until(() -> output.getOut().contains("was closed after"));
 			assertThat(output.getOut()).containsOnlyOnce("it may have leaked")
-				.contains("Session " + session.id()
-						+ " on device 1 (Host device 1) has been open for more than 100 ms")
+				.contains("Session " + session.id() + " on device 1 (Host device 1) has been open for more than 100 ms")
 				.contains("java.lang.Throwable: Session opened here")
-				.contains("at dev.offload.autoconfigure.leak.OffloadLeakDetectionAutoConfigurationTests.openForgottenSession")
+				.contains(
+						"at dev.offload.autoconfigure.leak.OffloadLeakDetectionAutoConfigurationTests.openForgottenSession")
 				.containsPattern("Session " + session.id()
 						+ " on device 1 \\(Host device 1\\), reported as a possible leak, was closed after \\d+ ms");
 		});

@@ -22,9 +22,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 class OffloadMetricsAutoConfigurationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
-				SimpleMetricsExportAutoConfiguration.class, OffloadLeakDetectionAutoConfiguration.class,
-				OffloadMetricsAutoConfiguration.class))
+		.withConfiguration(
+				AutoConfigurations.of(MetricsAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
+						OffloadLeakDetectionAutoConfiguration.class, OffloadMetricsAutoConfiguration.class))
 		.withUserConfiguration(HostDeviceRegistryConfiguration.class);
 
 	@Test
@@ -44,15 +44,14 @@ class OffloadMetricsAutoConfigurationTests {
 	@Test
 	void metricsWhenLeakDetectionIsOnShouldBindTheLeakedCounter() {
 		this.contextRunner.withPropertyValues("offload.leak-detection-threshold=1m")
-			.run((context) -> assertThat(context.getBean(MeterRegistry.class)
-				.get("offload.sessions.leaked")
-				.functionCounters()).hasSize(2));
+			.run((context) -> assertThat(
+					context.getBean(MeterRegistry.class).get("offload.sessions.leaked").functionCounters())
+				.hasSize(2));
 	}
 
 	@Test
 	void metricsWhenNoMeterRegistryShouldBackOff() {
-		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(OffloadMetricsAutoConfiguration.class))
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(OffloadMetricsAutoConfiguration.class))
 			.withUserConfiguration(HostDeviceRegistryConfiguration.class)
 			.run((context) -> assertThat(context).doesNotHaveBean(OffloadPoolMetrics.class)
 				.doesNotHaveBean(OffloadSessionMetrics.class));

@@ -23,8 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class OffloadObservationAutoConfigurationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class,
-				OffloadObservationAutoConfiguration.class))
+		.withConfiguration(
+				AutoConfigurations.of(ObservationAutoConfiguration.class, OffloadObservationAutoConfiguration.class))
 		.withUserConfiguration(HostDeviceRegistryConfiguration.class)
 		.withBean(OffloadObservationListenerTests.RecordingHandler.class,
 				OffloadObservationListenerTests.RecordingHandler::new);
@@ -76,8 +76,7 @@ class OffloadObservationAutoConfigurationTests {
 				assertThat(context).hasSingleBean(ObservationRegistry.class);
 				try (OffloadSession session = context.getBean(DeviceRegistry.class).openSession(0)) {
 					Object observation = session.getAttribute(OffloadObservationListener.OBSERVATION_ATTRIBUTE);
-					assertThat(((Observation) observation).getContext().getName())
-						.isEqualTo("gpu.work");
+					assertThat(((Observation) observation).getContext().getName()).isEqualTo("gpu.work");
 				}
 			});
 	}

@@ -18,7 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Tests for {@link OffloadStreamPoolsAutoConfiguration} and the {@link DevicePool} qualifier.
+ * Tests for {@link OffloadStreamPoolsAutoConfiguration} and the {@link DevicePool}
+ * qualifier.
  */
 class OffloadStreamPoolsAutoConfigurationTests {
 
@@ -52,9 +53,7 @@ class OffloadStreamPoolsAutoConfigurationTests {
 	void devicePoolQualifierWithAnUnknownIdShouldFailTheContext() {
 		this.contextRunner.withPropertyValues("offload.host.device-count=1")
 			.withUserConfiguration(WatcherConfiguration.class)
-			.run((context) -> assertThat(context).hasFailed()
-				.getFailure()
-				.hasMessageContaining("DevicePool(1)"));
+			.run((context) -> assertThat(context).hasFailed().getFailure().hasMessageContaining("DevicePool(1)"));
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -15,19 +15,20 @@ import dev.offload.template.Offload;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for {@link OffloadAnnotationAdvisor}: which classes its pointcut applies to, wherever in the type hierarchy
- * {@link Offload @Offload} is declared, and that classes without it are rejected by the class filter alone.
+ * Tests for {@link OffloadAnnotationAdvisor}: which classes its pointcut applies to,
+ * wherever in the type hierarchy {@link Offload @Offload} is declared, and that classes
+ * without it are rejected by the class filter alone.
  */
 class OffloadAnnotationAdvisorTests {
 
-	private final OffloadAnnotationAdvisor advisor = new OffloadAnnotationAdvisor(
-			new OffloadMethodInterceptor(() -> {
-				throw new IllegalStateException("no call is made in these tests");
-			}));
+	private final OffloadAnnotationAdvisor advisor = new OffloadAnnotationAdvisor(new OffloadMethodInterceptor(() -> {
+		throw new IllegalStateException("no call is made in these tests");
+	}));
 
 	@Test
 	void classWithoutOffloadShouldBeRejectedByTheClassFilter() {
-		// Rejected before any method is looked at: this is what keeps the many beans without @Offload cheap.
+		// Rejected before any method is looked at: this is what keeps the many beans
+		// without @Offload cheap.
 		assertThat(this.advisor.getPointcut().getClassFilter().matches(Plain.class)).isFalse();
 		assertThat(this.advisor.getPointcut().getClassFilter().matches(PlainSubclass.class)).isFalse();
 		assertThat(AopUtils.canApply(this.advisor, Plain.class)).isFalse();

@@ -38,7 +38,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * {@link Offload @Offload} through the auto-configured proxies, over a user-defined registry of two host devices.
+ * {@link Offload @Offload} through the auto-configured proxies, over a user-defined
+ * registry of two host devices.
  */
 class OffloadAnnotationTests {
 

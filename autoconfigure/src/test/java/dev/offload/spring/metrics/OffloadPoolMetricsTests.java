@@ -89,7 +89,9 @@ class OffloadPoolMetricsTests {
 			CompletableFuture<Integer> borrow = CompletableFuture.supplyAsync(waiter::streamId);
 			await().atMost(Duration.ofSeconds(10)).until(() -> gauge("offload.streams.pending", "0") == 1);
 			await().atMost(Duration.ofSeconds(10))
-				.until(() -> this.meters.get("offload.streams.oldest.wait").timeGauge().value(TimeUnit.NANOSECONDS) > 0);
+				.until(() -> this.meters.get("offload.streams.oldest.wait")
+					.timeGauge()
+					.value(TimeUnit.NANOSECONDS) > 0);
 			holder.close();
 			assertThat(borrow).succeedsWithin(Duration.ofSeconds(10));
 			waiter.close();

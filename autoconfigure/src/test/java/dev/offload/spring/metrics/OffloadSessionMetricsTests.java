@@ -1,6 +1,5 @@
 package dev.offload.spring.metrics;
 
-
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
@@ -45,7 +44,8 @@ class OffloadSessionMetricsTests {
 		assertThat(acquire.count()).isEqualTo(3);
 		assertThat(acquire.getId().getDescription()).isNotBlank();
 		assertThat(meters.find("offload.streams.acquire").tag("device", "0").timer()).isNull();
-		// Session durations are the offload.session observation's timer: no second timer of the same meaning.
+		// Session durations are the offload.session observation's timer: no second timer
+		// of the same meaning.
 		assertThat(meters.find("offload.sessions").meters()).isEmpty();
 	}
 

@@ -12,8 +12,8 @@ import dev.offload.spi.BackendDevice;
 import dev.offload.spi.BackendStream;
 
 /**
- * Streams pooled by Apache Commons Pool2's {@link GenericObjectPool}, configured like the Offload pool: unbounded,
- * last in first out, no validation, no eviction, no JMX.
+ * Streams pooled by Apache Commons Pool2's {@link GenericObjectPool}, configured like the
+ * Offload pool: unbounded, last in first out, no validation, no eviction, no JMX.
  */
 public final class CommonsStreamPool implements AutoCloseable {
 

@@ -7,14 +7,16 @@ import dev.offload.spi.BackendDevice;
 import dev.offload.spi.BackendStream;
 
 /**
- * The LLVM offload runtime's stream pool, written as its {@code StreamManagerTy} (review D77412) is for one device: an array of
- * streams and the index of the next free one, both under one lock. {@link #getStream()} hands out
- * {@code pool[next++]}, doubling the array (and creating the new streams) when it is exhausted;
- * {@link #returnStream} stores the stream at {@code pool[--next]}. The streams left of {@code next} are lent, those
- * from {@code next} on are idle.
+ * The LLVM offload runtime's stream pool, written as its {@code StreamManagerTy} (review
+ * D77412) is for one device: an array of streams and the index of the next free one, both
+ * under one lock. {@link #getStream()} hands out {@code pool[next++]}, doubling the array
+ * (and creating the new streams) when it is exhausted; {@link #returnStream} stores the
+ * stream at {@code pool[--next]}. The streams left of {@code next} are lent, those from
+ * {@code next} on are idle.
  * <p>
- * It keeps no state per stream and no statistics, so it cannot tell a double return, and has no bound, priority or
- * shutdown: it is the baseline the real pool is measured against, not something to use.
+ * It keeps no state per stream and no statistics, so it cannot tell a double return, and
+ * has no bound, priority or shutdown: it is the baseline the real pool is measured
+ * against, not something to use.
  */
 public final class LlvmStreamManager {
 
@@ -22,7 +24,8 @@ public final class LlvmStreamManager {
 
 	private final int nativePriority;
 
-	// A std::mutex in the LLVM runtime; ReentrantLock is its closest Java equivalent (no biased locking since JDK 15).
+	// A std::mutex in the LLVM runtime; ReentrantLock is its closest Java equivalent (no
+	// biased locking since JDK 15).
 	private final ReentrantLock lock = new ReentrantLock();
 
 	private BackendStream[] pool;
@@ -30,7 +33,8 @@ public final class LlvmStreamManager {
 	private int nextStreamId;
 
 	/**
-	 * Creates the pool and its first streams, as {@code StreamManagerTy::initializeDevice} does.
+	 * Creates the pool and its first streams, as
+	 * {@code StreamManagerTy::initializeDevice} does.
 	 * @param device the device to create streams on
 	 * @param nativePriority the native priority of the streams
 	 * @param initialSize the streams created now, at least 1 (32 in the LLVM runtime)
@@ -63,8 +67,9 @@ public final class LlvmStreamManager {
 	}
 
 	/**
-	 * Takes a stream back. The order of returns may differ from that of borrows: a stream may then appear twice in
-	 * the array, once on each side of the index, and the stale copy on the left is overwritten by a later return.
+	 * Takes a stream back. The order of returns may differ from that of borrows: a stream
+	 * may then appear twice in the array, once on each side of the index, and the stale
+	 * copy on the left is overwritten by a later return.
 	 * @param stream a stream this pool lent
 	 */
 	public void returnStream(BackendStream stream) {

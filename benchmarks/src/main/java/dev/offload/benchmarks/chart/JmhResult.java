@@ -13,14 +13,16 @@ import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 
 /**
- * One row of a JMH result file ({@code -rf json}): a benchmark method, its parameters and threads, and its score.
+ * One row of a JMH result file ({@code -rf json}): a benchmark method, its parameters and
+ * threads, and its score.
  *
  * @param method the benchmark method's simple name, e.g. {@code offloadPool}
  * @param backend the {@code backend} parameter, or {@code ""}
  * @param threads the number of threads
  * @param mode the JMH mode, e.g. {@code thrpt}
  * @param score the primary score
- * @param scoreError the half-width of the score's 99.9 % confidence interval ({@code NaN} when unknown)
+ * @param scoreError the half-width of the score's 99.9 % confidence interval ({@code NaN}
+ * when unknown)
  * @param unit the score's unit, e.g. {@code ops/us}
  */
 record JmhResult(String method, String backend, int threads, String mode, double score, double scoreError,

@@ -19,8 +19,9 @@ import org.knowm.xchart.CategoryChartBuilder;
 import org.knowm.xchart.style.Styler;
 
 /**
- * Draws the results of {@code StreamPoolBenchmark} (JMH {@code -rf json} files, one per thread count) as a PNG:
- * one panel per backend, throughput by thread count, one bar per pool, on a logarithmic axis.
+ * Draws the results of {@code StreamPoolBenchmark} (JMH {@code -rf json} files, one per
+ * thread count) as a PNG: one panel per backend, throughput by thread count, one bar per
+ * pool, on a logarithmic axis.
  * <p>
  * {@code java -cp benchmarks.jar dev.offload.benchmarks.chart.PoolChart docs/img/pool-overhead.png t1.json t2.json}
  */
@@ -28,8 +29,8 @@ public final class PoolChart {
 
 	/** The pools in the order they are drawn, with their legend. */
 	private static final Map<String, String> SERIES = Map.of("offloadPool", "Offload pool", "offloadSession",
-			"Offload session", "llvmStack", "LLVM design (stack + lock)", "commonsPool2", "Commons Pool2", "prototypePool",
-			"proposed fix (prototype)");
+			"Offload session", "llvmStack", "LLVM design (stack + lock)", "commonsPool2", "Commons Pool2",
+			"prototypePool", "proposed fix (prototype)");
 
 	private static final List<String> ORDER = List.of("offloadPool", "offloadSession", "llvmStack", "commonsPool2",
 			"prototypePool");
@@ -69,7 +70,8 @@ public final class PoolChart {
 	static void write(List<JmhResult> results, Path png) throws IOException {
 		List<String> backends = new ArrayList<>(new TreeSet<>(results.stream().map(JmhResult::backend).toList()));
 		BufferedImage image = new BufferedImage(WIDTH * backends.size(), HEIGHT, BufferedImage.TYPE_INT_RGB);
-		// One scale for every panel, from the decade below the lowest score to the decade above the highest.
+		// One scale for every panel, from the decade below the lowest score to the decade
+		// above the highest.
 		double lowest = results.stream().mapToDouble(JmhResult::score).filter((s) -> s > 0).min().orElse(1);
 		double highest = results.stream().mapToDouble(JmhResult::score).max().orElse(1);
 		double yMin = Math.pow(10, Math.floor(Math.log10(lowest)));
@@ -111,7 +113,8 @@ public final class PoolChart {
 		chart.getStyler().setLabelsVisible(false);
 		List<String> categories = threads.stream().map(String::valueOf).toList();
 		for (String method : ORDER) {
-			// No error bars: XChart draws them wrongly on a logarithmic axis; docs/benchmarks.md has the errors.
+			// No error bars: XChart draws them wrongly on a logarithmic axis;
+			// docs/benchmarks.md has the errors.
 			List<Double> scores = new ArrayList<>();
 			for (int count : threads) {
 				scores.add(results.stream()

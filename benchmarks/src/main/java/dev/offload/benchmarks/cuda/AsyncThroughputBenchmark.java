@@ -18,11 +18,13 @@ import dev.offload.kernel.LaunchConfig;
 import dev.offload.kernel.ModuleDefinition;
 
 /**
- * Many sessions in flight at once, each closed with {@code closeAsync()}: one thread opens
- * {@code N} sessions (an empty-kernel launch each) and closes them asynchronously, then waits for every future.
- * Reports the throughput, how many {@code offload-} threads existed, and the pool afterwards.
+ * Many sessions in flight at once, each closed with {@code closeAsync()}: one thread
+ * opens {@code N} sessions (an empty-kernel launch each) and closes them asynchronously,
+ * then waits for every future. Reports the throughput, how many {@code offload-} threads
+ * existed, and the pool afterwards.
  * <p>
- * Usage: {@code java -cp ... dev.offload.benchmarks.cuda.AsyncThroughputBenchmark [sessions] [rounds]}.
+ * Usage:
+ * {@code java -cp ... dev.offload.benchmarks.cuda.AsyncThroughputBenchmark [sessions] [rounds]}.
  */
 public final class AsyncThroughputBenchmark {
 
@@ -48,7 +50,9 @@ public final class AsyncThroughputBenchmark {
 				}
 				CompletableFuture.allOf(futures.toArray(new CompletableFuture[0])).join();
 				double seconds = (System.nanoTime() - start) / 1e9;
-				long threads = Thread.getAllStackTraces().keySet().stream()
+				long threads = Thread.getAllStackTraces()
+					.keySet()
+					.stream()
 					.filter((thread) -> thread.getName().startsWith("offload-"))
 					.count();
 				StreamPoolStatistics stats = device.streamPool().statistics();

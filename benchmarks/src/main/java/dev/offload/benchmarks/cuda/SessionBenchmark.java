@@ -28,20 +28,26 @@ import dev.offload.kernel.LaunchConfig;
 import dev.offload.kernel.ModuleDefinition;
 
 /**
- * The cost of a session on a real GPU, against raw JCuda in the same process: one empty-kernel launch per iteration,
- * single-threaded, timed with {@link System#nanoTime()} per iteration; strategies interleaved round by round so that
+ * The cost of a session on a real GPU, against raw JCuda in the same process: one
+ * empty-kernel launch per iteration, single-threaded, timed with
+ * {@link System#nanoTime()} per iteration; strategies interleaved round by round so that
  * drift (clocks, other tenants) hits them alike.
  * <ul>
- * <li>{@code raw launch + cuStreamSynchronize}: {@code cuLaunchKernel} and {@code cuStreamSynchronize} on one fixed
- * stream, the floor (8.5-9.2 µs p50 through JCuda on an H200, measured before this project).</li>
+ * <li>{@code raw launch + cuStreamSynchronize}: {@code cuLaunchKernel} and
+ * {@code cuStreamSynchronize} on one fixed stream, the floor (8.5-9.2 µs p50 through
+ * JCuda on an H200, measured before this project).</li>
  * <li>{@code raw launch + cuStreamQuery poll}: the same, completion seen by polling.</li>
- * <li>{@code session: launch, close}: borrow on the launch, close synchronizes and releases.</li>
- * <li>{@code session: launch, synchronize, close}: the same with an explicit synchronize.</li>
- * <li>{@code session: launch, closeAsync (completed)}: from opening to the completion thread completing the
- * future.</li>
- * <li>{@code session: launch, closeAsync().join()}: until the caller's {@code join} returns.</li>
+ * <li>{@code session: launch, close}: borrow on the launch, close synchronizes and
+ * releases.</li>
+ * <li>{@code session: launch, synchronize, close}: the same with an explicit
+ * synchronize.</li>
+ * <li>{@code session: launch, closeAsync (completed)}: from opening to the completion
+ * thread completing the future.</li>
+ * <li>{@code session: launch, closeAsync().join()}: until the caller's {@code join}
+ * returns.</li>
  * </ul>
- * Usage: {@code java -cp ... dev.offload.benchmarks.cuda.SessionBenchmark [--iterations N] [--warmup N]
+ * Usage:
+ * {@code java -cp ... dev.offload.benchmarks.cuda.SessionBenchmark [--iterations N] [--warmup N]
  * [--rounds N]}. Prints a Markdown table; exits 2 without a CUDA device.
  */
 public final class SessionBenchmark {
@@ -64,7 +70,8 @@ public final class SessionBenchmark {
 		this.device = device;
 		this.empty = device.loadModule(ModuleDefinition.builder("empty").image(ptx).build()).kernel("empty");
 		try (OffloadSession session = device.openSession()) {
-			// The raw loop runs in the same primary context, on its own module and stream.
+			// The raw loop runs in the same primary context, on its own module and
+			// stream.
 			CudaSessions.makeContextCurrent(session);
 		}
 		CUmodule module = new CUmodule();
@@ -76,8 +83,8 @@ public final class SessionBenchmark {
 
 	/**
 	 * Runs the benchmark.
-	 * @param args {@code --iterations N} (per round and strategy, default 50000), {@code --warmup N} (default
-	 * 20000), {@code --rounds N} (default 5)
+	 * @param args {@code --iterations N} (per round and strategy, default 50000),
+	 * {@code --warmup N} (default 20000), {@code --rounds N} (default 5)
 	 */
 	public static void main(String[] args) {
 		Map<String, Integer> options = options(args);
@@ -210,8 +217,11 @@ public final class SessionBenchmark {
 					micros(percentile(all, 0.999)), micros(Arrays.stream(all).average().orElse(0)), roundMin, roundMax,
 					p50 / rawP50);
 		}
-		double asyncP50 = micros(percentile(samples.get("session: launch, closeAsync (completed)").stream()
-			.flatMapToLong(Arrays::stream).sorted().toArray(), 0.50));
+		double asyncP50 = micros(percentile(samples.get("session: launch, closeAsync (completed)")
+			.stream()
+			.flatMapToLong(Arrays::stream)
+			.sorted()
+			.toArray(), 0.50));
 		System.out.printf(Locale.ROOT, "%nsession p50 / raw p50 = %.2f (target <= 1.10)%n", sessionP50 / rawP50);
 		System.out.printf(Locale.ROOT, "closeAsync completion p50 / session p50 = %.2f (target <= 1.5)%n",
 				asyncP50 / sessionP50);

@@ -1,4 +1,5 @@
 /**
- * Benchmarks of the CUDA backend on a real GPU, run as plain {@code main}s on the GPU machine.
+ * Benchmarks of the CUDA backend on a real GPU, run as plain {@code main}s on the GPU
+ * machine.
  */
 package dev.offload.benchmarks.cuda;

@@ -14,8 +14,9 @@ import dev.offload.spi.DeviceInfo;
 import dev.offload.spi.NativeMemory;
 
 /**
- * A {@link Backend} of one device whose streams and events cost nothing: creating one allocates a small object,
- * enqueueing does nothing, and every stream is always idle. Measuring a pool over it measures the pool alone.
+ * A {@link Backend} of one device whose streams and events cost nothing: creating one
+ * allocates a small object, enqueueing does nothing, and every stream is always idle.
+ * Measuring a pool over it measures the pool alone.
  */
 public final class FreeBackend implements Backend {
 
@@ -79,8 +80,8 @@ public final class FreeBackend implements Backend {
 		}
 
 		private static BackendException unsupported(String call) {
-			return new BackendException(call, "FREE_ERROR_NOT_SUPPORTED", "the free backend has streams only", 0,
-					false, null);
+			return new BackendException(call, "FREE_ERROR_NOT_SUPPORTED", "the free backend has streams only", 0, false,
+					null);
 		}
 
 	}

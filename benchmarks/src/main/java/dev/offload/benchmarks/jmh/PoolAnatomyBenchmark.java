@@ -17,9 +17,10 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The parts that one borrow + release of {@link dev.offload.StreamPool} is made of, each alone, to tell what its
- * time goes to: the two {@code System.nanoTime()} calls that time the borrow for the listener, the
- * {@link ConcurrentLinkedDeque} of idle streams, and the shared counters it updates.
+ * The parts that one borrow + release of {@link dev.offload.StreamPool} is made of, each
+ * alone, to tell what its time goes to: the two {@code System.nanoTime()} calls that time
+ * the borrow for the listener, the {@link ConcurrentLinkedDeque} of idle streams, and the
+ * shared counters it updates.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -64,7 +65,8 @@ public class PoolAnatomyBenchmark {
 	}
 
 	/**
-	 * The idle streams: {@code pollFirst} then {@code offerFirst} (a node allocated per release).
+	 * The idle streams: {@code pollFirst} then {@code offerFirst} (a node allocated per
+	 * release).
 	 * @return the entry
 	 */
 	@Benchmark
@@ -75,8 +77,8 @@ public class PoolAnatomyBenchmark {
 	}
 
 	/**
-	 * The stream's state (two compare-and-sets) and the pool's counters (eight atomic updates, one adder) as
-	 * borrow and release change them.
+	 * The stream's state (two compare-and-sets) and the pool's counters (eight atomic
+	 * updates, one adder) as borrow and release change them.
 	 * @return the number in use
 	 */
 	@Benchmark

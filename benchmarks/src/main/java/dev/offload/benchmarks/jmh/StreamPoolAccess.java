@@ -8,10 +8,12 @@ import dev.offload.StreamPool;
 import dev.offload.StreamPriority;
 
 /**
- * Borrows and releases a {@link StreamPool}'s streams directly, without a session, to measure the pool alone. The
- * pool's borrow and release are package-private in core (only sessions call them); the benchmarks reach them with a
- * private method-handle lookup, which works on the class path (one unnamed module) and which the JIT inlines like a
- * direct call, so core keeps its API closed and no class of the benchmarks lives in core's package.
+ * Borrows and releases a {@link StreamPool}'s streams directly, without a session, to
+ * measure the pool alone. The pool's borrow and release are package-private in core (only
+ * sessions call them); the benchmarks reach them with a private method-handle lookup,
+ * which works on the class path (one unnamed module) and which the JIT inlines like a
+ * direct call, so core keeps its API closed and no class of the benchmarks lives in
+ * core's package.
  */
 final class StreamPoolAccess {
 
@@ -39,7 +41,8 @@ final class StreamPoolAccess {
 	}
 
 	/**
-	 * Borrows a {@link StreamPriority#NORMAL} stream, as a session's first operation does.
+	 * Borrows a {@link StreamPriority#NORMAL} stream, as a session's first operation
+	 * does.
 	 * @param pool the pool
 	 * @return the lent stream, to be given to {@link #release}
 	 */
@@ -56,7 +59,8 @@ final class StreamPoolAccess {
 	}
 
 	/**
-	 * Releases a stream that {@link #borrow} lent, as a session's close does once its work is done.
+	 * Releases a stream that {@link #borrow} lent, as a session's close does once its
+	 * work is done.
 	 * @param pool the pool that lent it
 	 * @param stream the stream
 	 */

@@ -30,11 +30,13 @@ import dev.offload.spi.BackendDevice;
 import dev.offload.spi.BackendStream;
 
 /**
- * Borrow + release of one stream, by every thread of the run on one device's pool: Offload's {@link StreamPool}
- * alone and through a session, against the LLVM runtime's design ({@link LlvmStreamManager}) and Commons Pool2
- * ({@link CommonsStreamPool}), and beside a prototype of the fix proposed for the pool ({@link SlotStreamPool}), on
- * a backend whose streams cost nothing ({@link FreeBackend}) and on the host backend.
- * Run the thread counts with {@code -t}: {@code java -jar benchmarks.jar StreamPoolBenchmark -t 16}.
+ * Borrow + release of one stream, by every thread of the run on one device's pool:
+ * Offload's {@link StreamPool} alone and through a session, against the LLVM runtime's
+ * design ({@link LlvmStreamManager}) and Commons Pool2 ({@link CommonsStreamPool}), and
+ * beside a prototype of the fix proposed for the pool ({@link SlotStreamPool}), on a
+ * backend whose streams cost nothing ({@link FreeBackend}) and on the host backend. Run
+ * the thread counts with {@code -t}:
+ * {@code java -jar benchmarks.jar StreamPoolBenchmark -t 16}.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
@@ -69,7 +71,8 @@ public class StreamPoolBenchmark {
 	private SlotStreamPool prototype;
 
 	/**
-	 * Builds every pool over its own backend of the same kind, with the LLVM runtime's 32 initial streams.
+	 * Builds every pool over its own backend of the same kind, with the LLVM runtime's 32
+	 * initial streams.
 	 */
 	@Setup(Level.Trial)
 	public void setUp() {
@@ -113,7 +116,8 @@ public class StreamPoolBenchmark {
 	}
 
 	/**
-	 * Offload's pool alone: {@code StreamPool.borrow} + {@code release}, as a session does them.
+	 * Offload's pool alone: {@code StreamPool.borrow} + {@code release}, as a session
+	 * does them.
 	 * @return the stream, so that the work is not eliminated
 	 */
 	@Benchmark
@@ -124,8 +128,8 @@ public class StreamPoolBenchmark {
 	}
 
 	/**
-	 * Offload's public path: open a session, borrow its stream, close it (a synchronize of the idle stream, then
-	 * the release).
+	 * Offload's public path: open a session, borrow its stream, close it (a synchronize
+	 * of the idle stream, then the release).
 	 * @return the stream's id
 	 */
 	@Benchmark
@@ -147,7 +151,8 @@ public class StreamPoolBenchmark {
 	}
 
 	/**
-	 * The prototype of the fast path proposed for Offload's pool in {@code docs/benchmarks.md}.
+	 * The prototype of the fast path proposed for Offload's pool in
+	 * {@code docs/benchmarks.md}.
 	 * @return the stream
 	 */
 	@Benchmark

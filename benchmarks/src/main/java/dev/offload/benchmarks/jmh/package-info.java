@@ -1,4 +1,5 @@
 /**
- * JMH benchmarks of the stream pool's overhead on the CPU, with a backend whose streams cost nothing.
+ * JMH benchmarks of the stream pool's overhead on the CPU, with a backend whose streams
+ * cost nothing.
  */
 package dev.offload.benchmarks.jmh;

@@ -9,15 +9,17 @@ import dev.offload.spi.BackendDevice;
 import dev.offload.spi.BackendStream;
 
 /**
- * A prototype of the fast path proposed for {@link dev.offload.StreamPool} in {@code docs/benchmarks.md}, to measure
- * it beside the real pool: streams in an array of slots whose state changes by compare-and-set (HikariCP's
- * {@code ConcurrentBag} without its hand-off queue), a per-thread hint of the slot the thread released last, no
- * shared counter (each slot counts its own borrows, written only by the thread that holds it; the number in use is
- * counted from the states when asked), and no clock read. A borrow is one compare-and-set when the thread's last
- * stream is idle; a release is one compare-and-set. Growth (doubling) takes the lock; nothing else does.
+ * A prototype of the fast path proposed for {@link dev.offload.StreamPool} in
+ * {@code docs/benchmarks.md}, to measure it beside the real pool: streams in an array of
+ * slots whose state changes by compare-and-set (HikariCP's {@code ConcurrentBag} without
+ * its hand-off queue), a per-thread hint of the slot the thread released last, no shared
+ * counter (each slot counts its own borrows, written only by the thread that holds it;
+ * the number in use is counted from the states when asked), and no clock read. A borrow
+ * is one compare-and-set when the thread's last stream is idle; a release is one
+ * compare-and-set. Growth (doubling) takes the lock; nothing else does.
  * <p>
- * Only what the benchmark needs: one priority class, unbounded, no waiting, no statistics beyond the counters, no
- * shutdown. Not for use outside the benchmarks.
+ * Only what the benchmark needs: one priority class, unbounded, no waiting, no statistics
+ * beyond the counters, no shutdown. Not for use outside the benchmarks.
  */
 public final class SlotStreamPool {
 
@@ -65,8 +67,8 @@ public final class SlotStreamPool {
 	}
 
 	/**
-	 * Lends an idle stream: the one this thread released last if it is still idle, else the first idle one found
-	 * from a place that depends on the thread, else a new one.
+	 * Lends an idle stream: the one this thread released last if it is still idle, else
+	 * the first idle one found from a place that depends on the thread, else a new one.
 	 * @return the slot of the lent stream
 	 */
 	public Slot borrow() {
@@ -74,7 +76,8 @@ public final class SlotStreamPool {
 		if (slot == null || !slot.compareAndSetState(STATE_IDLE, STATE_IN_USE)) {
 			slot = scan();
 		}
-		// Only the holder writes it; the compare-and-sets order the writes of successive holders.
+		// Only the holder writes it; the compare-and-sets order the writes of successive
+		// holders.
 		slot.borrows++;
 		return slot;
 	}
@@ -136,7 +139,8 @@ public final class SlotStreamPool {
 	 * @return the number of borrows
 	 */
 	public long borrows() {
-		// Exact once every stream is back; a slot's count may lag while another thread holds it.
+		// Exact once every stream is back; a slot's count may lag while another thread
+		// holds it.
 		return Arrays.stream(this.slots).mapToLong((slot) -> slot.borrows).sum();
 	}
 
@@ -160,8 +164,8 @@ public final class SlotStreamPool {
 	}
 
 	/**
-	 * A stream, its state and its borrow count, padded to a cache line of its own so that threads holding
-	 * neighbouring slots do not slow each other down (false sharing).
+	 * A stream, its state and its borrow count, padded to a cache line of its own so that
+	 * threads holding neighbouring slots do not slow each other down (false sharing).
 	 */
 	public static final class Slot extends SlotFields {
 
@@ -185,7 +189,10 @@ public final class SlotStreamPool {
 
 	}
 
-	/** The fields of a slot; the JVM lays out a superclass's fields first, so the padding goes around them. */
+	/**
+	 * The fields of a slot; the JVM lays out a superclass's fields first, so the padding
+	 * goes around them.
+	 */
 	abstract static class SlotFields extends SlotPadding {
 
 		final BackendStream stream;

@@ -10,7 +10,8 @@ import dev.offload.StreamPoolConfig;
 import dev.offload.concurrency.CountingBackend;
 
 /**
- * Devices on a {@link CountingBackend} for the jcstress tests, and borrowing through the public API.
+ * Devices on a {@link CountingBackend} for the jcstress tests, and borrowing through the
+ * public API.
  */
 final class Pools {
 
@@ -42,7 +43,8 @@ final class Pools {
 	}
 
 	/**
-	 * Returns a new registry of one device whose pool starts with one stream, and whose close does not wait.
+	 * Returns a new registry of one device whose pool starts with one stream, and whose
+	 * close does not wait.
 	 * @param backend the backend
 	 * @param maxSize the bound, 0 for none
 	 * @param borrowTimeout how long a borrow from a full pool waits
@@ -56,7 +58,8 @@ final class Pools {
 	}
 
 	/**
-	 * Borrows {@code count} streams at once and gives them back, so that the pool has that many idle streams.
+	 * Borrows {@code count} streams at once and gives them back, so that the pool has
+	 * that many idle streams.
 	 * @param device the device
 	 * @param count the streams to create
 	 */

@@ -12,16 +12,18 @@ import dev.offload.OffloadSession;
 import dev.offload.concurrency.CountingBackend;
 
 /**
- * The per-thread hint: one thread borrows, releases (its hint now names that stream) and borrows again, while
- * another thread borrows once, in a pool of two idle streams bounded at two. The other thread may take the hinted
- * stream between the release and the second borrow; the hint must then lose its compare-and-set and the second borrow
- * take the other stream. Both end holding different streams, and nobody finds the pool full.
+ * The per-thread hint: one thread borrows, releases (its hint now names that stream) and
+ * borrows again, while another thread borrows once, in a pool of two idle streams bounded
+ * at two. The other thread may take the hinted stream between the release and the second
+ * borrow; the hint must then lose its compare-and-set and the second borrow take the
+ * other stream. Both end holding different streams, and nobody finds the pool full.
  */
 @JCStressTest
-@Outcome(id = { "0, 0, 1", "1, 1, 0" }, expect = Expect.ACCEPTABLE, desc = "The hint gave the first thread its "
-		+ "stream back; the other thread had the other one")
-@Outcome(id = { "0, 1, 0", "1, 0, 1" }, expect = Expect.ACCEPTABLE, desc = "The other thread took the released "
-		+ "stream first; the hinted borrow fell back to the scan and took the other one")
+@Outcome(id = { "0, 0, 1", "1, 1, 0" }, expect = Expect.ACCEPTABLE,
+		desc = "The hint gave the first thread its " + "stream back; the other thread had the other one")
+@Outcome(id = { "0, 1, 0", "1, 0, 1" }, expect = Expect.ACCEPTABLE,
+		desc = "The other thread took the released "
+				+ "stream first; the hinted borrow fell back to the scan and took the other one")
 @Outcome(id = { "0, 0, 0", "1, 1, 1", "0, 1, 1", "1, 0, 0" }, expect = Expect.FORBIDDEN,
 		desc = "Both threads hold the same stream")
 @Outcome(expect = Expect.FORBIDDEN, desc = "A borrow found the pool full although a stream was idle")

@@ -14,16 +14,16 @@ import dev.offload.StreamPoolStatistics;
 import dev.offload.concurrency.CountingBackend;
 
 /**
- * A release races with a borrow that finds the pool's one stream lent and grows it: the borrower gets the released
- * stream or the new one, the pool grows at most once, and afterwards {@code created - destroyed == idle + inUse}
- * with exactly one stream in use.
+ * A release races with a borrow that finds the pool's one stream lent and grows it: the
+ * borrower gets the released stream or the new one, the pool grows at most once, and
+ * afterwards {@code created - destroyed == idle + inUse} with exactly one stream in use.
  */
 @JCStressTest
-@Outcome(id = "0, 1, 1", expect = Expect.ACCEPTABLE, desc = "The release came first; the borrower took the "
-		+ "released stream and nothing grew")
+@Outcome(id = "0, 1, 1", expect = Expect.ACCEPTABLE,
+		desc = "The release came first; the borrower took the " + "released stream and nothing grew")
 @Outcome(id = "1, 2, 1", expect = Expect.ACCEPTABLE, desc = "The borrower found the pool empty and grew it")
-@Outcome(id = "0, 2, 1", expect = Expect.ACCEPTABLE_INTERESTING, desc = "The borrower grew the pool, then the "
-		+ "released stream came first in its scan")
+@Outcome(id = "0, 2, 1", expect = Expect.ACCEPTABLE_INTERESTING,
+		desc = "The borrower grew the pool, then the " + "released stream came first in its scan")
 @Outcome(id = { "0, 1, 0", "1, 2, 0", "0, 2, 0" }, expect = Expect.FORBIDDEN,
 		desc = "Accounting off: created - destroyed != idle + inUse, or not exactly one stream in use")
 @Outcome(expect = Expect.FORBIDDEN, desc = "A stream lent twice, a borrow refused, or a growth beyond doubling")
@@ -55,7 +55,8 @@ public class ReleaseRacesWithGrow {
 
 	/**
 	 * Reads the pool at quiescence.
-	 * @param result r2: streams created; r3: 1 if the accounting is exact with one stream in use
+	 * @param result r2: streams created; r3: 1 if the accounting is exact with one stream
+	 * in use
 	 */
 	@Arbiter
 	public void accounting(III_Result result) {

@@ -16,17 +16,18 @@ import dev.offload.OffloadSession;
 import dev.offload.concurrency.CountingBackend;
 
 /**
- * A release races with the registry's close, which shuts the pool down without waiting: whoever comes second destroys the stream, exactly once, and
- * never while it is lent (the session synchronizes its stream before releasing it, which the counting backend
- * reports as a misuse if the stream was destroyed).
+ * A release races with the registry's close, which shuts the pool down without waiting:
+ * whoever comes second destroys the stream, exactly once, and never while it is lent (the
+ * session synchronizes its stream before releasing it, which the counting backend reports
+ * as a misuse if the stream was destroyed).
  */
 @JCStressTest
-@Outcome(id = "1, 1, 0", expect = Expect.ACCEPTABLE, desc = "The stream was back before shutdown looked; destroyed "
-		+ "once")
-@Outcome(id = "0, 1, 0", expect = Expect.ACCEPTABLE, desc = "Shutdown found the stream lent and left it; the "
-		+ "release destroyed it")
-@Outcome(id = { "0, 0, 0", "1, 0, 0" }, expect = Expect.FORBIDDEN, desc = "The stream came back after shutdown and "
-		+ "was never destroyed (leaked)")
+@Outcome(id = "1, 1, 0", expect = Expect.ACCEPTABLE,
+		desc = "The stream was back before shutdown looked; destroyed " + "once")
+@Outcome(id = "0, 1, 0", expect = Expect.ACCEPTABLE,
+		desc = "Shutdown found the stream lent and left it; the " + "release destroyed it")
+@Outcome(id = { "0, 0, 0", "1, 0, 0" }, expect = Expect.FORBIDDEN,
+		desc = "The stream came back after shutdown and " + "was never destroyed (leaked)")
 @Outcome(expect = Expect.FORBIDDEN, desc = "The stream was destroyed twice, or destroyed while lent")
 @State
 public class ReleaseRacesWithShutdown {
@@ -58,7 +59,8 @@ public class ReleaseRacesWithShutdown {
 
 	/**
 	 * Reads the backend at quiescence.
-	 * @param result r2: streams destroyed; r3: streams used or destroyed after destruction
+	 * @param result r2: streams destroyed; r3: streams used or destroyed after
+	 * destruction
 	 */
 	@Arbiter
 	public void destroyed(III_Result result) {

@@ -14,10 +14,11 @@ import dev.offload.OffloadSession;
 import dev.offload.concurrency.CountingBackend;
 
 /**
- * A borrower of a full pool (one stream, lent) races with the release of that stream: it gets the stream, at once
- * or after waiting, because the release signals whenever someone waits (the borrower counts itself waiting before
- * it looks at the stream; the release looks at the count after its state write). A missed signal leaves the borrower
- * waiting out its timeout, ten seconds, far longer than the release takes.
+ * A borrower of a full pool (one stream, lent) races with the release of that stream: it
+ * gets the stream, at once or after waiting, because the release signals whenever someone
+ * waits (the borrower counts itself waiting before it looks at the stream; the release
+ * looks at the count after its state write). A missed signal leaves the borrower waiting
+ * out its timeout, ten seconds, far longer than the release takes.
  */
 @JCStressTest
 @Outcome(id = "0", expect = Expect.ACCEPTABLE, desc = "The borrower got the released stream")

@@ -14,17 +14,18 @@ import dev.offload.concurrency.CountingBackend.CountingStream;
 import dev.offload.spi.BackendException;
 
 /**
- * Statistics read while a stream is discarded: the pool lent its stream twice before the race, so the borrow counter
- * must read 2 whatever the discard does meanwhile (the discarded stream's borrows move to the pool's count of retired
- * borrows; a read between the two places must not miss them). The destroyed counter reads 0 or 1.
+ * Statistics read while a stream is discarded: the pool lent its stream twice before the
+ * race, so the borrow counter must read 2 whatever the discard does meanwhile (the
+ * discarded stream's borrows move to the pool's count of retired borrows; a read between
+ * the two places must not miss them). The destroyed counter reads 0 or 1.
  */
 @JCStressTest
-@Outcome(id = { "2, 0", "2, 1" }, expect = Expect.ACCEPTABLE, desc = "Borrows counted exactly, before or after the "
-		+ "discard")
-@Outcome(id = { "0, 0", "0, 1" }, expect = Expect.FORBIDDEN, desc = "The discarded stream's borrows vanished from "
-		+ "the count")
-@Outcome(id = { "4, 0", "4, 1" }, expect = Expect.FORBIDDEN, desc = "The discarded stream's borrows were counted "
-		+ "twice")
+@Outcome(id = { "2, 0", "2, 1" }, expect = Expect.ACCEPTABLE,
+		desc = "Borrows counted exactly, before or after the " + "discard")
+@Outcome(id = { "0, 0", "0, 1" }, expect = Expect.FORBIDDEN,
+		desc = "The discarded stream's borrows vanished from " + "the count")
+@Outcome(id = { "4, 0", "4, 1" }, expect = Expect.FORBIDDEN,
+		desc = "The discarded stream's borrows were counted " + "twice")
 @Outcome(expect = Expect.FORBIDDEN, desc = "Another count")
 @State
 public class StatisticsRaceWithDiscard {
@@ -34,8 +35,8 @@ public class StatisticsRaceWithDiscard {
 	private final OffloadSession held;
 
 	/**
-	 * Lends the one stream once and gives it back, then lends it again to the session the discarder closes, with
-	 * its work made to fail.
+	 * Lends the one stream once and gives it back, then lends it again to the session the
+	 * discarder closes, with its work made to fail.
 	 */
 	public StatisticsRaceWithDiscard() {
 		Pools.warm(this.device, 1);

@@ -11,12 +11,12 @@ import dev.offload.Device;
 import dev.offload.concurrency.CountingBackend;
 
 /**
- * Two threads race for the one idle stream of a pool bounded at one: exactly one gets it (the state's
- * compare-and-set from idle to in use), the other finds the pool full.
+ * Two threads race for the one idle stream of a pool bounded at one: exactly one gets it
+ * (the state's compare-and-set from idle to in use), the other finds the pool full.
  */
 @JCStressTest
-@Outcome(id = { "0, -1", "-1, 0" }, expect = Expect.ACCEPTABLE, desc = "One thread got the idle stream, the other "
-		+ "found the pool full")
+@Outcome(id = { "0, -1", "-1, 0" }, expect = Expect.ACCEPTABLE,
+		desc = "One thread got the idle stream, the other " + "found the pool full")
 @Outcome(id = "0, 0", expect = Expect.FORBIDDEN, desc = "The stream was lent to both threads at once")
 @Outcome(id = "-1, -1", expect = Expect.FORBIDDEN, desc = "Neither thread got the idle stream")
 @Outcome(expect = Expect.FORBIDDEN, desc = "A stream that does not exist was lent")

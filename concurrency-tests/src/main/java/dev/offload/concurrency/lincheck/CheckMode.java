@@ -4,15 +4,17 @@ import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.StressOptions;
 
 /**
- * How long the Lincheck checks search: {@code quick} for every build, {@code long} for a machine with many cores.
- * Chosen by the system property {@code concurrency.mode}.
+ * How long the Lincheck checks search: {@code quick} for every build, {@code long} for a
+ * machine with many cores. Chosen by the system property {@code concurrency.mode}.
  */
 public enum CheckMode {
 
 	/** Under a minute of CPU per check: the build's mode. */
 	QUICK(30, 100, 5, 1_000),
 
-	/** About ten times the scenarios and interleavings: minutes per check, one core each. */
+	/**
+	 * About ten times the scenarios and interleavings: minutes per check, one core each.
+	 */
 	LONG(100, 300, 30, 5_000);
 
 	private final int modelIterations;
@@ -31,7 +33,8 @@ public enum CheckMode {
 	}
 
 	/**
-	 * Returns the mode the system property {@code concurrency.mode} names, quick when it is not set.
+	 * Returns the mode the system property {@code concurrency.mode} names, quick when it
+	 * is not set.
 	 * @return the mode
 	 * @throws IllegalArgumentException if the property names no mode
 	 */

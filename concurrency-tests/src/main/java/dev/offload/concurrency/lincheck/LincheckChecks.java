@@ -6,34 +6,41 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 /**
- * The Lincheck checks, by name, for the build's tests and for a run from a plain classpath:
+ * The Lincheck checks, by name, for the build's tests and for a run from a plain
+ * classpath:
  * {@code java -Dconcurrency.mode=long -cp 'offload-concurrency-tests.jar:lib/*'
- * dev.offload.concurrency.lincheck.LincheckChecks ["pool, model checked" ...]}. Each check throws Lincheck's error, with the failing
- * interleaving, if it finds one.
+ * dev.offload.concurrency.lincheck.LincheckChecks ["pool, model checked" ...]}. Each
+ * check throws Lincheck's error, with the failing interleaving, if it finds one.
  */
 public final class LincheckChecks {
 
 	private static final Map<String, Consumer<CheckMode>> CHECKS = new LinkedHashMap<>();
 
 	static {
-		CHECKS.put("pool, model checked", (mode) -> mode.modelChecking(3, 3)
-			.sequentialSpecification(StreamPoolLinearizability.Unbounded.Specification.class)
-			.check(StreamPoolLinearizability.Unbounded.class));
-		CHECKS.put("bounded pool, stressed", (mode) -> mode.stress(3, 4)
-			.sequentialSpecification(StreamPoolLinearizability.Bounded.Specification.class)
-			.check(StreamPoolLinearizability.Bounded.class));
-		CHECKS.put("waiting borrow, model checked", (mode) -> mode.modelChecking(3, 2)
-			.sequentialSpecification(StreamPoolWaitLinearizability.Specification.class)
-			.check(StreamPoolWaitLinearizability.class));
-		CHECKS.put("waiting borrow, stressed", (mode) -> mode.stress(3, 3)
-			.sequentialSpecification(StreamPoolWaitLinearizability.Specification.class)
-			.check(StreamPoolWaitLinearizability.class));
-		CHECKS.put("session life, model checked", (mode) -> mode.modelChecking(3, 3)
-			.sequentialSpecification(SessionLifeLinearizability.Specification.class)
-			.check(SessionLifeLinearizability.class));
-		CHECKS.put("session life, stressed", (mode) -> mode.stress(3, 4)
-			.sequentialSpecification(SessionLifeLinearizability.Specification.class)
-			.check(SessionLifeLinearizability.class));
+		CHECKS.put("pool, model checked",
+				(mode) -> mode.modelChecking(3, 3)
+					.sequentialSpecification(StreamPoolLinearizability.Unbounded.Specification.class)
+					.check(StreamPoolLinearizability.Unbounded.class));
+		CHECKS.put("bounded pool, stressed",
+				(mode) -> mode.stress(3, 4)
+					.sequentialSpecification(StreamPoolLinearizability.Bounded.Specification.class)
+					.check(StreamPoolLinearizability.Bounded.class));
+		CHECKS.put("waiting borrow, model checked",
+				(mode) -> mode.modelChecking(3, 2)
+					.sequentialSpecification(StreamPoolWaitLinearizability.Specification.class)
+					.check(StreamPoolWaitLinearizability.class));
+		CHECKS.put("waiting borrow, stressed",
+				(mode) -> mode.stress(3, 3)
+					.sequentialSpecification(StreamPoolWaitLinearizability.Specification.class)
+					.check(StreamPoolWaitLinearizability.class));
+		CHECKS.put("session life, model checked",
+				(mode) -> mode.modelChecking(3, 3)
+					.sequentialSpecification(SessionLifeLinearizability.Specification.class)
+					.check(SessionLifeLinearizability.class));
+		CHECKS.put("session life, stressed",
+				(mode) -> mode.stress(3, 4)
+					.sequentialSpecification(SessionLifeLinearizability.Specification.class)
+					.check(SessionLifeLinearizability.class));
 	}
 
 	private LincheckChecks() {
@@ -62,8 +69,8 @@ public final class LincheckChecks {
 	}
 
 	/**
-	 * Runs the checks named in {@code args} (every check if none is) in the mode {@code concurrency.mode} names, and
-	 * exits with 1 if one failed.
+	 * Runs the checks named in {@code args} (every check if none is) in the mode
+	 * {@code concurrency.mode} names, and exits with 1 if one failed.
 	 * @param args names of checks, see {@link #names()}
 	 */
 	public static void main(String[] args) {
@@ -80,8 +87,8 @@ public final class LincheckChecks {
 			}
 			catch (Throwable ex) {
 				failed++;
-				System.out.printf("FAILED %s (%s, %d s)%n%s%n", name, mode, (System.nanoTime() - start) / 1_000_000_000L,
-						ex);
+				System.out.printf("FAILED %s (%s, %d s)%n%s%n", name, mode,
+						(System.nanoTime() - start) / 1_000_000_000L, ex);
 			}
 		}
 		System.out.printf("%d passed, %d failed%n", passed, failed);

@@ -26,16 +26,22 @@ import dev.offload.concurrency.CountingBackend;
 import dev.offload.concurrency.CountingBackend.CountingStream;
 
 /**
- * A Lincheck check of sessions' lives across threads: a session borrows on its first use, ends with {@code close}
- * or {@code closeAsync} (whose release the device's completion thread does), while the registry may be closed at any
- * moment. The pool starts with one stream (fewer loop iterations for the model checker) and is unbounded, so that no outcome depends on how soon the completion thread releases. At
- * quiescence, once every {@code closeAsync} future is done, {@link #nothingLeaked()} checks that the futures
- * succeeded (or, once the registry closed, were abandoned with their streams left lent), that the accounting is
- * exact, and that no stream was destroyed while lent or used after destruction.
+ * A Lincheck check of sessions' lives across threads: a session borrows on its first use,
+ * ends with {@code close} or {@code closeAsync} (whose release the device's completion
+ * thread does), while the registry may be closed at any moment. The pool starts with one
+ * stream (fewer loop iterations for the model checker) and is unbounded, so that no
+ * outcome depends on how soon the completion thread releases. At quiescence, once every
+ * {@code closeAsync} future is done, {@link #nothingLeaked()} checks that the futures
+ * succeeded (or, once the registry closed, were abandoned with their streams left lent),
+ * that the accounting is exact, and that no stream was destroyed while lent or used after
+ * destruction.
  */
 public class SessionLifeLinearizability {
 
-	/** Room for Lincheck's thread indices, with spare ones for the parts before and after the parallel part. */
+	/**
+	 * Room for Lincheck's thread indices, with spare ones for the parts before and after
+	 * the parallel part.
+	 */
 	static final int MAX_THREADS = 8;
 
 	private final CountingBackend backend = new CountingBackend();
@@ -85,7 +91,8 @@ public class SessionLifeLinearizability {
 	/**
 	 * Uses the thread's latest session, which borrows its stream on first use.
 	 * @param thread the calling thread's index
-	 * @return {@link Outcome#LENT}, {@link Outcome#REFUSED} or {@link Outcome#NOTHING_HELD}
+	 * @return {@link Outcome#LENT}, {@link Outcome#REFUSED} or
+	 * {@link Outcome#NOTHING_HELD}
 	 */
 	@Operation
 	public Outcome use(@Param(gen = ThreadIdGen.class) int thread) {
@@ -137,8 +144,8 @@ public class SessionLifeLinearizability {
 	}
 
 	/**
-	 * Closes the registry without waiting; whether it found streams lent depends on the completion thread, so the
-	 * operation reports nothing.
+	 * Closes the registry without waiting; whether it found streams lent depends on the
+	 * completion thread, so the operation reports nothing.
 	 * @return {@link Outcome#REFUSED}
 	 */
 	@Operation
@@ -156,14 +163,16 @@ public class SessionLifeLinearizability {
 	}
 
 	/**
-	 * Checks, with no operation running and every {@code closeAsync} future done, that the futures succeeded or were
-	 * abandoned by the registry's close, that the accounting is exact, and that no open session's stream was
-	 * destroyed.
-	 * @throws Exception if a future failed or did not complete within a minute (a lost completion)
+	 * Checks, with no operation running and every {@code closeAsync} future done, that
+	 * the futures succeeded or were abandoned by the registry's close, that the
+	 * accounting is exact, and that no open session's stream was destroyed.
+	 * @throws Exception if a future failed or did not complete within a minute (a lost
+	 * completion)
 	 */
 	@Validate
 	public void nothingLeaked() throws Exception {
-		// A registry closed with no wait abandons the closeAsync sessions still pending: their futures fail and their
+		// A registry closed with no wait abandons the closeAsync sessions still pending:
+		// their futures fail and their
 		// streams stay lent, never destroyed.
 		int abandoned = 0;
 		for (CompletableFuture<Void> future : this.closing) {
@@ -189,8 +198,8 @@ public class SessionLifeLinearizability {
 			}
 		}
 		StreamPoolStatistics stats = this.pool.statistics();
-		boolean exact = stats.created() - stats.destroyed() == stats.idle() + stats.inUse()
-				&& stats.inUse() == holding && this.backend.device().created() == stats.created()
+		boolean exact = stats.created() - stats.destroyed() == stats.idle() + stats.inUse() && stats.inUse() == holding
+				&& this.backend.device().created() == stats.created()
 				&& this.backend.device().destroyed() == stats.destroyed() && this.backend.device().misuses() == 0
 				&& (!this.pool.isClosed() || stats.idle() == 0);
 		if (!exact) {
@@ -201,8 +210,8 @@ public class SessionLifeLinearizability {
 	}
 
 	/**
-	 * The sequential model: each thread's open sessions, whether each has borrowed, and whether the registry is
-	 * closed.
+	 * The sequential model: each thread's open sessions, whether each has borrowed, and
+	 * whether the registry is closed.
 	 */
 	public static class Specification {
 

@@ -23,23 +23,28 @@ import dev.offload.concurrency.CountingBackend.CountingStream;
 import dev.offload.spi.BackendException;
 
 /**
- * A Lincheck check of one device's {@link StreamPool} through the public API: borrow (a session's first use),
- * release ({@code close}), discard (a session whose work failed), growth, a bounded pool's timeout and shutdown (closing the
- * registry),
- * against {@link Specification}, a sequential model that counts streams. Each thread keeps the sessions it holds;
- * a stream lent to a second session at once is reported as {@link Outcome#LENT_TWICE}, which the specification never
- * says. At quiescence {@link #accountingIsExact()} checks the statistics against the backend's own counts.
+ * A Lincheck check of one device's {@link StreamPool} through the public API: borrow (a
+ * session's first use), release ({@code close}), discard (a session whose work failed),
+ * growth, a bounded pool's timeout and shutdown (closing the registry), against
+ * {@link Specification}, a sequential model that counts streams. Each thread keeps the
+ * sessions it holds; a stream lent to a second session at once is reported as
+ * {@link Outcome#LENT_TWICE}, which the specification never says. At quiescence
+ * {@link #accountingIsExact()} checks the statistics against the backend's own counts.
  * <p>
- * The pool starts with one stream. {@link Bounded} holds at most {@value #MAX_SIZE}, so that three threads find it
- * empty, grow it, find it full and time out; its borrow timeout is one nanosecond, so that a full pool answers at
- * once. The model checker freezes the clock, under which a timeout never expires: it checks {@link Unbounded}, and
- * the stress runs check {@link Bounded}.
+ * The pool starts with one stream. {@link Bounded} holds at most {@value #MAX_SIZE}, so
+ * that three threads find it empty, grow it, find it full and time out; its borrow
+ * timeout is one nanosecond, so that a full pool answers at once. The model checker
+ * freezes the clock, under which a timeout never expires: it checks {@link Unbounded},
+ * and the stress runs check {@link Bounded}.
  */
 public abstract class StreamPoolLinearizability {
 
 	static final int MAX_SIZE = 2;
 
-	/** Room for Lincheck's thread indices, with spare ones for the parts before and after the parallel part. */
+	/**
+	 * Room for Lincheck's thread indices, with spare ones for the parts before and after
+	 * the parallel part.
+	 */
 	static final int MAX_THREADS = 8;
 
 	private final CountingBackend backend = new CountingBackend();
@@ -82,7 +87,8 @@ public abstract class StreamPoolLinearizability {
 	}
 
 	/**
-	 * Fails the work of the calling thread's latest session and closes it, so that the pool destroys its stream.
+	 * Fails the work of the calling thread's latest session and closes it, so that the
+	 * pool destroys its stream.
 	 * @param thread the calling thread's index
 	 * @return {@link Outcome#DISCARDED} or {@link Outcome#NOTHING_HELD}
 	 */
@@ -92,8 +98,9 @@ public abstract class StreamPoolLinearizability {
 	}
 
 	/**
-	 * Closes the registry, which shuts the pool down, without waiting; whether it found a session open depends on
-	 * where the borrowing threads are within their operations, so the operation reports nothing.
+	 * Closes the registry, which shuts the pool down, without waiting; whether it found a
+	 * session open depends on where the borrowing threads are within their operations, so
+	 * the operation reports nothing.
 	 * @return {@link Outcome#REFUSED}
 	 */
 	@Operation
@@ -103,9 +110,10 @@ public abstract class StreamPoolLinearizability {
 	}
 
 	/**
-	 * Checks, with no operation running, that the statistics agree with the backend and with what the threads hold:
-	 * {@code created - destroyed == idle + inUse}, nothing destroyed twice or used after destruction, no held stream
-	 * destroyed, no idle stream after shutdown.
+	 * Checks, with no operation running, that the statistics agree with the backend and
+	 * with what the threads hold: {@code created - destroyed == idle + inUse}, nothing
+	 * destroyed twice or used after destruction, no held stream destroyed, no idle stream
+	 * after shutdown.
 	 */
 	@Validate
 	public void accountingIsExact() {
@@ -113,7 +121,8 @@ public abstract class StreamPoolLinearizability {
 	}
 
 	/**
-	 * The sessions each thread holds, and the streams lent to them. Each thread uses only its own deque.
+	 * The sessions each thread holds, and the streams lent to them. Each thread uses only
+	 * its own deque.
 	 */
 	static final class Holdings {
 
@@ -184,8 +193,8 @@ public abstract class StreamPoolLinearizability {
 		}
 
 		/**
-		 * Takes the thread's latest session out of the lent set before it is closed: once closed, its stream may be
-		 * lent again at once.
+		 * Takes the thread's latest session out of the lent set before it is closed: once
+		 * closed, its stream may be lent again at once.
 		 */
 		private OffloadSession giveUp(int thread) {
 			OffloadSession session = this.held[thread].poll();
@@ -290,8 +299,8 @@ public abstract class StreamPoolLinearizability {
 	}
 
 	/**
-	 * The sequential model: counts of idle, lent, created and destroyed streams, the class's capacity for growth, and
-	 * the sessions each thread holds.
+	 * The sequential model: counts of idle, lent, created and destroyed streams, the
+	 * class's capacity for growth, and the sessions each thread holds.
 	 */
 	abstract static class Specification {
 
@@ -314,7 +323,8 @@ public abstract class StreamPoolLinearizability {
 		}
 
 		/**
-		 * Lends an idle stream, else replaces discarded ones or doubles, within the bound.
+		 * Lends an idle stream, else replaces discarded ones or doubles, within the
+		 * bound.
 		 * @param thread the calling thread's index
 		 * @return the outcome
 		 */

@@ -18,13 +18,14 @@ import dev.offload.concurrency.CountingBackend.CountingStream;
 import dev.offload.spi.BackendException;
 
 /**
- * A Lincheck check of borrowers that wait: a pool of one stream, a borrow timeout of an hour, and operations that
- * each borrow, then release or discard, so that every wait ends when another thread gives its stream back. A waiter
- * must end lent the stream (or its replacement) or, once the pool is shut down, refused; with one stream for all
- * threads, a stream lent twice is likely to be seen ({@link Outcome#LENT_TWICE}).
+ * A Lincheck check of borrowers that wait: a pool of one stream, a borrow timeout of an
+ * hour, and operations that each borrow, then release or discard, so that every wait ends
+ * when another thread gives its stream back. A waiter must end lent the stream (or its
+ * replacement) or, once the pool is shut down, refused; with one stream for all threads,
+ * a stream lent twice is likely to be seen ({@link Outcome#LENT_TWICE}).
  * <p>
- * The model checker lets a timed wait return at any moment, so a missed signal does not show here as a hang:
- * {@code ReleaseWakesWaitingBorrower} (jcstress) checks the signal.
+ * The model checker lets a timed wait return at any moment, so a missed signal does not
+ * show here as a hang: {@code ReleaseWakesWaitingBorrower} (jcstress) checks the signal.
  */
 public class StreamPoolWaitLinearizability {
 
@@ -61,8 +62,8 @@ public class StreamPoolWaitLinearizability {
 	}
 
 	/**
-	 * Borrows the stream, waiting while another thread has it, fails its work and closes the session, so that the
-	 * pool destroys it and the next borrower replaces it.
+	 * Borrows the stream, waiting while another thread has it, fails its work and closes
+	 * the session, so that the pool destroys it and the next borrower replaces it.
 	 * @return {@link Outcome#DISCARDED}, or {@link Outcome#REFUSED} after shutdown
 	 */
 	@Operation
@@ -86,8 +87,9 @@ public class StreamPoolWaitLinearizability {
 	}
 
 	/**
-	 * Closes the registry, which shuts the pool down, without waiting; its result depends on whether a borrower is
-	 * between its borrow and its release, so the operation reports nothing.
+	 * Closes the registry, which shuts the pool down, without waiting; its result depends
+	 * on whether a borrower is between its borrow and its release, so the operation
+	 * reports nothing.
 	 * @return {@link Outcome#REFUSED}
 	 */
 	@Operation
@@ -97,8 +99,8 @@ public class StreamPoolWaitLinearizability {
 	}
 
 	/**
-	 * Marks the session's stream lent for as long as the session holds it; the mark comes off just before the
-	 * session is closed.
+	 * Marks the session's stream lent for as long as the session holds it; the mark comes
+	 * off just before the session is closed.
 	 * @return {@code false} if another session holds the stream
 	 */
 	private boolean lend(OffloadSession session) {
@@ -118,14 +120,14 @@ public class StreamPoolWaitLinearizability {
 	}
 
 	/**
-	 * Checks, with no operation running, that nothing is lent or waiting and that the accounting is exact.
+	 * Checks, with no operation running, that nothing is lent or waiting and that the
+	 * accounting is exact.
 	 */
 	@Validate
 	public void nothingLentAndAccountingExact() {
 		StreamPoolStatistics stats = this.pool.statistics();
-		boolean exact = stats.created() - stats.destroyed() == stats.idle() + stats.inUse()
-				&& stats.inUse() == 0 && stats.waiting() == 0 && stats.size() <= 1
-				&& this.backend.device().created() == stats.created()
+		boolean exact = stats.created() - stats.destroyed() == stats.idle() + stats.inUse() && stats.inUse() == 0
+				&& stats.waiting() == 0 && stats.size() <= 1 && this.backend.device().created() == stats.created()
 				&& this.backend.device().destroyed() == stats.destroyed() && this.backend.device().misuses() == 0
 				&& (!this.pool.isClosed() || stats.idle() == 0);
 		if (!exact) {

@@ -1,13 +1,16 @@
 package dev.offload.backend.cuda;
 
 /**
- * The outcome of {@link CudaBackend#probe()}: whether CUDA can be used here, and if not, why.
+ * The outcome of {@link CudaBackend#probe()}: whether CUDA can be used here, and if not,
+ * why.
  *
  * @param available whether the driver initialized and has at least one device
  * @param reason why CUDA is unavailable, or {@code null} when it is available
  * @param deviceCount the number of CUDA devices (0 when unavailable)
- * @param driverVersion the driver's CUDA version as {@code 1000 * major + 10 * minor} (0 when unknown)
- * @param message a sentence for logs: the devices found, or the reason and the underlying error
+ * @param driverVersion the driver's CUDA version as {@code 1000 * major + 10 * minor} (0
+ * when unknown)
+ * @param message a sentence for logs: the devices found, or the reason and the underlying
+ * error
  * @param cause the underlying error, or {@code null}
  */
 public record CudaAvailability(boolean available, CudaUnavailableException.Reason reason, int deviceCount,

@@ -9,14 +9,16 @@ import dev.offload.spi.Backend;
 import dev.offload.spi.BackendDevice;
 
 /**
- * CUDA devices through JCuda's driver API: one primary context per device, retained on first use and released when
- * the device closes; {@code CU_STREAM_NON_BLOCKING} streams with priorities; events without timing; device and
- * page-locked host memory; modules from PTX (kernels and parameters read from the {@code .entry} signatures), cubin
- * or fatbin (kernels from the module's declared signatures).
+ * CUDA devices through JCuda's driver API: one primary context per device, retained on
+ * first use and released when the device closes; {@code CU_STREAM_NON_BLOCKING} streams
+ * with priorities; events without timing; device and page-locked host memory; modules
+ * from PTX (kernels and parameters read from the {@code .entry} signatures), cubin or
+ * fatbin (kernels from the module's declared signatures).
  * <p>
- * {@link #probe()} says whether CUDA can be used here, cheaply and without throwing, so that a configuration can fall
- * back to the host backend; {@link #create()} discovers the devices. The driver is initialized once per process.
- * This class loads without JCuda on the classpath: only {@link #create()} needs it.
+ * {@link #probe()} says whether CUDA can be used here, cheaply and without throwing, so
+ * that a configuration can fall back to the host backend; {@link #create()} discovers the
+ * devices. The driver is initialized once per process. This class loads without JCuda on
+ * the classpath: only {@link #create()} needs it.
  */
 public final class CudaBackend implements Backend {
 
@@ -36,8 +38,9 @@ public final class CudaBackend implements Backend {
 	}
 
 	/**
-	 * Tells whether CUDA can be used in this process: JCuda and its natives load, {@code cuInit} succeeds and there is
-	 * at least one device. The first call initializes the driver; later calls return the same answer. Never throws.
+	 * Tells whether CUDA can be used in this process: JCuda and its natives load,
+	 * {@code cuInit} succeeds and there is at least one device. The first call
+	 * initializes the driver; later calls return the same answer. Never throws.
 	 * @return the availability, with the reason and the underlying error when unavailable
 	 */
 	public static synchronized CudaAvailability probe() {
@@ -48,7 +51,8 @@ public final class CudaBackend implements Backend {
 	}
 
 	/**
-	 * Initializes the driver and discovers the devices. No context is created until a device is used.
+	 * Initializes the driver and discovers the devices. No context is created until a
+	 * device is used.
 	 * @return the backend
 	 * @throws CudaUnavailableException if CUDA cannot be used here, saying why
 	 */
@@ -62,11 +66,12 @@ public final class CudaBackend implements Backend {
 
 	private static CudaAvailability initialize() {
 		if (isLinux() && !Files.exists(NVIDIA_CONTROL_DEVICE)) {
-			// Every Linux machine with an NVIDIA driver, containers included, has this device node. Without it, do not
-			// load JCuda's natives at all: that would take about 100 ms only to fail on libcuda.so.1.
-			return CudaAvailability.unavailable(CudaUnavailableException.Reason.NO_DEVICE, 0,
-					"no NVIDIA driver here: " + NVIDIA_CONTROL_DEVICE + " does not exist (JCuda's natives were not loaded)",
-					null);
+			// Every Linux machine with an NVIDIA driver, containers included, has this
+			// device node. Without it, do not
+			// load JCuda's natives at all: that would take about 100 ms only to fail on
+			// libcuda.so.1.
+			return CudaAvailability.unavailable(CudaUnavailableException.Reason.NO_DEVICE, 0, "no NVIDIA driver here: "
+					+ NVIDIA_CONTROL_DEVICE + " does not exist (JCuda's natives were not loaded)", null);
 		}
 		try {
 			Class.forName("jcuda.driver.JCudaDriver", false, CudaBackend.class.getClassLoader());

@@ -4,7 +4,8 @@ import dev.offload.spi.BackendAvailability;
 import dev.offload.spi.BackendProvider;
 
 /**
- * Provides the {@link CudaBackend}: its probe initializes the driver once per process and caches the answer.
+ * Provides the {@link CudaBackend}: its probe initializes the driver once per process and
+ * caches the answer.
  */
 public final class CudaBackendProvider implements BackendProvider {
 

@@ -23,26 +23,36 @@ import jcuda.driver.CUstream;
 import jcuda.driver.JCudaDriver;
 
 /**
- * The one way into JCuda's driver API: each method calls the {@link JCudaDriver} function of the same name and
- * returns its {@code CUresult}, whatever JCuda's exception mode.
+ * The one way into JCuda's driver API: each method calls the {@link JCudaDriver} function
+ * of the same name and returns its {@code CUresult}, whatever JCuda's exception mode.
  * <p>
- * {@link JCudaDriver#setExceptionsEnabled(boolean)} is global to the JVM and applications switch it on at any time
- * (every JCuda sample does). Then every call that does not succeed throws a {@link CudaException} instead of returning
- * its code, {@code CUDA_ERROR_NOT_READY} from a query included. The methods here catch it and return the code again,
- * so that {@link CudaErrors} classifies every failure the same way in both modes. No other class of the backend
- * refers to {@link JCudaDriver}.
+ * {@link JCudaDriver#setExceptionsEnabled(boolean)} is global to the JVM and applications
+ * switch it on at any time (every JCuda sample does). Then every call that does not
+ * succeed throws a {@link CudaException} instead of returning its code,
+ * {@code CUDA_ERROR_NOT_READY} from a query included. The methods here catch it and
+ * return the code again, so that {@link CudaErrors} classifies every failure the same way
+ * in both modes. No other class of the backend refers to {@link JCudaDriver}.
  */
 final class CudaCalls {
 
 	private static final Logger logger = LoggerFactory.getLogger(CudaCalls.class);
 
-	/** How {@link CUresult#stringFor(int)} names a code it does not know, followed by the code. */
+	/**
+	 * How {@link CUresult#stringFor(int)} names a code it does not know, followed by the
+	 * code.
+	 */
 	private static final String UNNAMED_RESULT_PREFIX = "INVALID CUresult: ";
 
-	/** Every {@code CUresult} constant by its name, which is what JCuda's exceptions carry as their message. */
+	/**
+	 * Every {@code CUresult} constant by its name, which is what JCuda's exceptions carry
+	 * as their message.
+	 */
 	private static final Map<String, Integer> resultsByName = resultsByName();
 
-	/** Flags of page-locked host memory that every device can use and that has a device address. */
+	/**
+	 * Flags of page-locked host memory that every device can use and that has a device
+	 * address.
+	 */
 	static final int HOST_ALLOC_PORTABLE_MAPPED = JCudaDriver.CU_MEMHOSTALLOC_PORTABLE
 			| JCudaDriver.CU_MEMHOSTALLOC_DEVICEMAP;
 
@@ -50,7 +60,8 @@ final class CudaCalls {
 	}
 
 	/**
-	 * Runs a driver call and returns its result, also when JCuda threw it as a {@link CudaException}.
+	 * Runs a driver call and returns its result, also when JCuda threw it as a
+	 * {@link CudaException}.
 	 * @param call the call
 	 * @return the {@code CUresult}
 	 */
@@ -64,8 +75,8 @@ final class CudaCalls {
 	}
 
 	/**
-	 * Runs a driver call of one argument, as {@link #call(IntSupplier)}; given a method reference, it allocates
-	 * nothing, which the completion thread's stream queries need.
+	 * Runs a driver call of one argument, as {@link #call(IntSupplier)}; given a method
+	 * reference, it allocates nothing, which the completion thread's stream queries need.
 	 * @param <T> the argument's type
 	 * @param call the call
 	 * @param argument its argument
@@ -81,8 +92,10 @@ final class CudaCalls {
 	}
 
 	/**
-	 * Returns the {@code CUresult} that JCuda threw: its exceptions carry {@link CUresult#stringFor(int)} of the code
-	 * as their message. Never {@code CUDA_SUCCESS}: an exception that names no failure is {@code CUDA_ERROR_UNKNOWN}.
+	 * Returns the {@code CUresult} that JCuda threw: its exceptions carry
+	 * {@link CUresult#stringFor(int)} of the code as their message. Never
+	 * {@code CUDA_SUCCESS}: an exception that names no failure is
+	 * {@code CUDA_ERROR_UNKNOWN}.
 	 * @param exception what JCuda threw
 	 * @return the code
 	 */
@@ -96,7 +109,8 @@ final class CudaCalls {
 			result = parseCode(message.substring(UNNAMED_RESULT_PREFIX.length()));
 		}
 		if (result == null || result == CUresult.CUDA_SUCCESS) {
-			// Keep what JCuda said: the BackendException built from the code can only say CUDA_ERROR_UNKNOWN.
+			// Keep what JCuda said: the BackendException built from the code can only say
+			// CUDA_ERROR_UNKNOWN.
 			logger.warn("JCuda threw \"{}\", which names no CUresult; treating it as CUDA_ERROR_UNKNOWN", message);
 			logger.debug("JCuda's exception", exception);
 			return CUresult.CUDA_ERROR_UNKNOWN;
@@ -105,7 +119,8 @@ final class CudaCalls {
 	}
 
 	/**
-	 * Returns the name a message starts with (JCuda's messages are the bare name; a later version may add text).
+	 * Returns the name a message starts with (JCuda's messages are the bare name; a later
+	 * version may add text).
 	 */
 	private static String leadingName(String message) {
 		int end = 0;
@@ -276,8 +291,8 @@ final class CudaCalls {
 		return call(JCudaDriver::cuModuleUnload, module);
 	}
 
-	static int cuLaunchKernel(CUfunction function, int gridX, int gridY, int gridZ, int blockX, int blockY,
-			int blockZ, int sharedMemoryBytes, CUstream stream, Pointer parameters, Pointer extra) {
+	static int cuLaunchKernel(CUfunction function, int gridX, int gridY, int gridZ, int blockX, int blockY, int blockZ,
+			int sharedMemoryBytes, CUstream stream, Pointer parameters, Pointer extra) {
 		return call(() -> JCudaDriver.cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY, blockZ,
 				sharedMemoryBytes, stream, parameters, extra));
 	}

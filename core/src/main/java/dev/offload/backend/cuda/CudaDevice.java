@@ -22,15 +22,18 @@ import dev.offload.spi.NativeMemory;
 import dev.offload.spi.VirtualThreads;
 
 /**
- * One CUDA device and its primary context. The context is retained on first use (so devices a registry leaves out
- * are never touched) and released by {@link #close()}. Every driver call is preceded by {@link #makeCurrent()},
- * which sets the context on the calling thread only when that thread's cached current context differs, so that a
- * thread alternating between devices stays correct at the cost of one thread-local read per call. A virtual thread
- * sets it before every call: the driver keeps the current context per operating-system thread, and a virtual
- * thread moves between carrier threads, so a cache per virtual thread would name a context its carrier may not have.
+ * One CUDA device and its primary context. The context is retained on first use (so
+ * devices a registry leaves out are never touched) and released by {@link #close()}.
+ * Every driver call is preceded by {@link #makeCurrent()}, which sets the context on the
+ * calling thread only when that thread's cached current context differs, so that a thread
+ * alternating between devices stays correct at the cost of one thread-local read per
+ * call. A virtual thread sets it before every call: the driver keeps the current context
+ * per operating-system thread, and a virtual thread moves between carrier threads, so a
+ * cache per virtual thread would name a context its carrier may not have.
  * <p>
- * The context is retained and released under a lock, not a monitor: retaining it first creates it, a long native
- * call, and a virtual thread must not wait for a monitor (it would pin its carrier on Java 21 to 23).
+ * The context is retained and released under a lock, not a monitor: retaining it first
+ * creates it, a long native call, and a virtual thread must not wait for a monitor (it
+ * would pin its carrier on Java 21 to 23).
  */
 final class CudaDevice implements BackendDevice {
 
@@ -55,7 +58,10 @@ final class CudaDevice implements BackendDevice {
 
 	private volatile DeviceInfo info;
 
-	/** Guards retaining, describing and releasing the context; {@link #closed} is read under it. */
+	/**
+	 * Guards retaining, describing and releasing the context; {@link #closed} is read
+	 * under it.
+	 */
 	private final ReentrantLock lock = new ReentrantLock();
 
 	private boolean closed;
@@ -95,8 +101,8 @@ final class CudaDevice implements BackendDevice {
 	}
 
 	/**
-	 * Returns the device's description; the first call retains the primary context, which the stream priority range
-	 * needs.
+	 * Returns the device's description; the first call retains the primary context, which
+	 * the stream priority range needs.
 	 */
 	@Override
 	public DeviceInfo info() {
@@ -125,7 +131,8 @@ final class CudaDevice implements BackendDevice {
 	}
 
 	/**
-	 * Makes this device's primary context current on the calling thread, retaining it first if needed.
+	 * Makes this device's primary context current on the calling thread, retaining it
+	 * first if needed.
 	 * @throws BackendException if the device is closed or the driver refuses
 	 */
 	void makeCurrent() {
@@ -142,8 +149,8 @@ final class CudaDevice implements BackendDevice {
 	}
 
 	/**
-	 * Sets the context on the calling thread even if the cache says it is current, for code that may have switched
-	 * contexts behind this class's back.
+	 * Sets the context on the calling thread even if the cache says it is current, for
+	 * code that may have switched contexts behind this class's back.
 	 */
 	void forceCurrent() {
 		CUcontext ctx = this.context;
@@ -234,7 +241,8 @@ final class CudaDevice implements BackendDevice {
 	}
 
 	/**
-	 * Releases the primary context if it was retained. Streams, events, memory and modules must be gone by now.
+	 * Releases the primary context if it was retained. Streams, events, memory and
+	 * modules must be gone by now.
 	 */
 	@Override
 	public void close() {
@@ -246,8 +254,8 @@ final class CudaDevice implements BackendDevice {
 			this.closed = true;
 			CUcontext ctx = this.context;
 			if (ctx != null) {
-				CudaErrors.checkQuietly("cuDevicePrimaryCtxRelease",
-						CudaCalls.cuDevicePrimaryCtxRelease(this.device), this.ordinal);
+				CudaErrors.checkQuietly("cuDevicePrimaryCtxRelease", CudaCalls.cuDevicePrimaryCtxRelease(this.device),
+						this.ordinal);
 				if (currentContext.get() == ctx) {
 					currentContext.remove();
 				}

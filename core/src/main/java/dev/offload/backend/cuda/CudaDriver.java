@@ -8,12 +8,16 @@ import jcuda.driver.CUdevice;
 import jcuda.driver.CUresult;
 
 /**
- * The calls that touch JCuda before any device exists: loading the natives, {@code cuInit} and discovery. Kept apart
- * from {@link CudaBackend} so that the backend's class loads without JCuda.
+ * The calls that touch JCuda before any device exists: loading the natives,
+ * {@code cuInit} and discovery. Kept apart from {@link CudaBackend} so that the backend's
+ * class loads without JCuda.
  */
 final class CudaDriver {
 
-	/** Whether JCuda's natives loaded: until they do, nothing may call into JCuda's driver class. */
+	/**
+	 * Whether JCuda's natives loaded: until they do, nothing may call into JCuda's driver
+	 * class.
+	 */
 	private static volatile boolean loaded;
 
 	private CudaDriver() {
@@ -24,8 +28,10 @@ final class CudaDriver {
 	}
 
 	static CudaAvailability initialize() {
-		// The first call loads JCuda's native library (and through it libcuda.so.1); a failure here is a
-		// LinkageError. JCuda's exception mode is the application's to choose: CudaCalls works in both.
+		// The first call loads JCuda's native library (and through it libcuda.so.1); a
+		// failure here is a
+		// LinkageError. JCuda's exception mode is the application's to choose: CudaCalls
+		// works in both.
 		int init = CudaCalls.cuInit(0);
 		loaded = true;
 		int[] version = new int[1];
@@ -83,8 +89,9 @@ final class CudaDriver {
 	}
 
 	/**
-	 * JCuda's loader puts whole stack traces of each attempt into its message; keep its headline and the errors of
-	 * the attempts that found the library (the dynamic linker's complaint), which say what is missing.
+	 * JCuda's loader puts whole stack traces of each attempt into its message; keep its
+	 * headline and the errors of the attempts that found the library (the dynamic
+	 * linker's complaint), which say what is missing.
 	 */
 	private static String summary(Throwable error) {
 		String message = String.valueOf(error.getMessage());

@@ -7,8 +7,9 @@ import dev.offload.spi.BackendException;
 import jcuda.driver.CUresult;
 
 /**
- * The one place where {@code CUresult}s are checked: a failure becomes a {@link BackendException} naming the call,
- * CUDA's error name and text, and the device; errors that leave the context unusable are sticky.
+ * The one place where {@code CUresult}s are checked: a failure becomes a
+ * {@link BackendException} naming the call, CUDA's error name and text, and the device;
+ * errors that leave the context unusable are sticky.
  */
 final class CudaErrors {
 
@@ -31,11 +32,13 @@ final class CudaErrors {
 	}
 
 	/**
-	 * Reads the result of a query ({@code cuStreamQuery}, {@code cuEventQuery}): done, not yet done, or failed.
+	 * Reads the result of a query ({@code cuStreamQuery}, {@code cuEventQuery}): done,
+	 * not yet done, or failed.
 	 * @param call the driver call
 	 * @param result what it returned
 	 * @param deviceId the device
-	 * @return {@code true} for {@code CUDA_SUCCESS}, {@code false} for {@code CUDA_ERROR_NOT_READY}
+	 * @return {@code true} for {@code CUDA_SUCCESS}, {@code false} for
+	 * {@code CUDA_ERROR_NOT_READY}
 	 * @throws BackendException for any other result
 	 */
 	static boolean isDone(String call, int result, int deviceId) {
@@ -49,9 +52,9 @@ final class CudaErrors {
 	}
 
 	/**
-	 * Logs a failed release call (free, destroy, unload) instead of throwing: releasing must go on. After a sticky
-	 * error every such call fails the same way; the device's failure was already reported, so those are logged at
-	 * debug level only.
+	 * Logs a failed release call (free, destroy, unload) instead of throwing: releasing
+	 * must go on. After a sticky error every such call fails the same way; the device's
+	 * failure was already reported, so those are logged at debug level only.
 	 * @param call the driver call
 	 * @param result what it returned
 	 * @param deviceId the device
@@ -72,7 +75,8 @@ final class CudaErrors {
 	}
 
 	/**
-	 * Logs a release that could not even start (the device is closed, or its context cannot be made current).
+	 * Logs a release that could not even start (the device is closed, or its context
+	 * cannot be made current).
 	 * @param error the failure
 	 */
 	static void logReleaseFailure(BackendException error) {
@@ -91,7 +95,8 @@ final class CudaErrors {
 	}
 
 	/**
-	 * Tells whether an error leaves the context unusable, so that every later call on it fails too.
+	 * Tells whether an error leaves the context unusable, so that every later call on it
+	 * fails too.
 	 * @param result a {@code CUresult}
 	 * @return {@code true} for sticky errors
 	 */
@@ -112,7 +117,8 @@ final class CudaErrors {
 
 	static String errorName(int result) {
 		if (!CudaDriver.isLoaded()) {
-			// Without natives (a unit test without a GPU) JCuda's own table still names the error; touching the
+			// Without natives (a unit test without a GPU) JCuda's own table still names
+			// the error; touching the
 			// driver class would also spoil the probe's first, most telling load error.
 			return CUresult.stringFor(result);
 		}

@@ -9,8 +9,9 @@ import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 
 /**
- * Device memory ({@code cuMemAlloc}) or page-locked, mapped host memory ({@code cuMemHostAlloc}). Both have a device
- * address, so copies and memsets take one path; host memory also has a host view.
+ * Device memory ({@code cuMemAlloc}) or page-locked, mapped host memory
+ * ({@code cuMemHostAlloc}). Both have a device address, so copies and memsets take one
+ * path; host memory also has a host view.
  */
 final class CudaMemory implements NativeMemory {
 

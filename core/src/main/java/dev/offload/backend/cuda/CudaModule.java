@@ -20,9 +20,9 @@ import dev.offload.spi.BackendKernel;
 import dev.offload.spi.BackendModule;
 
 /**
- * A module loaded with {@code cuModuleLoadData}. For PTX the kernels and their parameters come from the
- * {@code .entry} signatures; for a cubin or fatbin, whose kernels cannot be listed, from the definition's declared
- * signatures.
+ * A module loaded with {@code cuModuleLoadData}. For PTX the kernels and their parameters
+ * come from the {@code .entry} signatures; for a cubin or fatbin, whose kernels cannot be
+ * listed, from the definition's declared signatures.
  */
 final class CudaModule implements BackendModule {
 
@@ -89,9 +89,11 @@ final class CudaModule implements BackendModule {
 			entries.add(new PtxEntries.PtxEntry(kernel, definition.declaredParameters(kernel), null));
 		}
 		if (entries.isEmpty()) {
-			throw new BackendException("cuModuleLoadData", "OFFLOAD_NO_KERNELS_DECLARED", "module '"
-					+ definition.name() + "' is a cubin or fatbin, whose kernels cannot be listed; declare each "
-					+ "kernel with ModuleDefinition.Builder.signature", deviceId, false, null);
+			throw new BackendException("cuModuleLoadData", "OFFLOAD_NO_KERNELS_DECLARED",
+					"module '" + definition.name()
+							+ "' is a cubin or fatbin, whose kernels cannot be listed; declare each "
+							+ "kernel with ModuleDefinition.Builder.signature",
+					deviceId, false, null);
 		}
 		return entries;
 	}

@@ -8,18 +8,17 @@ import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUstream;
 
 /**
- * The native handles behind a session on the CUDA backend, for libraries such as JCublas or JCufft that work on the
- * session's stream:
- * <pre>{@code
+ * The native handles behind a session on the CUDA backend, for libraries such as JCublas
+ * or JCufft that work on the session's stream: <pre>{@code
  * try (OffloadSession session = device.openSession()) {
  *     CudaSessions.makeContextCurrent(session);
  *     JCublas2.cublasSetStream(handle, new cudaStream_t(CudaSessions.stream(session)));
  *     ...
  * }
- * }</pre>
- * Work enqueued this way belongs to the session: its synchronize and close wait for it. The backend caches the
- * current context per thread; code that switches contexts itself ({@code cuCtxSetCurrent}) on a thread that also
- * uses sessions must call {@link #makeContextCurrent(OffloadSession)} before the next session operation.
+ * }</pre> Work enqueued this way belongs to the session: its synchronize and close wait
+ * for it. The backend caches the current context per thread; code that switches contexts
+ * itself ({@code cuCtxSetCurrent}) on a thread that also uses sessions must call
+ * {@link #makeContextCurrent(OffloadSession)} before the next session operation.
  */
 public final class CudaSessions {
 
@@ -49,7 +48,8 @@ public final class CudaSessions {
 	}
 
 	/**
-	 * Makes the session's context current on the calling thread, whatever the thread had current before.
+	 * Makes the session's context current on the calling thread, whatever the thread had
+	 * current before.
 	 * @param session an open session of the CUDA backend
 	 * @throws IllegalArgumentException if the session is not on the CUDA backend
 	 * @throws IllegalStateException if the session is closed
@@ -75,8 +75,8 @@ public final class CudaSessions {
 		}
 		Object handle = buffer.nativeHandle();
 		if (!type.isInstance(handle)) {
-			throw new IllegalArgumentException(buffer + " is on the " + buffer.device().backendName()
-					+ " backend, not cuda");
+			throw new IllegalArgumentException(
+					buffer + " is on the " + buffer.device().backendName() + " backend, not cuda");
 		}
 		return handle;
 	}
@@ -86,8 +86,8 @@ public final class CudaSessions {
 			throw new IllegalArgumentException("session must not be null");
 		}
 		if (!CudaBackend.NAME.equals(session.device().backendName())) {
-			throw new IllegalArgumentException("Session " + session.id() + " is on the "
-					+ session.device().backendName() + " backend, not cuda");
+			throw new IllegalArgumentException(
+					"Session " + session.id() + " is on the " + session.device().backendName() + " backend, not cuda");
 		}
 		return session.unwrap(CudaStreamHandle.class);
 	}

@@ -9,8 +9,8 @@ import jcuda.Pointer;
 import jcuda.driver.CUresult;
 
 /**
- * A {@code CU_STREAM_NON_BLOCKING} stream. {@link #query()} allocates nothing: the device's completion thread calls
- * it in a loop.
+ * A {@code CU_STREAM_NON_BLOCKING} stream. {@link #query()} allocates nothing: the
+ * device's completion thread calls it in a loop.
  */
 final class CudaStream implements BackendStream {
 
@@ -50,9 +50,10 @@ final class CudaStream implements BackendStream {
 		int result = CudaCalls.cuLaunchKernel(cudaKernel.function(), gridX, gridY, gridZ, blockX, blockY, blockZ,
 				sharedMemoryBytes, this.stream, parameters, null);
 		if (result != CUresult.CUDA_SUCCESS) {
-			throw CudaErrors.error("cuLaunchKernel(" + kernel.name() + ", grid " + gridX + "x" + gridY + "x" + gridZ
-					+ ", block " + blockX + "x" + blockY + "x" + blockZ + ", " + sharedMemoryBytes
-					+ " bytes of shared memory)", result, this.deviceId);
+			throw CudaErrors
+				.error("cuLaunchKernel(" + kernel.name() + ", grid " + gridX + "x" + gridY + "x" + gridZ + ", block "
+						+ blockX + "x" + blockY + "x" + blockZ + ", " + sharedMemoryBytes + " bytes of shared memory)",
+						result, this.deviceId);
 		}
 	}
 
@@ -93,8 +94,8 @@ final class CudaStream implements BackendStream {
 	@Override
 	public void waitFor(BackendEvent event) {
 		this.device.makeCurrent();
-		CudaErrors.check("cuStreamWaitEvent",
-				CudaCalls.cuStreamWaitEvent(this.stream, ((CudaEvent) event).event(), 0), this.deviceId);
+		CudaErrors.check("cuStreamWaitEvent", CudaCalls.cuStreamWaitEvent(this.stream, ((CudaEvent) event).event(), 0),
+				this.deviceId);
 	}
 
 	@Override
@@ -115,8 +116,9 @@ final class CudaStream implements BackendStream {
 	}
 
 	/**
-	 * Destroys the stream. Never throws: a failure is logged (after a sticky error every call fails, and only at
-	 * debug level), because destroying runs while pools and registries close.
+	 * Destroys the stream. Never throws: a failure is logged (after a sticky error every
+	 * call fails, and only at debug level), because destroying runs while pools and
+	 * registries close.
 	 */
 	@Override
 	public void destroy() {

@@ -3,7 +3,8 @@ package dev.offload.backend.cuda;
 import jcuda.driver.CUstream;
 
 /**
- * A {@link CUstream} that knows its device, so that {@link CudaSessions} can find the context of a session's stream.
+ * A {@link CUstream} that knows its device, so that {@link CudaSessions} can find the
+ * context of a session's stream.
  */
 final class CudaStreamHandle extends CUstream {
 

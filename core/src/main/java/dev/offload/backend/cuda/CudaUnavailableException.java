@@ -3,9 +3,9 @@ package dev.offload.backend.cuda;
 import dev.offload.OffloadException;
 
 /**
- * CUDA cannot be used in this process: JCuda's natives (or the NVIDIA driver they link to) could not load, the
- * machine has no CUDA device, or the driver failed to initialize. The {@link #getReason() reason} says which, the
- * message carries the underlying error.
+ * CUDA cannot be used in this process: JCuda's natives (or the NVIDIA driver they link
+ * to) could not load, the machine has no CUDA device, or the driver failed to initialize.
+ * The {@link #getReason() reason} says which, the message carries the underlying error.
  */
 public class CudaUnavailableException extends OffloadException {
 
@@ -36,8 +36,8 @@ public class CudaUnavailableException extends OffloadException {
 	public enum Reason {
 
 		/**
-		 * JCuda is not on the classpath, or its native library (or {@code libcuda.so.1}, the NVIDIA driver it links
-		 * to) could not load.
+		 * JCuda is not on the classpath, or its native library (or {@code libcuda.so.1},
+		 * the NVIDIA driver it links to) could not load.
 		 */
 		NATIVES_MISSING,
 
@@ -47,8 +47,8 @@ public class CudaUnavailableException extends OffloadException {
 		NO_DEVICE,
 
 		/**
-		 * {@code cuInit} or device discovery failed with another error (an old driver, a stub library, among
-		 * others).
+		 * {@code cuInit} or device discovery failed with another error (an old driver, a
+		 * stub library, among others).
 		 */
 		INIT_FAILED
 

@@ -8,12 +8,14 @@ import java.util.regex.Pattern;
 import dev.offload.kernel.ParamKind;
 
 /**
- * Reads the kernels ({@code .entry} directives) of PTX text and the kinds of their parameters, so that launches can
- * be checked before anything reaches the driver. Device functions ({@code .func}) are not kernels and are skipped.
+ * Reads the kernels ({@code .entry} directives) of PTX text and the kinds of their
+ * parameters, so that launches can be checked before anything reaches the driver. Device
+ * functions ({@code .func}) are not kernels and are skipped.
  * <p>
- * PTX types map as {@code .u32 .s32 .b32} to {@link ParamKind#INT32}, {@code .u64 .s64 .b64} to
- * {@link ParamKind#INT64} (pointers look the same), {@code .f32} to {@link ParamKind#FLOAT32}, {@code .f64} to
- * {@link ParamKind#FLOAT64}. Any other parameter (a struct passed by value as {@code .b8} array, a 16-bit value)
+ * PTX types map as {@code .u32 .s32 .b32} to {@link ParamKind#INT32},
+ * {@code .u64 .s64 .b64} to {@link ParamKind#INT64} (pointers look the same),
+ * {@code .f32} to {@link ParamKind#FLOAT32}, {@code .f64} to {@link ParamKind#FLOAT64}.
+ * Any other parameter (a struct passed by value as {@code .b8} array, a 16-bit value)
  * makes the entry {@linkplain PtxEntry#isSupported() unsupported}.
  */
 final class PtxEntries {
@@ -116,7 +118,8 @@ final class PtxEntries {
 	 * One kernel of PTX text.
 	 *
 	 * @param name the entry's name
-	 * @param parameters the parameter kinds, in order (only the supported ones when {@code unsupported} is set)
+	 * @param parameters the parameter kinds, in order (only the supported ones when
+	 * {@code unsupported} is set)
 	 * @param unsupported why the entry cannot be launched from Java, or {@code null}
 	 */
 	record PtxEntry(String name, List<ParamKind> parameters, String unsupported) {

@@ -7,21 +7,28 @@ import dev.offload.kernel.HostKernel;
 import dev.offload.spi.BackendException;
 
 /**
- * One kernel launch of a host stream, split into chunks of consecutive blocks that the device's workers take as a
- * GPU's multiprocessors take thread blocks: a big grid runs on every worker, and between two chunks a worker takes
- * the waiting work of higher-priority streams first. The launch is complete, and its stream goes on, when its last
- * chunk finishes.
+ * One kernel launch of a host stream, split into chunks of consecutive blocks that the
+ * device's workers take as a GPU's multiprocessors take thread blocks: a big grid runs on
+ * every worker, and between two chunks a worker takes the waiting work of higher-priority
+ * streams first. The launch is complete, and its stream goes on, when its last chunk
+ * finishes.
  * <p>
- * A chunk has at least {@link #MIN_CHUNK_THREADS} threads (whole blocks); once a chunk has been timed, the next ones
- * are sized to take about {@link #TARGET_CHUNK_NANOS}, so that queueing costs little against the work and a
- * higher-priority stream waits for about that long, whatever a kernel's thread costs.
+ * A chunk has at least {@link #MIN_CHUNK_THREADS} threads (whole blocks); once a chunk
+ * has been timed, the next ones are sized to take about {@link #TARGET_CHUNK_NANOS}, so
+ * that queueing costs little against the work and a higher-priority stream waits for
+ * about that long, whatever a kernel's thread costs.
  */
 final class GridLaunch {
 
-	/** The fewest threads in a chunk, so that a cheap kernel's chunks are not dominated by queueing. */
+	/**
+	 * The fewest threads in a chunk, so that a cheap kernel's chunks are not dominated by
+	 * queueing.
+	 */
 	static final int MIN_CHUNK_THREADS = 256;
 
-	/** The time a chunk is sized to take once the launch's blocks have been timed: 0.5 ms. */
+	/**
+	 * The time a chunk is sized to take once the launch's blocks have been timed: 0.5 ms.
+	 */
 	static final long TARGET_CHUNK_NANOS = 500_000;
 
 	private final HostStream stream;
@@ -54,7 +61,10 @@ final class GridLaunch {
 
 	private final AtomicReference<BackendException> failure = new AtomicReference<>();
 
-	/** The estimated time of one block, from the chunks timed so far; 0 until a chunk has finished. */
+	/**
+	 * The estimated time of one block, from the chunks timed so far; 0 until a chunk has
+	 * finished.
+	 */
 	private volatile long nanosPerBlock;
 
 	GridLaunch(HostStream stream, String name, HostKernel body, Object[] args, int gridX, int gridY, int gridZ,
@@ -80,8 +90,8 @@ final class GridLaunch {
 	}
 
 	/**
-	 * Whether the grid has more than one chunk; a grid of one chunk runs on the stream's worker with
-	 * {@link #runWhole()}.
+	 * Whether the grid has more than one chunk; a grid of one chunk runs on the stream's
+	 * worker with {@link #runWhole()}.
 	 * @return {@code true} if the grid is split
 	 */
 	boolean isChunked() {
@@ -96,8 +106,8 @@ final class GridLaunch {
 	}
 
 	/**
-	 * Hands the chunks to the device's workers, as many at once as there are workers; the stream learns of the end
-	 * through {@link HostStream#finishLaunch(BackendException)}.
+	 * Hands the chunks to the device's workers, as many at once as there are workers; the
+	 * stream learns of the end through {@link HostStream#finishLaunch(BackendException)}.
 	 */
 	void start() {
 		HostDevice device = this.stream.device();
@@ -112,14 +122,16 @@ final class GridLaunch {
 	}
 
 	/**
-	 * A worker's turn: one chunk, then back in the device's queue, behind higher-priority work, while blocks remain.
+	 * A worker's turn: one chunk, then back in the device's queue, behind higher-priority
+	 * work, while blocks remain.
 	 */
 	private void runChunks() {
 		while (runNextChunk()) {
 			if (this.nextBlock.get() >= this.blocks) {
 				return;
 			}
-			// A closed device takes no more tasks: this worker then goes on itself, so that nothing accepted is lost.
+			// A closed device takes no more tasks: this worker then goes on itself, so
+			// that nothing accepted is lost.
 			if (this.stream.device().offer(this.stream.priority(), this::runChunks)) {
 				return;
 			}
@@ -137,13 +149,16 @@ final class GridLaunch {
 		long skipped = 0;
 		Throwable fatal = null;
 		try {
-			// Chunks claimed before a failure was seen are skipped, as a GPU aborts a failed kernel.
+			// Chunks claimed before a failure was seen are skipped, as a GPU aborts a
+			// failed kernel.
 			if (this.failure.get() == null) {
 				runBlocks(first, end);
 				long measured = Math.max(1, (System.nanoTime() - start) / (end - first));
 				long previous = this.nanosPerBlock;
-				// A worker preempted by the OS measures a slow chunk; the estimate at most doubles per chunk, so
-				// one preemption does not shrink the next chunks to a size where queueing costs more than work.
+				// A worker preempted by the OS measures a slow chunk; the estimate at
+				// most doubles per chunk, so
+				// one preemption does not shrink the next chunks to a size where queueing
+				// costs more than work.
 				this.nanosPerBlock = (previous != 0) ? Math.min(measured, 2 * previous) : measured;
 			}
 		}
@@ -164,7 +179,8 @@ final class GridLaunch {
 	}
 
 	/**
-	 * Claims every block that no worker has taken yet, so that a failed launch starts no more chunks.
+	 * Claims every block that no worker has taken yet, so that a failed launch starts no
+	 * more chunks.
 	 * @return the number of blocks claimed
 	 */
 	private long skipUnclaimed() {
@@ -175,7 +191,8 @@ final class GridLaunch {
 	private long nextChunkBlocks() {
 		long perBlock = this.nanosPerBlock;
 		long timed = (perBlock != 0) ? TARGET_CHUNK_NANOS / perBlock : this.minChunkBlocks;
-		// The last blocks are shared out over the workers rather than left to one of them.
+		// The last blocks are shared out over the workers rather than left to one of
+		// them.
 		long share = (this.blocks - this.nextBlock.get()) / this.stream.device().workerCount();
 		return Math.max(this.minChunkBlocks, Math.min(timed, share));
 	}

@@ -11,8 +11,9 @@ import dev.offload.kernel.HostThread;
 import dev.offload.spi.NativeMemory;
 
 /**
- * The {@link HostThread} of a host launch: one instance serves one chunk of a grid's blocks on one worker, its
- * indices updated from thread to thread; it is never shared between workers, so its buffer views need no locking.
+ * The {@link HostThread} of a host launch: one instance serves one chunk of a grid's
+ * blocks on one worker, its indices updated from thread to thread; it is never shared
+ * between workers, so its buffer views need no locking.
  */
 final class GridThread implements HostThread {
 
@@ -55,73 +56,97 @@ final class GridThread implements HostThread {
 		this.blockDimZ = blockZ;
 	}
 
-	/** @return {@code threadIdx.x} */
+	/**
+	 * @return {@code threadIdx.x}
+	 */
 	@Override
 	public int threadIdxX() {
 		return this.threadIdxX;
 	}
 
-	/** @return {@code threadIdx.y} */
+	/**
+	 * @return {@code threadIdx.y}
+	 */
 	@Override
 	public int threadIdxY() {
 		return this.threadIdxY;
 	}
 
-	/** @return {@code threadIdx.z} */
+	/**
+	 * @return {@code threadIdx.z}
+	 */
 	@Override
 	public int threadIdxZ() {
 		return this.threadIdxZ;
 	}
 
-	/** @return {@code blockIdx.x} */
+	/**
+	 * @return {@code blockIdx.x}
+	 */
 	@Override
 	public int blockIdxX() {
 		return this.blockIdxX;
 	}
 
-	/** @return {@code blockIdx.y} */
+	/**
+	 * @return {@code blockIdx.y}
+	 */
 	@Override
 	public int blockIdxY() {
 		return this.blockIdxY;
 	}
 
-	/** @return {@code blockIdx.z} */
+	/**
+	 * @return {@code blockIdx.z}
+	 */
 	@Override
 	public int blockIdxZ() {
 		return this.blockIdxZ;
 	}
 
-	/** @return {@code blockDim.x} */
+	/**
+	 * @return {@code blockDim.x}
+	 */
 	@Override
 	public int blockDimX() {
 		return this.blockDimX;
 	}
 
-	/** @return {@code blockDim.y} */
+	/**
+	 * @return {@code blockDim.y}
+	 */
 	@Override
 	public int blockDimY() {
 		return this.blockDimY;
 	}
 
-	/** @return {@code blockDim.z} */
+	/**
+	 * @return {@code blockDim.z}
+	 */
 	@Override
 	public int blockDimZ() {
 		return this.blockDimZ;
 	}
 
-	/** @return {@code gridDim.x} */
+	/**
+	 * @return {@code gridDim.x}
+	 */
 	@Override
 	public int gridDimX() {
 		return this.gridDimX;
 	}
 
-	/** @return {@code gridDim.y} */
+	/**
+	 * @return {@code gridDim.y}
+	 */
 	@Override
 	public int gridDimY() {
 		return this.gridDimY;
 	}
 
-	/** @return {@code gridDim.z} */
+	/**
+	 * @return {@code gridDim.z}
+	 */
 	@Override
 	public int gridDimZ() {
 		return this.gridDimZ;
@@ -230,8 +255,8 @@ final class GridThread implements HostThread {
 		Object view = this.views[index];
 		if (!type.isInstance(view)) {
 			if (!(this.args[index] instanceof NativeMemory memory)) {
-				throw new IllegalArgumentException("Argument " + index + " is not a buffer but "
-						+ this.args[index].getClass().getSimpleName());
+				throw new IllegalArgumentException(
+						"Argument " + index + " is not a buffer but " + this.args[index].getClass().getSimpleName());
 			}
 			ByteBuffer bytes = memory.hostView().order(ByteOrder.LITTLE_ENDIAN);
 			if (type == ByteBuffer.class) {

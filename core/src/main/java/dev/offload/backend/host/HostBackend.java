@@ -10,15 +10,17 @@ import dev.offload.spi.Backend;
 import dev.offload.spi.BackendDevice;
 
 /**
- * Devices emulated on the CPU, with the semantics of CUDA streams: work on one stream runs in order; different
- * streams run concurrently on a bounded set of worker threads per device (its "multiprocessors"), higher-priority
- * streams first; synchronize waits for exactly the work enqueued before it; events order work across streams.
- * Device memory is real memory; kernels are Java implementations ({@link HostKernel}) run over the launch's grid,
- * whose blocks every worker takes, chunk by chunk, as a GPU's multiprocessors take thread blocks.
+ * Devices emulated on the CPU, with the semantics of CUDA streams: work on one stream
+ * runs in order; different streams run concurrently on a bounded set of worker threads
+ * per device (its "multiprocessors"), higher-priority streams first; synchronize waits
+ * for exactly the work enqueued before it; events order work across streams. Device
+ * memory is real memory; kernels are Java implementations ({@link HostKernel}) run over
+ * the launch's grid, whose blocks every worker takes, chunk by chunk, as a GPU's
+ * multiprocessors take thread blocks.
  * <p>
- * It is the default on machines without a GPU, so that applications start, demo and test anywhere, and it can
- * emulate several devices. A kernel that reads or writes outside its buffer fails its device with a sticky error, as
- * a GPU's illegal address would.
+ * It is the default on machines without a GPU, so that applications start, demo and test
+ * anywhere, and it can emulate several devices. A kernel that reads or writes outside its
+ * buffer fails its device with a sticky error, as a GPU's illegal address would.
  */
 public final class HostBackend implements Backend {
 
@@ -92,7 +94,8 @@ public final class HostBackend implements Backend {
 
 		/**
 		 * Names the emulated devices.
-		 * @param names one name per device, or {@code null}/empty for {@code "Host device N"}
+		 * @param names one name per device, or {@code null}/empty for
+		 * {@code "Host device N"}
 		 * @return this builder
 		 */
 		public Builder deviceNames(List<String> names) {
@@ -101,14 +104,15 @@ public final class HostBackend implements Backend {
 		}
 
 		/**
-		 * Sets the worker threads per device (its multiprocessors), which bound how many streams, or chunks of one
-		 * launch's blocks, run at once.
+		 * Sets the worker threads per device (its multiprocessors), which bound how many
+		 * streams, or chunks of one launch's blocks, run at once.
 		 * @param workers at least 1
 		 * @return this builder
 		 */
 		public Builder workersPerDevice(int workers) {
 			if (workers < 1) {
-				throw new InvalidSettingException("workersPerDevice", "workersPerDevice must be at least 1, was " + workers);
+				throw new InvalidSettingException("workersPerDevice",
+						"workersPerDevice must be at least 1, was " + workers);
 			}
 			this.workersPerDevice = workers;
 			return this;
@@ -137,8 +141,8 @@ public final class HostBackend implements Backend {
 		 */
 		public HostBackend build() {
 			if (this.deviceNames != null && this.deviceNames.size() != this.deviceCount) {
-				throw new InvalidSettingException("deviceNames", "deviceNames must name each of the " + this.deviceCount
-						+ " devices, was " + this.deviceNames);
+				throw new InvalidSettingException("deviceNames",
+						"deviceNames must name each of the " + this.deviceCount + " devices, was " + this.deviceNames);
 			}
 			return new HostBackend(this);
 		}

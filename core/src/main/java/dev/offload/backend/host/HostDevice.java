@@ -21,12 +21,15 @@ import dev.offload.spi.DeviceInfo;
 import dev.offload.spi.NativeMemory;
 
 /**
- * One emulated device: its workers take the waiting tasks (a stream's turn to run its operations, or chunks of a
- * launch's blocks), the highest stream priority first.
+ * One emulated device: its workers take the waiting tasks (a stream's turn to run its
+ * operations, or chunks of a launch's blocks), the highest stream priority first.
  */
 final class HostDevice implements BackendDevice {
 
-	/** CUDA's priorities run from 0 (least) to negative numbers (greatest); the host mirrors an H200's range. */
+	/**
+	 * CUDA's priorities run from 0 (least) to negative numbers (greatest); the host
+	 * mirrors an H200's range.
+	 */
 	static final int LEAST_PRIORITY = 0;
 
 	static final int GREATEST_PRIORITY = -5;
@@ -58,8 +61,9 @@ final class HostDevice implements BackendDevice {
 	public BackendStream createStream(int priority) {
 		checkFault("createStream");
 		if (priority > LEAST_PRIORITY || priority < GREATEST_PRIORITY) {
-			throw new BackendException("createStream", "HOST_ERROR_INVALID_VALUE", "priority " + priority
-					+ " is outside " + LEAST_PRIORITY + ".." + GREATEST_PRIORITY, id(), false, null);
+			throw new BackendException("createStream", "HOST_ERROR_INVALID_VALUE",
+					"priority " + priority + " is outside " + LEAST_PRIORITY + ".." + GREATEST_PRIORITY, id(), false,
+					null);
 		}
 		return new HostStream(this, priority);
 	}
@@ -100,12 +104,15 @@ final class HostDevice implements BackendDevice {
 	public BackendModule loadModule(ModuleDefinition definition) {
 		checkFault("loadModule");
 		if (definition.hostKernels().isEmpty()) {
-			throw new BackendException("loadModule", "HOST_ERROR_NO_HOST_CODE", "module '" + definition.name()
-					+ "' has no host kernels; add them with ModuleDefinition.Builder.hostKernel", id(), false, null);
+			throw new BackendException("loadModule", "HOST_ERROR_NO_HOST_CODE",
+					"module '" + definition.name()
+							+ "' has no host kernels; add them with ModuleDefinition.Builder.hostKernel",
+					id(), false, null);
 		}
 		Map<String, BackendKernel> kernels = new LinkedHashMap<>();
-		definition.hostKernels().forEach((name, kernel) -> kernels.put(name,
-				new HostStream.HostBackendKernel(name, kernel.parameters(), kernel.kernel())));
+		definition.hostKernels()
+			.forEach((name, kernel) -> kernels.put(name,
+					new HostStream.HostBackendKernel(name, kernel.parameters(), kernel.kernel())));
 		return new BackendModule() {
 
 			@Override
@@ -141,7 +148,8 @@ final class HostDevice implements BackendDevice {
 	 * Queues work for a worker, behind the waiting work of the same or a higher priority.
 	 * @param priority the priority of the stream the work belongs to
 	 * @param work the work
-	 * @return {@code false} if the device is closed and takes no more tasks: the caller runs the work itself
+	 * @return {@code false} if the device is closed and takes no more tasks: the caller
+	 * runs the work itself
 	 */
 	boolean offer(int priority, Runnable work) {
 		try {
@@ -166,13 +174,15 @@ final class HostDevice implements BackendDevice {
 	void checkFault(String call) {
 		BackendException error = this.fault;
 		if (error != null) {
-			throw new BackendException(call, error.getErrorName(), "the device failed earlier, in " + error.getCall()
-					+ ": " + error.getErrorText(), id(), true, error);
+			throw new BackendException(call, error.getErrorName(),
+					"the device failed earlier, in " + error.getCall() + ": " + error.getErrorText(), id(), true,
+					error);
 		}
 	}
 
 	/**
-	 * Work waiting for a worker; higher priority (a lower number) first, then first come first served.
+	 * Work waiting for a worker; higher priority (a lower number) first, then first come
+	 * first served.
 	 */
 	private record Task(int priority, long sequence, Runnable work) implements Runnable, Comparable<Task> {
 
@@ -201,7 +211,8 @@ final class HostDevice implements BackendDevice {
 
 		@Override
 		public Thread newThread(Runnable task) {
-			Thread thread = new Thread(task, "offload-host" + this.deviceId + "-worker-" + this.count.incrementAndGet());
+			Thread thread = new Thread(task,
+					"offload-host" + this.deviceId + "-worker-" + this.count.incrementAndGet());
 			thread.setDaemon(true);
 			return thread;
 		}

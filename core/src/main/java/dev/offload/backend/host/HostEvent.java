@@ -8,7 +8,8 @@ import dev.offload.spi.BackendEvent;
 import dev.offload.spi.BackendException;
 
 /**
- * An emulated event: each record is a generation; the event is complete when its last recorded generation is.
+ * An emulated event: each record is a generation; the event is complete when its last
+ * recorded generation is.
  */
 final class HostEvent implements BackendEvent {
 
@@ -56,7 +57,8 @@ final class HostEvent implements BackendEvent {
 	}
 
 	/**
-	 * Registers {@code callback} to run when {@code generation} completes, unless it already has.
+	 * Registers {@code callback} to run when {@code generation} completes, unless it
+	 * already has.
 	 * @return {@code true} if registered (not yet complete)
 	 */
 	synchronized boolean whenComplete(long generation, Runnable callback) {
@@ -90,8 +92,8 @@ final class HostEvent implements BackendEvent {
 				}
 				catch (InterruptedException ex) {
 					Thread.currentThread().interrupt();
-					throw new OffloadException("Interrupted while synchronizing an event of host device "
-							+ this.device.id(), ex);
+					throw new OffloadException(
+							"Interrupted while synchronizing an event of host device " + this.device.id(), ex);
 				}
 			}
 		}

@@ -16,10 +16,11 @@ import dev.offload.spi.BackendStream;
 import dev.offload.spi.NativeMemory;
 
 /**
- * An emulated stream: a queue of operations that one worker at a time drains in order; a launch of more than one
- * chunk of blocks ({@link GridLaunch}) is taken by every worker, and the stream goes on when its last chunk is done.
- * After an operation fails, the later ones are skipped (events still complete, carrying the failure), and
- * {@link #query()} and {@link #synchronize()} throw it.
+ * An emulated stream: a queue of operations that one worker at a time drains in order; a
+ * launch of more than one chunk of blocks ({@link GridLaunch}) is taken by every worker,
+ * and the stream goes on when its last chunk is done. After an operation fails, the later
+ * ones are skipped (events still complete, carrying the failure), and {@link #query()}
+ * and {@link #synchronize()} throw it.
  */
 final class HostStream implements BackendStream {
 
@@ -179,7 +180,8 @@ final class HostStream implements BackendStream {
 	}
 
 	/**
-	 * Runs queued operations in order until the queue is empty or an event wait blocks; runs on a worker.
+	 * Runs queued operations in order until the queue is empty or an event wait blocks;
+	 * runs on a worker.
 	 */
 	void drain() {
 		while (true) {
@@ -198,11 +200,13 @@ final class HostStream implements BackendStream {
 				this.lock.unlock();
 			}
 			if (op.event != null && op.event.whenComplete(op.generation, () -> this.device.schedule(this))) {
-				// Parked until the event completes; its callback schedules this stream again.
+				// Parked until the event completes; its callback schedules this stream
+				// again.
 				return;
 			}
 			if (!failed && op.launch != null && op.launch.isChunked()) {
-				// The workers take the launch's chunks; its last one calls finishLaunch, and this stream goes on.
+				// The workers take the launch's chunks; its last one calls finishLaunch,
+				// and this stream goes on.
 				op.launch.start();
 				return;
 			}
@@ -211,7 +215,8 @@ final class HostStream implements BackendStream {
 	}
 
 	/**
-	 * Completes a chunked launch at the head of the queue and gives the stream's next operations to a worker.
+	 * Completes a chunked launch at the head of the queue and gives the stream's next
+	 * operations to a worker.
 	 * @param error the launch's failure, or {@code null}
 	 */
 	void finishLaunch(BackendException error) {
@@ -256,8 +261,9 @@ final class HostStream implements BackendStream {
 	}
 
 	/**
-	 * The failure that a throwable of an operation is: an access outside a buffer is a sticky illegal address that
-	 * fails the device, anything else fails the stream's work.
+	 * The failure that a throwable of an operation is: an access outside a buffer is a
+	 * sticky illegal address that fails the device, anything else fails the stream's
+	 * work.
 	 * @param name the operation
 	 * @param ex what it threw
 	 * @return the failure
@@ -273,8 +279,8 @@ final class HostStream implements BackendStream {
 	}
 
 	/**
-	 * Whether a throwable is an error that a worker passes on after recording it (not an assertion or a stack
-	 * overflow, which are a kernel's own failures).
+	 * Whether a throwable is an error that a worker passes on after recording it (not an
+	 * assertion or a stack overflow, which are a kernel's own failures).
 	 * @param ex what an operation threw
 	 * @return {@code true} if it is rethrown
 	 */

@@ -1,4 +1,5 @@
 /**
- * The host backend: devices emulated on the CPU with real stream semantics, for machines without a GPU.
+ * The host backend: devices emulated on the CPU with real stream semantics, for machines
+ * without a GPU.
  */
 package dev.offload.backend.host;

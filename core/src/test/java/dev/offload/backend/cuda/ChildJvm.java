@@ -11,8 +11,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs a scenario's {@code main} in a JVM of its own, with this JVM's class path: for GPU tests whose sticky error
- * would ruin a device's primary context for the rest of the test process, or that need another environment.
+ * Runs a scenario's {@code main} in a JVM of its own, with this JVM's class path: for GPU
+ * tests whose sticky error would ruin a device's primary context for the rest of the test
+ * process, or that need another environment.
  */
 final class ChildJvm {
 
@@ -30,8 +31,7 @@ final class ChildJvm {
 	 * @param args the scenario's arguments
 	 * @return how the child ended and what it printed
 	 */
-	static Result run(String title, Class<?> main, Map<String, String> environment, String... args)
-			throws Exception {
+	static Result run(String title, Class<?> main, Map<String, String> environment, String... args) throws Exception {
 		String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
 		List<String> command = new ArrayList<>(List.of(java, "-cp", classPath(), main.getName()));
 		command.addAll(List.of(args));

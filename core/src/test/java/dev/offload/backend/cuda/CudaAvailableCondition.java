@@ -5,8 +5,8 @@ import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * Enables {@link GpuTests} tests only where {@link CudaBackend#probe()} finds a CUDA device; elsewhere they are
- * disabled with the probe's reason.
+ * Enables {@link GpuTests} tests only where {@link CudaBackend#probe()} finds a CUDA
+ * device; elsewhere they are disabled with the probe's reason.
  */
 public final class CudaAvailableCondition implements ExecutionCondition {
 
@@ -16,8 +16,8 @@ public final class CudaAvailableCondition implements ExecutionCondition {
 		if (availability.available()) {
 			return ConditionEvaluationResult.enabled("CUDA available: " + availability.message());
 		}
-		return ConditionEvaluationResult.disabled("no CUDA device: " + availability.reason() + ": "
-				+ availability.message());
+		return ConditionEvaluationResult
+			.disabled("no CUDA device: " + availability.reason() + ": " + availability.message());
 	}
 
 }

@@ -25,8 +25,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Discovery, contexts, modules and raw handles of the CUDA backend on a real device, in the run's JCuda exception
- * mode ({@link JCudaExceptionMode#configured()}), switched once the registry started.
+ * Discovery, contexts, modules and raw handles of the CUDA backend on a real device, in
+ * the run's JCuda exception mode ({@link JCudaExceptionMode#configured()}), switched once
+ * the registry started.
  */
 @GpuTests
 class CudaBackendGpuTests {
@@ -102,7 +103,8 @@ class CudaBackendGpuTests {
 
 	@Test
 	void loadModuleWhenCubinWithSignatureShouldRunTheKernel() {
-		ModuleDefinition cubin = ModuleDefinition.builder("saxpy-cubin").imageResource("kernels/saxpy.cubin")
+		ModuleDefinition cubin = ModuleDefinition.builder("saxpy-cubin")
+			.imageResource("kernels/saxpy.cubin")
 			.signature("saxpy", ParamKind.INT32, ParamKind.FLOAT32, ParamKind.POINTER, ParamKind.POINTER)
 			.build();
 		Kernel saxpy = device.loadModule(cubin).kernel("saxpy");

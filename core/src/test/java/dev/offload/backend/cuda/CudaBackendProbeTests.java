@@ -8,7 +8,8 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * Tests for {@link CudaBackend#probe()} and {@link CudaBackend#create()} that run everywhere, GPU or not.
+ * Tests for {@link CudaBackend#probe()} and {@link CudaBackend#create()} that run
+ * everywhere, GPU or not.
  */
 class CudaBackendProbeTests {
 

@@ -26,9 +26,10 @@ import jcuda.driver.CUresult;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for {@link CudaCalls}; they need no GPU. A driver call is simulated the way JCuda's {@code JCudaDriver} ends
- * each of its functions (its private {@code checkResult}): with exceptions enabled, a result other than
- * {@code CUDA_SUCCESS} is thrown as {@code new CudaException(CUresult.stringFor(result))}, otherwise returned.
+ * Tests for {@link CudaCalls}; they need no GPU. A driver call is simulated the way
+ * JCuda's {@code JCudaDriver} ends each of its functions (its private
+ * {@code checkResult}): with exceptions enabled, a result other than {@code CUDA_SUCCESS}
+ * is thrown as {@code new CudaException(CUresult.stringFor(result))}, otherwise returned.
  */
 class CudaCallsTests {
 
@@ -85,8 +86,8 @@ class CudaCallsTests {
 
 	@Test
 	void isDoneWhenNotReadyIsThrownShouldBeFalseAndNotAFailure() {
-		assertThat(CudaErrors.isDone("cuStreamQuery",
-				CudaCalls.call(driverCall(true, CUresult.CUDA_ERROR_NOT_READY)), DEVICE))
+		assertThat(CudaErrors.isDone("cuStreamQuery", CudaCalls.call(driverCall(true, CUresult.CUDA_ERROR_NOT_READY)),
+				DEVICE))
 			.isFalse();
 	}
 
@@ -105,12 +106,12 @@ class CudaCallsTests {
 
 	@Test
 	void callWhenTheModeSwitchesBetweenCallsShouldReturnEveryCode() {
-		// The mode is global to the JVM: an application may switch it between any two of the backend's calls.
+		// The mode is global to the JVM: an application may switch it between any two of
+		// the backend's calls.
 		List<Integer> results = new ArrayList<>();
 		boolean exceptions = false;
-		for (int code : new int[] { CUresult.CUDA_ERROR_NOT_READY, CUresult.CUDA_SUCCESS,
-				CUresult.CUDA_ERROR_NOT_READY, CUresult.CUDA_ERROR_INVALID_VALUE, CUresult.CUDA_ERROR_ILLEGAL_ADDRESS,
-				UNNAMED_CODE }) {
+		for (int code : new int[] { CUresult.CUDA_ERROR_NOT_READY, CUresult.CUDA_SUCCESS, CUresult.CUDA_ERROR_NOT_READY,
+				CUresult.CUDA_ERROR_INVALID_VALUE, CUresult.CUDA_ERROR_ILLEGAL_ADDRESS, UNNAMED_CODE }) {
 			results.add(CudaCalls.call(driverCall(exceptions, code)));
 			exceptions = !exceptions;
 		}
@@ -195,8 +196,10 @@ class CudaCallsTests {
 
 	private static boolean refersToJCudaDriver(Path classFile) {
 		try {
-			// A class that calls a JCudaDriver method or takes a method reference to one holds the class's internal
-			// name in its constant pool (plain ASCII there); constants such as CU_MEMHOSTALLOC_* are inlined.
+			// A class that calls a JCudaDriver method or takes a method reference to one
+			// holds the class's internal
+			// name in its constant pool (plain ASCII there); constants such as
+			// CU_MEMHOSTALLOC_* are inlined.
 			return new String(Files.readAllBytes(classFile), StandardCharsets.ISO_8859_1)
 				.contains("jcuda/driver/JCudaDriver");
 		}

@@ -8,10 +8,11 @@ import org.junit.jupiter.params.provider.EnumSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A kernel that writes out of bounds fails its device with a sticky error, and the JVM lives on. The kernel runs in a
- * child JVM ({@link OutOfBoundsScenario}), because a sticky error ruins the device's primary context for the rest of
- * its process, which would fail every later GPU test of this one. It runs in both of JCuda's exception modes, switched
- * in the child once its registry has started.
+ * A kernel that writes out of bounds fails its device with a sticky error, and the JVM
+ * lives on. The kernel runs in a child JVM ({@link OutOfBoundsScenario}), because a
+ * sticky error ruins the device's primary context for the rest of its process, which
+ * would fail every later GPU test of this one. It runs in both of JCuda's exception
+ * modes, switched in the child once its registry has started.
  */
 @GpuTests
 class CudaDeviceFailureGpuTests {

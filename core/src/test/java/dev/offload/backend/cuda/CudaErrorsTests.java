@@ -11,7 +11,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Tests for {@link CudaErrors}; they need no GPU (error names fall back to JCuda's table without natives).
+ * Tests for {@link CudaErrors}; they need no GPU (error names fall back to JCuda's table
+ * without natives).
  */
 class CudaErrorsTests {
 
@@ -43,7 +44,7 @@ class CudaErrorsTests {
 
 	@Test
 	void isStickyWhenContextCorruptingErrorsShouldBeTrue() {
-		assertThat(List.of( CUresult.CUDA_ERROR_ILLEGAL_ADDRESS, CUresult.CUDA_ERROR_LAUNCH_FAILED,
+		assertThat(List.of(CUresult.CUDA_ERROR_ILLEGAL_ADDRESS, CUresult.CUDA_ERROR_LAUNCH_FAILED,
 				CUresult.CUDA_ERROR_MISALIGNED_ADDRESS, CUresult.CUDA_ERROR_ILLEGAL_INSTRUCTION,
 				CUresult.CUDA_ERROR_HARDWARE_STACK_ERROR, CUresult.CUDA_ERROR_INVALID_ADDRESS_SPACE,
 				CUresult.CUDA_ERROR_INVALID_PC, CUresult.CUDA_ERROR_ASSERT, CUresult.CUDA_ERROR_ECC_UNCORRECTABLE,
@@ -53,7 +54,7 @@ class CudaErrorsTests {
 
 	@Test
 	void isStickyWhenRecoverableErrorsShouldBeFalse() {
-		assertThat(List.of( CUresult.CUDA_ERROR_INVALID_VALUE, CUresult.CUDA_ERROR_OUT_OF_MEMORY,
+		assertThat(List.of(CUresult.CUDA_ERROR_INVALID_VALUE, CUresult.CUDA_ERROR_OUT_OF_MEMORY,
 				CUresult.CUDA_ERROR_NOT_READY, CUresult.CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
 				CUresult.CUDA_ERROR_INVALID_PTX, CUresult.CUDA_ERROR_NOT_FOUND))
 			.allSatisfy((result) -> assertThat(CudaErrors.isSticky(result)).as(CUresult.stringFor(result)).isFalse());

@@ -24,8 +24,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * What an application saw after switching JCuda's exceptions on while Offload ran, in both modes: each test starts a
- * registry, then switches the mode, runs, and closes the registry in that mode.
+ * What an application saw after switching JCuda's exceptions on while Offload ran, in
+ * both modes: each test starts a registry, then switches the mode, runs, and closes the
+ * registry in that mode.
  */
 @GpuTests
 class CudaExceptionModeGpuTests {
@@ -51,7 +52,8 @@ class CudaExceptionModeGpuTests {
 					session.launch(spin, LaunchConfig.of(1, 1), releaseFlag, outcome, TestKernels.SPIN_LIMIT_NANOS);
 					closed.add(session.closeAsync());
 				}
-				// The completion thread queries each stream and is told NOT_READY (thrown, in the exception mode).
+				// The completion thread queries each stream and is told NOT_READY
+				// (thrown, in the exception mode).
 				assertThat(closed).allSatisfy((future) -> assertThat(future).isNotDone());
 				assertThat(device.streamPool().inUse()).isEqualTo(SESSIONS);
 			}
@@ -60,8 +62,7 @@ class CudaExceptionModeGpuTests {
 			}
 			join(CompletableFuture.allOf(closed.toArray(CompletableFuture[]::new)));
 			assertThat(closed).allSatisfy((future) -> assertThat(future).isCompleted());
-			await().atMost(Duration.ofSeconds(DEADLOCK_BOUND_SECONDS))
-				.until(() -> device.streamPool().inUse() == 0);
+			await().atMost(Duration.ofSeconds(DEADLOCK_BOUND_SECONDS)).until(() -> device.streamPool().inUse() == 0);
 			assertThat(device.streamPool().statistics().discarded()).isEqualTo(discardedBefore);
 			assertThat(device.isHealthy()).isTrue();
 			outcome.close();
@@ -89,13 +90,15 @@ class CudaExceptionModeGpuTests {
 	}
 
 	/**
-	 * Starts a registry on device 0, switches JCuda to {@code mode}, runs the scenario and closes the registry (in
-	 * that mode: closing must not throw either), then restores the run's mode.
+	 * Starts a registry on device 0, switches JCuda to {@code mode}, runs the scenario
+	 * and closes the registry (in that mode: closing must not throw either), then
+	 * restores the run's mode.
 	 */
 	private static void runSwitchedTo(JCudaExceptionMode mode, Consumer<Device> scenario) {
 		DeviceRegistry registry = DeviceRegistry.builder(CudaBackend.create())
 			.deviceIds(List.of(0))
-			// Every session of a test has a stream from the start: no stream is created while kernels spin.
+			// Every session of a test has a stream from the start: no stream is created
+			// while kernels spin.
 			.streamPool(StreamPoolConfig.DEFAULTS.withInitialSize(SESSIONS + 8))
 			.build();
 		try (registry) {

@@ -33,9 +33,11 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.awaitility.Awaitility.await;
 
 /**
- * Sessions on a real CUDA device: results, the stream-sharing hazard (a sync waiting for another task's work), asynchronous
- * close, and wrong launches that must end as exceptions, not crashes. JCuda's exception mode is the run's
- * ({@link JCudaExceptionMode#configured()}), switched once the registry started; some tests switch it themselves.
+ * Sessions on a real CUDA device: results, the stream-sharing hazard (a sync waiting for
+ * another task's work), asynchronous close, and wrong launches that must end as
+ * exceptions, not crashes. JCuda's exception mode is the run's
+ * ({@link JCudaExceptionMode#configured()}), switched once the registry started; some
+ * tests switch it themselves.
  */
 @GpuTests
 class CudaSessionGpuTests {
@@ -95,7 +97,8 @@ class CudaSessionGpuTests {
 			session.synchronize();
 			result.getFloats(0, actual);
 		}
-		// isEqualTo compares with Arrays.equals; containsExactly would diff 2^20 elements quadratically.
+		// isEqualTo compares with Arrays.equals; containsExactly would diff 2^20 elements
+		// quadratically.
 		assertThat(actual).isEqualTo(expected);
 	}
 
@@ -141,15 +144,18 @@ class CudaSessionGpuTests {
 					shortWork.add(threads.submit(() -> runShortSessions(seed)));
 				}
 				for (Future<Integer> done : shortWork) {
-					// Far below the spin kernel's own limit: a short session that waited for it would time out here.
+					// Far below the spin kernel's own limit: a short session that waited
+					// for it would time out here.
 					assertThat(done.get(20, TimeUnit.SECONDS)).isEqualTo(SHORT_SESSIONS_PER_THREAD);
 				}
 			}
 			finally {
 				threads.shutdownNow();
 			}
-			assertThat(spinDone.isComplete()).as("the long session's kernel still spins after %d short sessions",
-					SHORT_SESSION_THREADS * SHORT_SESSIONS_PER_THREAD).isFalse();
+			assertThat(spinDone.isComplete())
+				.as("the long session's kernel still spins after %d short sessions",
+						SHORT_SESSION_THREADS * SHORT_SESSIONS_PER_THREAD)
+				.isFalse();
 			assertThat(longSession.streamId()).isNotNegative();
 			TestKernels.release(device, releaseFlag);
 			assertThat(TestKernels.readInt(longSession, outcome)).as("spin outcome (1 = released, 2 = timed out)")

@@ -21,9 +21,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * Sessions on virtual threads on a real CUDA device: a virtual thread moves between carrier threads, and the
- * driver's current context belongs to the carrier, so every session's result is checked; its waits park (no pinned
- * event through Offload). Needs Java 21+ (GPU_RUN_PARTS=vt runs it on the packed Java 25 runtime).
+ * Sessions on virtual threads on a real CUDA device: a virtual thread moves between
+ * carrier threads, and the driver's current context belongs to the carrier, so every
+ * session's result is checked; its waits park (no pinned event through Offload). Needs
+ * Java 21+ (GPU_RUN_PARTS=vt runs it on the packed Java 25 runtime).
  */
 @GpuTests
 @Tag("java21")
@@ -55,7 +56,8 @@ class CudaVirtualThreadGpuTests {
 	void sessionsWhenOnThousandsOfVirtualThreadsShouldComputeTheirOwnResultsWithoutPinning() throws Exception {
 		assumeTrue(VirtualThreads.isSupported(), "Virtual threads need Java 21+");
 		AtomicInteger wrong = new AtomicInteger();
-		// Loads what the waits use once before the recording: a first class loading under contention pins.
+		// Loads what the waits use once before the recording: a first class loading under
+		// contention pins.
 		OnVirtualThreads.run(64, (i) -> saxpyChecked(i, wrong));
 		PinnedEvents pinned = PinnedEvents.during(() -> {
 			OnVirtualThreads.run(5_000, (i) -> saxpyChecked(i, wrong));

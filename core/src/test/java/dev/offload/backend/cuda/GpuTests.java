@@ -10,8 +10,9 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Marks tests that need a CUDA device: tagged {@code gpu}, and skipped with the reason (no natives, no device) where
- * CUDA is unavailable, so that a build without a GPU shows them as skipped rather than hiding them.
+ * Marks tests that need a CUDA device: tagged {@code gpu}, and skipped with the reason
+ * (no natives, no device) where CUDA is unavailable, so that a build without a GPU shows
+ * them as skipped rather than hiding them.
  */
 @Target({ ElementType.TYPE, ElementType.METHOD })
 @Retention(RetentionPolicy.RUNTIME)

@@ -5,8 +5,8 @@ import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * Enables {@link MultiGpuTests} only where {@link CudaBackend#probe()} finds at least two CUDA devices; elsewhere
- * they are disabled with the reason.
+ * Enables {@link MultiGpuTests} only where {@link CudaBackend#probe()} finds at least two
+ * CUDA devices; elsewhere they are disabled with the reason.
  */
 public final class MultiGpuCondition implements ExecutionCondition {
 
@@ -17,12 +17,12 @@ public final class MultiGpuCondition implements ExecutionCondition {
 	public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
 		CudaAvailability availability = CudaBackend.probe();
 		if (!availability.available()) {
-			return ConditionEvaluationResult.disabled("no CUDA device: " + availability.reason() + ": "
-					+ availability.message());
+			return ConditionEvaluationResult
+				.disabled("no CUDA device: " + availability.reason() + ": " + availability.message());
 		}
 		if (availability.deviceCount() < REQUIRED_DEVICES) {
-			return ConditionEvaluationResult.disabled("needs at least " + REQUIRED_DEVICES
-					+ " CUDA devices, found " + availability.message());
+			return ConditionEvaluationResult
+				.disabled("needs at least " + REQUIRED_DEVICES + " CUDA devices, found " + availability.message());
 		}
 		return ConditionEvaluationResult.enabled("CUDA available: " + availability.message());
 	}

@@ -16,9 +16,10 @@ import dev.offload.kernel.LaunchConfig;
 import dev.offload.spi.BackendException;
 
 /**
- * Fails GPU 1 with a kernel that writes far outside its buffer, then reports, one {@code KEY=value} line each,
- * what the other GPUs still do. {@link MultiGpuTests} runs it in its own JVM, as {@link OutOfBoundsScenario}: the
- * sticky error ruins GPU 1's primary context for the rest of the process.
+ * Fails GPU 1 with a kernel that writes far outside its buffer, then reports, one
+ * {@code KEY=value} line each, what the other GPUs still do. {@link MultiGpuTests} runs
+ * it in its own JVM, as {@link OutOfBoundsScenario}: the sticky error ruins GPU 1's
+ * primary context for the rest of the process.
  */
 public final class MultiGpuFailureScenario {
 
@@ -29,7 +30,8 @@ public final class MultiGpuFailureScenario {
 
 	/**
 	 * Runs the scenario.
-	 * @param args the {@link JCudaExceptionMode} to switch to once the registry has started (the run's mode if none)
+	 * @param args the {@link JCudaExceptionMode} to switch to once the registry has
+	 * started (the run's mode if none)
 	 */
 	public static void main(String[] args) {
 		JCudaExceptionMode mode = (args.length > 0) ? JCudaExceptionMode.valueOf(args[0])
@@ -38,7 +40,8 @@ public final class MultiGpuFailureScenario {
 			mode.apply();
 			System.out.println("MODE=" + mode);
 			System.out.println("DEVICES=" + registry.ids());
-			// Every module loads before the failure: loading on a failed device is refused.
+			// Every module loads before the failure: loading on a failed device is
+			// refused.
 			registry.devices().forEach(TestKernels::saxpy);
 			Device failing = registry.device(1);
 			Kernel write = failing.loadModule(TestKernels.OUT_OF_BOUNDS).kernel("writeOutOfBounds");

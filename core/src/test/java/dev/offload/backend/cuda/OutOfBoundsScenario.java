@@ -11,9 +11,10 @@ import dev.offload.kernel.LaunchConfig;
 import dev.offload.spi.BackendException;
 
 /**
- * Runs a kernel that writes far outside its buffer and reports, one {@code KEY=value} line each, what the process
- * saw. {@link CudaDeviceFailureGpuTests} runs it in its own JVM: the sticky error ruins the device's primary context
- * for the rest of the process, and the test proves the process lives on. JCuda's exception mode is switched once the
+ * Runs a kernel that writes far outside its buffer and reports, one {@code KEY=value}
+ * line each, what the process saw. {@link CudaDeviceFailureGpuTests} runs it in its own
+ * JVM: the sticky error ruins the device's primary context for the rest of the process,
+ * and the test proves the process lives on. JCuda's exception mode is switched once the
  * registry has started, to the mode named by the first argument.
  */
 public final class OutOfBoundsScenario {
@@ -23,7 +24,8 @@ public final class OutOfBoundsScenario {
 
 	/**
 	 * Runs the scenario.
-	 * @param args the {@link JCudaExceptionMode} to switch to once the registry has started (the run's mode if none)
+	 * @param args the {@link JCudaExceptionMode} to switch to once the registry has
+	 * started (the run's mode if none)
 	 */
 	public static void main(String[] args) {
 		JCudaExceptionMode mode = (args.length > 0) ? JCudaExceptionMode.valueOf(args[0])
@@ -34,8 +36,10 @@ public final class OutOfBoundsScenario {
 			Device device = registry.device(0);
 			Kernel write = device.loadModule(TestKernels.OUT_OF_BOUNDS).kernel("writeOutOfBounds");
 			try (OffloadSession session = device.openSession()) {
-				// An event in the pool makes the registry's close destroy one after the sticky error; recorded before
-				// the launch, so that the launch's error surfaces from the synchronize below, not from the record.
+				// An event in the pool makes the registry's close destroy one after the
+				// sticky error; recorded before
+				// the launch, so that the launch's error surfaces from the synchronize
+				// below, not from the record.
 				session.recordEvent();
 				session.launch(write, LaunchConfig.of(1, 1), session.allocate(4), 1L << 40);
 				session.synchronize();

@@ -69,8 +69,7 @@ class PtxEntriesTests {
 				{ ret; }
 				.entry plain() { ret; }
 				""";
-		assertThat(PtxEntries.parse(ptx)).extracting(PtxEntries.PtxEntry::name)
-			.containsExactly("weakKernel", "plain");
+		assertThat(PtxEntries.parse(ptx)).extracting(PtxEntries.PtxEntry::name).containsExactly("weakKernel", "plain");
 	}
 
 	@Test

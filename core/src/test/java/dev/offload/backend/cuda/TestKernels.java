@@ -12,12 +12,15 @@ import dev.offload.kernel.ModuleDefinition;
 import dev.offload.kernel.ParamKind;
 
 /**
- * The test kernels of {@code src/test/resources/kernels} (built by {@code scripts/gpu/build-ptx.sh}) and helpers to
- * drive the spin kernel.
+ * The test kernels of {@code src/test/resources/kernels} (built by
+ * {@code scripts/gpu/build-ptx.sh}) and helpers to drive the spin kernel.
  */
 final class TestKernels {
 
-	/** How long a spin kernel waits for its release before it gives up: a safety net, never reached by a pass. */
+	/**
+	 * How long a spin kernel waits for its release before it gives up: a safety net,
+	 * never reached by a pass.
+	 */
 	static final long SPIN_LIMIT_NANOS = TimeUnit.SECONDS.toNanos(30);
 
 	/** The spin kernel's outcome when another stream released it. */
@@ -27,11 +30,13 @@ final class TestKernels {
 
 	static final ModuleDefinition SAXPY = ModuleDefinition.builder("saxpy").imageResource("kernels/saxpy.ptx").build();
 
-	static final ModuleDefinition SPIN = ModuleDefinition.builder("spin").imageResource("kernels/spin.ptx")
+	static final ModuleDefinition SPIN = ModuleDefinition.builder("spin")
+		.imageResource("kernels/spin.ptx")
 		.signature("spinUntilReleased", ParamKind.POINTER, ParamKind.POINTER, ParamKind.INT64)
 		.build();
 
-	static final ModuleDefinition OUT_OF_BOUNDS = ModuleDefinition.builder("oob").imageResource("kernels/oob.ptx")
+	static final ModuleDefinition OUT_OF_BOUNDS = ModuleDefinition.builder("oob")
+		.imageResource("kernels/oob.ptx")
 		.build();
 
 	private TestKernels() {
@@ -57,7 +62,8 @@ final class TestKernels {
 	}
 
 	/**
-	 * Enqueues a spin kernel on {@code session} that runs until {@link #release} and then writes its outcome.
+	 * Enqueues a spin kernel on {@code session} that runs until {@link #release} and then
+	 * writes its outcome.
 	 */
 	static DeviceBuffer launchSpin(OffloadSession session, DeviceBuffer releaseFlag) {
 		DeviceBuffer outcome = session.allocate(Integer.BYTES);
@@ -67,7 +73,8 @@ final class TestKernels {
 	}
 
 	/**
-	 * Releases spinning kernels from another session's stream, which proves that stream is not held up by them.
+	 * Releases spinning kernels from another session's stream, which proves that stream
+	 * is not held up by them.
 	 */
 	static void release(Device device, DeviceBuffer releaseFlag) {
 		try (OffloadSession releaser = device.openSession()) {
@@ -77,8 +84,9 @@ final class TestKernels {
 	}
 
 	/**
-	 * Fills the device's buffer cache with the blocks the concurrent tests use, so that no allocation runs while a
-	 * spin kernel holds the device: the tests are about streams, not about whether the driver's allocator waits.
+	 * Fills the device's buffer cache with the blocks the concurrent tests use, so that
+	 * no allocation runs while a spin kernel holds the device: the tests are about
+	 * streams, not about whether the driver's allocator waits.
 	 */
 	static void warmBufferCache(Device device, int sessions) {
 		try (OffloadSession session = device.openSession()) {
@@ -93,8 +101,8 @@ final class TestKernels {
 	}
 
 	/**
-	 * Runs y = 2x + 1 over 1,024 floats (x = index + seed) in a session of its own and returns y's last element,
-	 * {@code 2 * (1023 + seed) + 1} when right.
+	 * Runs y = 2x + 1 over 1,024 floats (x = index + seed) in a session of its own and
+	 * returns y's last element, {@code 2 * (1023 + seed) + 1} when right.
 	 */
 	static float saxpyLast(Device device, Kernel saxpy, int seed) {
 		int n = 1024;

@@ -4,8 +4,9 @@ import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 
 /**
- * Reports, one {@code KEY=value} line each, the CUDA devices this process sees: {@link MultiGpuTests} runs it in a
- * JVM of its own with {@code CUDA_VISIBLE_DEVICES} set, which the driver reads once, when it initialises.
+ * Reports, one {@code KEY=value} line each, the CUDA devices this process sees:
+ * {@link MultiGpuTests} runs it in a JVM of its own with {@code CUDA_VISIBLE_DEVICES}
+ * set, which the driver reads once, when it initialises.
  */
 public final class VisibleDevicesScenario {
 

@@ -30,9 +30,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The host backend schedules a launch's blocks like a GPU: a big grid is split into chunks that every worker takes,
- * a higher-priority stream's work passes a running kernel between two chunks, and a stream's order, its
- * synchronize and its failures are those of one launch.
+ * The host backend schedules a launch's blocks like a GPU: a big grid is split into
+ * chunks that every worker takes, a higher-priority stream's work passes a running kernel
+ * between two chunks, and a stream's order, its synchronize and its failures are those of
+ * one launch.
  */
 class GridSchedulingTests {
 
@@ -101,7 +102,8 @@ class GridSchedulingTests {
 			secondWorker.countDown();
 		}
 		if (thread.globalIdX() == 0) {
-			// Holds the first chunk's worker until another worker has run a thread of the same launch.
+			// Holds the first chunk's worker until another worker has run a thread of the
+			// same launch.
 			awaitLatch(secondWorker);
 		}
 	}
@@ -125,9 +127,10 @@ class GridSchedulingTests {
 	}
 
 	/**
-	 * Launch {@code k} of a chain: every thread reads, in the buffer that launch {@code k - 1} wrote, the element at
-	 * the other end of the grid (another chunk's), expects {@code k}, and writes {@code k + 1} to its own element of
-	 * the other buffer, which launch {@code k - 1} read.
+	 * Launch {@code k} of a chain: every thread reads, in the buffer that launch
+	 * {@code k - 1} wrote, the element at the other end of the grid (another chunk's),
+	 * expects {@code k}, and writes {@code k + 1} to its own element of the other buffer,
+	 * which launch {@code k - 1} read.
 	 */
 	private static void step(HostThread t) {
 		int k = t.intArg(0);
@@ -141,7 +144,8 @@ class GridSchedulingTests {
 
 	private static boolean awaitLatch(CountDownLatch latch) {
 		try {
-			// A hang guard only: a kernel that waits longer lets the test fail on its assertions.
+			// A hang guard only: a kernel that waits longer lets the test fail on its
+			// assertions.
 			return latch.await(30, TimeUnit.SECONDS);
 		}
 		catch (InterruptedException ex) {
@@ -204,16 +208,20 @@ class GridSchedulingTests {
 		launch(normal, kernel(device, "heldAtBothEnds"), 16);
 		awaitLatch(firstThreadStarted);
 		if (workers > 1) {
-			// Every worker is now in the NORMAL kernel: one at its first thread, another at its last.
+			// Every worker is now in the NORMAL kernel: one at its first thread, another
+			// at its last.
 			assertThat(awaitLatch(lastThreadStarted)).isTrue();
 		}
 		launchOneThread(other, kernel(device, "mark"));
-		// The first chunk ends; its worker takes the other stream's kernel, which waits for no more than a chunk:
-		// a HIGH stream's work comes before the NORMAL kernel's chunks, and equal priorities take turns.
+		// The first chunk ends; its worker takes the other stream's kernel, which waits
+		// for no more than a chunk:
+		// a HIGH stream's work comes before the NORMAL kernel's chunks, and equal
+		// priorities take turns.
 		firstThreadGate.countDown();
 		assertThat(CompletableFuture.runAsync(other::synchronize)).succeedsWithin(Duration.ofSeconds(20));
 		assertThat(marks).hasValue(1);
-		// The NORMAL kernel's last thread is still held, so its launch cannot have finished.
+		// The NORMAL kernel's last thread is still held, so its launch cannot have
+		// finished.
 		assertThat(normal.query()).isFalse();
 		lastThreadGate.countDown();
 		normal.synchronize();

@@ -23,8 +23,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The host backend keeps CUDA's stream semantics: in order within a stream, concurrent across streams up to the
- * workers, higher priority first, synchronize waits for exactly the work before it, events order streams.
+ * The host backend keeps CUDA's stream semantics: in order within a stream, concurrent
+ * across streams up to the workers, higher priority first, synchronize waits for exactly
+ * the work before it, events order streams.
  */
 class HostBackendTests {
 
@@ -100,7 +101,8 @@ class HostBackendTests {
 		BackendStream stream = device.createStream(0);
 		BackendKernel hold = kernel(device, "hold");
 		launch(stream, hold, 1);
-		// Once the kernel runs, the worker holds no lock of the stream: a WAITING synchronizer is in its await.
+		// Once the kernel runs, the worker holds no lock of the stream: a WAITING
+		// synchronizer is in its await.
 		awaitLatch(started(1));
 		Thread[] syncThread = new Thread[1];
 		CompletableFuture<Void> sync = CompletableFuture.runAsync(() -> {
@@ -192,8 +194,7 @@ class HostBackendTests {
 
 	@Test
 	void builderShouldValidateItsValues() {
-		assertThatExceptionOfType(IllegalArgumentException.class)
-			.isThrownBy(() -> HostBackend.builder().deviceCount(0))
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> HostBackend.builder().deviceCount(0))
 			.withMessage("deviceCount must be between 1 and 64, was 0");
 		assertThatExceptionOfType(IllegalArgumentException.class)
 			.isThrownBy(() -> HostBackend.builder().workersPerDevice(0))

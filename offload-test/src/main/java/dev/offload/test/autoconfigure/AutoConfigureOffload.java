@@ -11,10 +11,11 @@ import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.test.context.PropertyMapping;
 
 /**
- * Imports Offload's auto-configurations on the host backend with a chosen number of emulated devices, so that a test
- * runs GPU code without a GPU; wraps the backend in a {@link dev.offload.test.fault.FaultInjectingBackend} with the
- * faults of the {@code offload.test.faults.*} properties, and records who opened each session, for the leak check
- * after each test.
+ * Imports Offload's auto-configurations on the host backend with a chosen number of
+ * emulated devices, so that a test runs GPU code without a GPU; wraps the backend in a
+ * {@link dev.offload.test.fault.FaultInjectingBackend} with the faults of the
+ * {@code offload.test.faults.*} properties, and records who opened each session, for the
+ * leak check after each test.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
@@ -31,7 +32,8 @@ public @interface AutoConfigureOffload {
 	int devices() default 1;
 
 	/**
-	 * The backend ({@code offload.backend}); the host backend unless a test asks for another.
+	 * The backend ({@code offload.backend}); the host backend unless a test asks for
+	 * another.
 	 * @return the backend's name
 	 */
 	@PropertyMapping("offload.backend")

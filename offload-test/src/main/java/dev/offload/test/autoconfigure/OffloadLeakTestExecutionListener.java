@@ -14,14 +14,16 @@ import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
 
 /**
- * Fails a test that leaves an Offload session open or a stream lent, naming the code that opened each session left
- * open. Only tests whose context holds a {@link DeviceRegistry} are checked.
+ * Fails a test that leaves an Offload session open or a stream lent, naming the code that
+ * opened each session left open. Only tests whose context holds a {@link DeviceRegistry}
+ * are checked.
  */
 public class OffloadLeakTestExecutionListener extends AbstractTestExecutionListener {
 
 	@Override
 	public int getOrder() {
-		// After the listeners that roll back or clean up (they run first in afterTestMethod at a higher order).
+		// After the listeners that roll back or clean up (they run first in
+		// afterTestMethod at a higher order).
 		return Ordered.LOWEST_PRECEDENCE - 100;
 	}
 
@@ -67,7 +69,8 @@ public class OffloadLeakTestExecutionListener extends AbstractTestExecutionListe
 		return String.join(", ", openers);
 	}
 
-	// The first frame outside Offload's own packages and the JDK is the application code that opened the session.
+	// The first frame outside Offload's own packages and the JDK is the application code
+	// that opened the session.
 	private static StackTraceElement opener(Throwable stack) {
 		for (StackTraceElement element : stack.getStackTrace()) {
 			String type = element.getClassName();

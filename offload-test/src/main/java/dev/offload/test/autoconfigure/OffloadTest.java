@@ -16,8 +16,9 @@ import org.springframework.test.context.BootstrapWith;
 import org.springframework.test.context.junit.jupiter.SpringExtension;
 
 /**
- * A test slice that starts only Offload's auto-configurations, on the host backend, with none of the application's
- * scanned components: import the beans under test with {@code @Import}.
+ * A test slice that starts only Offload's auto-configurations, on the host backend, with
+ * none of the application's scanned components: import the beans under test with
+ * {@code @Import}.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
@@ -31,7 +32,8 @@ import org.springframework.test.context.junit.jupiter.SpringExtension;
 public @interface OffloadTest {
 
 	/**
-	 * Properties in {@code key=value} form added to the environment, such as {@code offload.test.faults.*}.
+	 * Properties in {@code key=value} form added to the environment, such as
+	 * {@code offload.test.faults.*}.
 	 * @return the properties
 	 */
 	String[] properties() default {};

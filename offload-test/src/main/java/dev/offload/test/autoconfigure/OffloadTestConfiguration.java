@@ -18,17 +18,19 @@ import dev.offload.test.fault.FaultInjectingBackend;
 import dev.offload.test.fault.FaultInjectingBackend.Operation;
 
 /**
- * What {@link AutoConfigureOffload} adds to Offload's auto-configurations: the session openers for the leak check,
- * and the backend wrapped in a {@link FaultInjectingBackend} (a test may inject it to fail a device at will), with
- * the faults of the {@code offload.test.faults.*} properties: {@code <operation>.fail-at} (the Nth call fails,
- * counted from startup), {@code <operation>.sticky} (the failure kills its device) and {@code device} (the faults
- * hit that device only).
+ * What {@link AutoConfigureOffload} adds to Offload's auto-configurations: the session
+ * openers for the leak check, and the backend wrapped in a {@link FaultInjectingBackend}
+ * (a test may inject it to fail a device at will), with the faults of the
+ * {@code offload.test.faults.*} properties: {@code <operation>.fail-at} (the Nth call
+ * fails, counted from startup), {@code <operation>.sticky} (the failure kills its device)
+ * and {@code device} (the faults hit that device only).
  */
 @AutoConfiguration(beforeName = "dev.offload.autoconfigure.OffloadAutoConfiguration")
 public final class OffloadTestConfiguration {
 
 	/**
-	 * The prefix of the fault properties; outside {@code offload.*}, whose unknown keys fail an application's start.
+	 * The prefix of the fault properties; outside {@code offload.*}, whose unknown keys
+	 * fail an application's start.
 	 */
 	public static final String FAULTS_PREFIX = "offload.test.faults.";
 
@@ -61,8 +63,8 @@ public final class OffloadTestConfiguration {
 				faults.onDevice(device);
 			}
 			catch (IllegalArgumentException ex) {
-				throw new IllegalArgumentException(DEVICE + " names no device of the test's backend: " + ex.getMessage(),
-						ex);
+				throw new IllegalArgumentException(
+						DEVICE + " names no device of the test's backend: " + ex.getMessage(), ex);
 			}
 		}
 		for (Operation operation : Operation.values()) {
@@ -92,7 +94,8 @@ public final class OffloadTestConfiguration {
 		return FAULTS_PREFIX + operation.name().toLowerCase(Locale.ROOT).replace('_', '-') + ".";
 	}
 
-	// A mistyped fault property would silently inject nothing: the test would pass without its fault.
+	// A mistyped fault property would silently inject nothing: the test would pass
+	// without its fault.
 	private static void rejectUnknownProperties(Environment environment) {
 		if (!(environment instanceof ConfigurableEnvironment configurable)) {
 			return;

@@ -5,7 +5,8 @@ import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
 
 /**
- * Bootstraps an {@link OffloadTest}: finds the application's configuration and adds the test's properties.
+ * Bootstraps an {@link OffloadTest}: finds the application's configuration and adds the
+ * test's properties.
  */
 class OffloadTestContextBootstrapper extends SpringBootTestContextBootstrapper {
 

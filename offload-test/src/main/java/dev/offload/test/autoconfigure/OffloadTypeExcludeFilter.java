@@ -5,8 +5,8 @@ import org.springframework.core.type.classreading.MetadataReader;
 import org.springframework.core.type.classreading.MetadataReaderFactory;
 
 /**
- * Leaves every scanned component out of an {@link OffloadTest}: the slice holds Offload's beans and what the test
- * imports.
+ * Leaves every scanned component out of an {@link OffloadTest}: the slice holds Offload's
+ * beans and what the test imports.
  */
 final class OffloadTypeExcludeFilter extends TypeExcludeFilter {
 

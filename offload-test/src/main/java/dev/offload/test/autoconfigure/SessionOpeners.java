@@ -8,7 +8,8 @@ import dev.offload.OffloadListener;
 import dev.offload.OffloadSession;
 
 /**
- * Remembers the stack of the code that opened each session still open, so that a leak report names the opener.
+ * Remembers the stack of the code that opened each session still open, so that a leak
+ * report names the opener.
  */
 public final class SessionOpeners implements OffloadListener {
 
@@ -16,8 +17,8 @@ public final class SessionOpeners implements OffloadListener {
 
 	@Override
 	public void sessionOpened(OffloadSession session) {
-		this.open.put(session, new Throwable("Session " + session.id() + " opened here on thread "
-				+ Thread.currentThread().getName()));
+		this.open.put(session, new Throwable(
+				"Session " + session.id() + " opened here on thread " + Thread.currentThread().getName()));
 	}
 
 	@Override
@@ -34,7 +35,8 @@ public final class SessionOpeners implements OffloadListener {
 	}
 
 	/**
-	 * Forgets every session, so that one test's leak is not reported again by the next test.
+	 * Forgets every session, so that one test's leak is not reported again by the next
+	 * test.
 	 * @return the sessions that were open
 	 */
 	List<OffloadSession> clear() {

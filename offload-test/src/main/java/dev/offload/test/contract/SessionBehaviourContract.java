@@ -28,10 +28,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The behaviour every backend must show, as one suite: a subclass per backend supplies the backend and, for a
- * backend that cannot run host kernels, a kernel that does nothing and a gate (a kernel that runs until the test
- * releases it), so that a new backend proves itself with one subclass. Offload runs it on the host backend everywhere
- * and on CUDA on a GPU. Nothing here measures time: the gate decides what is still running.
+ * The behaviour every backend must show, as one suite: a subclass per backend supplies
+ * the backend and, for a backend that cannot run host kernels, a kernel that does nothing
+ * and a gate (a kernel that runs until the test releases it), so that a new backend
+ * proves itself with one subclass. Offload runs it on the host backend everywhere and on
+ * CUDA on a GPU. Nothing here measures time: the gate decides what is still running.
  */
 public abstract class SessionBehaviourContract {
 
@@ -67,8 +68,8 @@ public abstract class SessionBehaviourContract {
 	protected abstract Backend createBackend();
 
 	/**
-	 * Returns a kernel without parameters that does nothing: {@link TestKernels#NOOP}'s host implementation unless a
-	 * backend that runs only compiled kernels overrides it.
+	 * Returns a kernel without parameters that does nothing: {@link TestKernels#NOOP}'s
+	 * host implementation unless a backend that runs only compiled kernels overrides it.
 	 * @param device the device to load it on
 	 * @return the kernel
 	 */
@@ -77,8 +78,8 @@ public abstract class SessionBehaviourContract {
 	}
 
 	/**
-	 * Creates a gate on a device: offload-test's {@link dev.offload.test.kernel.Gate} kernel unless a backend that
-	 * runs only compiled kernels overrides it.
+	 * Creates a gate on a device: offload-test's {@link dev.offload.test.kernel.Gate}
+	 * kernel unless a backend that runs only compiled kernels overrides it.
 	 * @param device the device
 	 * @return a closed gate
 	 */
@@ -91,7 +92,8 @@ public abstract class SessionBehaviourContract {
 				gate.launch(session);
 				try {
 					if (!gate.awaitStarted(Duration.ofSeconds(DEADLOCK_BOUND_SECONDS))) {
-						throw new IllegalStateException(gate + " did not start within " + DEADLOCK_BOUND_SECONDS + " s");
+						throw new IllegalStateException(
+								gate + " did not start within " + DEADLOCK_BOUND_SECONDS + " s");
 					}
 				}
 				catch (InterruptedException ex) {
@@ -109,7 +111,8 @@ public abstract class SessionBehaviourContract {
 	}
 
 	/**
-	 * Returns the id of the device the suite runs on; a backend of several devices runs it once per device.
+	 * Returns the id of the device the suite runs on; a backend of several devices runs
+	 * it once per device.
 	 * @return the device's id, 0 unless overridden
 	 */
 	protected int deviceId() {
@@ -117,7 +120,8 @@ public abstract class SessionBehaviourContract {
 	}
 
 	/**
-	 * Starts a registry over the backend under test, on the device of {@link #deviceId()}.
+	 * Starts a registry over the backend under test, on the device of
+	 * {@link #deviceId()}.
 	 */
 	@BeforeEach
 	protected void openRegistry() {
@@ -126,8 +130,10 @@ public abstract class SessionBehaviourContract {
 			.streamPool(StreamPoolConfig.DEFAULTS.withInitialSize(8))
 			.build();
 		this.device = this.registry.device(deviceId());
-		// Load every module before any gate holds a kernel: on CUDA, loading a module can wait for running kernels
-		// (seen on the H200: the first version of this suite loaded the no-op kernel while a spin kernel was held,
+		// Load every module before any gate holds a kernel: on CUDA, loading a module can
+		// wait for running kernels
+		// (seen on the H200: the first version of this suite loaded the no-op kernel
+		// while a spin kernel was held,
 		// and hung until the spin kernel's safety limit).
 		noop(this.device);
 	}
@@ -183,7 +189,8 @@ public abstract class SessionBehaviourContract {
 			for (Future<?> light : lights) {
 				light.get(DEADLOCK_BOUND_SECONDS, TimeUnit.SECONDS);
 			}
-			// All 200 light sessions synchronized and closed; the heavy one is still held by its gate.
+			// All 200 light sessions synchronized and closed; the heavy one is still held
+			// by its gate.
 			assertThat(heavyDone.isComplete()).isFalse();
 		}
 		finally {

@@ -15,9 +15,9 @@ import dev.offload.spi.BackendDevice;
 import dev.offload.spi.BackendException;
 
 /**
- * Wraps any {@link Backend} and makes chosen operations fail — on the Nth call, at a rate, or as a sticky device
- * error that kills the device — or run slow. For tests of pools, sessions and applications under faults:
- * <pre>{@code
+ * Wraps any {@link Backend} and makes chosen operations fail — on the Nth call, at a
+ * rate, or as a sticky device error that kills the device — or run slow. For tests of
+ * pools, sessions and applications under faults: <pre>{@code
  * FaultInjectingBackend faults = FaultInjectingBackend.wrap(HostBackend.builder().build());
  * faults.failNth(Operation.LAUNCH, 3);                 // the 3rd launch's work fails
  * faults.failAtRate(Operation.SYNCHRONIZE, 0.01, 42);  // 1% of synchronizes fail
@@ -25,11 +25,11 @@ import dev.offload.spi.BackendException;
  * faults.delay(Operation.SYNCHRONIZE, Duration.ofMillis(2));
  * faults.failDevice(1, "Xid 79");                    // device 1 is lost now: its next call fails sticky
  * DeviceRegistry registry = DeviceRegistry.builder(faults).build();
- * }</pre>
- * A failed launch fails like a kernel on a GPU: the launch call returns, and the stream's next query or synchronize
- * throws. An injected query or synchronize fault also stands for failed work: it fires once the stream's work is over.
- * Other operations throw at the call. Injected errors are {@link BackendException}s named
- * {@code INJECTED_FAULT} (or {@code INJECTED_STICKY_FAULT}).
+ * }</pre> A failed launch fails like a kernel on a GPU: the launch call returns, and the
+ * stream's next query or synchronize throws. An injected query or synchronize fault also
+ * stands for failed work: it fires once the stream's work is over. Other operations throw
+ * at the call. Injected errors are {@link BackendException}s named {@code INJECTED_FAULT}
+ * (or {@code INJECTED_STICKY_FAULT}).
  */
 public final class FaultInjectingBackend implements Backend {
 
@@ -48,7 +48,10 @@ public final class FaultInjectingBackend implements Backend {
 		COPY,
 		/** Enqueueing a fill. */
 		FILL,
-		/** A kernel launch: its work fails, reported by the stream's next query or synchronize. */
+		/**
+		 * A kernel launch: its work fails, reported by the stream's next query or
+		 * synchronize.
+		 */
 		LAUNCH,
 		/** Querying a stream. */
 		QUERY,
@@ -77,7 +80,9 @@ public final class FaultInjectingBackend implements Backend {
 			this.calls.put(operation, new AtomicLong());
 			this.injected.put(operation, new AtomicLong());
 		}
-		this.devices = delegate.devices().stream().map((device) -> (BackendDevice) new FaultyDevice(this, device))
+		this.devices = delegate.devices()
+			.stream()
+			.map((device) -> (BackendDevice) new FaultyDevice(this, device))
 			.toList();
 	}
 
@@ -101,8 +106,8 @@ public final class FaultInjectingBackend implements Backend {
 	}
 
 	/**
-	 * Makes the {@code n}th call of {@code operation} (counted from now) fail with a sticky error that kills its
-	 * device: every later call on that device fails too.
+	 * Makes the {@code n}th call of {@code operation} (counted from now) fail with a
+	 * sticky error that kills its device: every later call on that device fails too.
 	 * @param operation the operation
 	 * @param n from 1
 	 * @return this backend
@@ -141,7 +146,8 @@ public final class FaultInjectingBackend implements Backend {
 	}
 
 	/**
-	 * Restricts the rules to one device: calls on the other devices are neither counted nor failed.
+	 * Restricts the rules to one device: calls on the other devices are neither counted
+	 * nor failed.
 	 * @param deviceId the id of the device the rules apply to
 	 * @return this backend
 	 * @throws IllegalArgumentException if the backend has no such device
@@ -152,8 +158,8 @@ public final class FaultInjectingBackend implements Backend {
 	}
 
 	/**
-	 * Fails a device now with a sticky error, as a GPU's illegal address or lost device would: every later call on it
-	 * throws, with {@code reason} in its message.
+	 * Fails a device now with a sticky error, as a GPU's illegal address or lost device
+	 * would: every later call on it throws, with {@code reason} in its message.
 	 * @param deviceId the device's id
 	 * @param reason the error's text
 	 * @return this backend
@@ -215,13 +221,15 @@ public final class FaultInjectingBackend implements Backend {
 	}
 
 	/**
-	 * Counts a call and decides its fate: returns the error to inject, or {@code null}; sleeps for a delay rule.
+	 * Counts a call and decides its fate: returns the error to inject, or {@code null};
+	 * sleeps for a delay rule.
 	 */
 	BackendException onCall(Operation operation, int deviceId, String call) {
 		BackendException dead = this.deadDevices.get(deviceId);
 		if (dead != null) {
-			return new BackendException(call, dead.getErrorName(), "the device was killed earlier by an injected "
-					+ "sticky fault (" + dead.getMessage() + ")", deviceId, true, dead);
+			return new BackendException(call, dead.getErrorName(),
+					"the device was killed earlier by an injected " + "sticky fault (" + dead.getMessage() + ")",
+					deviceId, true, dead);
 		}
 		if (this.onlyDevice >= 0 && this.onlyDevice != deviceId) {
 			return null;
@@ -229,7 +237,8 @@ public final class FaultInjectingBackend implements Backend {
 		long count = this.calls.get(operation).incrementAndGet();
 		Rule rule = this.rules.getOrDefault(operation, Rule.NONE);
 		if (rule.delayNanos > 0) {
-			// parkNanos may return early (a spurious wake-up, or a permit left by an earlier unpark): park again.
+			// parkNanos may return early (a spurious wake-up, or a permit left by an
+			// earlier unpark): park again.
 			long end = System.nanoTime() + rule.delayNanos;
 			for (long left = rule.delayNanos; left > 0; left = end - System.nanoTime()) {
 				LockSupport.parkNanos(left);
@@ -265,7 +274,8 @@ public final class FaultInjectingBackend implements Backend {
 	}
 
 	/**
-	 * When a call fails: on its Nth call, or at a rate; and how much slower every call is.
+	 * When a call fails: on its Nth call, or at a rate; and how much slower every call
+	 * is.
 	 */
 	private static final class Rule {
 

@@ -11,7 +11,8 @@ import dev.offload.spi.DeviceInfo;
 import dev.offload.spi.NativeMemory;
 
 /**
- * A device whose streams, events and memory may fail as its {@link FaultInjectingBackend} says.
+ * A device whose streams, events and memory may fail as its {@link FaultInjectingBackend}
+ * says.
  */
 final class FaultyDevice implements BackendDevice {
 

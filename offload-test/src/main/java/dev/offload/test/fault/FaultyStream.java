@@ -8,7 +8,8 @@ import dev.offload.spi.BackendStream;
 import dev.offload.spi.NativeMemory;
 
 /**
- * A stream whose calls may fail; a failed launch poisons the stream until it is destroyed, as failed work would.
+ * A stream whose calls may fail; a failed launch poisons the stream until it is
+ * destroyed, as failed work would.
  */
 final class FaultyStream implements BackendStream {
 
@@ -59,7 +60,8 @@ final class FaultyStream implements BackendStream {
 	public boolean query() {
 		boolean idle = this.delegate.query();
 		if (idle) {
-			// An injected query fault stands for work that failed, so it fires only once the work is over.
+			// An injected query fault stands for work that failed, so it fires only once
+			// the work is over.
 			this.device.check(Operation.QUERY, "query");
 			BackendException error = this.failedWork;
 			if (error != null) {

@@ -11,12 +11,15 @@ import dev.offload.OffloadSession;
 import dev.offload.kernel.LaunchConfig;
 
 /**
- * A latch that a launch of {@link TestKernels#GATE} waits on, so that a test holds a stream busy for as long as it
- * needs and releases it when it chooses, without timers.
+ * A latch that a launch of {@link TestKernels#GATE} waits on, so that a test holds a
+ * stream busy for as long as it needs and releases it when it chooses, without timers.
  */
 public final class Gate implements AutoCloseable {
 
-	/** How long a gate kernel waits at most, so that a test that forgets to release a gate cannot hang a build. */
+	/**
+	 * How long a gate kernel waits at most, so that a test that forgets to release a gate
+	 * cannot hang a build.
+	 */
 	static final Duration HOLD_LIMIT = Duration.ofSeconds(60);
 
 	private static final AtomicInteger ids = new AtomicInteger();
@@ -52,7 +55,8 @@ public final class Gate implements AutoCloseable {
 	}
 
 	/**
-	 * Enqueues the gate kernel on the session's stream; the stream stays busy until {@link #release()}.
+	 * Enqueues the gate kernel on the session's stream; the stream stays busy until
+	 * {@link #release()}.
 	 * @param session the session to launch on
 	 */
 	public void launch(OffloadSession session) {

@@ -1,4 +1,5 @@
 /**
- * Ready kernels with host implementations for tests: a gate, a slow kernel, failing kernels.
+ * Ready kernels with host implementations for tests: a gate, a slow kernel, failing
+ * kernels.
  */
 package dev.offload.test.kernel;

@@ -11,9 +11,9 @@ import dev.offload.spi.Backend;
 import dev.offload.test.contract.SessionBehaviourContract;
 
 /**
- * {@link SessionBehaviourContract} on a real GPU; the gate is the {@code %globaltimer} spin kernel, released by a
- * copy from another stream. Once the registry has started, JCuda's exception mode is switched to
- * {@link #exceptionMode()}.
+ * {@link SessionBehaviourContract} on a real GPU; the gate is the {@code %globaltimer}
+ * spin kernel, released by a copy from another stream. Once the registry has started,
+ * JCuda's exception mode is switched to {@link #exceptionMode()}.
  */
 @GpuTests
 class CudaSessionBehaviourGpuTests extends SessionBehaviourContract {
@@ -24,7 +24,8 @@ class CudaSessionBehaviourGpuTests extends SessionBehaviourContract {
 	}
 
 	/**
-	 * Returns the exception mode the suite runs in: the run's, unless a subclass says otherwise.
+	 * Returns the exception mode the suite runs in: the run's, unless a subclass says
+	 * otherwise.
 	 * @return the mode
 	 */
 	JCudaExceptionMode exceptionMode() {
@@ -49,8 +50,10 @@ class CudaSessionBehaviourGpuTests extends SessionBehaviourContract {
 
 	@Override
 	protected Gate gate(Device device) {
-		// The spin module loads before anything spins (see the contract's setup), and the blocks the sessions use
-		// are in the buffer cache, so that no driver allocation runs while a kernel is held.
+		// The spin module loads before anything spins (see the contract's setup), and the
+		// blocks the sessions use
+		// are in the buffer cache, so that no driver allocation runs while a kernel is
+		// held.
 		TestKernels.spin(device);
 		TestKernels.warmBufferCache(device, 12);
 		DeviceBuffer flag = TestKernels.releaseFlag(device);

@@ -34,11 +34,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * One registry over every GPU of the machine, the same list as the host backend's {@code MultiDeviceTests}: a pool
- * and a primary context each, the behaviour suite on GPU 1, a thread alternating GPUs, events and copies across GPUs
- * (results checked), least-busy placement, a sticky error on GPU 1 confined to it (in a child JVM), and
- * {@code CUDA_VISIBLE_DEVICES} honoured (in a child JVM). Skipped, with the reason, unless at least two CUDA devices
- * exist.
+ * One registry over every GPU of the machine, the same list as the host backend's
+ * {@code MultiDeviceTests}: a pool and a primary context each, the behaviour suite on GPU
+ * 1, a thread alternating GPUs, events and copies across GPUs (results checked),
+ * least-busy placement, a sticky error on GPU 1 confined to it (in a child JVM), and
+ * {@code CUDA_VISIBLE_DEVICES} honoured (in a child JVM). Skipped, with the reason,
+ * unless at least two CUDA devices exist.
  */
 @Tag("gpu")
 @ExtendWith(MultiGpuCondition.class)
@@ -58,7 +59,8 @@ class MultiGpuTests {
 		this.registry = DeviceRegistry.builder(this.backend)
 			.streamPool(StreamPoolConfig.DEFAULTS.withInitialSize(8))
 			.build();
-		// Every module loads before a spin kernel holds a GPU: loading can wait for running kernels.
+		// Every module loads before a spin kernel holds a GPU: loading can wait for
+		// running kernels.
 		this.registry.devices().forEach((device) -> {
 			TestKernels.saxpy(device);
 			TestKernels.spin(device);
@@ -82,7 +84,8 @@ class MultiGpuTests {
 				session.streamId();
 				CUcontext current = new CUcontext();
 				JCudaDriver.cuCtxGetCurrent(current);
-				// The session's borrow made the device's primary context current on this thread.
+				// The session's borrow made the device's primary context current on this
+				// thread.
 				assertThat(current.toString()).isEqualTo(cuda.context().toString());
 				assertThat(device.streamPool().inUse()).isEqualTo(1);
 			}
@@ -184,7 +187,8 @@ class MultiGpuTests {
 		Device first = this.registry.device(0);
 		TestKernels.warmBufferCache(first, 4);
 		try (OffloadSession warm = first.openSession()) {
-			// The staging buffer comes from the cache: no driver allocation while the spin kernel holds GPU 0.
+			// The staging buffer comes from the cache: no driver allocation while the
+			// spin kernel holds GPU 0.
 			warm.allocateHost(BYTES);
 		}
 		DeviceBuffer flag = TestKernels.releaseFlag(first);
@@ -287,7 +291,8 @@ class MultiGpuTests {
 	}
 
 	/**
-	 * The backend behaviour suite on GPU 1 (GPU 0 runs it in {@link CudaSessionBehaviourGpuTests}).
+	 * The backend behaviour suite on GPU 1 (GPU 0 runs it in
+	 * {@link CudaSessionBehaviourGpuTests}).
 	 */
 	@Nested
 	class SecondGpuBehaviourTests extends CudaSessionBehaviourGpuTests {

@@ -68,7 +68,8 @@ class OffloadTestConfigurationTests {
 	void injectFaultsWhenStickyHasNoFailAtShouldSaySo() {
 		this.environment.withProperty("offload.test.faults.synchronize.sticky", "true");
 		assertThatIllegalArgumentException().isThrownBy(() -> inject(1))
-			.withMessage("offload.test.faults.synchronize.sticky is set without offload.test.faults.synchronize.fail-at");
+			.withMessage(
+					"offload.test.faults.synchronize.sticky is set without offload.test.faults.synchronize.fail-at");
 	}
 
 	@Test

@@ -6,8 +6,8 @@ import dev.offload.backend.host.HostBackend;
 import dev.offload.spi.Backend;
 
 /**
- * {@link SessionBehaviourContract} on each device of a host backend emulating three devices: every device's pool
- * and sessions behave as a single device's do.
+ * {@link SessionBehaviourContract} on each device of a host backend emulating three
+ * devices: every device's pool and sessions behave as a single device's do.
  */
 class HostMultiDeviceSessionBehaviourTests {
 

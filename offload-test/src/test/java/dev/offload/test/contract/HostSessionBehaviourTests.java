@@ -4,7 +4,8 @@ import dev.offload.backend.host.HostBackend;
 import dev.offload.spi.Backend;
 
 /**
- * {@link SessionBehaviourContract} on the host backend, with the contract's own no-op kernel and gate.
+ * {@link SessionBehaviourContract} on the host backend, with the contract's own no-op
+ * kernel and gate.
  */
 class HostSessionBehaviourTests extends SessionBehaviourContract {
 

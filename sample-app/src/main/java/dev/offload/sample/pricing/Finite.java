@@ -12,9 +12,9 @@ import jakarta.validation.ConstraintValidatorContext;
 import jakarta.validation.Payload;
 
 /**
- * The annotated number must be finite: not infinite ({@code 1e400} parses as infinity) and not NaN, which the other
- * bounds let through and which would price to {@code Infinity} or {@code NaN}. {@code null} is valid (use
- * {@code @NotNull}).
+ * The annotated number must be finite: not infinite ({@code 1e400} parses as infinity)
+ * and not NaN, which the other bounds let through and which would price to
+ * {@code Infinity} or {@code NaN}. {@code null} is valid (use {@code @NotNull}).
  */
 @Documented
 @Constraint(validatedBy = Finite.Validator.class)

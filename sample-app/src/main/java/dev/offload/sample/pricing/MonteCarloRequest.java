@@ -15,8 +15,10 @@ import jakarta.validation.constraints.Positive;
  * @param maturity the time to expiry in years, in (0, 100]
  * @param rate the continuously compounded risk-free rate, in [-1, 1]
  * @param volatility the annualised volatility, in (0, 5]
- * @param paths the number of simulated paths, from {@value #MIN_PATHS} to {@value #MAX_PATHS}
- * @param seed the random seed (optional; the same seed gives the same price on the same backend)
+ * @param paths the number of simulated paths, from {@value #MIN_PATHS} to
+ * {@value #MAX_PATHS}
+ * @param seed the random seed (optional; the same seed gives the same price on the same
+ * backend)
  */
 public record MonteCarloRequest(@NotNull @Finite @Positive Double spot, @NotNull @Finite @Positive Double strike,
 		@NotNull @Finite @Positive @DecimalMax("100") Double maturity,

@@ -12,8 +12,9 @@ import dev.offload.template.Offload;
 import dev.offload.template.OffloadTemplate;
 
 /**
- * Prices a European call by Monte Carlo simulation on the device: the heavy requests of the sample. The method
- * returns at once; its session stays open until the simulation is done.
+ * Prices a European call by Monte Carlo simulation on the device: the heavy requests of
+ * the sample. The method returns at once; its session stays open until the simulation is
+ * done.
  */
 @Service
 public class MonteCarloService {
@@ -35,8 +36,8 @@ public class MonteCarloService {
 	}
 
 	/**
-	 * Simulates {@code request.paths()} paths; each device thread simulates an even share and writes its payoff sum
-	 * and sum of squares, which the host reduces.
+	 * Simulates {@code request.paths()} paths; each device thread simulates an even share
+	 * and writes its payoff sum and sum of squares, which the host reduces.
 	 * @param request the option and the number of paths
 	 * @return the price, completed when the device's work is done
 	 */
@@ -45,7 +46,8 @@ public class MonteCarloService {
 		int threads = threadsFor(request.paths());
 		int pathsPerThread = (request.paths() + threads - 1) / threads;
 		long seed = (request.seed() != null) ? request.seed() : ThreadLocalRandom.current().nextLong();
-		// Inside this method's session: runAsync joins it and completes once the simulation is done.
+		// Inside this method's session: runAsync joins it and completes once the
+		// simulation is done.
 		CompletableFuture<KernelResult> partials = this.template.kernel(MONTE_CARLO)
 			.config(LaunchConfig.of(threads / BLOCK, BLOCK))
 			.arg(pathsPerThread)
@@ -57,12 +59,12 @@ public class MonteCarloService {
 			.arg(seed)
 			.outDoubles(2 * threads)
 			.runAsync();
-		// The closed form for comparison, on the CPU: pricing it in this session would wait for the simulation.
+		// The closed form for comparison, on the CPU: pricing it in this session would
+		// wait for the simulation.
 		double exact = OptionKernels.closedFormCall(request.spot(), request.strike(), request.maturity(),
 				request.rate(), request.volatility());
 		long paths = (long) pathsPerThread * threads;
-		return partials.thenApply((result) -> reduce(result.doubles(0), threads, paths, exact,
-				result.device().id()));
+		return partials.thenApply((result) -> reduce(result.doubles(0), threads, paths, exact, result.device().id()));
 	}
 
 	static int threadsFor(int paths) {

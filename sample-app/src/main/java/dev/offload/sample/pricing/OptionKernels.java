@@ -8,8 +8,8 @@ import dev.offload.kernel.ModuleDefinition;
 import dev.offload.kernel.ParamKind;
 
 /**
- * The pricing kernels: PTX for CUDA (built from {@code src/main/cuda/options.cu}) and the same algorithms in Java for
- * the host backend.
+ * The pricing kernels: PTX for CUDA (built from {@code src/main/cuda/options.cu}) and the
+ * same algorithms in Java for the host backend.
  */
 public final class OptionKernels {
 
@@ -19,7 +19,10 @@ public final class OptionKernels {
 	/** The Monte Carlo kernel's name. */
 	public static final String MONTE_CARLO = "monte_carlo";
 
-	/** The module: PTX plus host implementations, with the parameter kinds every launch is checked against. */
+	/**
+	 * The module: PTX plus host implementations, with the parameter kinds every launch is
+	 * checked against.
+	 */
 	public static final ModuleDefinition MODULE = ModuleDefinition.builder("options")
 		.imageResource("kernels/options.ptx", OptionKernels.class.getClassLoader())
 		.hostKernel(BLACK_SCHOLES, List.of(ParamKind.INT32, ParamKind.POINTER, ParamKind.POINTER),
@@ -121,8 +124,8 @@ public final class OptionKernels {
 	}
 
 	/**
-	 * The standard normal CDF to double precision (Hart's algorithm, as given by G. West, "Better approximations to
-	 * cumulative normal functions", 2005).
+	 * The standard normal CDF to double precision (Hart's algorithm, as given by G. West,
+	 * "Better approximations to cumulative normal functions", 2005).
 	 * @param x the argument
 	 * @return {@code P(Z <= x)}
 	 */

@@ -14,7 +14,8 @@ import dev.offload.template.OffloadAttributes;
 import dev.offload.template.OffloadTemplate;
 
 /**
- * Prices batches of European options with the Black-Scholes kernel: the light requests of the sample.
+ * Prices batches of European options with the Black-Scholes kernel: the light requests of
+ * the sample.
  */
 @Service
 public class OptionPricingService {
@@ -33,13 +34,16 @@ public class OptionPricingService {
 	 */
 	public OptionPricingService(OffloadTemplate template, @Value("${sample.price.timeout:1s}") Duration timeout) {
 		this.template = template;
-		// Light work: the high-priority class (its own streams, its blocks scheduled first) and a short deadline, so
-		// a flood of heavy jobs never makes a price request wait long: it is answered, or refused with 503, quickly.
+		// Light work: the high-priority class (its own streams, its blocks scheduled
+		// first) and a short deadline, so
+		// a flood of heavy jobs never makes a price request wait long: it is answered, or
+		// refused with 503, quickly.
 		this.light = OffloadAttributes.DEFAULTS.withPriority(StreamPriority.HIGH).withTimeout(timeout);
 	}
 
 	/**
-	 * Prices a batch on the least busy device, synchronously, at high priority within the batch's deadline.
+	 * Prices a batch on the least busy device, synchronously, at high priority within the
+	 * batch's deadline.
 	 * @param options the options, at least one
 	 * @return the prices, in order
 	 */

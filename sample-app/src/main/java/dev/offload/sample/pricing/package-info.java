@@ -1,4 +1,5 @@
 /**
- * Option pricing on the device: the kernels, the services that run them, and the request and result types.
+ * Option pricing on the device: the kernels, the services that run them, and the request
+ * and result types.
  */
 package dev.offload.sample.pricing;

@@ -28,10 +28,12 @@ import dev.offload.StreamBorrowTimeoutException;
 import dev.offload.StreamPoolClosedException;
 
 /**
- * Turns every error into a problem detail (RFC 9457) that names what was wrong: bad requests (400, naming the field,
- * echoing at most {@value #MAX_ECHO} characters of a value and never a Java type), a body too large (413), unknown
- * paths, methods and media types (404, 405, 415, 406, through Spring's own handler), and a full or failed device
- * (503, with {@code Retry-After} when a retry can succeed: a full lane or pool, a missed deadline, a shutdown).
+ * Turns every error into a problem detail (RFC 9457) that names what was wrong: bad
+ * requests (400, naming the field, echoing at most {@value #MAX_ECHO} characters of a
+ * value and never a Java type), a body too large (413), unknown paths, methods and media
+ * types (404, 405, 415, 406, through Spring's own handler), and a full or failed device
+ * (503, with {@code Retry-After} when a retry can succeed: a full lane or pool, a missed
+ * deadline, a shutdown).
  */
 @RestControllerAdvice
 class ApiErrors extends ResponseEntityExceptionHandler {
@@ -100,8 +102,9 @@ class ApiErrors extends ResponseEntityExceptionHandler {
 	}
 
 	/**
-	 * Names the field of a JSON error (an unknown field, a value of the wrong type) or where malformed JSON broke,
-	 * in words a client understands: JSON types, never Java ones.
+	 * Names the field of a JSON error (an unknown field, a value of the wrong type) or
+	 * where malformed JSON broke, in words a client understands: JSON types, never Java
+	 * ones.
 	 */
 	static String describe(HttpMessageNotReadableException ex) {
 		UnrecognizedPropertyException unknown = findCause(ex, UnrecognizedPropertyException.class);
@@ -160,7 +163,8 @@ class ApiErrors extends ResponseEntityExceptionHandler {
 
 	private static String path(List<DatabindException.Reference> path) {
 		return path.stream()
-			.map((ref) -> (ref.getPropertyName() != null) ? "." + echo(ref.getPropertyName()) : "[" + ref.getIndex() + "]")
+			.map((ref) -> (ref.getPropertyName() != null) ? "." + echo(ref.getPropertyName())
+					: "[" + ref.getIndex() + "]")
 			.collect(Collectors.joining())
 			.replaceFirst("^\\.", "");
 	}

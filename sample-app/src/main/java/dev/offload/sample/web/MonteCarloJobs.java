@@ -20,10 +20,12 @@ import org.springframework.stereotype.Component;
 import dev.offload.sample.pricing.MonteCarloResult;
 
 /**
- * The Monte Carlo jobs started, by id. A running job is never evicted: what was accepted can always be read until
- * it ends. A finished job is kept for {@code sample.jobs.retention} (10 minutes by default) after it ended, and of
- * the finished ones at most {@value #MAX_FINISHED} are kept (the oldest finished go first). Each job's end is logged
- * ({@code Monte Carlo job <id> DONE} or {@code FAILED: <reason>}), so that none ends unseen, even at shutdown.
+ * The Monte Carlo jobs started, by id. A running job is never evicted: what was accepted
+ * can always be read until it ends. A finished job is kept for
+ * {@code sample.jobs.retention} (10 minutes by default) after it ended, and of the
+ * finished ones at most {@value #MAX_FINISHED} are kept (the oldest finished go first).
+ * Each job's end is logged ({@code Monte Carlo job <id> DONE} or
+ * {@code FAILED: <reason>}), so that none ends unseen, even at shutdown.
  */
 @Component
 public class MonteCarloJobs {

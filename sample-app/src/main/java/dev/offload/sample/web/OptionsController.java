@@ -72,8 +72,8 @@ public class OptionsController {
 	}
 
 	/**
-	 * A job that could not even start (a full pool, a failed or closed device) is the request's failure, answered
-	 * like a light request's (503), not a job to poll.
+	 * A job that could not even start (a full pool, a failed or closed device) is the
+	 * request's failure, answered like a light request's (503), not a job to poll.
 	 */
 	private static void rejectIfRefused(CompletableFuture<MonteCarloResult> job) {
 		if (!job.isCompletedExceptionally()) {

@@ -6,8 +6,9 @@ import org.springframework.web.bind.annotation.RestController;
 import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint;
 
 /**
- * The pools for the dashboard, on the application's own port: the actuator listens on a management port bound to
- * localhost, which a browser showing the dashboard from another host cannot reach.
+ * The pools for the dashboard, on the application's own port: the actuator listens on a
+ * management port bound to localhost, which a browser showing the dashboard from another
+ * host cannot reach.
  */
 @RestController
 class PoolsController {

@@ -16,10 +16,10 @@ import org.springframework.util.unit.DataSize;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
- * Refuses a request body larger than {@code sample.max-request-body} (1 MB by default, four times the largest valid
- * batch) with 413 before anything parses it: at once when {@code Content-Length} says so, and as soon as a body
- * without a length passes the limit while it is read (then {@link BodyTooLargeException} reaches
- * {@link ApiErrors}).
+ * Refuses a request body larger than {@code sample.max-request-body} (1 MB by default,
+ * four times the largest valid batch) with 413 before anything parses it: at once when
+ * {@code Content-Length} says so, and as soon as a body without a length passes the limit
+ * while it is read (then {@link BodyTooLargeException} reaches {@link ApiErrors}).
  */
 final class RequestBodyLimitFilter extends OncePerRequestFilter {
 

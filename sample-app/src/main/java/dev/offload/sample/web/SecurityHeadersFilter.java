@@ -10,8 +10,9 @@ import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
- * Adds the headers a browser needs to keep the dashboard and the API out of other sites' frames and scripts: no
- * framing, no content sniffing, scripts and styles from this origin only, no referrer.
+ * Adds the headers a browser needs to keep the dashboard and the API out of other sites'
+ * frames and scripts: no framing, no content sniffing, scripts and styles from this
+ * origin only, no referrer.
  */
 final class SecurityHeadersFilter extends OncePerRequestFilter {
 

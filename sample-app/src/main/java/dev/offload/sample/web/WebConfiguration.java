@@ -8,8 +8,8 @@ import org.springframework.core.Ordered;
 import org.springframework.util.unit.DataSize;
 
 /**
- * The servlet filters that guard the API: security headers on every response, and the request body limit before
- * anything reads a body.
+ * The servlet filters that guard the API: security headers on every response, and the
+ * request body limit before anything reads a body.
  */
 @Configuration(proxyBeanMethods = false)
 class WebConfiguration {

@@ -1,4 +1,5 @@
 /**
- * The sample's HTTP API: pricing endpoints, Monte Carlo jobs, and errors as problem details.
+ * The sample's HTTP API: pricing endpoints, Monte Carlo jobs, and errors as problem
+ * details.
  */
 package dev.offload.sample.web;

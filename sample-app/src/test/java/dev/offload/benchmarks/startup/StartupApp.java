@@ -10,10 +10,10 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * A small web service with actuator that never names Offload: started with the starter on its classpath, it gets
- * Offload's autoconfiguration (host backend, pools, endpoint, metrics); without, it is the same service. Prints
- * {@code READY <ms> cpu=<ms>}, the time from JVM start to ready and the CPU time the main thread used until then, and
- * exits.
+ * A small web service with actuator that never names Offload: started with the starter on
+ * its classpath, it gets Offload's autoconfiguration (host backend, pools, endpoint,
+ * metrics); without, it is the same service. Prints {@code READY <ms> cpu=<ms>}, the time
+ * from JVM start to ready and the CPU time the main thread used until then, and exits.
  */
 @SpringBootApplication
 @RestController
@@ -29,19 +29,22 @@ public class StartupApp {
 	}
 
 	/**
-	 * Prints the time since the JVM started and the main thread's CPU time, and stops the application.
+	 * Prints the time since the JVM started and the main thread's CPU time, and stops the
+	 * application.
 	 * @param event the ready event
 	 */
 	@EventListener
 	public void ready(ApplicationReadyEvent event) {
 		long millis = System.currentTimeMillis() - ManagementFactory.getRuntimeMXBean().getStartTime();
-		// The startup runs on this thread; its CPU time does not count the waits for a CPU on a loaded machine.
+		// The startup runs on this thread; its CPU time does not count the waits for a
+		// CPU on a loaded machine.
 		long cpuMillis = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() / 1_000_000;
 		boolean offload = event.getApplicationContext().containsBean("deviceRegistry");
-		// toString names the backend, e.g. "DeviceRegistry[host, devices=[0]]"; no Offload type is referenced here.
+		// toString names the backend, e.g. "DeviceRegistry[host, devices=[0]]"; no
+		// Offload type is referenced here.
 		Object registry = offload ? event.getApplicationContext().getBean("deviceRegistry") : "none";
-		System.out.println("READY " + millis + " cpu=" + cpuMillis + " registry=" + registry.toString().replace(' ', '_') + " offload="
-				+ offload);
+		System.out.println("READY " + millis + " cpu=" + cpuMillis + " registry="
+				+ registry.toString().replace(' ', '_') + " offload=" + offload);
 		SpringApplication.exit(event.getApplicationContext());
 	}
 

@@ -18,17 +18,22 @@ import java.util.jar.JarOutputStream;
 import java.util.stream.Collectors;
 
 /**
- * Starts {@link StartupApp} in fresh JVMs, alternately with and without Offload's jars on the class path, and
- * reports the time from JVM start to ready: median, min and max of each, and the difference of the medians; and the
- * same for the CPU time of the main thread until ready, which the waits for a CPU on a shared machine do not inflate.
+ * Starts {@link StartupApp} in fresh JVMs, alternately with and without Offload's jars on
+ * the class path, and reports the time from JVM start to ready: median, min and max of
+ * each, and the difference of the medians; and the same for the CPU time of the main
+ * thread until ready, which the waits for a CPU on a shared machine do not inflate.
  * <p>
- * Usage: {@code java -cp <benchmarks classpath> dev.offload.benchmarks.startup.StartupBenchmark [runs] [--cds]}; the
- * "without" class path is this one minus every {@code offload-*} and {@code jcuda*} entry. System properties named
- * {@code offload.*} are passed on to the applications, e.g. {@code -Doffload.backend=host} on a machine with a GPU.
+ * Usage:
+ * {@code java -cp <benchmarks classpath> dev.offload.benchmarks.startup.StartupBenchmark [runs] [--cds]};
+ * the "without" class path is this one minus every {@code offload-*} and {@code jcuda*}
+ * entry. System properties named {@code offload.*} are passed on to the applications,
+ * e.g. {@code -Doffload.backend=host} on a machine with a GPU.
  * <p>
- * With {@code --cds} it also measures both with class data sharing, as Spring Boot documents it: every class path
- * entry as a jar (CDS archives classes from jars only; directories are packed into temporary jars), one training run
- * with {@code -XX:ArchiveClassesAtExit}, then the measured runs with {@code -XX:SharedArchiveFile}.
+ * With {@code --cds} it also measures both with class data sharing, as Spring Boot
+ * documents it: every class path entry as a jar (CDS archives classes from jars only;
+ * directories are packed into temporary jars), one training run with
+ * {@code -XX:ArchiveClassesAtExit}, then the measured runs with
+ * {@code -XX:SharedArchiveFile}.
  */
 public final class StartupBenchmark {
 
@@ -89,8 +94,8 @@ public final class StartupBenchmark {
 		System.out.println(String.format(Locale.ROOT,
 				"%swithout Offload: median %d ms (min %d, max %d), main thread CPU median %d ms (min %d, max %d) "
 						+ "over %d runs",
-				prefix, median(withoutTimes), min(withoutTimes), max(withoutTimes), median(withoutCpu),
-				min(withoutCpu), max(withoutCpu), without.size()));
+				prefix, median(withoutTimes), min(withoutTimes), max(withoutTimes), median(withoutCpu), min(withoutCpu),
+				max(withoutCpu), without.size()));
 		System.out.println(prefix + "starter adds (median difference): " + (median(withTimes) - median(withoutTimes))
 				+ " ms, main thread CPU " + (median(withCpu) - median(withoutCpu)) + " ms");
 	}
@@ -134,7 +139,8 @@ public final class StartupBenchmark {
 		List<String> command = new ArrayList<>(List.of(java));
 		command.addAll(List.of(jvmOptions));
 		command.addAll(List.of("-cp", classpath));
-		// Offload's settings given to this JVM (e.g. -Doffload.backend=host) reach the applications measured.
+		// Offload's settings given to this JVM (e.g. -Doffload.backend=host) reach the
+		// applications measured.
 		System.getProperties()
 			.stringPropertyNames()
 			.stream()
@@ -180,7 +186,8 @@ public final class StartupBenchmark {
 	}
 
 	/**
-	 * One start: the time from JVM start to ready, and the main thread's CPU time until then.
+	 * One start: the time from JVM start to ready, and the main thread's CPU time until
+	 * then.
 	 */
 	private record Sample(long millis, long cpuMillis) {
 

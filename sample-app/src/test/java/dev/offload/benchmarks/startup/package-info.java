@@ -1,4 +1,5 @@
 /**
- * Startup cost of the starter: the same small web application started with and without Offload on its classpath.
+ * Startup cost of the starter: the same small web application started with and without
+ * Offload on its classpath.
  */
 package dev.offload.benchmarks.startup;

@@ -25,9 +25,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The sample app started from its Spring AOT output ({@code spring-boot:process-aot}) with
- * {@code -Dspring.aot.enabled=true}, as {@code mvn verify} runs it: the endpoints, the {@code @Offload} advice
- * and the probes work as they do without AOT, and the pools of the devices found at run time are beans.
+ * The sample app started from its Spring AOT output ({@code spring-boot:process-aot})
+ * with {@code -Dspring.aot.enabled=true}, as {@code mvn verify} runs it: the endpoints,
+ * the {@code @Offload} advice and the probes work as they do without AOT, and the pools
+ * of the devices found at run time are beans.
  */
 class AotStartupIT {
 
@@ -43,7 +44,8 @@ class AotStartupIT {
 	void start() {
 		assertThat(AotDetector.useGeneratedArtifacts()).as("spring.aot.enabled").isTrue();
 		SpringApplication application = new SpringApplication(OffloadSampleApplication.class);
-		// AOT looks its initializer up by the main class, which is the test runner's when deduced from the stack.
+		// AOT looks its initializer up by the main class, which is the test runner's when
+		// deduced from the stack.
 		application.setMainApplicationClass(OffloadSampleApplication.class);
 		this.context = application.run("--server.port=0", "--management.server.port=0");
 		this.port = ((WebServerApplicationContext) this.context).getWebServer().getPort();
@@ -68,12 +70,15 @@ class AotStartupIT {
 		assertThat(job.statusCode()).as(job.body()).isEqualTo(202);
 		String location = job.headers().firstValue("Location").orElseThrow();
 		await().atMost(Duration.ofMinutes(1))
-			.until(() -> send(this.port, "GET", URI.create(location).getPath(), null).body(), (body) -> body.contains("DONE"));
+			.until(() -> send(this.port, "GET", URI.create(location).getPath(), null).body(),
+					(body) -> body.contains("DONE"));
 		assertThat(send(this.managementPort, "GET", "/actuator/streampools", null).body()).contains("\"devices\"");
-		assertThat(send(this.managementPort, "GET", "/actuator/prometheus", null).body()).contains("offload_healthy_devices{");
+		assertThat(send(this.managementPort, "GET", "/actuator/prometheus", null).body())
+			.contains("offload_healthy_devices{");
 		// The job above ran through the advice only if AOT kept the proxy.
 		assertThat(AopUtils.isAopProxy(this.context.getBean(MonteCarloService.class))).isTrue();
-		// No pool bean is generated at build time (the sample lists no ids): the run time's device is registered.
+		// No pool bean is generated at build time (the sample lists no ids): the run
+		// time's device is registered.
 		assertThat(this.context.getBean("streamPool0", StreamPool.class))
 			.isSameAs(this.context.getBean(DeviceRegistry.class).device(0).streamPool());
 	}
@@ -81,8 +86,8 @@ class AotStartupIT {
 	private HttpResponse<String> send(int port, String method, String path, String body) throws Exception {
 		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
 			.header("Content-Type", "application/json")
-			.method(method, (body != null) ? HttpRequest.BodyPublishers.ofString(body)
-					: HttpRequest.BodyPublishers.noBody());
+			.method(method,
+					(body != null) ? HttpRequest.BodyPublishers.ofString(body) : HttpRequest.BodyPublishers.noBody());
 		return this.http.send(request.build(), HttpResponse.BodyHandlers.ofString());
 	}
 

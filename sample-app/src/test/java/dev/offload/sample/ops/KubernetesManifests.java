@@ -15,8 +15,9 @@ import org.springframework.core.env.PropertySource;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 /**
- * The checks that a Deployment and its Service agree with the application's settings: the container port and the
- * probes, the Prometheus annotations, and a termination grace period that outlasts the shutdown.
+ * The checks that a Deployment and its Service agree with the application's settings: the
+ * container port and the probes, the Prometheus annotations, and a termination grace
+ * period that outlasts the shutdown.
  */
 final class KubernetesManifests {
 
@@ -48,16 +49,16 @@ final class KubernetesManifests {
 			}
 		}
 		if (deployment == null || service == null) {
-			throw new IllegalArgumentException("Expected a Deployment and a Service, found " + deployment + " and "
-					+ service);
+			throw new IllegalArgumentException(
+					"Expected a Deployment and a Service, found " + deployment + " and " + service);
 		}
 		return new KubernetesManifests(deployment, service);
 	}
 
 	/**
 	 * What in the manifests disagrees with the application's settings.
-	 * @param applicationSettings the application's configuration ({@code application.yml}); the container's
-	 * environment variables override it
+	 * @param applicationSettings the application's configuration
+	 * ({@code application.yml}); the container's environment variables override it
 	 * @return one line per disagreement; empty when they agree
 	 */
 	List<String> problems(List<PropertySource<?>> applicationSettings) {
@@ -82,7 +83,8 @@ final class KubernetesManifests {
 		if (!settings.bind("management.endpoint.health.probes.enabled", Boolean.class).orElse(true)) {
 			problems.add("management.endpoint.health.probes.enabled is false: the probe paths do not exist");
 		}
-		// With additional paths, the probe groups are also served at /livez and /readyz on the application port.
+		// With additional paths, the probe groups are also served at /livez and /readyz
+		// on the application port.
 		boolean additional = settings.bind("management.endpoint.health.probes.add-additional-paths", Boolean.class)
 			.orElse(false);
 		String liveness = additional ? "/livez" : basePath + "/health/liveness";
@@ -108,8 +110,8 @@ final class KubernetesManifests {
 			.orElse(Duration.ofSeconds(10));
 		Duration preStop = Duration.ofSeconds(preStopSleepSeconds(container));
 		Duration needed = preStop.plus(phase).plus(drain);
-		Duration grace = Duration.ofSeconds(((Number) podSpec.getOrDefault("terminationGracePeriodSeconds", 30))
-			.longValue());
+		Duration grace = Duration
+			.ofSeconds(((Number) podSpec.getOrDefault("terminationGracePeriodSeconds", 30)).longValue());
 		if (grace.compareTo(needed) <= 0) {
 			problems.add("terminationGracePeriodSeconds " + grace.toSeconds() + " s is not above preStop sleep "
 					+ preStop.toSeconds() + " s + timeout-per-shutdown-phase " + phase.toSeconds()
@@ -141,8 +143,8 @@ final class KubernetesManifests {
 		return new Binder(ConfigurationPropertySources.from(sources));
 	}
 
-	private static void expectProbe(List<String> problems, Map<String, Object> container, String probe,
-			String path, int port) {
+	private static void expectProbe(List<String> problems, Map<String, Object> container, String probe, String path,
+			int port) {
 		Object definition = container.get(probe);
 		if (definition == null) {
 			problems.add("No " + probe);

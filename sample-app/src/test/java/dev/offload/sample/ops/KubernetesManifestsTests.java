@@ -14,8 +14,9 @@ import org.springframework.core.io.ClassPathResource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The Kubernetes manifests under {@code ops/kubernetes} agree with the sample app's {@code application.yml}: ports,
- * probe paths, Prometheus annotations, and a grace period above preStop sleep + phase timeout + Offload's drain.
+ * The Kubernetes manifests under {@code ops/kubernetes} agree with the sample app's
+ * {@code application.yml}: ports, probe paths, Prometheus annotations, and a grace period
+ * above preStop sleep + phase timeout + Offload's drain.
  */
 class KubernetesManifestsTests {
 
@@ -57,9 +58,9 @@ class KubernetesManifestsTests {
 	void problemsWhenProbesUseTheActuatorPortWithoutAdditionalPathsShouldNameThePaths() throws IOException {
 		String manifest = OpsFiles.read(DEPLOYMENT)
 			.replace("MANAGEMENT_ENDPOINT_HEALTH_PROBES_ADD_ADDITIONAL_PATHS", "UNRELATED_VARIABLE");
-		assertThat(KubernetesManifests.parse(manifest).problems(sampleAppSettings()))
-			.contains("livenessProbe path is /livez, expected /actuator/health/liveness",
-					"readinessProbe port is 8080, expected 8081");
+		assertThat(KubernetesManifests.parse(manifest).problems(sampleAppSettings())).contains(
+				"livenessProbe path is /livez, expected /actuator/health/liveness",
+				"readinessProbe port is 8080, expected 8081");
 	}
 
 	@Test

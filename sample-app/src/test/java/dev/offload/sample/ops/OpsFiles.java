@@ -7,7 +7,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Finds the repository's {@code ops/} folder from the test's working directory (the module or the repository root).
+ * Finds the repository's {@code ops/} folder from the test's working directory (the
+ * module or the repository root).
  */
 final class OpsFiles {
 
@@ -16,7 +17,8 @@ final class OpsFiles {
 
 	/**
 	 * A file under {@code ops/}.
-	 * @param relative the path below {@code ops/}, such as {@code grafana/offload-dashboard.json}
+	 * @param relative the path below {@code ops/}, such as
+	 * {@code grafana/offload-dashboard.json}
 	 * @return the file
 	 */
 	static Path path(String relative) {

@@ -25,8 +25,9 @@ import dev.offload.OffloadSession;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Every metric that the Grafana dashboard and the Prometheus alert rules under {@code ops/} read is one that the
- * running sample app exports at {@code /actuator/prometheus}, so a renamed meter or a typo in a query fails the build
+ * Every metric that the Grafana dashboard and the Prometheus alert rules under
+ * {@code ops/} read is one that the running sample app exports at
+ * {@code /actuator/prometheus}, so a renamed meter or a typo in a query fails the build
  * instead of leaving a panel empty or an alert silent.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
@@ -51,8 +52,8 @@ class OpsMetricNamesTests {
 			session.streamId();
 		}
 		HttpResponse<String> response = HttpClient.newHttpClient()
-			.send(HttpRequest.newBuilder(URI.create("http://localhost:" + this.managementPort + "/actuator/prometheus")).build(),
-					HttpResponse.BodyHandlers.ofString());
+			.send(HttpRequest.newBuilder(URI.create("http://localhost:" + this.managementPort + "/actuator/prometheus"))
+				.build(), HttpResponse.BodyHandlers.ofString());
 		assertThat(response.statusCode()).isEqualTo(200);
 		this.exported = sampleNames(response.body());
 	}
@@ -105,7 +106,8 @@ class OpsMetricNamesTests {
 	}
 
 	/**
-	 * The sample names of a Prometheus text exposition: {@code name} of each {@code name{labels} value} line.
+	 * The sample names of a Prometheus text exposition: {@code name} of each
+	 * {@code name{labels} value} line.
 	 */
 	static Set<String> sampleNames(String exposition) {
 		Set<String> names = new TreeSet<>();

@@ -6,9 +6,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The metric names a PromQL expression reads: what is left once strings, label matchers, range selectors, grouping
- * label lists, Grafana variables, function names and keywords are taken out. Enough for the queries of a dashboard
- * and alert rules, not a PromQL parser.
+ * The metric names a PromQL expression reads: what is left once strings, label matchers,
+ * range selectors, grouping label lists, Grafana variables, function names and keywords
+ * are taken out. Enough for the queries of a dashboard and alert rules, not a PromQL
+ * parser.
  */
 final class PromQlMetricNames {
 
@@ -25,15 +26,16 @@ final class PromQlMetricNames {
 
 	private static final Pattern IDENTIFIER = Pattern.compile("(?<![\\w.:])[a-zA-Z_:][\\w:]*(\\s*\\()?");
 
-	private static final Set<String> KEYWORDS = Set.of("and", "or", "unless", "bool", "offset", "by", "without",
-			"on", "ignoring", "group_left", "group_right", "inf", "nan");
+	private static final Set<String> KEYWORDS = Set.of("and", "or", "unless", "bool", "offset", "by", "without", "on",
+			"ignoring", "group_left", "group_right", "inf", "nan");
 
 	private PromQlMetricNames() {
 	}
 
 	/**
 	 * The metric names that an expression reads.
-	 * @param expression a PromQL expression, possibly with Grafana variables such as {@code $device}
+	 * @param expression a PromQL expression, possibly with Grafana variables such as
+	 * {@code $device}
 	 * @return the metric names, sorted
 	 */
 	static Set<String> of(String expression) {
@@ -55,7 +57,8 @@ final class PromQlMetricNames {
 	}
 
 	/**
-	 * The metric name of a Grafana variable query {@code label_values(metric{...}, label)}.
+	 * The metric name of a Grafana variable query {@code label_values(metric{...},
+	 * label)}.
 	 * @param query the variable's query
 	 * @return the metric name
 	 * @throws IllegalArgumentException if the query is not of that form

@@ -16,9 +16,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 /**
- * The alert rules under {@code ops/prometheus} pass {@code promtool check rules} and their unit tests
- * ({@code promtool test rules}), and those unit tests catch a broken rule. Needs Debian's {@code prometheus} package
- * for {@code promtool} ({@code .ci/run} installs it); skipped, saying so, without it.
+ * The alert rules under {@code ops/prometheus} pass {@code promtool check rules} and
+ * their unit tests ({@code promtool test rules}), and those unit tests catch a broken
+ * rule. Needs Debian's {@code prometheus} package for {@code promtool} ({@code .ci/run}
+ * installs it); skipped, saying so, without it.
  */
 class PrometheusRulesTests {
 

@@ -18,8 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 /**
- * The kernels' prices against an independent computation: the closed form with Commons Math's normal distribution,
- * and Monte Carlo within its statistical error.
+ * The kernels' prices against an independent computation: the closed form with Commons
+ * Math's normal distribution, and Monte Carlo within its statistical error.
  */
 class OptionKernelsTests {
 
@@ -41,8 +41,7 @@ class OptionKernelsTests {
 	@Test
 	void normcdfShouldMatchCommonsMath() {
 		for (double x = -12; x <= 12; x += 0.01) {
-			assertThat(OptionKernels.normcdf(x)).as("x=%s", x)
-				.isCloseTo(ReferencePrices.cdf(x), within(1e-14));
+			assertThat(OptionKernels.normcdf(x)).as("x=%s", x).isCloseTo(ReferencePrices.cdf(x), within(1e-14));
 		}
 	}
 
@@ -61,9 +60,11 @@ class OptionKernelsTests {
 			OptionSpec o = options.get(i);
 			PricedBatch.Price price = batch.prices().get(i);
 			assertThat(price.call()).as("call %s", o)
-				.isCloseTo(ReferencePrices.call(o.spot(), o.strike(), o.maturity(), o.rate(), o.volatility()), within(1e-9));
+				.isCloseTo(ReferencePrices.call(o.spot(), o.strike(), o.maturity(), o.rate(), o.volatility()),
+						within(1e-9));
 			assertThat(price.put()).as("put %s", o)
-				.isCloseTo(ReferencePrices.put(o.spot(), o.strike(), o.maturity(), o.rate(), o.volatility()), within(1e-9));
+				.isCloseTo(ReferencePrices.put(o.spot(), o.strike(), o.maturity(), o.rate(), o.volatility()),
+						within(1e-9));
 		}
 	}
 

@@ -23,9 +23,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * The dashboard end to end in headless Chromium: the page loads, shows the device, and its numbers and chart change
- * when requests are fired from its buttons. Needs Debian's {@code chromium} and {@code chromium-driver}, which
- * {@code .ci/run} installs; elsewhere the test is skipped, saying so.
+ * The dashboard end to end in headless Chromium: the page loads, shows the device, and
+ * its numbers and chart change when requests are fired from its buttons. Needs Debian's
+ * {@code chromium} and {@code chromium-driver}, which {@code .ci/run} installs; elsewhere
+ * the test is skipped, saying so.
  */
 @Tag("browser")
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
@@ -78,7 +79,8 @@ class DashboardBrowserTests {
 		wait.until((d) -> Integer.parseInt(chart.getDomAttribute("data-points")) >= 2);
 		long borrowsBefore = Long.parseLong(text(".device[data-device='0'] .value-borrows"));
 
-		// The heavy job holds its stream for as long as the simulation runs: the chart sees the pool lend it.
+		// The heavy job holds its stream for as long as the simulation runs: the chart
+		// sees the pool lend it.
 		this.driver.findElement(By.id("heavy-button")).click();
 		wait.until((d) -> Integer.parseInt(chart.getDomAttribute("data-max-in-use")) > 0);
 		wait.until((d) -> Long.parseLong(text(".device[data-device='0'] .value-borrows")) > borrowsBefore);
@@ -86,10 +88,12 @@ class DashboardBrowserTests {
 		new WebDriverWait(this.driver, Duration.ofMinutes(3))
 			.until((d) -> d.findElements(By.cssSelector("#request-log tr")).size() >= 51);
 		List<WebElement> rows = this.driver.findElements(By.cssSelector("#request-log tr"));
-		assertThat(rows).allSatisfy((row) -> assertThat(row.getDomAttribute("class")).as(row.getText())
-			.contains("status-200"));
-		assertThat(rows.stream().map(WebElement::getText)).anySatisfy((row) -> assertThat(row).contains("monte carlo 8M"));
-		// Once the requests are done, every stream is back: the live number returns to zero.
+		assertThat(rows)
+			.allSatisfy((row) -> assertThat(row.getDomAttribute("class")).as(row.getText()).contains("status-200"));
+		assertThat(rows.stream().map(WebElement::getText))
+			.anySatisfy((row) -> assertThat(row).contains("monte carlo 8M"));
+		// Once the requests are done, every stream is back: the live number returns to
+		// zero.
 		wait.until((d) -> "0".equals(text(".device[data-device='0'] .value-inUse")));
 	}
 

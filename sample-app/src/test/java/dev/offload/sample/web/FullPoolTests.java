@@ -14,12 +14,12 @@ import dev.offload.OffloadSession;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A full bounded pool answers 503 with Retry-After after the borrow timeout, never a hang.
+ * A full bounded pool answers 503 with Retry-After after the borrow timeout, never a
+ * hang.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "offload.stream-pool.initial-size=1", "offload.stream-pool.max-size=1",
-				"offload.stream-pool.lanes.normal.max-sessions=1",
-				"offload.stream-pool.borrow-timeout=200ms" })
+				"offload.stream-pool.lanes.normal.max-sessions=1", "offload.stream-pool.borrow-timeout=200ms" })
 class FullPoolTests {
 
 	@LocalServerPort

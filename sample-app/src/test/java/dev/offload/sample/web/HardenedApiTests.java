@@ -16,11 +16,11 @@ import static dev.offload.sample.web.OptionsApiTests.send;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * What a service exposed to real clients needs: strict input, problem details for every error without Java names
- * or long echoes, a body limit before parsing, security headers, and health details kept private.
+ * What a service exposed to real clients needs: strict input, problem details for every
+ * error without Java names or long echoes, a body limit before parsing, security headers,
+ * and health details kept private.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-		properties = "sample.max-request-body=64KB")
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = "sample.max-request-body=64KB")
 class HardenedApiTests {
 
 	@LocalServerPort
@@ -35,10 +35,9 @@ class HardenedApiTests {
 	}
 
 	@ParameterizedTest(name = "spot={0} paths={1}")
-	@CsvSource(delimiter = '|', value = { "\"Infinity\"|2048", "1e400|2048", "100|1024.7", "100|\"2048\"",
-			"\"100\"|2048" })
-	void monteCarloWhenValueIsNotAFiniteNumberOfTheRightTypeShouldBeA400(String spot, String paths)
-			throws Exception {
+	@CsvSource(delimiter = '|',
+			value = { "\"Infinity\"|2048", "1e400|2048", "100|1024.7", "100|\"2048\"", "\"100\"|2048" })
+	void monteCarloWhenValueIsNotAFiniteNumberOfTheRightTypeShouldBeA400(String spot, String paths) throws Exception {
 		HttpResponse<String> response = send(this.port, "POST", "/api/options/monte-carlo", monteCarlo(spot, paths));
 		assertThat(response.statusCode()).isEqualTo(400);
 		assertThat(response.headers().firstValue("Content-Type")).hasValue("application/problem+json");
@@ -56,9 +55,8 @@ class HardenedApiTests {
 	@Test
 	void unreadableValueShouldEchoAtMostAFewCharacters() throws Exception {
 		String longValue = "x".repeat(8000);
-		HttpResponse<String> response = send(this.port, "POST", "/api/options/monte-carlo",
-				"{\"spot\":\"" + longValue + "\",\"strike\":95,\"maturity\":1,\"rate\":0.03,\"volatility\":0.2,"
-						+ "\"paths\":2048}");
+		HttpResponse<String> response = send(this.port, "POST", "/api/options/monte-carlo", "{\"spot\":\"" + longValue
+				+ "\",\"strike\":95,\"maturity\":1,\"rate\":0.03,\"volatility\":0.2," + "\"paths\":2048}");
 		assertThat(response.statusCode()).isEqualTo(400);
 		assertThat(response.body()).hasSizeLessThan(600).contains("spot");
 	}
@@ -72,8 +70,8 @@ class HardenedApiTests {
 
 	@Test
 	void bodyLargerThanTheLimitShouldBeA413BeforeParsing() throws Exception {
-		String body = "{\"options\":[" + "{\"spot\":100,\"strike\":95,\"maturity\":1,\"rate\":0.03,\"volatility\":0.2},"
-			.repeat(1000) + "]}";
+		String body = "{\"options\":["
+				+ "{\"spot\":100,\"strike\":95,\"maturity\":1,\"rate\":0.03,\"volatility\":0.2},".repeat(1000) + "]}";
 		HttpResponse<String> response = send(this.port, "POST", "/api/options/price", body);
 		assertThat(response.statusCode()).isEqualTo(413);
 		assertThat(response.body()).contains("at most 65536");

@@ -14,12 +14,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Heavy jobs in a bounded lane, light requests beside it: a job is accepted only with its stream held, a full lane
- * refuses at once with 503 and {@code Retry-After}, and light requests still get their prices.
+ * Heavy jobs in a bounded lane, light requests beside it: a job is accepted only with its
+ * stream held, a full lane refuses at once with 503 and {@code Retry-After}, and light
+ * requests still get their prices.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-		properties = { "offload.stream-pool.lanes.normal.max-sessions=1",
-				"offload.stream-pool.lanes.normal.borrow-timeout=50ms" })
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
+		"offload.stream-pool.lanes.normal.max-sessions=1", "offload.stream-pool.lanes.normal.borrow-timeout=50ms" })
 class LanesTests {
 
 	static final String HEAVY = "{\"spot\":100,\"strike\":95,\"maturity\":1,\"rate\":0.03,\"volatility\":0.2,"

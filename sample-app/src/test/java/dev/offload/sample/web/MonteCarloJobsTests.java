@@ -15,7 +15,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * Tests for {@link MonteCarloJobs}: running jobs stay, finished ones expire by age and by count.
+ * Tests for {@link MonteCarloJobs}: running jobs stay, finished ones expire by age and by
+ * count.
  */
 class MonteCarloJobsTests {
 

@@ -52,8 +52,8 @@ class OptionsApiTests {
 		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
 			.header("Content-Type", "application/json")
 			.header("Accept", accept);
-		request.method(method, (body != null) ? HttpRequest.BodyPublishers.ofString(body)
-				: HttpRequest.BodyPublishers.noBody());
+		request.method(method,
+				(body != null) ? HttpRequest.BodyPublishers.ofString(body) : HttpRequest.BodyPublishers.noBody());
 		return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
 	}
 
@@ -92,7 +92,8 @@ class OptionsApiTests {
 
 	@Test
 	void emptyAndOversizedBatchesShouldBeA400() throws Exception {
-		assertThat(post("/api/options/price", "{\"options\":[]}").body()).contains("options size must be between 1 and 4096");
+		assertThat(post("/api/options/price", "{\"options\":[]}").body())
+			.contains("options size must be between 1 and 4096");
 		List<String> many = new ArrayList<>();
 		for (int i = 0; i < 4097; i++) {
 			many.add(option(100));
@@ -129,8 +130,9 @@ class OptionsApiTests {
 		assertThat(started.statusCode()).isEqualTo(202);
 		String location = started.headers().firstValue("Location").orElseThrow();
 		assertThat(location).startsWith("/api/options/monte-carlo/");
-		JsonNode done = await().atMost(Duration.ofMinutes(2)).until(() -> json.readTree(send(this.port, "GET", location, null).body()),
-				(job) -> !"RUNNING".equals(job.get("status").asString()));
+		JsonNode done = await().atMost(Duration.ofMinutes(2))
+			.until(() -> json.readTree(send(this.port, "GET", location, null).body()),
+					(job) -> !"RUNNING".equals(job.get("status").asString()));
 		assertThat(done.get("status").asString()).isEqualTo("DONE");
 		JsonNode result = done.get("result");
 		double exact = ReferencePrices.call(100, 95, 0.5, 0.02, 0.3);
@@ -164,7 +166,8 @@ class OptionsApiTests {
 		assertThat(response.statusCode()).isEqualTo(200);
 		JsonNode body = json.readTree(response.body());
 		assertThat(body.get("devices").get(0).get("pool").get("size").asInt()).isNotNegative();
-		assertThat(send(this.managementPort, "GET", "/actuator/prometheus", null, "text/plain").body()).contains("offload_streams");
+		assertThat(send(this.managementPort, "GET", "/actuator/prometheus", null, "text/plain").body())
+			.contains("offload_streams");
 	}
 
 	@Test

@@ -29,9 +29,10 @@ import dev.offload.DeviceRegistry;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The sample app with {@code spring.threads.virtual.enabled=true}: Tomcat serves each request on a virtual thread,
- * the price requests' GPU waits park those threads, and no pinned virtual thread is recorded in Offload. Runs on a
- * Java 21+ runtime (the build's java25-tests profile); on Java 17 Spring Boot ignores the property.
+ * The sample app with {@code spring.threads.virtual.enabled=true}: Tomcat serves each
+ * request on a virtual thread, the price requests' GPU waits park those threads, and no
+ * pinned virtual thread is recorded in Offload. Runs on a Java 21+ runtime (the build's
+ * java25-tests profile); on Java 17 Spring Boot ignores the property.
  */
 @Tag("java21")
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
@@ -48,12 +49,12 @@ class VirtualThreadsTests {
 	DeviceRegistry registry;
 
 	@Test
-	void requestsWhenOnVirtualThreadsShouldBeServedWithoutPinningInOffload(@TempDir Path directory)
-			throws Exception {
+	void requestsWhenOnVirtualThreadsShouldBeServedWithoutPinningInOffload(@TempDir Path directory) throws Exception {
 		Connector connector = ((TomcatWebServer) this.context.getWebServer()).getTomcat().getConnector();
 		assertThat(connector.getProtocolHandler().getExecutor().getClass().getSimpleName())
 			.isEqualTo("VirtualThreadExecutor");
-		// Each path loads its classes once before the recording: a first class loading under contention pins.
+		// Each path loads its classes once before the recording: a first class loading
+		// under contention pins.
 		assertThat(price(100).statusCode()).isEqualTo(200);
 		Path file = directory.resolve("pinned.jfr");
 		List<HttpResponse<String>> responses = new ArrayList<>();

@@ -19,8 +19,9 @@ import dev.offload.leak.LeakDetector;
 import dev.offload.spi.BackendSelection;
 
 /**
- * {@link Endpoint @Endpoint} that shows each device of a {@link DeviceRegistry} and how full its stream pool is:
- * {@code /actuator/streampools} for all devices, {@code /actuator/streampools/{device}} for one.
+ * {@link Endpoint @Endpoint} that shows each device of a {@link DeviceRegistry} and how
+ * full its stream pool is: {@code /actuator/streampools} for all devices,
+ * {@code /actuator/streampools/{device}} for one.
  */
 @Endpoint(id = "streampools")
 public class StreamPoolsEndpoint {
@@ -34,7 +35,8 @@ public class StreamPoolsEndpoint {
 	/**
 	 * Creates an endpoint.
 	 * @param registry the devices to show
-	 * @param leakDetector the leak detector whose counts to show, or {@code null} if leak detection is off
+	 * @param leakDetector the leak detector whose counts to show, or {@code null} if leak
+	 * detection is off
 	 */
 	public StreamPoolsEndpoint(DeviceRegistry registry, @Nullable LeakDetector leakDetector) {
 		this(registry, leakDetector, null);
@@ -43,8 +45,10 @@ public class StreamPoolsEndpoint {
 	/**
 	 * Creates an endpoint that also says why the backend was chosen.
 	 * @param registry the devices to show
-	 * @param leakDetector the leak detector whose counts to show, or {@code null} if leak detection is off
-	 * @param selection how the backend was chosen, or {@code null} if the application chose it itself
+	 * @param leakDetector the leak detector whose counts to show, or {@code null} if leak
+	 * detection is off
+	 * @param selection how the backend was chosen, or {@code null} if the application
+	 * chose it itself
 	 */
 	public StreamPoolsEndpoint(DeviceRegistry registry, @Nullable LeakDetector leakDetector,
 			@Nullable BackendSelection selection) {
@@ -91,14 +95,15 @@ public class StreamPoolsEndpoint {
 	 * Every device of the registry.
 	 *
 	 * @param backend the backend running the devices ({@code cuda} or {@code host})
-	 * @param backendReason why that backend: the probe's message, or {@code null} if the application chose it
+	 * @param backendReason why that backend: the probe's message, or {@code null} if the
+	 * application chose it
 	 * @param closed whether the registry was shut down
-	 * @param leakDetectionThreshold the leak detection threshold as an ISO-8601 duration, or {@code null} if leak
-	 * detection is off
+	 * @param leakDetectionThreshold the leak detection threshold as an ISO-8601 duration,
+	 * or {@code null} if leak detection is off
 	 * @param devices the devices, in id order
 	 */
-	public record StreamPoolsDescriptor(String backend, @Nullable String backendReason, boolean closed, @Nullable String leakDetectionThreshold,
-			List<DeviceDescriptor> devices) implements OperationResponseBody {
+	public record StreamPoolsDescriptor(String backend, @Nullable String backendReason, boolean closed,
+			@Nullable String leakDetectionThreshold, List<DeviceDescriptor> devices) implements OperationResponseBody {
 
 	}
 
@@ -111,8 +116,8 @@ public class StreamPoolsEndpoint {
 	 * @param healthy whether it can take work
 	 * @param error the sticky error that failed it, or {@code null} while it is healthy
 	 * @param activeSessions sessions opened and not yet ended
-	 * @param leakedSessions sessions that stayed open longer than the leak detection threshold since the start (0
-	 * when leak detection is off)
+	 * @param leakedSessions sessions that stayed open longer than the leak detection
+	 * threshold since the start (0 when leak detection is off)
 	 * @param pool the state of its stream pool
 	 */
 	public record DeviceDescriptor(int id, String name, String backend, boolean healthy, @Nullable String error,
@@ -137,14 +142,17 @@ public class StreamPoolsEndpoint {
 	 * @param discarded streams destroyed because their work failed
 	 * @param timeouts borrows that gave up after the borrow timeout
 	 * @param saturated whether a borrower waits for a stream now
-	 * @param oldestWait how long the borrower that has waited longest has waited so far, as an ISO-8601 duration
-	 * @param pendingCompletions sessions handed to the completion thread whose work is not done yet
+	 * @param oldestWait how long the borrower that has waited longest has waited so far,
+	 * as an ISO-8601 duration
+	 * @param pendingCompletions sessions handed to the completion thread whose work is
+	 * not done yet
 	 * @param sessionTimeouts sessions whose deadline passed while their caller waited
-	 * @param byPriority size, in use and idle per priority class that has streams ({@code NORMAL}, {@code HIGH})
+	 * @param byPriority size, in use and idle per priority class that has streams
+	 * ({@code NORMAL}, {@code HIGH})
 	 */
-	public record PoolDescriptor(int size, int inUse, int idle, int peakInUse, @Nullable Integer max,
-			boolean bounded, int waiting, long borrows, long grows, long created, long destroyed, long discarded,
-			long timeouts, boolean saturated, String oldestWait, int pendingCompletions, long sessionTimeouts,
+	public record PoolDescriptor(int size, int inUse, int idle, int peakInUse, @Nullable Integer max, boolean bounded,
+			int waiting, long borrows, long grows, long created, long destroyed, long discarded, long timeouts,
+			boolean saturated, String oldestWait, int pendingCompletions, long sessionTimeouts,
 			Map<String, PriorityDescriptor> byPriority) {
 
 		static PoolDescriptor of(StreamPoolStatistics statistics) {
@@ -152,12 +160,12 @@ public class StreamPoolsEndpoint {
 			statistics.byPriority()
 				.forEach((priority, value) -> byPriority.put(priority.name(),
 						new PriorityDescriptor(value.size(), value.inUse(), value.idle())));
-			return new PoolDescriptor(statistics.size(), statistics.inUse(), statistics.idle(),
-					statistics.peakInUse(), statistics.isBounded() ? statistics.maxSize() : null,
-					statistics.isBounded(), statistics.waiting(), statistics.borrows(), statistics.grows(),
-					statistics.created(), statistics.destroyed(), statistics.discarded(), statistics.timeouts(),
-					statistics.waiting() > 0, statistics.oldestWait().toString(), statistics.pendingCompletions(),
-					statistics.sessionTimeouts(), Collections.unmodifiableMap(byPriority));
+			return new PoolDescriptor(statistics.size(), statistics.inUse(), statistics.idle(), statistics.peakInUse(),
+					statistics.isBounded() ? statistics.maxSize() : null, statistics.isBounded(), statistics.waiting(),
+					statistics.borrows(), statistics.grows(), statistics.created(), statistics.destroyed(),
+					statistics.discarded(), statistics.timeouts(), statistics.waiting() > 0,
+					statistics.oldestWait().toString(), statistics.pendingCompletions(), statistics.sessionTimeouts(),
+					Collections.unmodifiableMap(byPriority));
 		}
 
 	}

@@ -14,15 +14,17 @@ import dev.offload.backend.host.HostBackend;
 import dev.offload.spi.BackendSelection;
 
 /**
- * {@link HealthIndicator} for the devices of a {@link DeviceRegistry}: {@code UP} while every device can take work,
- * {@code DOWN} once a sticky error failed one of them (the details name the device and the error), and
- * {@code OUT_OF_SERVICE} once the registry is shut down. The details always name the backend, with a note when the
- * {@code auto} backend fell back to the host emulation.
+ * {@link HealthIndicator} for the devices of a {@link DeviceRegistry}: {@code UP} while
+ * every device can take work, {@code DOWN} once a sticky error failed one of them (the
+ * details name the device and the error), and {@code OUT_OF_SERVICE} once the registry is
+ * shut down. The details always name the backend, with a note when the {@code auto}
+ * backend fell back to the host emulation.
  */
 public final class OffloadHealthIndicator implements HealthIndicator {
 
 	/**
-	 * The note added to the details when {@code offload.backend=auto} found no usable CUDA device.
+	 * The note added to the details when {@code offload.backend=auto} found no usable
+	 * CUDA device.
 	 */
 	public static final String HOST_FALLBACK_NOTE = "no usable CUDA device; running on the host emulation";
 
@@ -33,7 +35,8 @@ public final class OffloadHealthIndicator implements HealthIndicator {
 	/**
 	 * Creates an indicator.
 	 * @param registry the devices to check
-	 * @param selection how the backend was chosen, or {@code null} if the application chose it itself
+	 * @param selection how the backend was chosen, or {@code null} if the application
+	 * chose it itself
 	 */
 	public OffloadHealthIndicator(DeviceRegistry registry, @Nullable BackendSelection selection) {
 		this.registry = registry;

@@ -10,14 +10,16 @@ import dev.offload.DeviceRegistry;
 import dev.offload.StreamPool;
 
 /**
- * The {@code readinessState} health indicator of the {@code readiness} probe group, refined with the devices of a
- * {@link DeviceRegistry}: it reports {@link ReadinessState#REFUSING_TRAFFIC} (HTTP 503, {@code OUT_OF_SERVICE})
- * while the application refuses traffic, and also, when so configured, while a device has failed with a sticky
- * error or while a device's pool is {@linkplain #isSaturated(StreamPool) saturated}.
+ * The {@code readinessState} health indicator of the {@code readiness} probe group,
+ * refined with the devices of a {@link DeviceRegistry}: it reports
+ * {@link ReadinessState#REFUSING_TRAFFIC} (HTTP 503, {@code OUT_OF_SERVICE}) while the
+ * application refuses traffic, and also, when so configured, while a device has failed
+ * with a sticky error or while a device's pool is {@linkplain #isSaturated(StreamPool)
+ * saturated}.
  * <p>
- * It reads the devices each time the probe asks, so it never changes the application's own availability state: a
- * saturation that ends needs nothing reverted, and it never overrides the state Spring Boot publishes at startup or
- * shutdown.
+ * It reads the devices each time the probe asks, so it never changes the application's
+ * own availability state: a saturation that ends needs nothing reverted, and it never
+ * overrides the state Spring Boot publishes at startup or shutdown.
  */
 public final class OffloadReadinessStateHealthIndicator extends ReadinessStateHealthIndicator {
 
@@ -64,8 +66,8 @@ public final class OffloadReadinessStateHealthIndicator extends ReadinessStateHe
 	}
 
 	/**
-	 * Whether a pool is saturated: borrowers wait for a stream now, which only a bounded pool at its bound makes them
-	 * do.
+	 * Whether a pool is saturated: borrowers wait for a stream now, which only a bounded
+	 * pool at its bound makes them do.
 	 * @param pool the pool
 	 * @return whether the pool is saturated
 	 */

@@ -56,8 +56,8 @@ class StreamPoolsEndpointTests {
 		assertThat(first.backend()).isEqualTo("host");
 		assertThat(first.healthy()).isTrue();
 		assertThat(first.error()).isNull();
-		assertThat(first.pool()).isEqualTo(new PoolDescriptor(0, 0, 0, 0, null, false, 0, 0, 0, 0, 0, 0, 0, false,
-				"PT0S", 0, 0, Map.of()));
+		assertThat(first.pool())
+			.isEqualTo(new PoolDescriptor(0, 0, 0, 0, null, false, 0, 0, 0, 0, 0, 0, 0, false, "PT0S", 0, 0, Map.of()));
 		assertThat(descriptor.devices().get(1).pool().max()).isEqualTo(8);
 		assertThat(descriptor.devices().get(1).pool().bounded()).isTrue();
 	}
@@ -78,8 +78,7 @@ class StreamPoolsEndpointTests {
 			assertThat(pool.peakInUse()).isEqualTo(2);
 			assertThat(pool.borrows()).isEqualTo(2);
 			assertThat(pool.created()).isEqualTo(4);
-			assertThat(pool.byPriority()).containsExactly(
-					Map.entry("HIGH", new PriorityDescriptor(2, 1, 1)),
+			assertThat(pool.byPriority()).containsExactly(Map.entry("HIGH", new PriorityDescriptor(2, 1, 1)),
 					Map.entry("NORMAL", new PriorityDescriptor(2, 1, 1)));
 		}
 		DeviceDescriptor after = endpoint.device(0);
