@@ -16,6 +16,8 @@ import jdk.jfr.consumer.RecordingFile;
 import org.apache.catalina.connector.Connector;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledForJreRange;
+import org.junit.jupiter.api.condition.JRE;
 import org.junit.jupiter.api.io.TempDir;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -35,6 +37,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * java25-tests profile); on Java 17 Spring Boot ignores the property.
  */
 @Tag("java21")
+@EnabledForJreRange(min = JRE.JAVA_21,
+		disabledReason = "Virtual threads need Java 21+; the build runs this test in its java25-tests profile")
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = "spring.threads.virtual.enabled=true")
 class VirtualThreadsTests {
