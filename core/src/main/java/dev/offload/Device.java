@@ -395,8 +395,8 @@ public final class Device {
 		}
 		catch (RejectedExecutionException ex) {
 			// An executor shut down before the registry (an application context closing)
-			// must neither lose the
-			// completion nor push user code onto the completion thread.
+			// must neither lose the completion nor push user code onto the completion
+			// thread.
 			logger.warn("Device {}: the completion executor refused a completion ({}); completing it on a thread of "
 					+ "its own", id(), ex.getMessage());
 			Thread thread = new Thread(completion, "offload-device" + id() + "-completion-fallback");

@@ -242,8 +242,7 @@ public final class DeviceRegistry implements AutoCloseable {
 		this.closed = true;
 		long deadline = System.nanoTime() + awaitTermination.toNanos();
 		// Every device refuses new sessions before any is drained, so that work does not
-		// move to a device that is
-		// closed later.
+		// move to a device that is closed later.
 		this.devices.forEach(Device::refuseNewSessions);
 		boolean clean = true;
 		for (Device device : this.devices) {

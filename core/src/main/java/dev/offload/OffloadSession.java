@@ -562,8 +562,7 @@ public final class OffloadSession implements AutoCloseable {
 		CompletableFuture<Void> reached = new CompletableFuture<>();
 		device.completionPoller().submit(new IdleWatch(done, reached));
 		// join() parks without pinning the carrier and, as the driver's synchronize, is
-		// not cut short by an
-		// interrupt (the interrupt stays set).
+		// not cut short by an interrupt (the interrupt stays set).
 		awaitDone(reached);
 	}
 
@@ -792,8 +791,7 @@ public final class OffloadSession implements AutoCloseable {
 		}
 		if (!(result instanceof BackendException backendError && backendError.isSticky())) {
 			// Earlier work may still run on a stream whose later call failed: let it
-			// finish before the stream and
-			// the buffers are given back.
+			// finish before the stream and the buffers are given back.
 			try {
 				awaitIdle(lent.backend);
 			}

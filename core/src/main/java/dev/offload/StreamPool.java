@@ -213,9 +213,8 @@ public final class StreamPool {
 			ClassState priorityClass = this.classes[priority.ordinal()];
 			PooledStream[] streams;
 			// The streams and the retired borrows as one snapshot: a stream discarded
-			// meanwhile is counted once, in
-			// the array or in the retired borrows (read apart, a read between the two
-			// missed its borrows).
+			// meanwhile is counted once, in the array or in the retired borrows (read
+			// apart, a read between the two missed its borrows).
 			synchronized (priorityClass) {
 				streams = priorityClass.streams;
 				borrows += priorityClass.retiredBorrows;
@@ -272,9 +271,8 @@ public final class StreamPool {
 		long waitNanos = 0;
 		if (stream == null) {
 			// Only the slow path reads the clock: System.nanoTime costs about 100 ns on
-			// some virtual machines, more
-			// than the whole fast path; a borrow served from the idle streams is recorded
-			// as taking no time.
+			// some virtual machines, more than the whole fast path; a borrow served from
+			// the idle streams is recorded as taking no time.
 			long start = System.nanoTime();
 			stream = borrowSlow(priority, start, deadline, sessionId);
 			waitNanos = System.nanoTime() - start;

@@ -260,8 +260,8 @@ class MultiDeviceTests {
 				reader.synchronize();
 			});
 			// Release the gate only once the staging session on device 0 has its stream,
-			// so that a staging that
-			// did not wait for the event would read the buffer before it was written.
+			// so that a staging that did not wait for the event would read the buffer
+			// before it was written.
 			await().atMost(Duration.ofSeconds(60))
 				.until(() -> first.streamPool().statistics().borrows() > borrowsBefore);
 			TestKernels.gate(gate).countDown();

@@ -191,9 +191,8 @@ class OffloadSessionTests {
 			.filter((name) -> name.startsWith("offload-"))
 			.collect(Collectors.toSet());
 		// One completion thread and at most the device's 4 workers, whatever the number
-		// of sessions; the futures
-		// complete on the shared completion executor, at most one thread per CPU when
-		// nothing blocks.
+		// of sessions; the futures complete on the shared completion executor, at most
+		// one thread per CPU when nothing blocks.
 		assertThat(offloadThreads).contains("offload-device0-completion");
 		assertThat(offloadThreads).filteredOn((name) -> !name.startsWith("offload-async-")).hasSizeLessThanOrEqualTo(5);
 		assertThat(offloadThreads).filteredOn((name) -> name.startsWith("offload-async-"))

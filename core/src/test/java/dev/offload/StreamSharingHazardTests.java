@@ -117,8 +117,8 @@ class StreamSharingHazardTests {
 			}
 			TestKernels.await(enqueued);
 			// The light tasks on the three other streams finish; the one that shares the
-			// heavy task's stream
-			// cannot, because its work is queued behind the held kernel.
+			// heavy task's stream cannot, because its work is queued behind the held
+			// kernel.
 			org.awaitility.Awaitility.await().until(() -> lightDone.get() == 3);
 			assertThat(lights.stream().filter((light) -> !light.isDone())).hasSize(1);
 			assertThat(lights.get(3)).isNotDone();

@@ -188,8 +188,7 @@ final class BackendFactory {
 		this.errors.check("offload.host.device-names", names, namesAction, () -> builder.deviceNames(names));
 		if (names != null && !names.isEmpty() && names.size() != host.getDeviceCount()) {
 			// Checked here rather than when the backend is built, so that a selection
-			// never holds a provider that
-			// cannot create its backend.
+			// never holds a provider that cannot create its backend.
 			throw this.errors.invalid("offload.host.device-names", names,
 					"deviceNames must name each of the " + host.getDeviceCount() + " devices, was " + names,
 					namesAction, null);

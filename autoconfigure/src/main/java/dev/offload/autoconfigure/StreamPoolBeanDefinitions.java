@@ -99,9 +99,8 @@ final class StreamPoolBeanDefinitions
 		OffloadProperties properties = bindProperties();
 		boolean ownBackend = !isApplicationDefined(beans, registry, Backend.class);
 		// AOT processing writes code for these definitions: no lambda suppliers, and no
-		// count probed on the build
-		// machine (which has no GPU); see plannedDeviceIds.
-		// The processor sets a system property, which the environment reads.
+		// count probed on the build machine (which has no GPU); see plannedDeviceIds. The
+		// processor sets a system property, which the environment reads.
 		boolean aotProcessing = this.environment.getProperty(AbstractAotProcessor.AOT_PROCESSING, Boolean.class, false);
 		Supplier<BackendSelection> selection = null;
 		if (ownBackend) {

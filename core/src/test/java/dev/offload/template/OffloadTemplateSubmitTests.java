@@ -93,8 +93,8 @@ class OffloadTemplateSubmitTests {
 			.filter((name) -> name.startsWith("offload-") && !name.startsWith("offload-async-"))
 			.toList();
 		// The device's workers and its one completion thread: nothing per submitted call
-		// (the completion executor's
-		// threads are shared by every registry, bounded by the CPUs).
+		// (the completion executor's threads are shared by every registry, bounded by the
+		// CPUs).
 		assertThat(offloadThreads).hasSizeLessThanOrEqualTo(WORKERS + 1);
 		assertThat(liveThreads().size() - before).isLessThanOrEqualTo(WORKERS + 1);
 

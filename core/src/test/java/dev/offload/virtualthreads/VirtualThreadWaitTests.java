@@ -144,9 +144,8 @@ class VirtualThreadWaitTests {
 		this.gate.countDown();
 		OffloadTemplate template = new OffloadTemplate(this.registry);
 		// A class's first loading, resolved by the VM, pins a virtual thread that
-		// contends for the class loader's
-		// lock: once per class and JVM, whatever code it is. Each way of waiting runs
-		// once before the recording.
+		// contends for the class loader's lock: once per class and JVM, whatever code it
+		// is. Each way of waiting runs once before the recording.
 		OnVirtualThreads.run(5, (kind) -> waitOneWay(kind, template));
 		PinnedEvents pinned = PinnedEvents.during(() -> {
 			OnVirtualThreads.run(2_000, (i) -> waitOneWay(i % 5, template));

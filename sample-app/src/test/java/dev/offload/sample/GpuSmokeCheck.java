@@ -169,8 +169,8 @@ public final class GpuSmokeCheck {
 			error = ex.getMessage();
 		}
 		// CUDA reports an illegal address or, for an address far outside any allocation,
-		// an invalid address space:
-		// either is sticky. The host backend reports HOST_ERROR_ILLEGAL_ADDRESS.
+		// an invalid address space: either is sticky. The host backend reports
+		// HOST_ERROR_ILLEGAL_ADDRESS.
 		check("out-of-bounds kernel fails its session with a sticky error: " + error,
 				error.contains("the device is unusable until the process restarts"), error);
 		HttpResponse<String> health = get(actuator + "/actuator/health");

@@ -172,8 +172,7 @@ public class SessionLifeLinearizability {
 	@Validate
 	public void nothingLeaked() throws Exception {
 		// A registry closed with no wait abandons the closeAsync sessions still pending:
-		// their futures fail and their
-		// streams stay lent, never destroyed.
+		// their futures fail and their streams stay lent, never destroyed.
 		int abandoned = 0;
 		for (CompletableFuture<Void> future : this.closing) {
 			try {

@@ -67,9 +67,8 @@ public final class CudaBackend implements Backend {
 	private static CudaAvailability initialize() {
 		if (isLinux() && !Files.exists(NVIDIA_CONTROL_DEVICE)) {
 			// Every Linux machine with an NVIDIA driver, containers included, has this
-			// device node. Without it, do not
-			// load JCuda's natives at all: that would take about 100 ms only to fail on
-			// libcuda.so.1.
+			// device node. Without it, do not load JCuda's natives at all: that would
+			// take about 100 ms only to fail on libcuda.so.1.
 			return CudaAvailability.unavailable(CudaUnavailableException.Reason.NO_DEVICE, 0, "no NVIDIA driver here: "
 					+ NVIDIA_CONTROL_DEVICE + " does not exist (JCuda's natives were not loaded)", null);
 		}

@@ -29,9 +29,8 @@ final class CudaDriver {
 
 	static CudaAvailability initialize() {
 		// The first call loads JCuda's native library (and through it libcuda.so.1); a
-		// failure here is a
-		// LinkageError. JCuda's exception mode is the application's to choose: CudaCalls
-		// works in both.
+		// failure here is a LinkageError. JCuda's exception mode is the application's to
+		// choose: CudaCalls works in both.
 		int init = CudaCalls.cuInit(0);
 		loaded = true;
 		int[] version = new int[1];

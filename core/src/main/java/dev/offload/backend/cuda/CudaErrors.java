@@ -118,8 +118,8 @@ final class CudaErrors {
 	static String errorName(int result) {
 		if (!CudaDriver.isLoaded()) {
 			// Without natives (a unit test without a GPU) JCuda's own table still names
-			// the error; touching the
-			// driver class would also spoil the probe's first, most telling load error.
+			// the error; touching the driver class would also spoil the probe's first,
+			// most telling load error.
 			return CUresult.stringFor(result);
 		}
 		try {

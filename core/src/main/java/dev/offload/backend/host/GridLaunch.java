@@ -156,9 +156,8 @@ final class GridLaunch {
 				long measured = Math.max(1, (System.nanoTime() - start) / (end - first));
 				long previous = this.nanosPerBlock;
 				// A worker preempted by the OS measures a slow chunk; the estimate at
-				// most doubles per chunk, so
-				// one preemption does not shrink the next chunks to a size where queueing
-				// costs more than work.
+				// most doubles per chunk, so one preemption does not shrink the next
+				// chunks to a size where queueing costs more than work.
 				this.nanosPerBlock = (previous != 0) ? Math.min(measured, 2 * previous) : measured;
 			}
 		}

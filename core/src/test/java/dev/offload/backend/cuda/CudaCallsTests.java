@@ -197,9 +197,8 @@ class CudaCallsTests {
 	private static boolean refersToJCudaDriver(Path classFile) {
 		try {
 			// A class that calls a JCudaDriver method or takes a method reference to one
-			// holds the class's internal
-			// name in its constant pool (plain ASCII there); constants such as
-			// CU_MEMHOSTALLOC_* are inlined.
+			// holds the class's internal name in its constant pool (plain ASCII there);
+			// constants such as CU_MEMHOSTALLOC_* are inlined.
 			return new String(Files.readAllBytes(classFile), StandardCharsets.ISO_8859_1)
 				.contains("jcuda/driver/JCudaDriver");
 		}

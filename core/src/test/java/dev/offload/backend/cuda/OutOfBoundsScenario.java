@@ -37,9 +37,8 @@ public final class OutOfBoundsScenario {
 			Kernel write = device.loadModule(TestKernels.OUT_OF_BOUNDS).kernel("writeOutOfBounds");
 			try (OffloadSession session = device.openSession()) {
 				// An event in the pool makes the registry's close destroy one after the
-				// sticky error; recorded before
-				// the launch, so that the launch's error surfaces from the synchronize
-				// below, not from the record.
+				// sticky error; recorded before the launch, so that the launch's error
+				// surfaces from the synchronize below, not from the record.
 				session.recordEvent();
 				session.launch(write, LaunchConfig.of(1, 1), session.allocate(4), 1L << 40);
 				session.synchronize();

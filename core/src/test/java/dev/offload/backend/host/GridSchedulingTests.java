@@ -214,9 +214,8 @@ class GridSchedulingTests {
 		}
 		launchOneThread(other, kernel(device, "mark"));
 		// The first chunk ends; its worker takes the other stream's kernel, which waits
-		// for no more than a chunk:
-		// a HIGH stream's work comes before the NORMAL kernel's chunks, and equal
-		// priorities take turns.
+		// for no more than a chunk: a HIGH stream's work comes before the NORMAL kernel's
+		// chunks, and equal priorities take turns.
 		firstThreadGate.countDown();
 		assertThat(CompletableFuture.runAsync(other::synchronize)).succeedsWithin(Duration.ofSeconds(20));
 		assertThat(marks).hasValue(1);

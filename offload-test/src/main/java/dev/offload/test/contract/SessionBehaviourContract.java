@@ -131,10 +131,9 @@ public abstract class SessionBehaviourContract {
 			.build();
 		this.device = this.registry.device(deviceId());
 		// Load every module before any gate holds a kernel: on CUDA, loading a module can
-		// wait for running kernels
-		// (seen on the H200: the first version of this suite loaded the no-op kernel
-		// while a spin kernel was held,
-		// and hung until the spin kernel's safety limit).
+		// wait for running kernels (seen on the H200: the first version of this suite
+		// loaded the no-op kernel while a spin kernel was held, and hung until the spin
+		// kernel's safety limit).
 		noop(this.device);
 	}
 

@@ -51,9 +51,8 @@ class CudaSessionBehaviourGpuTests extends SessionBehaviourContract {
 	@Override
 	protected Gate gate(Device device) {
 		// The spin module loads before anything spins (see the contract's setup), and the
-		// blocks the sessions use
-		// are in the buffer cache, so that no driver allocation runs while a kernel is
-		// held.
+		// blocks the sessions use are in the buffer cache, so that no driver allocation
+		// runs while a kernel is held.
 		TestKernels.spin(device);
 		TestKernels.warmBufferCache(device, 12);
 		DeviceBuffer flag = TestKernels.releaseFlag(device);

@@ -35,9 +35,8 @@ public class OptionPricingService {
 	public OptionPricingService(OffloadTemplate template, @Value("${sample.price.timeout:1s}") Duration timeout) {
 		this.template = template;
 		// Light work: the high-priority class (its own streams, its blocks scheduled
-		// first) and a short deadline, so
-		// a flood of heavy jobs never makes a price request wait long: it is answered, or
-		// refused with 503, quickly.
+		// first) and a short deadline, so a flood of heavy jobs never makes a price
+		// request wait long: it is answered, or refused with 503, quickly.
 		this.light = OffloadAttributes.DEFAULTS.withPriority(StreamPriority.HIGH).withTimeout(timeout);
 	}
 
