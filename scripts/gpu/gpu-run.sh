@@ -18,7 +18,7 @@
 #            VT_MAX_STREAMS (default "256 0", 0 = unbounded; virtual-threads.md, with the targets; VT_ARGS adds
 #            options, VT_BACKEND=host runs it without a GPU)
 # Logs go to $OUT (the device tool's output folder) or ./gpu-out, with environment.txt; the JUnit XML reports stay in
-# /tmp/offload-junit. Exit status: the first failing part's.
+# $TMPDIR/offload-junit (/tmp by default). Exit status: the first failing part's.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$PWD/gpu-out}
@@ -59,7 +59,7 @@ run_tests() {
 	shift
 	timeout "${TESTS_TIMEOUT:-300}" "$java" "$@" -cp "$console:$classpath" org.junit.platform.console.ConsoleLauncher \
 		execute --disable-banner --disable-ansi-colors --details=tree --select-package dev.offload.backend.cuda \
-		--reports-dir "/tmp/offload-junit/$log" 2>&1 | tee "$out/$log.log"
+		--reports-dir "${TMPDIR:-/tmp}/offload-junit/$log" 2>&1 | tee "$out/$log.log"
 	return "${PIPESTATUS[0]}"
 }
 parts=" ${GPU_RUN_PARTS:-tests bench app startup} "
@@ -78,7 +78,7 @@ benchcp="$here/classes/benchmarks:$here/bench-lib/*:$classpath"
 if want multi; then
 	timeout "${TESTS_TIMEOUT:-300}" "$java" -cp "$console:$classpath" org.junit.platform.console.ConsoleLauncher \
 		execute --disable-banner --disable-ansi-colors --details=tree \
-		--select-class dev.offload.backend.cuda.MultiGpuTests --reports-dir /tmp/offload-junit/multi-tests 2>&1 \
+		--select-class dev.offload.backend.cuda.MultiGpuTests --reports-dir "${TMPDIR:-/tmp}/offload-junit/multi-tests" 2>&1 \
 		| tee "$out/multi-tests.log"
 	record "${PIPESTATUS[0]}" multi-tests
 	# shellcheck disable=SC2086
@@ -113,7 +113,7 @@ if want vt; then
 		# Sessions on thousands of virtual threads on the GPU: results (the context follows the carrier), no pinning.
 		timeout "${TESTS_TIMEOUT:-300}" "$java25" --enable-native-access=ALL-UNNAMED -cp "$console:$classpath" \
 			org.junit.platform.console.ConsoleLauncher execute --disable-banner --disable-ansi-colors --details=tree \
-			--select-class dev.offload.backend.cuda.CudaVirtualThreadGpuTests --reports-dir /tmp/offload-junit/vt-tests \
+			--select-class dev.offload.backend.cuda.CudaVirtualThreadGpuTests --reports-dir "${TMPDIR:-/tmp}/offload-junit/vt-tests" \
 			2>&1 | tee "$out/vt-tests.log"
 		record "${PIPESTATUS[0]}" vt-tests
 		: >"$out/virtual-threads.md"

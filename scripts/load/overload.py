@@ -29,6 +29,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -45,7 +46,7 @@ def free_port():
 class App:
     def __init__(self, extra):
         self.port, self.management = free_port(), free_port()
-        self.log_path = f'/tmp/offload-load-{os.getpid()}.log' if os.name == 'posix' else 'offload-load.log'
+        self.log_path = os.path.join(tempfile.gettempdir(), f'offload-load-{os.getpid()}.log')
         self.log = open(self.log_path, 'w')
         java = os.environ.get('JAVA', 'java')
         # APP_CLASSPATH runs the app from classes and jars (the GPU machine's pack) instead of the repackaged jar.
