@@ -11,9 +11,9 @@ import dev.offload.StreamPriority;
  * Borrows and releases a {@link StreamPool}'s streams directly, without a session, to
  * measure the pool alone. The pool's borrow and release are package-private in core (only
  * sessions call them); the benchmarks reach them with a private method-handle lookup,
- * which works on the class path (one unnamed module) and which the JIT inlines like a
- * direct call, so core keeps its API closed and no class of the benchmarks lives in
- * core's package.
+ * which works on the class path (one unnamed module); static final handles are constants
+ * the JIT can inline, so core keeps its API closed and no class of the benchmarks lives
+ * in core's package.
  */
 final class StreamPoolAccess {
 
