@@ -1,5 +1,7 @@
 package dev.offload.template;
 
+import java.lang.reflect.Array;
+
 import dev.offload.HostBuffer;
 
 /**
@@ -9,11 +11,6 @@ import dev.offload.HostBuffer;
 enum ElementType {
 
 	FLOAT("floats", Float.BYTES) {
-
-		@Override
-		int length(Object array) {
-			return ((float[]) array).length;
-		}
 
 		@Override
 		void write(HostBuffer host, Object array) {
@@ -30,11 +27,6 @@ enum ElementType {
 	DOUBLE("doubles", Double.BYTES) {
 
 		@Override
-		int length(Object array) {
-			return ((double[]) array).length;
-		}
-
-		@Override
 		void write(HostBuffer host, Object array) {
 			host.putDoubles(0, (double[]) array);
 		}
@@ -47,11 +39,6 @@ enum ElementType {
 	},
 
 	INT("ints", Integer.BYTES) {
-
-		@Override
-		int length(Object array) {
-			return ((int[]) array).length;
-		}
 
 		@Override
 		void write(HostBuffer host, Object array) {
@@ -68,11 +55,6 @@ enum ElementType {
 	LONG("longs", Long.BYTES) {
 
 		@Override
-		int length(Object array) {
-			return ((long[]) array).length;
-		}
-
-		@Override
 		void write(HostBuffer host, Object array) {
 			host.putLongs(0, (long[]) array);
 		}
@@ -85,11 +67,6 @@ enum ElementType {
 	},
 
 	BYTE("bytes", Byte.BYTES) {
-
-		@Override
-		int length(Object array) {
-			return ((byte[]) array).length;
-		}
 
 		@Override
 		void write(HostBuffer host, Object array) {
@@ -138,7 +115,12 @@ enum ElementType {
 		return (long) count * this.width;
 	}
 
-	abstract int length(Object array);
+	/**
+	 * Returns the number of elements of {@code array}, an array of this type.
+	 */
+	int length(Object array) {
+		return Array.getLength(array);
+	}
 
 	abstract void write(HostBuffer host, Object array);
 
