@@ -127,8 +127,8 @@ public final class HazardBenchmark {
 			return new HazardStrategy.RoundRobin(raw, rawSpin, streams);
 		}
 		return switch (name) {
-			case "offload", "light-only" -> new HazardStrategy.Sessions(device, spin);
-			case "offload-sync" -> new HazardStrategy.SynchronizedSessions(device, spin);
+			case "offload", "light-only" -> new HazardStrategy.Sessions(device, spin, false);
+			case "offload-sync" -> new HazardStrategy.Sessions(device, spin, true);
 			case "create-destroy" -> new HazardStrategy.CreateDestroy(raw, rawSpin);
 			case "bare-pool" -> new HazardStrategy.BarePool(raw, rawSpin, StreamPoolConfig.DEFAULT_INITIAL_SIZE);
 			default -> throw new IllegalArgumentException("Unknown strategy " + name);

@@ -66,7 +66,7 @@ final class HazardScaling {
 					one.heavyNanos(), one.lightNanos());
 			printHeader(registry);
 			for (int round = 1; round <= this.options.repeat(); round++) {
-				HazardStrategy single = new HazardStrategy.Sessions(first, spins.get(first.id()));
+				HazardStrategy single = new HazardStrategy.Sessions(first, spins.get(first.id()), false);
 				record(results, 1, round, measure(one, single));
 				record(results, count, round, measure(all, new Spread(registry, spins)));
 			}

@@ -34,7 +34,10 @@ interface HazardStrategy extends AutoCloseable {
 
 	/**
 	 * Offload's public path: a session per task, which borrows its stream on the launch
-	 * and gives it back on close, once its work is done.
+	 * and gives it back on close, once its work is done. With {@code synchronizeFirst},
+	 * the idiom many applications write: launch, an explicit {@code synchronize()}, then
+	 * close, which finds no work enqueued since the synchronize and skips a second driver
+	 * synchronize.
 	 */
 	final class Sessions implements HazardStrategy {
 
@@ -42,41 +45,21 @@ interface HazardStrategy extends AutoCloseable {
 
 		private final Kernel spin;
 
-		Sessions(Device device, Kernel spin) {
+		private final boolean synchronizeFirst;
+
+		Sessions(Device device, Kernel spin, boolean synchronizeFirst) {
 			this.device = device;
 			this.spin = spin;
+			this.synchronizeFirst = synchronizeFirst;
 		}
 
 		@Override
 		public void runTask(long nanos) {
 			try (OffloadSession session = this.device.openSession()) {
 				session.launch(this.spin, LaunchConfig.of(1, 1), nanos);
-			}
-		}
-
-	}
-
-	/**
-	 * The idiom many applications write: launch, an explicit {@code synchronize()}, then
-	 * close. The close finds no work enqueued since the synchronize and skips a second
-	 * driver synchronize.
-	 */
-	final class SynchronizedSessions implements HazardStrategy {
-
-		private final Device device;
-
-		private final Kernel spin;
-
-		SynchronizedSessions(Device device, Kernel spin) {
-			this.device = device;
-			this.spin = spin;
-		}
-
-		@Override
-		public void runTask(long nanos) {
-			try (OffloadSession session = this.device.openSession()) {
-				session.launch(this.spin, LaunchConfig.of(1, 1), nanos);
-				session.synchronize();
+				if (this.synchronizeFirst) {
+					session.synchronize();
+				}
 			}
 		}
 
