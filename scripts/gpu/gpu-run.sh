@@ -133,7 +133,7 @@ fi
 
 # The sample app on the CUDA backend, checked over HTTP (prices, Monte Carlo, a burst, then a device failure), then
 # the overload flood: 64M-path Monte Carlo jobs from 32 clients while a light price request runs every 50 ms.
-appcp="$here/app/classes:$here/app/lib/*:$here/lib/jcuda-12.0.0.jar:$(ls "$here"/lib/jcuda-natives-*.jar 2>/dev/null)"
+appcp="$here/app/classes:$here/app/lib/*:$(ls "$here"/lib/jcuda-[0-9]*.jar):$(ls "$here"/lib/jcuda-natives-*.jar 2>/dev/null)"
 if want app && [ -d "$here/app" ]; then
 	smokecp="$appcp:$here/app/test-classes:$(ls "$here"/bench-lib/commons-math3-*.jar)"
 	timeout "${SMOKE_TIMEOUT:-180}" "$java" -cp "$smokecp" dev.offload.sample.GpuSmokeCheck cuda 2>&1 | tee "$out/sample-app.log"
@@ -150,7 +150,7 @@ fi
 
 # JVM start to ready of a small web app, with and without the starter, on the host backend.
 if want startup && [ -d "$here/app" ]; then
-	startcp="$here/app/test-classes:$here/app/lib/*:$here/lib/jcuda-12.0.0.jar:$(ls "$here"/lib/jcuda-natives-*.jar)"
+	startcp="$here/app/test-classes:$here/app/lib/*:$(ls "$here"/lib/jcuda-[0-9]*.jar):$(ls "$here"/lib/jcuda-natives-*.jar)"
 	# shellcheck disable=SC2086
 	timeout "${STARTUP_TIMEOUT:-300}" "$java" -Doffload.backend=host -cp "$startcp" \
 		dev.offload.benchmarks.startup.StartupBenchmark ${STARTUP_ARGS:-9} 2>&1 | tee "$out/startup.log"

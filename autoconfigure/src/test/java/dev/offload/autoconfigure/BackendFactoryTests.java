@@ -79,11 +79,11 @@ class BackendFactoryTests {
 	@Test
 	void backendWhenCudaAndProbeThrowsShouldFailNamingTheReason() {
 		BackendFactory factory = factory(BackendType.CUDA, new FakeCuda(() -> {
-			throw new UnsatisfiedLinkError("no JCudaDriver-12.0.0-linux-x86_64 in java.library.path");
+			throw new UnsatisfiedLinkError("no JCudaDriver-12.6.0-linux-x86_64 in java.library.path");
 		}, FakeCudaBackend::new));
 		assertThatExceptionOfType(InvalidOffloadConfigurationException.class)
 			.isThrownBy(() -> factory.create(factory.select()))
-			.withMessageContaining("CUDA is not usable: UnsatisfiedLinkError: no JCudaDriver-12.0.0-linux-x86_64");
+			.withMessageContaining("CUDA is not usable: UnsatisfiedLinkError: no JCudaDriver-12.6.0-linux-x86_64");
 	}
 
 	@Test

@@ -35,7 +35,7 @@ class CudaCallsTests {
 
 	private static final int DEVICE = 2;
 
-	/** A code that JCuda 12.0.0's CUresult does not name (a newer driver's error). */
+	/** A code that JCuda's CUresult does not name (a newer driver's error). */
 	private static final int UNNAMED_CODE = 12345;
 
 	@ParameterizedTest(name = "{0}")
