@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,7 +51,7 @@ final class CompletionPoller implements Runnable {
 
 	private volatile boolean stopped;
 
-	private volatile String abandonReason;
+	private volatile @Nullable String abandonReason;
 
 	private volatile boolean exited;
 

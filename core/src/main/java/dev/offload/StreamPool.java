@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -110,7 +111,7 @@ public final class StreamPool {
 
 	private volatile boolean closed;
 
-	private volatile Throwable failure;
+	private volatile @Nullable Throwable failure;
 
 	StreamPool(Device device, StreamPoolConfig config) {
 		this.device = device;
@@ -265,7 +266,7 @@ public final class StreamPool {
 	 * @throws StreamBorrowTimeoutException if the class (lane) or the bounded pool stayed
 	 * full for the borrow timeout
 	 */
-	PooledStream borrow(StreamPriority priority, SessionDeadline deadline, long sessionId) {
+	PooledStream borrow(StreamPriority priority, @Nullable SessionDeadline deadline, long sessionId) {
 		checkLending();
 		PooledStream stream = takeIdle(priority);
 		long waitNanos = 0;
@@ -296,7 +297,7 @@ public final class StreamPool {
 		}
 	}
 
-	private PooledStream takeIdle(StreamPriority priority) {
+	private @Nullable PooledStream takeIdle(StreamPriority priority) {
 		PooledStream last = this.lastReleased.get();
 		if (last != null && last.priority == priority
 				&& last.compareAndSetState(PooledStream.STATE_IDLE, PooledStream.STATE_IN_USE)) {
@@ -320,7 +321,8 @@ public final class StreamPool {
 		return null;
 	}
 
-	private PooledStream borrowSlow(StreamPriority priority, long start, SessionDeadline deadline, long sessionId) {
+	private PooledStream borrowSlow(StreamPriority priority, long start, @Nullable SessionDeadline deadline,
+			long sessionId) {
 		long timeoutNanos = this.classes[priority.ordinal()].borrowTimeoutNanos;
 		long[] waitStart = { start };
 		this.waiting.incrementAndGet();
@@ -567,7 +569,7 @@ public final class StreamPool {
 		}
 	}
 
-	Throwable failure() {
+	@Nullable Throwable failure() {
 		return this.failure;
 	}
 

@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.offload.Device;
 import dev.offload.DeviceBuffer;
 import dev.offload.HostBuffer;
@@ -46,7 +48,7 @@ public final class KernelCall {
 
 	private final List<Object> parameters = new ArrayList<>();
 
-	private LaunchConfig config;
+	private @Nullable LaunchConfig config;
 
 	private OffloadAttributes attributes = OffloadAttributes.DEFAULTS;
 
@@ -387,14 +389,15 @@ public final class KernelCall {
 				args[i] = parameter;
 			}
 		}
-		flow.launch(this.kernel, this.config, args);
+		// resolveAttributes() refused a call without geometry before any of this ran.
+		flow.launch(this.kernel, Objects.requireNonNull(this.config), args);
 		return outputs;
 	}
 
 	private static void copyBack(Flow flow, List<Output> outputs, List<HostBuffer> targets) {
 		for (int i = 0; i < outputs.size(); i++) {
 			Output output = outputs.get(i);
-			flow.copyBack(output.type, output.buffer, targets.get(i), output.count);
+			flow.copyBack(output.type, Objects.requireNonNull(output.buffer), targets.get(i), output.count);
 		}
 	}
 
@@ -418,7 +421,7 @@ public final class KernelCall {
 
 	}
 
-	private record Output(ElementType type, int count, DeviceBuffer buffer) {
+	private record Output(ElementType type, int count, @Nullable DeviceBuffer buffer) {
 
 		Output(ElementType type, int count) {
 			this(type, count, null);

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.function.IntSupplier;
 import java.util.function.ToIntFunction;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -134,7 +135,7 @@ final class CudaCalls {
 		return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 	}
 
-	private static Integer parseCode(String code) {
+	private static @Nullable Integer parseCode(String code) {
 		try {
 			return Integer.valueOf(code.strip());
 		}
@@ -292,7 +293,7 @@ final class CudaCalls {
 	}
 
 	static int cuLaunchKernel(CUfunction function, int gridX, int gridY, int gridZ, int blockX, int blockY, int blockZ,
-			int sharedMemoryBytes, CUstream stream, Pointer parameters, Pointer extra) {
+			int sharedMemoryBytes, CUstream stream, @Nullable Pointer parameters, @Nullable Pointer extra) {
 		return call(() -> JCudaDriver.cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY, blockZ,
 				sharedMemoryBytes, stream, parameters, extra));
 	}

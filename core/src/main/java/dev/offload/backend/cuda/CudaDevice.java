@@ -2,6 +2,7 @@ package dev.offload.backend.cuda;
 
 import java.util.concurrent.locks.ReentrantLock;
 
+import org.jspecify.annotations.Nullable;
 import jcuda.Pointer;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
@@ -54,9 +55,9 @@ final class CudaDevice implements BackendDevice {
 
 	private final int multiprocessorCount;
 
-	private volatile CUcontext context;
+	private volatile @Nullable CUcontext context;
 
-	private volatile DeviceInfo info;
+	private volatile @Nullable DeviceInfo info;
 
 	/**
 	 * Guards retaining, describing and releasing the context; {@link #closed} is read

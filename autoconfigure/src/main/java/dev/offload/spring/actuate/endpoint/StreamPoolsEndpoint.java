@@ -28,9 +28,9 @@ public class StreamPoolsEndpoint {
 
 	private final DeviceRegistry registry;
 
-	private final LeakDetector leakDetector;
+	private final @Nullable LeakDetector leakDetector;
 
-	private final BackendSelection selection;
+	private final @Nullable BackendSelection selection;
 
 	/**
 	 * Creates an endpoint.

@@ -30,7 +30,7 @@ public final class OffloadHealthIndicator implements HealthIndicator {
 
 	private final DeviceRegistry registry;
 
-	private final String fallbackReason;
+	private final @Nullable String fallbackReason;
 
 	/**
 	 * Creates an indicator.
@@ -42,7 +42,7 @@ public final class OffloadHealthIndicator implements HealthIndicator {
 		this.registry = registry;
 		boolean hostFallback = selection != null && "auto".equals(selection.requested())
 				&& HostBackend.NAME.equals(registry.backend().name());
-		this.fallbackReason = hostFallback ? selection.reason() : null;
+		this.fallbackReason = (hostFallback && selection != null) ? selection.reason() : null;
 	}
 
 	@Override
