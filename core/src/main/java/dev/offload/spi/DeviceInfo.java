@@ -55,13 +55,20 @@ public record DeviceInfo(int id, String name, int computeCapabilityMajor, int co
 	}
 
 	/**
-	 * Returns the most device memory this process may use: the device's total, or less
-	 * where its sharing sets a lower limit (MPS's pinned device memory limit). A memory
-	 * budget defaults to this.
+	 * Returns the most device memory this process should use: the device's total, or less
+	 * where its sharing says so: MPS's pinned device memory limit, or under declared
+	 * time-slicing with a replica count, an even share of the total (time-slicing
+	 * isolates no memory, so every container sharing the GPU allocates from the same
+	 * total). A memory budget defaults to this.
 	 * @return the usable memory in bytes
 	 */
 	public long usableMemoryBytes() {
-		return Math.min(this.totalMemoryBytes, this.sharing.memoryLimitBytes().orElse(Long.MAX_VALUE));
+		long usable = Math.min(this.totalMemoryBytes, this.sharing.memoryLimitBytes().orElse(Long.MAX_VALUE));
+		GpuSharing.TimeSlicing timeSlicing = this.sharing.timeSlicing();
+		if (timeSlicing != null && timeSlicing.replicas() != null) {
+			usable = Math.min(usable, this.totalMemoryBytes / timeSlicing.replicas());
+		}
+		return usable;
 	}
 
 	/**

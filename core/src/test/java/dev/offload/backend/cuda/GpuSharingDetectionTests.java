@@ -121,6 +121,16 @@ class GpuSharingDetectionTests {
 		assertThat(sharing.timeSlicing()).isEqualTo(new GpuSharing.TimeSlicing(4));
 		assertThat(sharing.isComputeShared()).isTrue();
 		assertThat(sharing.memoryLimitBytes()).as("time-slicing isolates no memory").isEmpty();
+		DeviceInfo info = new DeviceInfo(0, "NVIDIA H200", 9, 0, H200_BYTES, 132, 0, -5, sharing);
+		assertThat(info.usableMemoryBytes()).as("an even share of the GPU's memory").isEqualTo(H200_BYTES / 4);
+	}
+
+	@Test
+	void usableMemoryWhenTimeSlicingDeclaresNoReplicasShouldBeTheTotal() {
+		GpuSharing sharing = GpuSharingDetection.detect(0, "NVIDIA H200", UUID, H200_BYTES, 0,
+				Map.of("GPU_SHARING_STRATEGY", "time-slicing"));
+		assertThat(new DeviceInfo(0, "NVIDIA H200", 9, 0, H200_BYTES, 132, 0, -5, sharing).usableMemoryBytes())
+			.isEqualTo(H200_BYTES);
 	}
 
 	@Test
