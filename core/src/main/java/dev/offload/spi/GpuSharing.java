@@ -77,8 +77,9 @@ public record GpuSharing(Mig mig, Mps mps, TimeSlicing timeSlicing, List<String>
 	/**
 	 * Returns the most device memory this process may hold, where the sharing sets a
 	 * limit the device's total does not show: MPS's pinned device memory limit. A MIG
-	 * instance needs none, because the device's total memory already is the instance's. A
-	 * memory budget defaults to this when it is present.
+	 * instance needs none, because the device's total memory already is the instance's.
+	 * {@link DeviceInfo#usableMemoryBytes()} combines it with the total and with
+	 * time-slicing's share; a memory budget defaults to that.
 	 * @return the limit in bytes, or empty when the sharing sets none
 	 */
 	public OptionalLong memoryLimitBytes() {

@@ -139,8 +139,9 @@ public class StreamPoolsEndpoint {
 	 * @param mig the MIG instance, or {@code null} if the device is not one
 	 * @param mps the MPS client settings, or {@code null} if the process is no MPS client
 	 * @param timeSlicing the time-slicing the deployment declared, or {@code null}
-	 * @param usableMemoryBytes the device memory the process may use: the total, or MPS's
-	 * pinned limit when lower
+	 * @param usableMemoryBytes the device memory the process should use: the total, or
+	 * less under MPS's pinned limit or a declared time-slicing's share
+	 * ({@link DeviceInfo#usableMemoryBytes()})
 	 * @param evidence how each mode was recognised, or why a configured one does not hold
 	 */
 	public record SharingDescriptor(String mode, GpuSharing.@Nullable Mig mig, GpuSharing.@Nullable Mps mps,
