@@ -20,6 +20,7 @@ import org.slf4j.LoggerFactory;
 
 import dev.offload.spi.Backend;
 import dev.offload.spi.BackendDevice;
+import dev.offload.spi.GpuSharing;
 
 /**
  * The devices of one {@link Backend}, each with its own {@link StreamPool}: lookup by id,
@@ -425,6 +426,11 @@ public final class DeviceRegistry implements AutoCloseable {
 			}
 			logger.info("Offload uses {} device(s) of the {} backend: {}", devices.size(), this.backend.name(),
 					devices);
+			for (Device device : devices) {
+				GpuSharing sharing = device.info().sharing();
+				logger.info("GPU sharing of device {} ({}): {}{}", device.id(), device.name(), sharing,
+						sharing.evidence().isEmpty() ? "" : "; from " + String.join("; ", sharing.evidence()));
+			}
 			return new DeviceRegistry(this, Collections.unmodifiableList(devices));
 		}
 

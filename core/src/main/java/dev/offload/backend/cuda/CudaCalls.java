@@ -21,6 +21,7 @@ import jcuda.driver.CUfunction;
 import jcuda.driver.CUmodule;
 import jcuda.driver.CUresult;
 import jcuda.driver.CUstream;
+import jcuda.driver.CUuuid;
 import jcuda.driver.JCudaDriver;
 
 /**
@@ -182,6 +183,10 @@ final class CudaCalls {
 
 	static int cuDeviceGetAttribute(int[] value, int attribute, CUdevice device) {
 		return call(() -> JCudaDriver.cuDeviceGetAttribute(value, attribute, device));
+	}
+
+	static int cuDeviceGetUuid(CUuuid uuid, CUdevice device) {
+		return call(() -> JCudaDriver.cuDeviceGetUuid(uuid, device));
 	}
 
 	static int cuDeviceTotalMem(long[] bytes, CUdevice device) {
