@@ -41,19 +41,25 @@ public class OptionsController {
 
 	private final MonteCarloJobs jobs;
 
-	OptionsController(OptionPricingService pricing, MonteCarloService monteCarlo, MonteCarloJobs jobs) {
+	private final ElementValidator elements;
+
+	OptionsController(OptionPricingService pricing, MonteCarloService monteCarlo, MonteCarloJobs jobs,
+			ElementValidator elements) {
 		this.pricing = pricing;
 		this.monteCarlo = monteCarlo;
 		this.jobs = jobs;
+		this.elements = elements;
 	}
 
 	/**
-	 * Prices a batch of European options.
+	 * Prices a batch of European options. The batch's size is validated first; only a
+	 * batch of an accepted size has its options validated, one by one.
 	 * @param request the options
 	 * @return the prices
 	 */
 	@PostMapping("/price")
 	public PricedBatch price(@Valid @RequestBody PriceRequest request) {
+		this.elements.validate("options", request.options());
 		return this.pricing.price(request.options());
 	}
 

@@ -1,18 +1,47 @@
 package dev.offload.sample.web;
 
+import tools.jackson.core.StreamReadFeature;
+
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.jackson.autoconfigure.JsonMapperBuilderCustomizer;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
 import org.springframework.util.unit.DataSize;
+import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
 /**
- * The servlet filters that guard the API: security headers on every response, and the
- * request body limit before anything reads a body.
+ * What guards the API before a controller runs: security headers on every response, the
+ * request body limit before anything reads a body, strict JSON (a duplicate key is an
+ * error, not "the last one wins"), and, before a body is parsed, the media type check and
+ * the admission of price requests.
  */
 @Configuration(proxyBeanMethods = false)
-class WebConfiguration {
+class WebConfiguration implements WebMvcConfigurer {
+
+	private final PriceAdmission priceAdmission;
+
+	WebConfiguration(@Value("${sample.price.max-in-flight:16}") int maxPricesInFlight) {
+		this.priceAdmission = new PriceAdmission(maxPricesInFlight);
+	}
+
+	@Bean
+	PriceAdmission priceAdmission() {
+		return this.priceAdmission;
+	}
+
+	@Override
+	public void addInterceptors(InterceptorRegistry registry) {
+		registry.addInterceptor(new MediaTypeCheck()).addPathPatterns("/api/**");
+		registry.addInterceptor(this.priceAdmission).addPathPatterns("/api/options/price");
+	}
+
+	@Bean
+	JsonMapperBuilderCustomizer strictDuplicateDetection() {
+		return (builder) -> builder.enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION);
+	}
 
 	@Bean
 	FilterRegistrationBean<SecurityHeadersFilter> securityHeadersFilter() {

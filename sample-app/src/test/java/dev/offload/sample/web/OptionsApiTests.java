@@ -86,21 +86,25 @@ class OptionsApiTests {
 				"{\"options\":[{\"spot\":-1,\"strike\":100,\"maturity\":1,\"rate\":0.03,\"volatility\":9}]}");
 		assertThat(response.statusCode()).isEqualTo(400);
 		JsonNode body = json.readTree(response.body());
-		assertThat(body.get("detail").asString()).contains("options[0].spot must be greater than 0")
-			.contains("options[0].volatility must be less than or equal to 5");
+		assertThat(body.get("detail").asString()).isEqualTo("The request has 2 invalid values");
+		assertThat(body.get("errors"))
+			.extracting((error) -> error.get("field").asString() + " " + error.get("message").asString())
+			.containsExactly("options[0].spot must be greater than or equal to 0.000001",
+					"options[0].volatility must be less than or equal to 5");
 	}
 
 	@Test
 	void emptyAndOversizedBatchesShouldBeA400() throws Exception {
 		assertThat(post("/api/options/price", "{\"options\":[]}").body())
-			.contains("options size must be between 1 and 4096");
+			.contains("{\"field\":\"options\",\"message\":\"size must be between 1 and 4096\"}");
 		List<String> many = new ArrayList<>();
 		for (int i = 0; i < 4097; i++) {
 			many.add(option(100));
 		}
 		HttpResponse<String> oversized = post("/api/options/price", "{\"options\":[" + String.join(",", many) + "]}");
 		assertThat(oversized.statusCode()).isEqualTo(400);
-		assertThat(oversized.body()).contains("options size must be between 1 and 4096");
+		assertThat(oversized.body())
+			.contains("{\"field\":\"options\",\"message\":\"size must be between 1 and 4096\"}");
 	}
 
 	@Test
@@ -145,7 +149,8 @@ class OptionsApiTests {
 		HttpResponse<String> response = post("/api/options/monte-carlo",
 				"{\"spot\":100,\"strike\":95,\"maturity\":0.5,\"rate\":0.02,\"volatility\":0.3,\"paths\":10}");
 		assertThat(response.statusCode()).isEqualTo(400);
-		assertThat(response.body()).contains("paths must be greater than or equal to 1024");
+		assertThat(response.body())
+			.contains("{\"field\":\"paths\",\"message\":\"must be greater than or equal to 1024\"}");
 	}
 
 	@Test
