@@ -1,5 +1,8 @@
 package dev.offload.sample.web;
 
+import java.time.Clock;
+import java.time.Duration;
+
 import tools.jackson.core.StreamReadFeature;
 
 import org.springframework.beans.factory.annotation.Value;
@@ -12,14 +15,22 @@ import org.springframework.util.unit.DataSize;
 import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
+import dev.offload.DeviceRegistry;
+
 /**
  * What guards the API before a controller runs: security headers on every response, the
  * request body limit before anything reads a body, strict JSON (a duplicate key is an
  * error, not "the last one wins"), and, before a body is parsed, the media type check and
- * the admission of price requests.
+ * the admission of price requests; the fair shares of the Monte Carlo slots.
  */
 @Configuration(proxyBeanMethods = false)
 class WebConfiguration implements WebMvcConfigurer {
+
+	/**
+	 * How long a client refused a Monte Carlo slot still counts for the fair shares: a
+	 * few times the {@code Retry-After} it was given.
+	 */
+	static final Duration CLIENT_PATIENCE = Duration.ofSeconds(5);
 
 	private final PriceAdmission priceAdmission;
 
@@ -30,6 +41,17 @@ class WebConfiguration implements WebMvcConfigurer {
 	@Bean
 	PriceAdmission priceAdmission() {
 		return this.priceAdmission;
+	}
+
+	@Bean
+	ClientShares monteCarloShares(DeviceRegistry registry,
+			@Value("${offload.stream-pool.lanes.normal.max-sessions:4}") int slotsPerDevice) {
+		return new ClientShares(slotsPerDevice * registry.devices().size(), CLIENT_PATIENCE, Clock.systemUTC());
+	}
+
+	@Bean
+	ClientKey clientKey(@Value("${sample.jobs.client-id-header:}") String header) {
+		return new ClientKey(header);
 	}
 
 	@Override
