@@ -21,7 +21,8 @@ import dev.offload.DeviceRegistry;
  * What guards the API before a controller runs: security headers on every response, the
  * request body limit before anything reads a body, strict JSON (a duplicate key is an
  * error, not "the last one wins"), and, before a body is parsed, the media type check and
- * the admission of price requests; the fair shares of the Monte Carlo slots.
+ * the admission of price requests; the fair shares of the Monte Carlo slots; and, at
+ * shutdown, the closing of kept-alive connections before Tomcat pauses.
  */
 @Configuration(proxyBeanMethods = false)
 class WebConfiguration implements WebMvcConfigurer {
@@ -63,6 +64,18 @@ class WebConfiguration implements WebMvcConfigurer {
 	@Bean
 	JsonMapperBuilderCustomizer strictDuplicateDetection() {
 		return (builder) -> builder.enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION);
+	}
+
+	@Bean
+	KeepAliveDrain keepAliveDrain(@Value("${sample.shutdown.keep-alive-drain:3s}") Duration drain) {
+		return new KeepAliveDrain(drain);
+	}
+
+	@Bean
+	FilterRegistrationBean<KeepAliveDrain> keepAliveDrainFilter(KeepAliveDrain drain) {
+		FilterRegistrationBean<KeepAliveDrain> registration = new FilterRegistrationBean<>(drain);
+		registration.setOrder(Ordered.HIGHEST_PRECEDENCE);
+		return registration;
 	}
 
 	@Bean
