@@ -57,20 +57,28 @@ public class OptionPricingService {
 			input[3 * n + i] = option.rate();
 			input[4 * n + i] = option.volatility();
 		}
-		// __global__ void black_scholes(int n, const double* in, double* out)
-		KernelResult priced = this.template.kernel(BLACK_SCHOLES)
-			.attributes(this.light)
-			.threads(n, 128)
-			.arg(n)
-			.in(input)
-			.outDoubles(2 * n)
-			.run();
+		KernelResult priced = blackScholes(n, input);
 		double[] prices = priced.doubles(0);
 		List<PricedBatch.Price> result = new ArrayList<>(n);
 		for (int i = 0; i < n; i++) {
 			result.add(new PricedBatch.Price(prices[i], prices[n + i]));
 		}
 		return new PricedBatch(priced.device().id(), priced.device().backendName(), result);
+	}
+
+	/**
+	 * The one kernel call: {@code n} options in structure-of-arrays order in, call and
+	 * put prices out, at high priority within the deadline.
+	 */
+	private KernelResult blackScholes(int n, double[] input) {
+		// __global__ void black_scholes(int n, const double* in, double* out)
+		return this.template.kernel(BLACK_SCHOLES)
+			.attributes(this.light)
+			.threads(n, 128)
+			.arg(n)
+			.in(input)
+			.outDoubles(2 * n)
+			.run();
 	}
 
 }

@@ -11,6 +11,8 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
+import dev.offload.test.autoconfigure.AutoConfigureOffload;
+
 import static dev.offload.sample.web.OptionsApiTests.json;
 import static dev.offload.sample.web.OptionsApiTests.send;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -21,6 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * and health details kept private.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = "sample.max-request-body=64KB")
+@AutoConfigureOffload
 class HardenedApiTests {
 
 	@LocalServerPort

@@ -19,15 +19,17 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 
 import dev.offload.DeviceRegistry;
 import dev.offload.sample.ReferencePrices;
+import dev.offload.test.autoconfigure.AutoConfigureOffload;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.within;
+import static dev.offload.test.OffloadAssertions.assertThat;
+import static dev.offload.test.OffloadAssertions.within;
 import static org.awaitility.Awaitility.await;
 
 /**
  * The pricing API over real HTTP on the host backend: results, validation, jobs.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@AutoConfigureOffload
 class OptionsApiTests {
 
 	static final JsonMapper json = JsonMapper.builder().build();
@@ -77,7 +79,7 @@ class OptionsApiTests {
 			.isCloseTo(ReferencePrices.call(90, 100, 1, 0.03, 0.2), within(1e-9));
 		assertThat(body.get("prices").get(1).get("put").asDouble())
 			.isCloseTo(ReferencePrices.put(110, 100, 1, 0.03, 0.2), within(1e-9));
-		assertThat(this.registry.device(0).streamPool().inUse()).isZero();
+		assertThat(this.registry).hasNothingLentAnywhere();
 	}
 
 	@Test
@@ -141,7 +143,7 @@ class OptionsApiTests {
 		JsonNode result = done.get("result");
 		double exact = ReferencePrices.call(100, 95, 0.5, 0.02, 0.3);
 		assertThat(result.get("price").asDouble()).isCloseTo(exact, within(4 * result.get("standardError").asDouble()));
-		await().until(() -> this.registry.device(0).streamPool().inUse() == 0);
+		await().untilAsserted(() -> assertThat(this.registry).hasNothingLentAnywhere());
 	}
 
 	@Test
