@@ -1,6 +1,7 @@
 package dev.offload.sample.web;
 
 import java.net.URI;
+import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -60,14 +61,23 @@ public class OptionsController {
 
 	/**
 	 * Prices a batch of European options. The batch's size is validated first; only a
-	 * batch of an accepted size has its options validated, one by one.
+	 * batch of an accepted size has its options validated, one by one. The deadline
+	 * started when the request was admitted: what is left of it bounds the GPU work.
 	 * @param request the options
+	 * @param http the HTTP request, which carries the deadline
 	 * @return the prices
 	 */
 	@PostMapping("/price")
-	public PricedBatch price(@Valid @RequestBody PriceRequest request) {
+	public PricedBatch price(@Valid @RequestBody PriceRequest request, HttpServletRequest http) {
 		this.elements.validate("options", request.options());
-		return this.pricing.price(request.options());
+		Duration left = PriceAdmission.remaining(http);
+		if (left == null) {
+			return this.pricing.price(request.options());
+		}
+		if (left.isNegative() || left.isZero()) {
+			throw new ShedException("The price deadline passed while the request was read");
+		}
+		return this.pricing.price(request.options(), left);
 	}
 
 	/**

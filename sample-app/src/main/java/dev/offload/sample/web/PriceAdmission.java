@@ -1,5 +1,6 @@
 package dev.offload.sample.web;
 
+import java.time.Duration;
 import java.util.concurrent.Semaphore;
 
 import jakarta.servlet.http.HttpServletRequest;
@@ -18,15 +19,20 @@ final class PriceAdmission implements HandlerInterceptor {
 
 	private static final String ADMITTED = PriceAdmission.class.getName() + ".admitted";
 
+	private static final String DEADLINE = PriceAdmission.class.getName() + ".deadline";
+
+	private final long deadlineNanos;
+
 	private final Semaphore permits;
 
 	private final int maxInFlight;
 
-	PriceAdmission(int maxInFlight) {
+	PriceAdmission(int maxInFlight, Duration deadline) {
 		if (maxInFlight < 1) {
 			throw new IllegalArgumentException("sample.price.max-in-flight must be at least 1, was " + maxInFlight);
 		}
 		this.maxInFlight = maxInFlight;
+		this.deadlineNanos = deadline.toNanos();
 		this.permits = new Semaphore(maxInFlight);
 	}
 
@@ -36,6 +42,7 @@ final class PriceAdmission implements HandlerInterceptor {
 			throw new ShedException("All " + this.maxInFlight + " price requests in flight");
 		}
 		request.setAttribute(ADMITTED, Boolean.TRUE);
+		request.setAttribute(DEADLINE, System.nanoTime() + this.deadlineNanos);
 		return true;
 	}
 
@@ -46,6 +53,18 @@ final class PriceAdmission implements HandlerInterceptor {
 			request.removeAttribute(ADMITTED);
 			this.permits.release();
 		}
+	}
+
+	/**
+	 * What is left of an admitted request's deadline, which started when it was admitted:
+	 * parsing and validating its body count against it, not only the GPU work.
+	 * @param request the request
+	 * @return the time left, zero or negative once it passed, {@code null} if the request
+	 * was not admitted here
+	 */
+	static Duration remaining(HttpServletRequest request) {
+		Object deadline = request.getAttribute(DEADLINE);
+		return (deadline instanceof Long nanos) ? Duration.ofNanos(nanos - System.nanoTime()) : null;
 	}
 
 	/**

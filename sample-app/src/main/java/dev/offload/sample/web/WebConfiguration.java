@@ -35,8 +35,12 @@ class WebConfiguration implements WebMvcConfigurer {
 
 	private final PriceAdmission priceAdmission;
 
-	WebConfiguration(@Value("${sample.price.max-in-flight:16}") int maxPricesInFlight) {
-		this.priceAdmission = new PriceAdmission(maxPricesInFlight);
+	WebConfiguration(@Value("${sample.price.max-in-flight:0}") int maxPricesInFlight,
+			@Value("${sample.price.timeout:1s}") Duration priceTimeout) {
+		// By default two per CPU: parsing and validating a batch is CPU work.
+		this.priceAdmission = new PriceAdmission(
+				(maxPricesInFlight > 0) ? maxPricesInFlight : 2 * Runtime.getRuntime().availableProcessors(),
+				priceTimeout);
 	}
 
 	@Bean
