@@ -23,6 +23,10 @@ package`) on free local ports, runs one scenario, stops the app, and prints a Ma
   scripts/load/overload.py batches   [--seconds 30] [--clients 32]
       CLIENTS threads posting 4,096-option batches as fast as they are answered: status counts, latency of the 200s
       and of the 503s (admission sheds at the door).
+  scripts/load/overload.py fairness  [--seconds 60] [--clients 8] [--paths 16777216]
+      CLIENTS threads of one greedy client (X-Client-Id: greedy) posting Monte Carlo jobs with no pause, and one
+      polite client that waits Retry-After after each 503: jobs each got. Run the app with
+      `-- --sample.jobs.client-id-header=X-Client-Id`.
   scripts/load/overload.py keepalive [--connections 16]
       CONNECTIONS kept-alive connections each make a request, SIGTERM goes to the app, then each sends its next
       request on the same connection: answered, closed before the request, or lost (sent, no answer).
@@ -439,6 +443,42 @@ def run_batches(args, app):
             f'| status | answers and latency |\n| --- | --- |\n' + rows)
 
 
+def run_fairness(args, app):
+    end = time.time() + args.seconds
+    lock = threading.Lock()
+    counts = {'greedy': {}, 'polite': {}}
+
+    def client(name, polite):
+        while time.time() < end:
+            try:
+                connection = http.client.HTTPConnection('127.0.0.1', app.port, timeout=60)
+                connection.request('POST', '/api/options/monte-carlo', body=json.dumps(dict(OPTION, paths=args.paths)),
+                                   headers={'Content-Type': 'application/json', 'X-Client-Id': name})
+                response = connection.getresponse()
+                response.read()
+                status, retry = response.status, response.getheader('Retry-After')
+                connection.close()
+            except OSError as ex:
+                status, retry = type(ex).__name__, None
+            with lock:
+                counts[name][status] = counts[name].get(status, 0) + 1
+            if polite and status == 503:
+                time.sleep(float(retry or 1))
+            elif polite:
+                time.sleep(0.1)
+
+    threads = [threading.Thread(target=client, args=('greedy', False)) for _ in range(args.clients)]
+    threads.append(threading.Thread(target=client, args=('polite', True)))
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return (f'### fairness: {args.clients} greedy threads and 1 polite client, {args.paths:,}-path jobs, '
+            f'{args.seconds} s\n\n| client | answers |\n| --- | --- |\n'
+            f'| greedy (no pause) | {dict(sorted(counts["greedy"].items(), key=str))} |\n'
+            f'| polite (waits Retry-After) | {dict(sorted(counts["polite"].items(), key=str))} |\n')
+
+
 def read_response(sock_file):
     status_line = sock_file.readline()
     if not status_line:
@@ -503,7 +543,7 @@ def main():
         argv = argv[:argv.index('--')]
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('scenario', choices=['flood', 'bodies', 'slowbody', 'sigterm', 'amplify', 'batches',
-                                             'keepalive'])
+                                             'fairness', 'keepalive'])
     parser.add_argument('--seconds', type=int, default=None)
     parser.add_argument('--clients', type=int, default=32)
     parser.add_argument('--paths', type=int, default=64 * 1024 * 1024)
@@ -514,16 +554,21 @@ def main():
     parser.add_argument('--out', default=None)
     args = parser.parse_args(argv)
     if args.seconds is None:
-        args.seconds = {'flood': 60, 'slowbody': 40, 'sigterm': 20, 'amplify': 20, 'batches': 30}.get(args.scenario, 0)
+        args.seconds = {'flood': 60, 'slowbody': 40, 'sigterm': 20, 'amplify': 20, 'batches': 30,
+                        'fairness': 60}.get(args.scenario, 0)
     if args.count is None:
         args.count = 1 if args.scenario == 'amplify' else 4
     if args.scenario == 'keepalive':
         args.connections = args.connections if args.connections != 250 else 16
+    if args.scenario == 'fairness':
+        args.clients = args.clients if args.clients != 32 else 8
+        args.paths = args.paths if args.paths != 64 * 1024 * 1024 else 16 * 1024 * 1024
     app = App(extra)
     try:
         started = time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())
         text = {'flood': run_flood, 'bodies': run_bodies, 'slowbody': run_slowbody, 'sigterm': run_sigterm,
-                'amplify': run_amplify, 'batches': run_batches, 'keepalive': run_keepalive}[args.scenario](args, app)
+                'amplify': run_amplify, 'batches': run_batches, 'fairness': run_fairness,
+                'keepalive': run_keepalive}[args.scenario](args, app)
         text += f'\n({started}, {os.cpu_count()} CPUs, app arguments: {" ".join(extra) or "none"})\n'
     finally:
         app.stop()
