@@ -126,9 +126,11 @@ public class MonteCarloJobs {
 			Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
 					? failure.getCause() : failure;
 			String message = String.valueOf(cause.getMessage());
-			this.jobs.put(id, new Job(null,
-					new Outcome(null, (message.length() <= MAX_ERROR) ? message : message.substring(0, MAX_ERROR))));
-			logger.info("Monte Carlo job {} FAILED: {}", id, message);
+			String error = (message.length() <= MAX_ERROR) ? message : message.substring(0, MAX_ERROR);
+			this.jobs.put(id, new Job(null, new Outcome(null, error)));
+			// The short form in the log too: a message can be as long as its cause made
+			// it.
+			logger.info("Monte Carlo job {} FAILED: {}", id, error);
 		}
 		this.ended.add(new Ended(id, now));
 	}
