@@ -14,6 +14,14 @@ public interface BatchListener {
 	};
 
 	/**
+	 * A batcher started; called before its first item is taken, so that meters exist
+	 * before the first batch. The default does nothing.
+	 * @param batcher the batcher
+	 */
+	default void batcherStarted(Batcher<?, ?> batcher) {
+	}
+
+	/**
 	 * A batch's work ended.
 	 * @param batch what ran
 	 */
@@ -24,7 +32,8 @@ public interface BatchListener {
 	 *
 	 * @param name the batcher's name (the kernel's name, or the batch method's)
 	 * @param deviceId the device it ran on, or {@link OffloadAttributes#ANY_DEVICE} if
-	 * the batcher does not know
+	 * the batcher does not know (a batch function's, or a batch that failed before its
+	 * device was known)
 	 * @param size the number of items
 	 * @param queueDelaysNanos each item's time from its submission to the batch's
 	 * dispatch

@@ -17,7 +17,7 @@ import java.lang.annotation.Target;
  *
  *
 
-@Offload
+&#64;Offload
  * public List<Double> priceAll(List<Option> options) {
  *     ... one launch for every option ...
  * }

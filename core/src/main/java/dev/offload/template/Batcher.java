@@ -51,6 +51,8 @@ public final class Batcher<I, O> implements AutoCloseable {
 
 	private final String name;
 
+	private final int deviceId;
+
 	private final BatchPolicy policy;
 
 	private final Consumer<I> validator;
@@ -81,9 +83,10 @@ public final class Batcher<I, O> implements AutoCloseable {
 
 	private boolean closed;
 
-	Batcher(String name, BatchPolicy policy, Consumer<I> validator, Runner<I, O> runner, BatchListener listener,
-			Consumer<Batcher<?, ?>> onClose) {
+	Batcher(String name, int deviceId, BatchPolicy policy, Consumer<I> validator, Runner<I, O> runner,
+			BatchListener listener, Consumer<Batcher<?, ?>> onClose) {
 		this.name = name;
+		this.deviceId = deviceId;
 		this.policy = Objects.requireNonNull(policy, "policy must not be null");
 		this.validator = validator;
 		this.runner = runner;
@@ -157,6 +160,15 @@ public final class Batcher<I, O> implements AutoCloseable {
 	 */
 	public String name() {
 		return this.name;
+	}
+
+	/**
+	 * Returns the device the batcher's batches run on.
+	 * @return the device's id, or {@link OffloadAttributes#ANY_DEVICE} if they run on the
+	 * least busy device (or where a batch function puts them)
+	 */
+	public int deviceId() {
+		return this.deviceId;
 	}
 
 	/**

@@ -291,8 +291,8 @@ public class OffloadTemplate {
 				.thenApply((result) -> new Batcher.Slices<O>(result.device().id(),
 						(index) -> kernel.slice(result, index)));
 		};
-		return register(new Batcher<>(kernel.kernel().name(), policy, kernel::validate, runner, this.batchListener,
-				this.batchers::remove));
+		return register(new Batcher<>(kernel.kernel().name(), attributes.device(), policy, kernel::validate, runner,
+				this.batchListener, this.batchers::remove));
 	}
 
 	/**
@@ -315,7 +315,7 @@ public class OffloadTemplate {
 			}
 			return new Batcher.Slices<O>(OffloadAttributes.ANY_DEVICE, results::get);
 		});
-		return register(new Batcher<>(name, policy, (item) -> {
+		return register(new Batcher<>(name, OffloadAttributes.ANY_DEVICE, policy, (item) -> {
 		}, runner, this.batchListener, this.batchers::remove));
 	}
 
@@ -337,6 +337,7 @@ public class OffloadTemplate {
 
 	private <I, O> Batcher<I, O> register(Batcher<I, O> batcher) {
 		this.batchers.add(batcher);
+		this.batchListener.batcherStarted(batcher);
 		return batcher;
 	}
 

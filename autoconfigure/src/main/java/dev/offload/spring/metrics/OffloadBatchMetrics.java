@@ -14,6 +14,7 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
 import dev.offload.template.BatchListener;
+import dev.offload.template.Batcher;
 import dev.offload.template.OffloadAttributes;
 
 /**
@@ -40,10 +41,23 @@ public final class OffloadBatchMetrics implements BatchListener, MeterBinder {
 		this.registries.add(new Bound(registry));
 	}
 
+	private final Map<String, String> deviceTags = new ConcurrentHashMap<>();
+
+	@Override
+	public void batcherStarted(Batcher<?, ?> batcher) {
+		String device = (batcher.deviceId() == OffloadAttributes.ANY_DEVICE) ? "any"
+				: String.valueOf(batcher.deviceId());
+		this.deviceTags.put(batcher.name(), device);
+		for (Bound bound : this.registries) {
+			bound.meters(batcher.name(), device);
+		}
+	}
+
 	@Override
 	public void batchCompleted(CompletedBatch batch) {
+		String device = this.deviceTags.getOrDefault(batch.name(), "any");
 		for (Bound bound : this.registries) {
-			Meters meters = bound.meters(batch.name(), batch.deviceId());
+			Meters meters = bound.meters(batch.name(), device);
 			meters.size.record(batch.size());
 			meters.batches.increment();
 			for (long delay : batch.queueDelaysNanos()) {
@@ -52,7 +66,7 @@ public final class OffloadBatchMetrics implements BatchListener, MeterBinder {
 		}
 	}
 
-	private record Key(String kernel, int deviceId) {
+	private record Key(String kernel, String device) {
 
 	}
 
@@ -73,14 +87,12 @@ public final class OffloadBatchMetrics implements BatchListener, MeterBinder {
 			this.registry = registry;
 		}
 
-		Meters meters(String kernel, int deviceId) {
-			return this.meters.computeIfAbsent(new Key(kernel, deviceId), this::register);
+		Meters meters(String kernel, String device) {
+			return this.meters.computeIfAbsent(new Key(kernel, device), this::register);
 		}
 
 		private Meters register(Key key) {
-			Tags tags = Tags.of("device",
-					(key.deviceId() == OffloadAttributes.ANY_DEVICE) ? "any" : String.valueOf(key.deviceId()), "kernel",
-					key.kernel());
+			Tags tags = Tags.of("device", key.device(), "kernel", key.kernel());
 			return new Meters(
 					DistributionSummary.builder(BATCH_SIZE)
 						.description("Items per batch of a dynamic batcher")

@@ -38,6 +38,16 @@ class OffloadBatchMetricsTests {
 	}
 
 	@Test
+	void metersWhenBatcherStartedShouldExistBeforeItsFirstBatch() {
+		SimpleMeterRegistry meters = new SimpleMeterRegistry();
+		this.metrics.bindTo(meters);
+		this.template.batcher("idle", (items) -> CompletableFuture.completedFuture(items), BatchPolicy.DEFAULTS);
+		assertThat(meters.get("offload.batch.batches").tags("kernel", "idle", "device", "any").counter().count())
+			.isZero();
+		assertThat(meters.get("offload.batch.size").tags("kernel", "idle").summary().count()).isZero();
+	}
+
+	@Test
 	void metersWhenBatchesRanShouldRecordSizesDelaysAndCount() throws Exception {
 		SimpleMeterRegistry meters = new SimpleMeterRegistry();
 		this.metrics.bindTo(meters);
