@@ -315,10 +315,20 @@ public final class Batcher<I, O> implements AutoCloseable {
 	}
 
 	private void complete(List<Item<I, O>> batch, long[] delays, Slices<O> slices, Throwable failure) {
-		this.batches.increment();
-		this.items.add(batch.size());
 		Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
 				: failure;
+		// Counted and reported before any caller sees its result, so that a caller reads
+		// statistics and meters that include its batch.
+		this.batches.increment();
+		this.items.add(batch.size());
+		int deviceId = (slices != null) ? slices.deviceId() : OffloadAttributes.ANY_DEVICE;
+		try {
+			this.listener
+				.batchCompleted(new BatchListener.CompletedBatch(this.name, deviceId, batch.size(), delays, cause));
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Batch listener failed on a batch of '{}'", this.name, ex);
+		}
 		for (int i = 0; i < batch.size(); i++) {
 			CompletableFuture<O> future = batch.get(i).future;
 			if (cause != null) {
@@ -333,14 +343,6 @@ public final class Batcher<I, O> implements AutoCloseable {
 				this.failed.increment();
 				future.completeExceptionally(ex);
 			}
-		}
-		int deviceId = (slices != null) ? slices.deviceId() : OffloadAttributes.ANY_DEVICE;
-		try {
-			this.listener
-				.batchCompleted(new BatchListener.CompletedBatch(this.name, deviceId, batch.size(), delays, cause));
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Batch listener failed on a batch of '{}'", this.name, ex);
 		}
 	}
 
