@@ -36,12 +36,15 @@ public final class OffloadBatchMetrics implements BatchListener, MeterBinder {
 
 	private final List<Bound> registries = new CopyOnWriteArrayList<>();
 
+	private final Map<String, String> deviceTags = new ConcurrentHashMap<>();
+
 	@Override
 	public void bindTo(MeterRegistry registry) {
-		this.registries.add(new Bound(registry));
+		Bound bound = new Bound(registry);
+		// Batchers started before this registry was bound get their meters now.
+		this.deviceTags.forEach(bound::meters);
+		this.registries.add(bound);
 	}
-
-	private final Map<String, String> deviceTags = new ConcurrentHashMap<>();
 
 	@Override
 	public void batcherStarted(Batcher<?, ?> batcher) {

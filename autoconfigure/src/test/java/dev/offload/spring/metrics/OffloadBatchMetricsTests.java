@@ -48,6 +48,15 @@ class OffloadBatchMetricsTests {
 	}
 
 	@Test
+	void metersWhenBoundAfterTheBatcherStartedShouldExistToo() {
+		this.template.batcher("early", (items) -> CompletableFuture.completedFuture(items), BatchPolicy.DEFAULTS);
+		SimpleMeterRegistry meters = new SimpleMeterRegistry();
+		this.metrics.bindTo(meters);
+		assertThat(meters.get("offload.batch.batches").tags("kernel", "early", "device", "any").counter().count())
+			.isZero();
+	}
+
+	@Test
 	void metersWhenBatchesRanShouldRecordSizesDelaysAndCount() throws Exception {
 		SimpleMeterRegistry meters = new SimpleMeterRegistry();
 		this.metrics.bindTo(meters);
