@@ -1,5 +1,6 @@
 package dev.offload.benchmarks;
 
+import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -49,8 +50,11 @@ public final class SmallWorkBenchmark {
 
 	private final OffloadTemplate template;
 
-	private SmallWorkBenchmark(Options options) {
+	private final PrintStream out;
+
+	SmallWorkBenchmark(Options options, PrintStream out) {
 		this.options = options;
+		this.out = out;
 		this.registry = DeviceRegistry.builder(Backends.create(options.backend, options.hostWorkers)).build();
 		this.template = new OffloadTemplate(this.registry,
 				BatchPolicy.DEFAULTS.withMaxDelay(Duration.ofNanos(options.maxDelayMicros * 1000L)), (batch) -> {
@@ -65,21 +69,28 @@ public final class SmallWorkBenchmark {
 	 * @throws Exception if a part fails
 	 */
 	public static void main(String[] args) throws Exception {
-		Options options = Options.parse(args);
-		SmallWorkBenchmark benchmark = new SmallWorkBenchmark(options);
-		boolean identical;
-		try {
-			System.out.printf(Locale.ROOT, "# Small work: %s backend, %s%n%n", options.backend,
-					benchmark.registry.device(0).name());
-			identical = benchmark.batching() & benchmark.flow();
-		}
-		finally {
-			benchmark.template.batchers().forEach(Batcher::close);
-			benchmark.registry.close();
-		}
-		if (!identical) {
+		if (!new SmallWorkBenchmark(Options.parse(args), System.out).run()) {
 			System.out.println("RESULTS DIFFER");
 			System.exit(1);
+		}
+	}
+
+	/**
+	 * Runs both parts and closes the registry.
+	 * @return whether every batched and replayed result was bit-identical to its
+	 * reference
+	 * @throws Exception if a part fails
+	 */
+	boolean run() throws Exception {
+		try {
+			this.out.printf(Locale.ROOT, "# Small work: %s backend, %s%n%n", this.options.backend,
+					this.registry.device(0).name());
+			boolean batched = batching();
+			return flow() && batched;
+		}
+		finally {
+			this.template.batchers().forEach(Batcher::close);
+			this.registry.close();
 		}
 	}
 
@@ -107,21 +118,21 @@ public final class SmallWorkBenchmark {
 			boolean identical = Arrays.deepEquals(bits(unbatched.prices), bits(batched.prices));
 			double ratio = batched.throughput() / unbatched.throughput();
 			long bound = this.options.maxDelayMicros * 1000L + kernelNanos + unbatched.latency.p99Nanos();
-			System.out.printf(Locale.ROOT, "## %d concurrent one-option price requests, %d rounds%n%n", requests,
+			this.out.printf(Locale.ROOT, "## %d concurrent one-option price requests, %d rounds%n%n", requests,
 					this.options.rounds);
-			System.out.println("| mode | requests/s | p50 µs | p99 µs | max µs |");
-			System.out.println("| --- | ---: | ---: | ---: | ---: |");
+			this.out.println("| mode | requests/s | p50 µs | p99 µs | max µs |");
+			this.out.println("| --- | ---: | ---: | ---: | ---: |");
 			row("unbatched (one launch each)", unbatched);
 			row("batched (max delay " + this.options.maxDelayMicros + " µs)", batched);
-			System.out.printf(Locale.ROOT,
+			this.out.printf(Locale.ROOT,
 					"%nMean batch size %.1f over %d batches. One batch kernel of %d options: %d µs (median).%n",
 					statistics.meanBatchSize(), statistics.batches(), requests, kernelNanos / 1000);
-			System.out.printf(Locale.ROOT, "- throughput ratio %.1f× (target ≥ 10×): %s%n", ratio,
+			this.out.printf(Locale.ROOT, "- throughput ratio %.1f× (target ≥ 10×): %s%n", ratio,
 					(ratio >= 10) ? "met" : "missed");
-			System.out.printf(Locale.ROOT, "- batched p99 %d µs ≤ max delay + one kernel + unbatched p99 = %d µs: %s%n",
+			this.out.printf(Locale.ROOT, "- batched p99 %d µs ≤ max delay + one kernel + unbatched p99 = %d µs: %s%n",
 					batched.latency.p99Nanos() / 1000, bound / 1000,
 					(batched.latency.p99Nanos() <= bound) ? "met" : "missed");
-			System.out.printf(Locale.ROOT, "- batched prices bit-identical to unbatched: %s%n%n",
+			this.out.printf(Locale.ROOT, "- batched prices bit-identical to unbatched: %s%n%n",
 					identical ? "yes" : "NO");
 			return identical;
 		}
@@ -234,23 +245,23 @@ public final class SmallWorkBenchmark {
 		LatencySummary replayedSummary = LatencySummary.of(replayed);
 		boolean identical = Arrays.equals(bits(eagerOut), bits(replayedOut));
 		double speedup = (double) eagerSummary.p50Nanos() / Math.max(1, replayedSummary.p50Nanos());
-		System.out.printf(Locale.ROOT,
+		this.out.printf(Locale.ROOT,
 				"## A flow of %d launches (%d options each) with a copy in and out, then a synchronize; %d times%n%n",
 				launches, n, this.options.replays);
-		System.out.println("| mode | p50 µs | p99 µs | max µs |");
-		System.out.println("| --- | ---: | ---: | ---: |");
-		System.out.printf(Locale.ROOT, "| eager launches | %.1f | %.1f | %.1f |%n", eagerSummary.p50Nanos() / 1e3,
+		this.out.println("| mode | p50 µs | p99 µs | max µs |");
+		this.out.println("| --- | ---: | ---: | ---: |");
+		this.out.printf(Locale.ROOT, "| eager launches | %.1f | %.1f | %.1f |%n", eagerSummary.p50Nanos() / 1e3,
 				eagerSummary.p99Nanos() / 1e3, eagerSummary.maxNanos() / 1e3);
-		System.out.printf(Locale.ROOT, "| captured flow replayed | %.1f | %.1f | %.1f |%n",
+		this.out.printf(Locale.ROOT, "| captured flow replayed | %.1f | %.1f | %.1f |%n",
 				replayedSummary.p50Nanos() / 1e3, replayedSummary.p99Nanos() / 1e3, replayedSummary.maxNanos() / 1e3);
-		System.out.printf(Locale.ROOT, "%n- replay %.1f× faster at the median (target ≥ 4×): %s%n", speedup,
+		this.out.printf(Locale.ROOT, "%n- replay %.1f× faster at the median (target ≥ 4×): %s%n", speedup,
 				(speedup >= 4) ? "met" : "missed");
-		System.out.printf(Locale.ROOT, "- replayed outputs bit-identical to eager: %s%n", identical ? "yes" : "NO");
+		this.out.printf(Locale.ROOT, "- replayed outputs bit-identical to eager: %s%n", identical ? "yes" : "NO");
 		return identical;
 	}
 
-	private static void row(String mode, Run run) {
-		System.out.printf(Locale.ROOT, "| %s | %.0f | %.0f | %.0f | %.0f |%n", mode, run.throughput(),
+	private void row(String mode, Run run) {
+		this.out.printf(Locale.ROOT, "| %s | %.0f | %.0f | %.0f | %.0f |%n", mode, run.throughput(),
 				run.latency.p50Nanos() / 1e3, run.latency.p99Nanos() / 1e3, run.latency.maxNanos() / 1e3);
 	}
 
@@ -328,7 +339,7 @@ public final class SmallWorkBenchmark {
 
 		static Options parse(String[] args) {
 			String backend = "host";
-			int[] values = { 1000, 20, 200, 16, 1024, 2000, 0 };
+			int[] values = { 1000, 20, 200, 16, 32, 2000, 0 };
 			List<String> names = List.of("--requests", "--rounds", "--max-delay-us", "--launches", "--flow-options",
 					"--replays", "--host-workers");
 			for (int i = 0; i < args.length; i += 2) {
