@@ -236,6 +236,29 @@ class BatcherTests {
 	}
 
 	@Test
+	void batchCutByTheDelayShouldTakeTheLargestPreferredSizeAndTheRestShouldFollow() throws Exception {
+		// Nothing is cut before the close (the delay is an hour, the maximum 16): the
+		// close
+		// cuts the 11 queued items at once, as the end of a delay would.
+		Batcher<Integer, Integer> sizes = this.template.batcher("sizes",
+				(items) -> CompletableFuture.completedFuture(items),
+				BatchPolicy.DEFAULTS.withMaxBatchSize(16)
+					.withPreferredBatchSizes(4, 8)
+					.withMaxDelay(Duration.ofHours(1)));
+		List<CompletableFuture<Integer>> results = new ArrayList<>();
+		for (int i = 0; i < 11; i++) {
+			results.add(sizes.submit(i));
+		}
+		sizes.close();
+		for (int i = 0; i < 11; i++) {
+			assertThat(results.get(i).get(10, TimeUnit.SECONDS)).isEqualTo(i);
+		}
+		assertThat(this.batches).filteredOn((batch) -> batch.name().equals("sizes"))
+			.extracting(BatchListener.CompletedBatch::size)
+			.containsExactly(8, 3);
+	}
+
+	@Test
 	void failureOfTheBatchShouldFailEachOfItsItems() {
 		Batcher<Integer, Integer> batcher = this.template.batcher("broken",
 				(items) -> CompletableFuture.failedFuture(new IllegalStateException("device gone")), fullBatchesOf(2));

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
@@ -49,6 +50,21 @@ class BatchedAnnotationTests {
 			assertThat(squares.inSession()).containsExactly(true);
 			assertThat(context.getBean(OffloadTemplate.class).batchers()).singleElement()
 				.satisfies((batcher) -> assertThat(batcher.name()).isEqualTo("BatchedAnnotationTests.Squares.square"));
+		});
+	}
+
+	@Test
+	void callsWhenTheBatchMethodThrowsShouldEachFailWithItsException() {
+		this.contextRunner.withUserConfiguration(FailingConfiguration.class).run((context) -> {
+			Failing failing = context.getBean(Failing.class);
+			CompletableFuture<Integer> first = failing.square(1);
+			CompletableFuture<Integer> second = failing.square(2);
+			for (CompletableFuture<Integer> result : List.of(first, second)) {
+				assertThat(result).failsWithin(10, TimeUnit.SECONDS)
+					.withThrowableOfType(ExecutionException.class)
+					.withCauseInstanceOf(IllegalStateException.class)
+					.withMessageContaining("no squares today");
+			}
 		});
 	}
 
@@ -126,6 +142,29 @@ class BatchedAnnotationTests {
 			this.batches.add(List.copyOf(values));
 			this.inSession.add(OffloadSessionBinding.currentSession().isPresent());
 			return values.stream().map((value) -> value * value).toList();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class FailingConfiguration {
+
+		@Bean
+		Failing failing() {
+			return new Failing();
+		}
+
+	}
+
+	static class Failing {
+
+		@Batched(batchMethod = "squareAll", maxBatchSize = 2, maxDelay = "1h")
+		public CompletableFuture<Integer> square(Integer value) {
+			throw new UnsupportedOperationException("@Batched: calls go to squareAll");
+		}
+
+		public List<Integer> squareAll(List<Integer> values) {
+			throw new IllegalStateException("no squares today");
 		}
 
 	}
