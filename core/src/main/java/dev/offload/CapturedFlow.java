@@ -12,6 +12,7 @@ import dev.offload.kernel.KernelRef;
 import dev.offload.kernel.LaunchConfig;
 import dev.offload.spi.BackendGraph;
 import dev.offload.spi.BackendStream;
+import dev.offload.spi.NativeMemory;
 
 /**
  * A sequence of copies, fills and launches of fixed shape, captured once and replayed
@@ -278,7 +279,7 @@ public final class CapturedFlow implements AutoCloseable {
 			return this;
 		}
 
-		private dev.offload.spi.NativeMemory captured(Buffer buffer, String use) {
+		private NativeMemory captured(Buffer buffer, String use) {
 			if (buffer == null) {
 				throw new IllegalArgumentException(use + " needs a buffer, was null");
 			}

@@ -1,5 +1,7 @@
 package dev.offload.template;
 
+import java.util.List;
+
 import dev.offload.kernel.KernelRef;
 
 /**
@@ -50,7 +52,7 @@ public interface BatchKernel<I, O> {
 	 * @param items the batch's items, at least one, in their order of arrival
 	 * @param call the call, with nothing appended yet
 	 */
-	void gather(java.util.List<I> items, KernelCall call);
+	void gather(List<I> items, KernelCall call);
 
 	/**
 	 * Reads one item's result.
