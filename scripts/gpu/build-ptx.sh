@@ -16,3 +16,6 @@ echo "wrote $dir/saxpy.cubin"
 # The session benchmark launches the empty kernel.
 cp "$dir/empty.ptx" benchmarks/src/main/resources/dev/offload/benchmarks/cuda/empty.ptx
 echo "copied empty.ptx to benchmarks/src/main/resources/dev/offload/benchmarks/cuda"
+# The small-work benchmark's Black-Scholes kernel.
+nvcc -ptx -arch=compute_90 -o benchmarks/src/main/resources/kernels/black_scholes.ptx benchmarks/src/main/cuda/black_scholes.cu
+echo "wrote benchmarks/src/main/resources/kernels/black_scholes.ptx"

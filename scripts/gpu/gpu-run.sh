@@ -9,6 +9,9 @@
 #   app      the sample app on CUDA checked over HTTP (sample-app.log), then, where python3 exists, the overload
 #            flood against it (flood.md; FLOOD_ARGS)
 #   startup  JVM start to ready with and without the starter (startup.log; STARTUP_ARGS, e.g. "9 --cds")
+#   small    not in the default: small work at GPU scale, SmallWorkBenchmark (small-work.md; SMALL_ARGS): 1,000
+#            concurrent one-option price requests batched against unbatched (throughput ratio, p99, prices compared
+#            bit for bit), and a 16-launch flow replayed as a CUDA graph against eager launches
 #   multi    not in the default: what needs several GPUs, MultiGpuTests (multi-tests.log; it skips itself, with the
 #            reason, on fewer than two devices) and the hazard benchmark on one GPU against MULTI_DEVICES GPUs
 #            (default 2; hazard-multi.md, with the throughput and light p99 targets; HAZARD_ARGS too)
@@ -129,6 +132,14 @@ if want vt; then
 		echo "no jre25.txz: pack with JDK25=<a JDK 25> scripts/gpu/pack.sh" | tee "$out/virtual-threads.md"
 		record 2 virtual-threads
 	fi
+fi
+
+# Small work: dynamic batching and captured flows (CUDA graphs), with their targets; exits 1 if a result differs.
+if want small; then
+	# shellcheck disable=SC2086
+	timeout "${SMALL_TIMEOUT:-300}" "$java" -cp "$benchcp" dev.offload.benchmarks.SmallWorkBenchmark --backend cuda \
+		${SMALL_ARGS:-} 2>&1 | tee "$out/small-work.md"
+	record "${PIPESTATUS[0]}" small-work
 fi
 
 # The sample app on the CUDA backend, checked over HTTP (prices, Monte Carlo, a burst, then a device failure), then

@@ -104,6 +104,10 @@ public abstract sealed class Buffer implements AutoCloseable permits DeviceBuffe
 		return this.memory;
 	}
 
+	final boolean ownedBySession() {
+		return this.owner != null;
+	}
+
 	final NativeMemory memory() {
 		return this.memory;
 	}

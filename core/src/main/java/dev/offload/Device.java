@@ -3,6 +3,7 @@ package dev.offload;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -54,6 +55,9 @@ public final class Device {
 	private final Map<String, KernelModule> modules = new ConcurrentHashMap<>();
 
 	private final LongAdder activeSessions = new LongAdder();
+
+	/** Captured flows still open: the device destroys them before its context goes. */
+	private final Set<CapturedFlow> capturedFlows = ConcurrentHashMap.newKeySet();
 
 	private volatile @Nullable CompletionPoller completionPoller;
 
@@ -301,6 +305,22 @@ public final class Device {
 		return call(() -> this.bufferCache.acquire(bytes, host));
 	}
 
+	void adopt(CapturedFlow flow) {
+		this.capturedFlows.add(flow);
+	}
+
+	void disown(CapturedFlow flow) {
+		this.capturedFlows.remove(flow);
+	}
+
+	/**
+	 * Returns the number of captured flows not yet closed.
+	 * @return the flows this device will destroy when it shuts down
+	 */
+	public int capturedFlows() {
+		return this.capturedFlows.size();
+	}
+
 	void releaseMemory(NativeMemory memory) {
 		try {
 			this.bufferCache.release(memory);
@@ -505,6 +525,8 @@ public final class Device {
 			poller.stop();
 		}
 		this.eventPool.close();
+		this.capturedFlows.forEach(CapturedFlow::destroy);
+		this.capturedFlows.clear();
 		this.modules.values().forEach(this::unloadQuietly);
 		this.bufferCache.trim();
 		this.backendDevice.close();

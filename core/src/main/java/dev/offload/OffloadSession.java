@@ -819,6 +819,19 @@ public final class OffloadSession implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Hands the session's stream to a call that enqueues on it (a captured flow's capture
+	 * or replay), as the session's own operations do.
+	 */
+	<T> T onStream(String operation, java.util.function.Function<BackendStream, T> call) {
+		checkOpen(operation);
+		Object[] result = new Object[1];
+		enqueue(() -> result[0] = call.apply(stream().backend));
+		@SuppressWarnings("unchecked")
+		T typed = (T) result[0];
+		return typed;
+	}
+
 	private Throwable recordFailure(Throwable ex) {
 		if (this.failure == null) {
 			this.failure = ex;

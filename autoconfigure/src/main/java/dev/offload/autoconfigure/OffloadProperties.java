@@ -108,6 +108,11 @@ public class OffloadProperties {
 	private final Aop aop = new Aop();
 
 	/**
+	 * Defaults of the dynamic batchers (OffloadTemplate.batcher and @Batched methods).
+	 */
+	private final Batching batching = new Batching();
+
+	/**
 	 * Settings of the offload-test artifact's test support, such as
 	 * offload.test.faults.launch.fail-at (see the testing guide). Read only by that
 	 * artifact; ignored elsewhere.
@@ -172,6 +177,10 @@ public class OffloadProperties {
 
 	public Map<String, String> getTest() {
 		return this.test;
+	}
+
+	public Batching getBatching() {
+		return this.batching;
 	}
 
 	public Aop getAop() {
@@ -578,6 +587,70 @@ public class OffloadProperties {
 
 		public void setEnabled(boolean enabled) {
 			this.enabled = enabled;
+		}
+
+	}
+
+	/**
+	 * Defaults of the dynamic batchers, which gather concurrent single-item calls into
+	 * one launch.
+	 */
+	public static class Batching {
+
+		/**
+		 * Most items in one batch; a batch is dispatched as soon as this many wait.
+		 */
+		private int maxBatchSize = 1024;
+
+		/**
+		 * Batch sizes the kernels run best at: when the delay ends, a batch takes the
+		 * largest of them that the queue fills. Empty: everything queued, up to
+		 * max-batch-size.
+		 */
+		private List<Integer> preferredBatchSizes = new ArrayList<>();
+
+		/**
+		 * How long the first item of a batch waits for others before the batch is
+		 * dispatched.
+		 */
+		private Duration maxDelay = Duration.ofNanos(200_000);
+
+		/**
+		 * Most items waiting in one batcher's queue; one more is refused at once with a
+		 * BatchQueueFullException.
+		 */
+		private int maxQueue = 65_536;
+
+		public int getMaxBatchSize() {
+			return this.maxBatchSize;
+		}
+
+		public void setMaxBatchSize(int maxBatchSize) {
+			this.maxBatchSize = maxBatchSize;
+		}
+
+		public List<Integer> getPreferredBatchSizes() {
+			return this.preferredBatchSizes;
+		}
+
+		public void setPreferredBatchSizes(List<Integer> preferredBatchSizes) {
+			this.preferredBatchSizes = preferredBatchSizes;
+		}
+
+		public Duration getMaxDelay() {
+			return this.maxDelay;
+		}
+
+		public void setMaxDelay(Duration maxDelay) {
+			this.maxDelay = maxDelay;
+		}
+
+		public int getMaxQueue() {
+			return this.maxQueue;
+		}
+
+		public void setMaxQueue(int maxQueue) {
+			this.maxQueue = maxQueue;
 		}
 
 	}

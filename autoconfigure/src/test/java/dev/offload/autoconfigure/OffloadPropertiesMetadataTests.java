@@ -27,11 +27,14 @@ class OffloadPropertiesMetadataTests {
 			Map.entry("offload.host.device-count", 1), Map.entry("offload.buffer-cache.max-size", "256MB"),
 			Map.entry("offload.shutdown.await-termination", "10s"), Map.entry("offload.aop.enabled", true),
 			Map.entry("offload.health.readiness.on-device-failure", true),
-			Map.entry("offload.health.readiness.on-saturation", false));
+			Map.entry("offload.health.readiness.on-saturation", false),
+			Map.entry("offload.batching.max-batch-size", 1024), Map.entry("offload.batching.max-queue", 65536),
+			Map.entry("offload.batching.max-delay", "200000ns"));
 
 	private static final List<String> WITHOUT_DEFAULT = List.of("offload.devices-config", "offload.host.device-names",
 			"offload.host.workers-per-device", "offload.host.memory", "offload.leak-detection-threshold",
-			"offload.async.executor", "offload.stream-pool.lanes", "offload.session.timeout", "offload.test");
+			"offload.async.executor", "offload.stream-pool.lanes", "offload.session.timeout", "offload.test",
+			"offload.batching.preferred-batch-sizes");
 
 	@Test
 	void metadataShouldDescribeEveryProperty() throws IOException {

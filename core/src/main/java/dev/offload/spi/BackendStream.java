@@ -1,5 +1,7 @@
 package dev.offload.spi;
 
+import java.util.function.Consumer;
+
 /**
  * An in-order work queue on one device (a CUDA stream). Work is enqueued asynchronously;
  * errors of enqueued work surface from {@link #query()} or {@link #synchronize()} as a
@@ -47,6 +49,29 @@ public interface BackendStream {
 	 */
 	void launch(BackendKernel kernel, int gridX, int gridY, int gridZ, int blockX, int blockY, int blockZ,
 			int sharedMemoryBytes, Object[] args);
+
+	/**
+	 * Captures the copies, fills and launches that {@code steps} enqueue on this stream
+	 * into a graph, without running them: the stream is in capture mode while
+	 * {@code steps} run on the calling thread, and {@link #record}, {@link #waitFor},
+	 * {@link #query} and {@link #synchronize} must not be called meanwhile.
+	 * @param steps enqueues the operations on the stream it is given
+	 * @return the graph, ready to launch on any stream of this device
+	 * @throws BackendException if the runtime refuses the capture
+	 * @throws UnsupportedOperationException if the backend has no graphs
+	 */
+	default BackendGraph capture(Consumer<BackendStream> steps) {
+		throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot capture graphs");
+	}
+
+	/**
+	 * Enqueues a replay of a graph captured on a stream of this device.
+	 * @param graph the graph, not destroyed
+	 * @throws UnsupportedOperationException if the backend has no graphs
+	 */
+	default void launch(BackendGraph graph) {
+		throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot launch graphs");
+	}
 
 	/**
 	 * Enqueues recording {@code event}: it completes when the work enqueued before it

@@ -1,8 +1,10 @@
 package dev.offload.template;
 
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
@@ -26,6 +28,8 @@ import dev.offload.kernel.KernelRef;
  * <li>{@link #execute(SessionCallback)} runs the callback and waits for the work it
  * enqueued: a session of its own is synchronized and closed, a joined one
  * synchronized.</li>
+ * <li>{@link #batcher(BatchKernel)} gathers concurrent single-item calls of a kernel into
+ * batches, each one launch ({@link Batcher}).</li>
  * <li>{@link #submit(SessionCallback)} runs the callback on the calling thread, which
  * only enqueues work, and returns a future completed with the callback's result once that
  * work is done; no thread waits for it (the device's completion thread polls, see
@@ -41,12 +45,31 @@ public class OffloadTemplate {
 
 	private final DeviceRegistry registry;
 
+	private final BatchPolicy batchPolicy;
+
+	private final BatchListener batchListener;
+
+	private final List<Batcher<?, ?>> batchers = new CopyOnWriteArrayList<>();
+
 	/**
-	 * Creates a template over the devices of {@code registry}.
+	 * Creates a template over the devices of {@code registry}, whose batchers follow
+	 * {@link BatchPolicy#DEFAULTS}.
 	 * @param registry the registry
 	 */
 	public OffloadTemplate(DeviceRegistry registry) {
+		this(registry, BatchPolicy.DEFAULTS, BatchListener.NONE);
+	}
+
+	/**
+	 * Creates a template over the devices of {@code registry}.
+	 * @param registry the registry
+	 * @param batchPolicy the policy of batchers created without one
+	 * @param batchListener told of every batch of this template's batchers
+	 */
+	public OffloadTemplate(DeviceRegistry registry, BatchPolicy batchPolicy, BatchListener batchListener) {
 		this.registry = Objects.requireNonNull(registry, "registry must not be null");
+		this.batchPolicy = Objects.requireNonNull(batchPolicy, "batchPolicy must not be null");
+		this.batchListener = Objects.requireNonNull(batchListener, "batchListener must not be null");
 	}
 
 	/**
@@ -213,6 +236,109 @@ public class OffloadTemplate {
 	 */
 	public KernelCall kernel(KernelRef kernel) {
 		return new KernelCall(this, kernel);
+	}
+
+	/**
+	 * Starts a batcher that runs each batch as one call of a kernel, with this template's
+	 * batch policy, in sessions of the default attributes.
+	 * @param <I> the item's type
+	 * @param <O> the result's type for one item
+	 * @param kernel how the kernel serves a batch
+	 * @return the batcher, running until closed
+	 */
+	public <I, O> Batcher<I, O> batcher(BatchKernel<I, O> kernel) {
+		return batcher(kernel, this.batchPolicy, OffloadAttributes.DEFAULTS);
+	}
+
+	/**
+	 * Starts a batcher that runs each batch as one call of a kernel, in sessions of the
+	 * default attributes.
+	 * @param <I> the item's type
+	 * @param <O> the result's type for one item
+	 * @param kernel how the kernel serves a batch
+	 * @param policy how batches are cut
+	 * @return the batcher, running until closed
+	 */
+	public <I, O> Batcher<I, O> batcher(BatchKernel<I, O> kernel, BatchPolicy policy) {
+		return batcher(kernel, policy, OffloadAttributes.DEFAULTS);
+	}
+
+	/**
+	 * Starts a batcher that runs each batch as one call of a kernel, in a session of
+	 * {@code attributes}: their device, priority class (and so lane) and timeout apply to
+	 * every batch.
+	 * @param <I> the item's type
+	 * @param <O> the result's type for one item
+	 * @param kernel how the kernel serves a batch
+	 * @param policy how batches are cut
+	 * @param attributes the sessions' attributes; a propagation that opens or joins a
+	 * session ({@link Propagation#REQUIRED} or {@link Propagation#REQUIRES_NEW}: the
+	 * dispatcher has no session of its own to join)
+	 * @return the batcher, running until closed
+	 * @throws IllegalArgumentException if the propagation is not one of those
+	 */
+	public <I, O> Batcher<I, O> batcher(BatchKernel<I, O> kernel, BatchPolicy policy, OffloadAttributes attributes) {
+		Objects.requireNonNull(kernel, "kernel must not be null");
+		Objects.requireNonNull(attributes, "attributes must not be null");
+		if (attributes.propagation() != Propagation.REQUIRED && attributes.propagation() != Propagation.REQUIRES_NEW) {
+			throw new IllegalArgumentException("A batcher runs each batch in a session of its own; propagation "
+					+ attributes.propagation() + " does not open one (use REQUIRED or REQUIRES_NEW)");
+		}
+		Batcher.Runner<I, O> runner = (items) -> {
+			KernelCall call = kernel(kernel.kernel()).attributes(attributes);
+			kernel.gather(items, call);
+			return call.runAsync()
+				.thenApply((result) -> new Batcher.Slices<O>(result.device().id(),
+						(index) -> kernel.slice(result, index)));
+		};
+		return register(new Batcher<>(kernel.kernel().name(), attributes.device(), policy, kernel::validate, runner,
+				this.batchListener, this.batchers::remove));
+	}
+
+	/**
+	 * Starts a batcher that runs each batch with a function of the application (a flow of
+	 * several launches, a {@link Batched @Batched} method's batch method).
+	 * @param <I> the item's type
+	 * @param <O> the result's type for one item
+	 * @param name the batcher's name, for its thread and metrics
+	 * @param function serves a batch; it must return one result per item
+	 * @param policy how batches are cut
+	 * @return the batcher, running until closed
+	 */
+	public <I, O> Batcher<I, O> batcher(String name, BatchFunction<I, O> function, BatchPolicy policy) {
+		Objects.requireNonNull(name, "name must not be null");
+		Objects.requireNonNull(function, "function must not be null");
+		Batcher.Runner<I, O> runner = (items) -> function.apply(items).toCompletableFuture().thenApply((results) -> {
+			if (results == null || results.size() != items.size()) {
+				throw new IllegalStateException("The batch function of '" + name + "' returned "
+						+ ((results != null) ? results.size() : "no") + " results for " + items.size() + " items");
+			}
+			return new Batcher.Slices<O>(OffloadAttributes.ANY_DEVICE, results::get);
+		});
+		return register(new Batcher<>(name, OffloadAttributes.ANY_DEVICE, policy, (item) -> {
+		}, runner, this.batchListener, this.batchers::remove));
+	}
+
+	/**
+	 * Returns the batchers of this template not yet closed.
+	 * @return the batchers
+	 */
+	public List<Batcher<?, ?>> batchers() {
+		return List.copyOf(this.batchers);
+	}
+
+	/**
+	 * Returns the policy of batchers created without one.
+	 * @return the policy
+	 */
+	public BatchPolicy batchPolicy() {
+		return this.batchPolicy;
+	}
+
+	private <I, O> Batcher<I, O> register(Batcher<I, O> batcher) {
+		this.batchers.add(batcher);
+		this.batchListener.batcherStarted(batcher);
+		return batcher;
 	}
 
 	private static void check(OffloadAttributes attributes, SessionCallback<?> callback) {

@@ -13,6 +13,7 @@ import dev.offload.DeviceRegistry;
 import dev.offload.leak.LeakDetector;
 import dev.offload.spi.BackendSelection;
 import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint;
+import dev.offload.template.OffloadTemplate;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
@@ -29,8 +30,9 @@ public final class OffloadEndpointAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	StreamPoolsEndpoint streamPoolsEndpoint(DeviceRegistry registry, ObjectProvider<LeakDetector> leakDetector,
-			ObjectProvider<BackendSelection> selection) {
-		return new StreamPoolsEndpoint(registry, leakDetector.getIfAvailable(), selection.getIfAvailable());
+			ObjectProvider<BackendSelection> selection, ObjectProvider<OffloadTemplate> template) {
+		return new StreamPoolsEndpoint(registry, leakDetector.getIfAvailable(), selection.getIfAvailable(),
+				template.getIfAvailable());
 	}
 
 }

@@ -10,6 +10,7 @@ import org.springframework.context.annotation.Bean;
 
 import dev.offload.DeviceRegistry;
 import dev.offload.leak.LeakDetector;
+import dev.offload.spring.metrics.OffloadBatchMetrics;
 import dev.offload.spring.metrics.OffloadPoolMetrics;
 import dev.offload.spring.metrics.OffloadSessionMetrics;
 
@@ -17,7 +18,9 @@ import dev.offload.spring.metrics.OffloadSessionMetrics;
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
  * Auto-configuration} for Offload's meters: {@link OffloadPoolMetrics} (pool gauges and
  * counters) and {@link OffloadSessionMetrics} (timers, fed as an
- * {@link dev.offload.OffloadListener}). Boot binds both to its meter registries.
+ * {@link dev.offload.OffloadListener}) and {@link OffloadBatchMetrics} (batch sizes and
+ * queue delays, fed as a {@link dev.offload.template.BatchListener}). Boot binds them to
+ * its meter registries.
  */
 @AutoConfiguration(afterName = { "dev.offload.autoconfigure.OffloadAutoConfiguration",
 		OffloadMetricsAutoConfiguration.BOOT_METRICS + "MetricsAutoConfiguration",
@@ -33,6 +36,12 @@ public final class OffloadMetricsAutoConfiguration {
 	@ConditionalOnMissingBean
 	OffloadPoolMetrics offloadPoolMetrics(DeviceRegistry registry, ObjectProvider<LeakDetector> leakDetector) {
 		return new OffloadPoolMetrics(registry, leakDetector.getIfAvailable());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	OffloadBatchMetrics offloadBatchMetrics() {
+		return new OffloadBatchMetrics();
 	}
 
 	@Bean

@@ -1,33 +1,68 @@
 package dev.offload.autoconfigure.template;
 
+import java.util.List;
+import java.util.Locale;
+
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 
 import dev.offload.DeviceRegistry;
+import dev.offload.autoconfigure.InvalidOffloadConfigurationException;
 import dev.offload.autoconfigure.OffloadAutoConfiguration;
+import dev.offload.autoconfigure.OffloadProperties;
+import dev.offload.spring.aop.BatchedAnnotationBeanPostProcessor;
 import dev.offload.spring.aop.OffloadAnnotationBeanPostProcessor;
+import dev.offload.template.BatchListener;
+import dev.offload.template.BatchPolicy;
 import dev.offload.template.OffloadTemplate;
 
 /**
- * Auto-configuration of {@link OffloadTemplate} and of the
- * {@link dev.offload.template.Offload @Offload} advice, over the application's
+ * Auto-configuration of {@link OffloadTemplate} (its batchers following
+ * {@code offload.batching.*}) and of the {@link dev.offload.template.Offload @Offload}
+ * and {@link dev.offload.template.Batched @Batched} advice, over the application's
  * {@link DeviceRegistry}.
  */
 @AutoConfiguration(after = OffloadAutoConfiguration.class)
 @ConditionalOnBean(DeviceRegistry.class)
+@EnableConfigurationProperties(OffloadProperties.class)
 public final class OffloadTemplateAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	OffloadTemplate offloadTemplate(DeviceRegistry registry) {
-		return new OffloadTemplate(registry);
+	OffloadTemplate offloadTemplate(DeviceRegistry registry, OffloadProperties properties, Environment environment,
+			ObjectProvider<BatchListener> batchListeners) {
+		List<BatchListener> listeners = batchListeners.orderedStream().toList();
+		BatchListener listener = (listeners.size() == 1) ? listeners.get(0)
+				: (batch) -> listeners.forEach((each) -> each.batchCompleted(batch));
+		return new OffloadTemplate(registry, batchPolicy(properties.getBatching(), environment), listener);
+	}
+
+	private static BatchPolicy batchPolicy(OffloadProperties.Batching batching, Environment environment) {
+		try {
+			return new BatchPolicy(batching.getMaxBatchSize(), batching.getPreferredBatchSizes(),
+					batching.getMaxDelay(), batching.getMaxQueue());
+		}
+		catch (IllegalArgumentException ex) {
+			String message = String.valueOf(ex.getMessage());
+			String field = message.substring(0, Math.max(0, message.indexOf(' ')));
+			String property = "offload.batching." + field.replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT);
+			Object value = switch (field) {
+				case "maxBatchSize" -> batching.getMaxBatchSize();
+				case "preferredBatchSizes" -> batching.getPreferredBatchSizes();
+				case "maxDelay" -> batching.getMaxDelay();
+				default -> batching.getMaxQueue();
+			};
+			throw InvalidOffloadConfigurationException.of(environment, property, value, ex.getMessage(),
+					"Set " + property + " within its bounds", ex);
+		}
 	}
 
 	/**
@@ -38,6 +73,17 @@ public final class OffloadTemplateAutoConfiguration {
 			name = "org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor")
 	@ConditionalOnBooleanProperty(name = "offload.aop.enabled", matchIfMissing = true)
 	static class OffloadAnnotationConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		static BatchedAnnotationBeanPostProcessor batchedAnnotationBeanPostProcessor(Environment environment,
+				ObjectProvider<OffloadTemplate> template) {
+			BatchedAnnotationBeanPostProcessor postProcessor = new BatchedAnnotationBeanPostProcessor(
+					template::getObject);
+			postProcessor.setProxyTargetClass(
+					environment.getProperty("spring.aop.proxy-target-class", Boolean.class, Boolean.TRUE));
+			return postProcessor;
+		}
 
 		// Static, and the registry looked up lazily: a post-processor is created before
 		// the beans it processes.

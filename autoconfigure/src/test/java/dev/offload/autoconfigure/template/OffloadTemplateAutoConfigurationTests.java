@@ -1,5 +1,7 @@
 package dev.offload.autoconfigure.template;
 
+import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
@@ -12,9 +14,11 @@ import org.springframework.context.annotation.Import;
 
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
+import dev.offload.autoconfigure.InvalidOffloadConfigurationException;
 import dev.offload.autoconfigure.OffloadAutoConfiguration;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.spring.aop.OffloadAnnotationBeanPostProcessor;
+import dev.offload.template.BatchPolicy;
 import dev.offload.template.Offload;
 import dev.offload.template.OffloadSessionBinding;
 import dev.offload.template.OffloadTemplate;
@@ -34,6 +38,26 @@ class OffloadTemplateAutoConfigurationTests {
 			assertThat(context.getBean(OffloadTemplate.class).registry())
 				.isSameAs(context.getBean(DeviceRegistry.class));
 		});
+	}
+
+	@Test
+	void templateWhenBatchingPropertiesSetShouldGiveItsBatchersThatPolicy() {
+		this.contextRunner.withUserConfiguration(RegistryConfiguration.class)
+			.withPropertyValues("offload.batching.max-batch-size=256", "offload.batching.max-delay=1ms",
+					"offload.batching.preferred-batch-sizes=64,128", "offload.batching.max-queue=4096")
+			.run((context) -> assertThat(context.getBean(OffloadTemplate.class).batchPolicy())
+				.isEqualTo(new BatchPolicy(256, List.of(64, 128), Duration.ofMillis(1), 4096)));
+	}
+
+	@Test
+	void templateWhenBatchQueueSmallerThanABatchShouldFailNamingTheProperty() {
+		this.contextRunner.withUserConfiguration(RegistryConfiguration.class)
+			.withPropertyValues("offload.batching.max-queue=16")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasStackTraceContaining(InvalidOffloadConfigurationException.class.getName()
+						+ ": Invalid value '16' for 'offload.batching.max-queue': maxQueue must be at least maxBatchSize "
+						+ "(1024), was 16"));
 	}
 
 	@Test

@@ -18,6 +18,8 @@ import jcuda.driver.CUdevice;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUfunction;
+import jcuda.driver.CUgraph;
+import jcuda.driver.CUgraphExec;
 import jcuda.driver.CUmodule;
 import jcuda.driver.CUresult;
 import jcuda.driver.CUstream;
@@ -231,6 +233,30 @@ final class CudaCalls {
 
 	static int cuStreamWaitEvent(CUstream stream, CUevent event, int flags) {
 		return call(() -> JCudaDriver.cuStreamWaitEvent(stream, event, flags));
+	}
+
+	static int cuStreamBeginCapture(CUstream stream, int mode) {
+		return call(() -> JCudaDriver.cuStreamBeginCapture(stream, mode));
+	}
+
+	static int cuStreamEndCapture(CUstream stream, CUgraph graph) {
+		return call(() -> JCudaDriver.cuStreamEndCapture(stream, graph));
+	}
+
+	static int cuGraphInstantiate(CUgraphExec exec, CUgraph graph) {
+		return call(() -> JCudaDriver.cuGraphInstantiate(exec, graph, 0L));
+	}
+
+	static int cuGraphLaunch(CUgraphExec exec, CUstream stream) {
+		return call(() -> JCudaDriver.cuGraphLaunch(exec, stream));
+	}
+
+	static int cuGraphDestroy(CUgraph graph) {
+		return call(JCudaDriver::cuGraphDestroy, graph);
+	}
+
+	static int cuGraphExecDestroy(CUgraphExec exec) {
+		return call(JCudaDriver::cuGraphExecDestroy, exec);
 	}
 
 	static int cuStreamDestroy(CUstream stream) {

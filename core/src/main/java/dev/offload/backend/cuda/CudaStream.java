@@ -1,12 +1,18 @@
 package dev.offload.backend.cuda;
 
+import java.util.function.Consumer;
+
 import dev.offload.spi.BackendEvent;
+import dev.offload.spi.BackendGraph;
 import dev.offload.spi.BackendException;
 import dev.offload.spi.BackendKernel;
 import dev.offload.spi.BackendStream;
 import dev.offload.spi.NativeMemory;
 import jcuda.Pointer;
+import jcuda.driver.CUgraph;
+import jcuda.driver.CUgraphExec;
 import jcuda.driver.CUresult;
+import jcuda.driver.CUstreamCaptureMode;
 
 /**
  * A {@code CU_STREAM_NON_BLOCKING} stream. {@link #query()} allocates nothing: the
@@ -82,6 +88,44 @@ final class CudaStream implements BackendStream {
 			}
 		}
 		return Pointer.to(values);
+	}
+
+	/**
+	 * Captures in thread-local mode, so that other threads' allocations and queries go
+	 * on; the graph is instantiated at once and its template destroyed (an instantiated
+	 * graph does not depend on it).
+	 */
+	@Override
+	public BackendGraph capture(Consumer<BackendStream> steps) {
+		this.device.makeCurrent();
+		CudaErrors.check("cuStreamBeginCapture",
+				CudaCalls.cuStreamBeginCapture(this.stream, CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+				this.deviceId);
+		CUgraph graph = new CUgraph();
+		try {
+			steps.accept(this);
+		}
+		catch (RuntimeException | Error ex) {
+			// Leaves capture mode; the partial graph is of no use.
+			if (CudaCalls.cuStreamEndCapture(this.stream, graph) == CUresult.CUDA_SUCCESS) {
+				CudaCalls.cuGraphDestroy(graph);
+			}
+			throw ex;
+		}
+		this.device.makeCurrent();
+		CudaErrors.check("cuStreamEndCapture", CudaCalls.cuStreamEndCapture(this.stream, graph), this.deviceId);
+		CUgraphExec exec = new CUgraphExec();
+		int instantiated = CudaCalls.cuGraphInstantiate(exec, graph);
+		CudaErrors.checkQuietly("cuGraphDestroy", CudaCalls.cuGraphDestroy(graph), this.deviceId);
+		CudaErrors.check("cuGraphInstantiate", instantiated, this.deviceId);
+		return new CudaGraph(this.device, exec);
+	}
+
+	@Override
+	public void launch(BackendGraph graph) {
+		this.device.makeCurrent();
+		CudaErrors.check("cuGraphLaunch", CudaCalls.cuGraphLaunch(((CudaGraph) graph).exec(), this.stream),
+				this.deviceId);
 	}
 
 	@Override

@@ -2,8 +2,10 @@ package dev.offload.backend.host;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Consumer;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -13,6 +15,7 @@ import dev.offload.OffloadException;
 import dev.offload.kernel.HostKernel;
 import dev.offload.kernel.ParamKind;
 import dev.offload.spi.BackendEvent;
+import dev.offload.spi.BackendGraph;
 import dev.offload.spi.BackendException;
 import dev.offload.spi.BackendKernel;
 import dev.offload.spi.BackendStream;
@@ -24,6 +27,10 @@ import dev.offload.spi.NativeMemory;
  * and the stream goes on when its last chunk is done. After an operation fails, the later
  * ones are skipped (events still complete, carrying the failure), and {@link #query()}
  * and {@link #synchronize()} throw it.
+ * <p>
+ * A capture ({@link #capture(Consumer)}) records the operations instead of queueing them;
+ * a replay queues them as one operation that runs them in order on one worker, as a GPU
+ * runs a graph without a round trip per node.
  */
 final class HostStream implements BackendStream {
 
@@ -46,6 +53,9 @@ final class HostStream implements BackendStream {
 	private boolean scheduled;
 
 	private @Nullable BackendException failure;
+
+	/** The operations of the capture under way on the session's thread, or null. */
+	private @Nullable List<Op> recording;
 
 	HostStream(HostDevice device, int priority) {
 		this.device = device;
@@ -86,7 +96,36 @@ final class HostStream implements BackendStream {
 	}
 
 	@Override
+	public BackendGraph capture(Consumer<BackendStream> steps) {
+		if (this.recording != null) {
+			throw new IllegalStateException("A stream of host device " + this.device.id() + " is already capturing");
+		}
+		List<Op> ops = new ArrayList<>();
+		this.recording = ops;
+		try {
+			steps.accept(this);
+		}
+		finally {
+			this.recording = null;
+		}
+		return new HostGraph(List.copyOf(ops));
+	}
+
+	@Override
+	public void launch(BackendGraph graph) {
+		HostGraph hostGraph = (HostGraph) graph;
+		List<Op> ops = hostGraph.operations();
+		enqueue(new Op("graph of " + ops.size() + " operations", false, () -> {
+			for (Op op : ops) {
+				// A capture records copies, fills and launches: work, never event waits.
+				Objects.requireNonNull(op.work).run();
+			}
+		}));
+	}
+
+	@Override
 	public void record(BackendEvent event) {
+		checkNotCapturing("record");
 		HostEvent hostEvent = (HostEvent) event;
 		long generation = hostEvent.recorded();
 		enqueue(new Op("record", true, () -> hostEvent.complete(generation, currentFailure())));
@@ -94,6 +133,7 @@ final class HostStream implements BackendStream {
 
 	@Override
 	public void waitFor(BackendEvent event) {
+		checkNotCapturing("waitFor");
 		HostEvent hostEvent = (HostEvent) event;
 		enqueue(new Op("waitFor", hostEvent, hostEvent.lastRecorded()));
 	}
@@ -164,8 +204,18 @@ final class HostStream implements BackendStream {
 		}
 	}
 
+	private void checkNotCapturing(String operation) {
+		if (this.recording != null) {
+			throw new IllegalStateException("A capture records copies, fills and launches only, not " + operation);
+		}
+	}
+
 	private void enqueue(Op op) {
 		this.device.checkFault("enqueue " + op.name);
+		if (this.recording != null) {
+			this.recording.add(op);
+			return;
+		}
 		boolean schedule;
 		this.lock.lock();
 		try {
@@ -328,6 +378,17 @@ final class HostStream implements BackendStream {
 			this.event = event;
 			this.generation = generation;
 			this.launch = launch;
+		}
+
+	}
+
+	/**
+	 * A recorded sequence; nothing native to release.
+	 */
+	private record HostGraph(List<Op> operations) implements BackendGraph {
+
+		@Override
+		public void destroy() {
 		}
 
 	}

@@ -1,9 +1,12 @@
 package dev.offload.test.fault;
 
+import java.util.function.Consumer;
+
 import org.jspecify.annotations.Nullable;
 
 import dev.offload.test.fault.FaultInjectingBackend.Operation;
 import dev.offload.spi.BackendEvent;
+import dev.offload.spi.BackendGraph;
 import dev.offload.spi.BackendException;
 import dev.offload.spi.BackendKernel;
 import dev.offload.spi.BackendStream;
@@ -46,6 +49,24 @@ final class FaultyStream implements BackendStream {
 			this.failedWork = error;
 		}
 		this.delegate.launch(kernel, gridX, gridY, gridZ, blockX, blockY, blockZ, sharedMemoryBytes, args);
+	}
+
+	/**
+	 * Captures through this stream, so that the captured steps meet the same injected
+	 * faults as eager ones.
+	 */
+	@Override
+	public BackendGraph capture(Consumer<BackendStream> steps) {
+		return this.delegate.capture((capturing) -> steps.accept(this));
+	}
+
+	@Override
+	public void launch(BackendGraph graph) {
+		BackendException error = this.device.fault(Operation.LAUNCH, "graph");
+		if (error != null && this.failedWork == null) {
+			this.failedWork = error;
+		}
+		this.delegate.launch(graph);
 	}
 
 	@Override

@@ -6,9 +6,12 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import dev.offload.CapturedFlow;
 import dev.offload.Device;
+import dev.offload.DeviceBuffer;
 import dev.offload.DeviceFailedException;
 import dev.offload.DeviceRegistry;
+import dev.offload.HostBuffer;
 import dev.offload.KernelModule;
 import dev.offload.OffloadSession;
 import dev.offload.StreamPoolConfig;
@@ -69,6 +72,27 @@ class FaultInjectingBackendTests {
 		assertThat(this.faults.injected(Operation.LAUNCH)).isEqualTo(1);
 		assertThat(this.device.streamPool().statistics().discarded()).isEqualTo(1);
 		assertThat(this.device.isHealthy()).isTrue();
+	}
+
+	@Test
+	void capturedFlowShouldReplayThroughTheWrapperAndAFailedReplayShouldFailItsSession() {
+		start(StreamPoolConfig.DEFAULTS.withInitialSize(2));
+		HostBuffer input = this.device.allocateHost(8);
+		DeviceBuffer copy = this.device.allocate(8);
+		HostBuffer output = this.device.allocateHost(8);
+		input.putLongs(0, new long[] { 42 });
+		CapturedFlow flow;
+		try (OffloadSession session = this.device.openSession()) {
+			flow = CapturedFlow.capture(session, (steps) -> steps.copy(input, copy).copy(copy, output));
+			flow.replay(session);
+		}
+		assertThat(output.getLongs(0, new long[1])).containsExactly(42);
+		this.faults.failNth(Operation.LAUNCH, 1);
+		OffloadSession failing = this.device.openSession();
+		flow.replay(failing);
+		assertThatExceptionOfType(BackendException.class).isThrownBy(failing::close)
+			.withMessageContaining("graph failed on device 0: INJECTED_FAULT");
+		flow.close();
 	}
 
 	@Test

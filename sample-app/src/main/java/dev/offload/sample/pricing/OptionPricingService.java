@@ -3,12 +3,15 @@ package dev.offload.sample.pricing;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletionException;
 
+import jakarta.annotation.PreDestroy;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Service;
 
 import dev.offload.StreamPriority;
 import dev.offload.kernel.KernelRef;
+import dev.offload.template.Batcher;
 import dev.offload.template.KernelResult;
 import dev.offload.template.OffloadAttributes;
 import dev.offload.template.OffloadTemplate;
@@ -26,6 +29,9 @@ public class OptionPricingService {
 
 	private final OffloadAttributes light;
 
+	/** Gathers concurrent one-option requests into one launch (dynamic batching). */
+	private final Batcher<OptionSpec, PricedBatch> oneOption;
+
 	/**
 	 * Creates the service.
 	 * @param template the template that lends sessions
@@ -38,6 +44,7 @@ public class OptionPricingService {
 		// first) and a short deadline, so a flood of heavy jobs never makes a price
 		// request wait long: it is answered, or refused with 503, quickly.
 		this.light = OffloadAttributes.DEFAULTS.withPriority(StreamPriority.HIGH).withTimeout(timeout);
+		this.oneOption = template.batcher(new OneOptionBatch(), template.batchPolicy(), this.light);
 	}
 
 	/**
@@ -62,6 +69,38 @@ public class OptionPricingService {
 	}
 
 	private PricedBatch price(List<OptionSpec> options, OffloadAttributes attributes) {
+		if (options.size() == 1) {
+			return priceOne(options.get(0), attributes);
+		}
+		int n = options.size();
+		double[] input = input(options);
+		KernelResult priced = blackScholes(n, input, attributes);
+		double[] prices = priced.doubles(0);
+		List<PricedBatch.Price> result = new ArrayList<>(n);
+		for (int i = 0; i < n; i++) {
+			result.add(new PricedBatch.Price(prices[i], prices[n + i]));
+		}
+		return new PricedBatch(priced.device().id(), priced.device().backendName(), result);
+	}
+
+	/**
+	 * Prices one option in a batch with the other one-option requests that arrive within
+	 * the batching delay: one launch for all of them, each caller its own price.
+	 */
+	private PricedBatch priceOne(OptionSpec option, OffloadAttributes attributes) {
+		try {
+			Duration timeout = attributes.timeout();
+			return ((timeout != null) ? this.oneOption.submit(option, timeout) : this.oneOption.submit(option)).join();
+		}
+		catch (CompletionException ex) {
+			throw (ex.getCause() instanceof RuntimeException cause) ? cause : ex;
+		}
+	}
+
+	/**
+	 * The kernel's input: {@code n} options in structure-of-arrays order.
+	 */
+	static double[] input(List<OptionSpec> options) {
 		int n = options.size();
 		double[] input = new double[5 * n];
 		for (int i = 0; i < n; i++) {
@@ -72,13 +111,12 @@ public class OptionPricingService {
 			input[3 * n + i] = option.rate();
 			input[4 * n + i] = option.volatility();
 		}
-		KernelResult priced = blackScholes(n, input, attributes);
-		double[] prices = priced.doubles(0);
-		List<PricedBatch.Price> result = new ArrayList<>(n);
-		for (int i = 0; i < n; i++) {
-			result.add(new PricedBatch.Price(prices[i], prices[n + i]));
-		}
-		return new PricedBatch(priced.device().id(), priced.device().backendName(), result);
+		return input;
+	}
+
+	@PreDestroy
+	void close() {
+		this.oneOption.close();
 	}
 
 	/**

@@ -31,6 +31,8 @@ import dev.offload.DeviceFailedException;
 import dev.offload.SessionTimeoutException;
 import dev.offload.StreamBorrowTimeoutException;
 import dev.offload.StreamPoolClosedException;
+import dev.offload.template.BatchQueueFullException;
+import dev.offload.template.BatchTimeoutException;
 
 /**
  * Turns every error into a problem detail (RFC 9457) that names what was wrong: bad
@@ -133,7 +135,8 @@ class ApiErrors extends ResponseEntityExceptionHandler {
 	 * for operators (the actuator and the log at DEBUG), not for every caller.
 	 */
 	@ExceptionHandler({ StreamBorrowTimeoutException.class, StreamPoolClosedException.class,
-			SessionTimeoutException.class, ShedException.class })
+			SessionTimeoutException.class, ShedException.class, BatchQueueFullException.class,
+			BatchTimeoutException.class })
 	ResponseEntity<ProblemDetail> busy(RuntimeException ex) {
 		logger.debug("503 with Retry-After: " + ex.getMessage());
 		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,

@@ -16,6 +16,8 @@ import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.StreamPoolStatistics;
 import dev.offload.leak.LeakDetector;
+import dev.offload.template.Batcher;
+import dev.offload.template.OffloadTemplate;
 import dev.offload.spi.BackendSelection;
 import dev.offload.spi.DeviceInfo;
 import dev.offload.spi.GpuSharing;
@@ -33,6 +35,8 @@ public class StreamPoolsEndpoint {
 	private final @Nullable LeakDetector leakDetector;
 
 	private final @Nullable BackendSelection selection;
+
+	private final @Nullable OffloadTemplate template;
 
 	/**
 	 * Creates an endpoint.
@@ -54,6 +58,22 @@ public class StreamPoolsEndpoint {
 	 */
 	public StreamPoolsEndpoint(DeviceRegistry registry, @Nullable LeakDetector leakDetector,
 			@Nullable BackendSelection selection) {
+		this(registry, leakDetector, selection, null);
+	}
+
+	/**
+	 * Creates an endpoint that also shows the template's batchers.
+	 * @param registry the devices to show
+	 * @param leakDetector the leak detector whose counts to show, or {@code null} if leak
+	 * detection is off
+	 * @param selection how the backend was chosen, or {@code null} if the application
+	 * chose it itself
+	 * @param template the template whose {@link Batcher batchers} to show, or
+	 * {@code null}
+	 */
+	public StreamPoolsEndpoint(DeviceRegistry registry, @Nullable LeakDetector leakDetector,
+			@Nullable BackendSelection selection, @Nullable OffloadTemplate template) {
+		this.template = template;
 		this.registry = registry;
 		this.leakDetector = (leakDetector != null && leakDetector.isEnabled()) ? leakDetector : null;
 		this.selection = selection;
@@ -68,8 +88,10 @@ public class StreamPoolsEndpoint {
 		List<DeviceDescriptor> devices = this.registry.devices().stream().map(this::describe).toList();
 		Duration threshold = (this.leakDetector != null) ? this.leakDetector.threshold() : null;
 		String reason = (this.selection != null) ? this.selection.reason() : null;
+		List<BatcherDescriptor> batchers = (this.template != null)
+				? this.template.batchers().stream().map(BatcherDescriptor::of).toList() : List.of();
 		return new StreamPoolsDescriptor(this.registry.backend().name(), reason, this.registry.isClosed(),
-				(threshold != null) ? threshold.toString() : null, devices);
+				(threshold != null) ? threshold.toString() : null, devices, batchers);
 	}
 
 	/**
@@ -104,9 +126,39 @@ public class StreamPoolsEndpoint {
 	 * @param leakDetectionThreshold the leak detection threshold as an ISO-8601 duration,
 	 * or {@code null} if leak detection is off
 	 * @param devices the devices, in id order
+	 * @param batchers the template's dynamic batchers
 	 */
 	public record StreamPoolsDescriptor(String backend, @Nullable String backendReason, boolean closed,
-			@Nullable String leakDetectionThreshold, List<DeviceDescriptor> devices) implements OperationResponseBody {
+			@Nullable String leakDetectionThreshold, List<DeviceDescriptor> devices,
+			List<BatcherDescriptor> batchers) implements OperationResponseBody {
+
+	}
+
+	/**
+	 * One dynamic batcher and what it has done.
+	 *
+	 * @param name the batcher's name (its kernel's, or its {@code @Batched} method's)
+	 * @param maxBatchSize the most items in one batch
+	 * @param maxDelay how long the first item of a batch waits, as an ISO-8601 duration
+	 * @param queued items waiting now
+	 * @param maxQueue the most items that may wait
+	 * @param batches batches run since the start
+	 * @param items items in those batches
+	 * @param meanBatchSize items per batch, on average
+	 * @param refused items refused because the queue was full
+	 * @param expired items whose deadline passed while queued
+	 * @param failed items that failed in their batch
+	 */
+	public record BatcherDescriptor(String name, int maxBatchSize, String maxDelay, int queued, int maxQueue,
+			long batches, long items, double meanBatchSize, long refused, long expired, long failed) {
+
+		static BatcherDescriptor of(Batcher<?, ?> batcher) {
+			Batcher.Statistics statistics = batcher.statistics();
+			return new BatcherDescriptor(statistics.name(), batcher.policy().maxBatchSize(),
+					batcher.policy().maxDelay().toString(), statistics.queued(), statistics.maxQueue(),
+					statistics.batches(), statistics.items(), statistics.meanBatchSize(), statistics.refused(),
+					statistics.expired(), statistics.failed());
+		}
 
 	}
 

@@ -1,6 +1,7 @@
 package dev.offload.spring.actuate.endpoint;
 
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -10,6 +11,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import dev.offload.DeviceRegistry;
+import dev.offload.template.BatchPolicy;
+import dev.offload.template.Batcher;
+import dev.offload.template.OffloadTemplate;
 import dev.offload.OffloadSession;
 import dev.offload.StreamPoolConfig;
 import dev.offload.StreamPriority;
@@ -45,6 +49,30 @@ class StreamPoolsEndpointTests {
 	@AfterEach
 	void close() {
 		this.registry.close();
+	}
+
+	@Test
+	void streamPoolsWhenTemplateHasBatchersShouldDescribeThem() throws Exception {
+		OffloadTemplate template = new OffloadTemplate(this.registry);
+		try (Batcher<Integer, Integer> batcher = template.batcher("echo",
+				(items) -> CompletableFuture.completedFuture(items),
+				BatchPolicy.DEFAULTS.withMaxBatchSize(2).withMaxDelay(Duration.ofHours(1)))) {
+			CompletableFuture<Integer> first = batcher.submit(1);
+			batcher.submit(2).get(10, TimeUnit.SECONDS);
+			first.get(10, TimeUnit.SECONDS);
+			StreamPoolsDescriptor descriptor = new StreamPoolsEndpoint(this.registry, null, null, template)
+				.streamPools();
+			assertThat(descriptor.batchers()).singleElement().satisfies((described) -> {
+				assertThat(described.name()).isEqualTo("echo");
+				assertThat(described.maxBatchSize()).isEqualTo(2);
+				assertThat(described.maxDelay()).isEqualTo("PT1H");
+				assertThat(described.batches()).isOne();
+				assertThat(described.items()).isEqualTo(2);
+				assertThat(described.meanBatchSize()).isEqualTo(2);
+				assertThat(described.queued()).isZero();
+			});
+		}
+		assertThat(new StreamPoolsEndpoint(this.registry, null).streamPools().batchers()).isEmpty();
 	}
 
 	@Test

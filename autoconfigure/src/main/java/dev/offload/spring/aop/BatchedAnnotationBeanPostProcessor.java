@@ -1,0 +1,70 @@
+package dev.offload.spring.aop;
+
+import java.util.function.Supplier;
+
+import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.util.ReflectionUtils;
+
+import dev.offload.template.BatchPolicy;
+import dev.offload.template.Batched;
+import dev.offload.template.OffloadTemplate;
+
+/**
+ * Proxies beans with {@link Batched @Batched} methods so that their calls are gathered
+ * into batches ({@link BatchedMethodInterceptor}). The shapes of the annotated methods
+ * and of their batch methods, and the annotations' values, are checked as each bean is
+ * processed, so that a wrong shape fails startup. The batchers are closed when the
+ * context closes.
+ */
+public class BatchedAnnotationBeanPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor
+		implements DisposableBean {
+
+	private static final long serialVersionUID = 1L;
+
+	private final transient BatchedMethodInterceptor interceptor;
+
+	/**
+	 * Creates the post-processor.
+	 * @param template supplies the template on the first batched call
+	 */
+	public BatchedAnnotationBeanPostProcessor(Supplier<OffloadTemplate> template) {
+		this.interceptor = new BatchedMethodInterceptor(template);
+		this.advisor = new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, Batched.class, true),
+				this.interceptor);
+		// Before the @Offload advice: a batched call queues its item and opens no
+		// session.
+		this.beforeExistingAdvisors = true;
+	}
+
+	@Override
+	public Object postProcessAfterInitialization(Object bean, String beanName) {
+		if (isEligible(bean, beanName)) {
+			Class<?> type = AopUtils.getTargetClass(bean);
+			ReflectionUtils.doWithMethods(type, (method) -> {
+				Batched batched = AnnotatedElementUtils.findMergedAnnotation(method, Batched.class);
+				if (batched != null) {
+					BatchedMethodInterceptor.batchMethod(type, method, batched);
+					try {
+						BatchedMethodInterceptor.policy(BatchPolicy.DEFAULTS, batched);
+					}
+					catch (IllegalArgumentException ex) {
+						throw new IllegalStateException("Invalid @Batched on " + type.getSimpleName() + "."
+								+ method.getName() + ": " + ex.getMessage(), ex);
+					}
+				}
+			}, ReflectionUtils.USER_DECLARED_METHODS);
+		}
+		return super.postProcessAfterInitialization(bean, beanName);
+	}
+
+	@Override
+	public void destroy() {
+		this.interceptor.close();
+	}
+
+}

@@ -1,0 +1,417 @@
+package dev.offload.template;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+import java.util.function.IntFunction;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Gathers concurrent submissions of single items into batches and runs each batch as one
+ * unit of work (one kernel launch on one stream): Triton's dynamic batcher, for small
+ * requests that would each pay a launch and a round trip of their own. <pre>{@code
+ * Batcher<Option, Double> pricer = template.batcher(new PriceBatch());
+ * CompletableFuture<Double> price = pricer.submit(option);
+ * }</pre>
+ * <ul>
+ * <li>A batch is dispatched when {@link BatchPolicy#maxBatchSize()} items wait or when
+ * the oldest has waited {@link BatchPolicy#maxDelay()}; see {@link BatchPolicy}.</li>
+ * <li>Each caller gets its own result, read from the batch's output
+ * ({@link BatchKernel#slice(KernelResult, int)}), and its own failure: a bad item is
+ * refused before it is queued ({@link BatchKernel#validate(Object)}), an item the kernel
+ * marks failed fails alone, and a failure of the batch's work fails its items.</li>
+ * <li>Each caller has its own deadline ({@link #submit(Object, Duration)}): an item still
+ * queued when it passes is failed with a {@link BatchTimeoutException} and left out of
+ * its batch; an item whose future was cancelled is left out too.</li>
+ * <li>A full queue refuses at once with a {@link BatchQueueFullException}.</li>
+ * </ul>
+ * Batches of a kernel batcher run in sessions of the batcher's {@link OffloadAttributes},
+ * so its device, priority class and lane apply to every batch. One dispatcher thread per
+ * batcher ({@code offload-batcher-<name>}) cuts batches and enqueues them without waiting
+ * for their work; results complete on the registry's completion executor.
+ * {@link #close()} dispatches what is queued and stops the thread.
+ *
+ * @param <I> the item's type
+ * @param <O> the result's type for one item
+ */
+public final class Batcher<I, O> implements AutoCloseable {
+
+	private static final Logger logger = LoggerFactory.getLogger(Batcher.class);
+
+	private final String name;
+
+	private final int deviceId;
+
+	private final BatchPolicy policy;
+
+	private final Consumer<I> validator;
+
+	private final Runner<I, O> runner;
+
+	private final BatchListener listener;
+
+	private final Consumer<Batcher<?, ?>> onClose;
+
+	private final ReentrantLock lock = new ReentrantLock();
+
+	private final Condition changed = this.lock.newCondition();
+
+	private final ArrayDeque<Item<I, O>> queue = new ArrayDeque<>();
+
+	private final Thread dispatcher;
+
+	private final LongAdder batches = new LongAdder();
+
+	private final LongAdder items = new LongAdder();
+
+	private final LongAdder refused = new LongAdder();
+
+	private final LongAdder expired = new LongAdder();
+
+	private final LongAdder failed = new LongAdder();
+
+	private boolean closed;
+
+	Batcher(String name, int deviceId, BatchPolicy policy, Consumer<I> validator, Runner<I, O> runner,
+			BatchListener listener, Consumer<Batcher<?, ?>> onClose) {
+		this.name = name;
+		this.deviceId = deviceId;
+		this.policy = Objects.requireNonNull(policy, "policy must not be null");
+		this.validator = validator;
+		this.runner = runner;
+		this.listener = Objects.requireNonNull(listener, "listener must not be null");
+		this.onClose = onClose;
+		this.dispatcher = new Thread(this::dispatchLoop, "offload-batcher-" + name);
+		this.dispatcher.setDaemon(true);
+		this.dispatcher.start();
+	}
+
+	/**
+	 * Queues an item without a deadline of its own.
+	 * @param item the item
+	 * @return a future completed with the item's result, or with its failure
+	 * @throws IllegalArgumentException if the item is refused by the kernel's
+	 * {@linkplain BatchKernel#validate(Object) check}
+	 * @throws BatchQueueFullException if the queue is full
+	 * @throws IllegalStateException if the batcher is closed
+	 */
+	public CompletableFuture<O> submit(I item) {
+		return enqueue(item, null);
+	}
+
+	/**
+	 * Queues an item that waits at most {@code timeout} for its batch to be dispatched;
+	 * past it, the future fails with a {@link BatchTimeoutException}.
+	 * @param item the item
+	 * @param timeout how long it may wait in the queue; positive
+	 * @return a future completed with the item's result, or with its failure
+	 * @throws IllegalArgumentException if the timeout is not positive or the item is
+	 * refused by the kernel's check
+	 * @throws BatchQueueFullException if the queue is full
+	 * @throws IllegalStateException if the batcher is closed
+	 */
+	public CompletableFuture<O> submit(I item, Duration timeout) {
+		if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+			throw new IllegalArgumentException("timeout must be positive, was " + timeout);
+		}
+		return enqueue(item, timeout);
+	}
+
+	private CompletableFuture<O> enqueue(I item, @Nullable Duration timeout) {
+		this.validator.accept(item);
+		Item<I, O> entry = new Item<>(item, System.nanoTime(), timeout, new CompletableFuture<>());
+		this.lock.lock();
+		try {
+			if (this.closed) {
+				throw new IllegalStateException("The batcher '" + this.name + "' is closed");
+			}
+			if (this.queue.size() >= this.policy.maxQueue()) {
+				this.refused.increment();
+				throw new BatchQueueFullException(this.name, this.policy.maxQueue());
+			}
+			this.queue.addLast(entry);
+			int size = this.queue.size();
+			// The dispatcher waits for the first item, then for a full batch or the
+			// delay.
+			if (size == 1 || size == this.policy.maxBatchSize()) {
+				this.changed.signal();
+			}
+		}
+		finally {
+			this.lock.unlock();
+		}
+		return entry.future;
+	}
+
+	/**
+	 * Returns the batcher's name: its kernel's, or the one it was given.
+	 * @return the name
+	 */
+	public String name() {
+		return this.name;
+	}
+
+	/**
+	 * Returns the device the batcher's batches run on.
+	 * @return the device's id, or {@link OffloadAttributes#ANY_DEVICE} if they run on the
+	 * least busy device (or where a batch function puts them)
+	 */
+	public int deviceId() {
+		return this.deviceId;
+	}
+
+	/**
+	 * Returns how the batcher cuts batches.
+	 * @return the policy
+	 */
+	public BatchPolicy policy() {
+		return this.policy;
+	}
+
+	/**
+	 * Returns the counts of the batcher's work so far.
+	 * @return a snapshot
+	 */
+	public Statistics statistics() {
+		int queued;
+		this.lock.lock();
+		try {
+			queued = this.queue.size();
+		}
+		finally {
+			this.lock.unlock();
+		}
+		return new Statistics(this.name, queued, this.policy.maxQueue(), this.batches.sum(), this.items.sum(),
+				this.refused.sum(), this.expired.sum(), this.failed.sum());
+	}
+
+	/**
+	 * Stops taking items, dispatches the items queued (without waiting for the delay) and
+	 * waits up to 10 seconds for the dispatcher to end; the batches' work completes on
+	 * its own. Closing twice is harmless.
+	 */
+	@Override
+	public void close() {
+		this.lock.lock();
+		try {
+			if (this.closed) {
+				return;
+			}
+			this.closed = true;
+			this.changed.signal();
+		}
+		finally {
+			this.lock.unlock();
+		}
+		this.onClose.accept(this);
+		if (Thread.currentThread() != this.dispatcher) {
+			try {
+				this.dispatcher.join(TimeUnit.SECONDS.toMillis(10));
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	private void dispatchLoop() {
+		while (true) {
+			List<Item<I, O>> batch;
+			try {
+				batch = nextBatch();
+			}
+			catch (InterruptedException ex) {
+				failQueued(new IllegalStateException("The dispatcher of batcher '" + this.name + "' was interrupted"));
+				return;
+			}
+			if (batch == null) {
+				return;
+			}
+			try {
+				dispatch(batch);
+			}
+			catch (RuntimeException | Error ex) {
+				// The dispatcher goes on: only this batch fails.
+				logger.error("Batcher '{}' could not dispatch a batch of {} items", this.name, batch.size(), ex);
+				batch.forEach((item) -> item.future.completeExceptionally(ex));
+			}
+		}
+	}
+
+	/**
+	 * Waits for the next batch: the first item, then a full batch or the first item's
+	 * delay; returns {@code null} once closed and drained.
+	 */
+	private @Nullable List<Item<I, O>> nextBatch() throws InterruptedException {
+		this.lock.lock();
+		try {
+			while (this.queue.isEmpty()) {
+				if (this.closed) {
+					return null;
+				}
+				this.changed.await();
+			}
+			long delayNanos = this.policy.maxDelay().toNanos();
+			while (!this.closed && this.queue.size() < this.policy.maxBatchSize()) {
+				long remaining = this.queue.peekFirst().submittedNanos + delayNanos - System.nanoTime();
+				if (remaining <= 0) {
+					break;
+				}
+				this.changed.awaitNanos(remaining);
+			}
+			int size = this.policy.cut(this.queue.size());
+			List<Item<I, O>> batch = new ArrayList<>(size);
+			for (int i = 0; i < size; i++) {
+				batch.add(this.queue.pollFirst());
+			}
+			return batch;
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	private void dispatch(List<Item<I, O>> taken) {
+		long now = System.nanoTime();
+		List<Item<I, O>> live = new ArrayList<>(taken.size());
+		for (Item<I, O> item : taken) {
+			if (item.timeout != null && now - item.submittedNanos > item.timeout.toNanos()) {
+				this.expired.increment();
+				item.future.completeExceptionally(new BatchTimeoutException(this.name, item.timeout,
+						Duration.ofNanos(now - item.submittedNanos)));
+			}
+			else if (!item.future.isDone()) {
+				live.add(item);
+			}
+		}
+		if (live.isEmpty()) {
+			return;
+		}
+		List<I> inputs = new ArrayList<>(live.size());
+		long[] delays = new long[live.size()];
+		for (int i = 0; i < delays.length; i++) {
+			inputs.add(live.get(i).value);
+			delays[i] = now - live.get(i).submittedNanos;
+		}
+		CompletableFuture<Slices<O>> run;
+		try {
+			run = this.runner.run(inputs);
+		}
+		catch (RuntimeException ex) {
+			run = CompletableFuture.failedFuture(ex);
+		}
+		run.whenComplete((slices, failure) -> complete(live, delays, slices, failure));
+	}
+
+	private void complete(List<Item<I, O>> batch, long[] delays, Slices<O> slices, Throwable failure) {
+		Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
+				: failure;
+		// Counted and reported before any caller sees its result, so that a caller reads
+		// statistics and meters that include its batch.
+		this.batches.increment();
+		this.items.add(batch.size());
+		int deviceId = (slices != null) ? slices.deviceId() : OffloadAttributes.ANY_DEVICE;
+		try {
+			this.listener
+				.batchCompleted(new BatchListener.CompletedBatch(this.name, deviceId, batch.size(), delays, cause));
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Batch listener failed on a batch of '{}'", this.name, ex);
+		}
+		for (int i = 0; i < batch.size(); i++) {
+			CompletableFuture<O> future = batch.get(i).future;
+			if (cause != null) {
+				this.failed.increment();
+				future.completeExceptionally(cause);
+				continue;
+			}
+			try {
+				future.complete(slices.get(i));
+			}
+			catch (RuntimeException ex) {
+				this.failed.increment();
+				future.completeExceptionally(ex);
+			}
+		}
+	}
+
+	private void failQueued(RuntimeException reason) {
+		this.lock.lock();
+		try {
+			this.queue.forEach((item) -> item.future.completeExceptionally(reason));
+			this.queue.clear();
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	@Override
+	public String toString() {
+		return "Batcher['" + this.name + "', " + this.policy + "]";
+	}
+
+	/**
+	 * What a batcher has done so far.
+	 *
+	 * @param name the batcher's name
+	 * @param queued the items waiting now
+	 * @param maxQueue the most items that may wait
+	 * @param batches the batches run (their work ended)
+	 * @param items the items in those batches
+	 * @param refused the items refused because the queue was full
+	 * @param expired the items whose deadline passed in the queue
+	 * @param failed the items of those batches that failed
+	 */
+	public record Statistics(String name, int queued, int maxQueue, long batches, long items, long refused,
+			long expired, long failed) {
+
+		/**
+		 * Returns the mean number of items per batch.
+		 * @return the mean, or 0 before the first batch
+		 */
+		public double meanBatchSize() {
+			return (this.batches == 0) ? 0 : (double) this.items / this.batches;
+		}
+
+	}
+
+	/**
+	 * Runs a batch; what {@link OffloadTemplate} builds from a {@link BatchKernel} or a
+	 * {@link BatchFunction}.
+	 */
+	@FunctionalInterface
+	interface Runner<I, O> {
+
+		CompletableFuture<Slices<O>> run(List<I> items);
+
+	}
+
+	/**
+	 * A batch's results, read one item at a time (reading may fail one item).
+	 */
+	record Slices<O>(int deviceId, IntFunction<O> reader) {
+
+		O get(int index) {
+			return this.reader.apply(index);
+		}
+
+	}
+
+	private record Item<I, O>(I value, long submittedNanos, @Nullable Duration timeout, CompletableFuture<O> future) {
+
+	}
+
+}
