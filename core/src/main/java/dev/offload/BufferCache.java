@@ -4,6 +4,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 import dev.offload.spi.BackendDevice;
 import dev.offload.spi.NativeMemory;
@@ -28,6 +29,20 @@ final class BufferCache {
 
 	private final AtomicLong cachedBytes = new AtomicLong();
 
+	private final LongAdder hits = new LongAdder();
+
+	private final LongAdder misses = new LongAdder();
+
+	private final LongAdder evictions = new LongAdder();
+
+	private final LongAdder deviceAllocations = new LongAdder();
+
+	private final LongAdder hostAllocations = new LongAdder();
+
+	private final LongAdder deviceFrees = new LongAdder();
+
+	private final LongAdder hostFrees = new LongAdder();
+
 	BufferCache(BackendDevice backendDevice, long maxBytes) {
 		this.backendDevice = backendDevice;
 		this.maxBytes = maxBytes;
@@ -49,8 +64,11 @@ final class BufferCache {
 		NativeMemory memory = (cached != null) ? cached.pollFirst() : null;
 		if (memory != null) {
 			this.cachedBytes.addAndGet(-size);
+			this.hits.increment();
 			return memory;
 		}
+		this.misses.increment();
+		(host ? this.hostAllocations : this.deviceAllocations).increment();
 		return host ? this.backendDevice.allocateHost(size) : this.backendDevice.allocateDevice(size);
 	}
 
@@ -58,7 +76,8 @@ final class BufferCache {
 		long size = memory.size();
 		if (this.cachedBytes.addAndGet(size) > this.maxBytes) {
 			this.cachedBytes.addAndGet(-size);
-			memory.free();
+			this.evictions.increment();
+			free(memory);
 			return;
 		}
 		cache(memory.isHost()).computeIfAbsent(size, (key) -> new ConcurrentLinkedDeque<>()).offerFirst(memory);
@@ -81,9 +100,21 @@ final class BufferCache {
 			NativeMemory memory;
 			while ((memory = blocks.pollFirst()) != null) {
 				this.cachedBytes.addAndGet(-memory.size());
-				memory.free();
+				this.evictions.increment();
+				free(memory);
 			}
 		}
+	}
+
+	private void free(NativeMemory memory) {
+		(memory.isHost() ? this.hostFrees : this.deviceFrees).increment();
+		memory.free();
+	}
+
+	MemoryStatistics statistics() {
+		return new MemoryStatistics(Long.MAX_VALUE, 0, this.cachedBytes.get(), 0, 0, 0, 0, this.hits.sum(),
+				this.misses.sum(), this.evictions.sum(), this.deviceAllocations.sum(), this.deviceFrees.sum(),
+				this.hostAllocations.sum(), this.hostFrees.sum(), 0, 0, 0, 0);
 	}
 
 	private Map<Long, ConcurrentLinkedDeque<NativeMemory>> cache(boolean host) {

@@ -288,6 +288,17 @@ public final class Device {
 		return this.bufferCache.cachedBytes();
 	}
 
+	/**
+	 * Returns the device's memory as Offload accounts it: bytes in use, cached and at
+	 * peak (device and page-locked host), the budget, the cache's hits, misses and
+	 * evictions, the driver's allocations and frees, out-of-memory retries and the
+	 * budget's waits.
+	 * @return a snapshot of the memory statistics
+	 */
+	public MemoryStatistics memoryStatistics() {
+		return this.bufferCache.statistics();
+	}
+
 	NativeMemory acquireMemory(long bytes, boolean host) {
 		if (bytes < 1) {
 			throw new IllegalArgumentException("bytes must be at least 1, was " + bytes);
