@@ -10,6 +10,7 @@ import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
+import dev.offload.MemoryConfig;
 import dev.offload.StreamPriority;
 
 /**
@@ -74,6 +75,11 @@ public class OffloadProperties {
 	 * Reuse of freed buffers.
 	 */
 	private final BufferCache bufferCache = new BufferCache();
+
+	/**
+	 * Each device's memory budget.
+	 */
+	private final Memory memory = new Memory();
 
 	/**
 	 * Behaviour when the application shuts down.
@@ -143,6 +149,10 @@ public class OffloadProperties {
 
 	public BufferCache getBufferCache() {
 		return this.bufferCache;
+	}
+
+	public Memory getMemory() {
+		return this.memory;
 	}
 
 	public Shutdown getShutdown() {
@@ -378,7 +388,8 @@ public class OffloadProperties {
 		private Integer workersPerDevice;
 
 		/**
-		 * Memory each emulated device reports. Default: the JVM's maximum heap size.
+		 * Memory each emulated device has: it reports it, and its allocations beyond it
+		 * fail with out of memory. Default: the JVM's maximum heap size.
 		 */
 		private DataSize memory;
 
@@ -412,6 +423,29 @@ public class OffloadProperties {
 
 		public void setMemory(DataSize memory) {
 			this.memory = memory;
+		}
+
+	}
+
+	/**
+	 * Settings of each device's memory.
+	 */
+	public static class Memory {
+
+		/**
+		 * The device memory that sessions and application-owned buffers may hold at once
+		 * on each device: bytes such as '8GB', a share of each device's total memory such
+		 * as '80%', or 'unlimited'. A session waits for its bytes under its priority and
+		 * deadline, then fails with MemoryBudgetExceededException.
+		 */
+		private String budget = MemoryConfig.DEFAULT_BUDGET_PERCENT + "%";
+
+		public String getBudget() {
+			return this.budget;
+		}
+
+		public void setBudget(String budget) {
+			this.budget = budget;
 		}
 
 	}

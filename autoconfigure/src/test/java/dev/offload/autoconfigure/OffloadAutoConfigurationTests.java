@@ -232,6 +232,42 @@ class OffloadAutoConfigurationTests {
 	}
 
 	@Test
+	void memoryBudgetWhenNotSetShouldBeNinetyPercentOfEachDevice() {
+		this.contextRunner.withPropertyValues("offload.host.memory=1000MB").run((context) -> {
+			Device device = context.getBean(DeviceRegistry.class).device(0);
+			assertThat(device.memoryStatistics().budgetBytes()).isEqualTo(DataSize.ofMegabytes(900).toBytes());
+		});
+	}
+
+	@Test
+	void memoryBudgetWhenBytesOrShareOrUnlimitedShouldBeEnforcedAsSet() {
+		this.contextRunner.withPropertyValues("offload.host.memory=1GB", "offload.memory.budget=64MB")
+			.run((context) -> assertThat(
+					context.getBean(DeviceRegistry.class).device(0).memoryStatistics().budgetBytes())
+				.isEqualTo(DataSize.ofMegabytes(64).toBytes()));
+		this.contextRunner.withPropertyValues("offload.host.memory=1000MB", "offload.memory.budget=50%")
+			.run((context) -> assertThat(
+					context.getBean(DeviceRegistry.class).device(0).memoryStatistics().budgetBytes())
+				.isEqualTo(DataSize.ofMegabytes(500).toBytes()));
+		this.contextRunner.withPropertyValues("offload.memory.budget=unlimited")
+			.run((context) -> assertThat(
+					context.getBean(DeviceRegistry.class).device(0).memoryStatistics().isBudgeted())
+				.isFalse());
+	}
+
+	@Test
+	void memoryBudgetWhenNotBytesOrAShareShouldFailStartupNamingTheProperty() {
+		this.contextRunner.withPropertyValues("offload.memory.budget=150%").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("memory.budget");
+		});
+		this.contextRunner.withPropertyValues("offload.memory.budget=lots").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).hasStackTraceContaining("offload.memory.budget");
+		});
+	}
+
+	@Test
 	void propertiesShouldBindEveryKey() {
 		this.contextRunner
 			.withPropertyValues("offload.backend=host", "offload.devices=0", "offload.buffer-cache.max-size=1MB",
