@@ -3,6 +3,7 @@ package dev.offload;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 
 import dev.offload.spi.BackendDevice;
 import dev.offload.spi.BackendException;
@@ -17,11 +18,16 @@ import dev.offload.spi.NativeMemory;
  * No call that synchronizes the device runs on a request's path or on the completion
  * thread after warm-up: a hit is a poll of a lock-free list; a miss is allocated in the
  * order of the session's stream ({@code cuMemAllocAsync} from the device's default pool);
- * a block that does not fit in the cache ({@code maxBytes}) is freed by the
- * {@link MemoryThread} in the order of its own stream ({@code cuMemFreeAsync}). The
- * default pool's release threshold (0, and {@code cuMemPoolSetAttribute} is not in JCuda)
- * only decides what the driver keeps between a free and the next allocation: the cache
- * keeps the blocks in front of it, so only misses pay for it.
+ * a block that does not fit in the cache is freed by the {@link MemoryThread} in the
+ * order of its own stream ({@code cuMemFreeAsync}). The default pool's release threshold
+ * (0, and {@code cuMemPoolSetAttribute} is not in JCuda) only decides what the driver
+ * keeps between a free and the next allocation: the cache keeps the blocks in front of
+ * it, so only misses pay for it.
+ * <p>
+ * The cache holds freed blocks up to {@code maxBytes}, and beyond it as long as the
+ * memory in use plus the cache stay within the budget (or the device's total without
+ * one), as PyTorch's caching allocator does: a varying working set within the budget is
+ * served from the cache after warm-up.
  * <p>
  * When the driver has no memory, the cache is emptied, the frees in flight are waited for
  * and the allocation retried once; then a {@link DeviceOutOfMemoryException}.
@@ -35,6 +41,12 @@ final class BufferCache {
 	private final long totalBytes;
 
 	private final long maxBytes;
+
+	/**
+	 * The device memory the cache may hold beyond {@link #maxBytes}: what the budget
+	 * leaves free.
+	 */
+	private final LongSupplier headroom;
 
 	private final MemoryThread memoryThread;
 
@@ -65,8 +77,10 @@ final class BufferCache {
 	private final LongAdder outOfMemoryFailures = new LongAdder();
 
 	@SuppressWarnings("unchecked")
-	BufferCache(int deviceId, BackendDevice backendDevice, long totalBytes, int leastPriority, long maxBytes) {
+	BufferCache(int deviceId, BackendDevice backendDevice, long totalBytes, int leastPriority, long maxBytes,
+			LongSupplier headroom) {
 		this.deviceId = deviceId;
+		this.headroom = headroom;
 		this.backendDevice = backendDevice;
 		this.totalBytes = totalBytes;
 		this.maxBytes = maxBytes;
@@ -137,7 +151,8 @@ final class BufferCache {
 			return;
 		}
 		long size = memory.size();
-		if (this.cachedBytes.addAndGet(size) > this.maxBytes) {
+		long cached = this.cachedBytes.addAndGet(size);
+		if (cached > this.maxBytes && cached > this.headroom.getAsLong()) {
 			this.cachedBytes.addAndGet(-size);
 			this.evictions.increment();
 			freeDevice(memory);

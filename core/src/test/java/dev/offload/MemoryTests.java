@@ -82,7 +82,8 @@ class MemoryTests {
 
 	@Test
 	void releaseWhenTheCacheIsFullShouldEvictOnTheMemoryThread() {
-		Device device = open(64 * MIB, MemoryConfig.DEFAULTS, 0);
+		// The budget leaves no room for the cache beyond its bound of 0.
+		Device device = open(64 * MIB, MemoryConfig.ofBytes(MIB), 0);
 		try (OffloadSession session = device.openSession()) {
 			session.fill(session.allocate(MIB), (byte) 1);
 		}
@@ -91,6 +92,19 @@ class MemoryTests {
 		assertThat(statistics.deviceFrees()).isEqualTo(1);
 		assertThat(statistics.cachedBytes()).isZero();
 		assertThat(statistics.synchronizingCalls()).isZero();
+	}
+
+	@Test
+	void releaseWhenTheBudgetLeavesRoomShouldCacheBeyondTheBound() {
+		Device device = open(64 * MIB, MemoryConfig.ofBytes(8 * MIB), MIB);
+		try (OffloadSession session = device.openSession()) {
+			for (int i = 0; i < 4; i++) {
+				session.allocate(MIB);
+			}
+		}
+		MemoryStatistics statistics = device.memoryStatistics();
+		assertThat(statistics.cachedBytes()).isEqualTo(4 * MIB);
+		assertThat(statistics.cacheEvictions()).isZero();
 	}
 
 	@Test

@@ -456,8 +456,9 @@ public class OffloadProperties {
 	public static class BufferCache {
 
 		/**
-		 * Maximum memory of freed buffers that a device keeps for reuse, or 0 to free
-		 * them at once.
+		 * Memory of freed device buffers that a device keeps for reuse in any case;
+		 * beyond it, the cache keeps them while the memory in use plus the cache stay
+		 * within offload.memory.budget.
 		 */
 		private DataSize maxSize = DataSize.ofMegabytes(256);
 

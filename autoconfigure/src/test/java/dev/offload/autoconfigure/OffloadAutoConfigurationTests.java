@@ -223,12 +223,14 @@ class OffloadAutoConfigurationTests {
 
 	@Test
 	void bufferCacheMaxSizeShouldBoundEachDeviceCache() {
-		this.contextRunner.withPropertyValues("offload.buffer-cache.max-size=1KB").run((context) -> {
-			Device device = context.getBean(DeviceRegistry.class).device(0);
-			device.allocate(1024).close();
-			device.allocate(2048).close();
-			assertThat(device.cachedBufferBytes()).isEqualTo(1024);
-		});
+		// A budget that leaves the cache no room beyond its bound.
+		this.contextRunner.withPropertyValues("offload.buffer-cache.max-size=1KB", "offload.memory.budget=2KB")
+			.run((context) -> {
+				Device device = context.getBean(DeviceRegistry.class).device(0);
+				device.allocate(1024).close();
+				device.allocate(2048).close();
+				assertThat(device.cachedBufferBytes()).isEqualTo(1024);
+			});
 	}
 
 	@Test
