@@ -25,9 +25,9 @@ final class SizeClasses {
 		if (bytes <= MIN_BYTES) {
 			return MIN_BYTES;
 		}
-		long power = Long.highestOneBit(bytes - 1);
-		long step = power >> 2;
-		return ((bytes - 1) / step + 1) * step;
+		// A quarter of the power of two below: a shift, not a division, on the hot path.
+		int shift = 61 - Long.numberOfLeadingZeros(bytes - 1);
+		return (((bytes - 1) >>> shift) + 1) << shift;
 	}
 
 	/**
@@ -39,10 +39,10 @@ final class SizeClasses {
 		if (sizeClass <= MIN_BYTES) {
 			return 0;
 		}
-		long power = Long.highestOneBit(sizeClass - 1);
-		int exponent = 63 - Long.numberOfLeadingZeros(power);
-		int sub = (int) ((sizeClass - power) / (power >> 2)) - 1;
-		return 1 + (exponent - 9) * 4 + sub;
+		int exponent = 63 - Long.numberOfLeadingZeros(sizeClass - 1);
+		int quarters = (int) ((sizeClass - 1) >>> (exponent - 2));
+		// quarters is 4..7 for the classes 1.25, 1.5, 1.75 and 2 times 2^exponent.
+		return 1 + (exponent - 9) * 4 + (quarters - 4);
 	}
 
 }
