@@ -27,7 +27,7 @@ final class HostStagingArena {
 
 	static final long FIRST_CHUNK_BYTES = 4L * 1024 * 1024;
 
-	static final long MAX_CHUNK_BYTES = 64L * 1024 * 1024;
+	static final long MAX_CHUNK_BYTES = 256L * 1024 * 1024;
 
 	private final LongFunction<NativeMemory> allocator;
 

@@ -10,7 +10,6 @@ import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
-import dev.offload.MemoryConfig;
 import dev.offload.StreamPriority;
 
 /**
@@ -438,7 +437,7 @@ public class OffloadProperties {
 		 * as '80%', or 'unlimited'. A session waits for its bytes under its priority and
 		 * deadline, then fails with MemoryBudgetExceededException.
 		 */
-		private String budget = MemoryConfig.DEFAULT_BUDGET_PERCENT + "%";
+		private String budget = "90%";
 
 		public String getBudget() {
 			return this.budget;

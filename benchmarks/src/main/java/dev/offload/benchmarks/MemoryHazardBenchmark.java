@@ -221,9 +221,13 @@ public final class MemoryHazardBenchmark {
 		}
 	}
 
+	/**
+	 * A big session: holds {@code bytes} of device memory while a 1 ms kernel runs (not
+	 * filled: on the host backend a fill of a gigabyte is a Java loop, not a memset).
+	 */
 	private static void bigSession(Device device, long bytes) {
 		try (OffloadSession session = device.openSession()) {
-			session.fill(session.allocate(bytes), (byte) 1);
+			session.allocate(bytes);
 			session.launch(device.kernel(SPIN_KERNEL), LaunchConfig.of(1, 1), 1_000_000L);
 		}
 	}
