@@ -278,6 +278,58 @@ class MemoryTests {
 		assertThat(device.memoryStatistics().synchronizingCalls()).isEqualTo(synchronizing);
 	}
 
+	@Test
+	void concurrentSessionsWhenTheBudgetIsTightShouldGiveEverythingBackOnEveryPath() throws Exception {
+		Device device = open(64 * MIB, MemoryConfig.ofBytes(4 * MIB), MIB);
+		java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(8);
+		java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
+		java.util.List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+		for (int t = 0; t < 8; t++) {
+			int seed = t;
+			done.add(threads.submit(() -> {
+				java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+				for (int i = 0; i < 100; i++) {
+					OffloadSession session = device.openSession(
+							random.nextBoolean() ? StreamPriority.HIGH : StreamPriority.NORMAL, Duration.ofMillis(20));
+					try {
+						for (int b = random.nextInt(3); b >= 0; b--) {
+							session.fill(session.allocate(1 + random.nextLong(2 * MIB)), (byte) b);
+						}
+						session.allocateHost(1 + random.nextInt(64 * 1024));
+					}
+					catch (MemoryBudgetExceededException | SessionTimeoutException ex) {
+						refused.incrementAndGet();
+					}
+					finally {
+						if (random.nextBoolean()) {
+							session.closeAsync().exceptionally((ex) -> null).join();
+						}
+						else {
+							try {
+								session.close();
+							}
+							catch (SessionTimeoutException ex) {
+								// Ended by the completion thread once its work is done.
+							}
+						}
+					}
+				}
+				return null;
+			}));
+		}
+		for (java.util.concurrent.Future<?> each : done) {
+			each.get(120, TimeUnit.SECONDS);
+		}
+		threads.shutdown();
+		await().atMost(Duration.ofSeconds(30)).until(() -> device.activeSessions() == 0);
+		MemoryStatistics statistics = device.memoryStatistics();
+		assertThat(statistics.usedBytes()).isZero();
+		assertThat(statistics.hostUsedBytes()).isZero();
+		assertThat(statistics.waiting()).isZero();
+		assertThat(statistics.peakBytes()).isLessThanOrEqualTo(4 * MIB);
+		assertThat(device.streamPool().inUse()).isZero();
+	}
+
 	private static int[] filled(long count, int value) {
 		int[] values = new int[(int) count];
 		java.util.Arrays.fill(values, value);
