@@ -8,6 +8,7 @@ import dev.offload.spi.BackendStream;
 import dev.offload.spi.NativeMemory;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUstream;
 
 /**
  * Device memory ({@code cuMemAllocAsync} from the device's default memory pool, or
@@ -123,7 +124,9 @@ final class CudaMemory implements NativeMemory {
 
 	@Override
 	public synchronized void free(BackendStream stream) {
-		if (!this.ordered || !(stream instanceof CudaStream cudaStream)) {
+		// The native handle, so that a decorated stream (a test's fault injector) is
+		// freed in order too.
+		if (!this.ordered || !(stream.handle() instanceof CUstream nativeStream)) {
 			free();
 			return;
 		}
@@ -133,7 +136,7 @@ final class CudaMemory implements NativeMemory {
 		this.freed = true;
 		try {
 			this.device.makeCurrent();
-			CudaErrors.checkQuietly("cuMemFreeAsync", CudaCalls.cuMemFreeAsync(this.address, cudaStream.nativeStream()),
+			CudaErrors.checkQuietly("cuMemFreeAsync", CudaCalls.cuMemFreeAsync(this.address, nativeStream),
 					this.device.ordinal());
 		}
 		catch (BackendException ex) {

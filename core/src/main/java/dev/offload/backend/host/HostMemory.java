@@ -72,7 +72,7 @@ final class HostMemory implements NativeMemory {
 
 	@Override
 	public void free(BackendStream stream) {
-		if (stream instanceof HostStream hostStream) {
+		if (stream.handle() instanceof HostStream hostStream) {
 			hostStream.enqueueFree(this::free);
 		}
 		else {
