@@ -9,6 +9,7 @@ import jcuda.driver.CUdevice_attribute;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
+import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
 
 import dev.offload.kernel.ModuleDefinition;
@@ -225,7 +226,7 @@ final class CudaDevice implements BackendDevice {
 		makeCurrent();
 		CUdeviceptr pointer = new CUdeviceptr();
 		CudaErrors.check("cuMemAllocAsync(" + bytes + " bytes)",
-				CudaCalls.cuMemAllocAsync(pointer, bytes, ((CudaStream) stream).nativeStream()), this.ordinal);
+				CudaCalls.cuMemAllocAsync(pointer, bytes, (CUstream) stream.handle()), this.ordinal);
 		return CudaMemory.deviceOrdered(this, pointer, bytes);
 	}
 
