@@ -348,7 +348,14 @@ public final class Device {
 	NativeMemory acquireDeviceMemory(long bytes, BackendStream stream) {
 		checkBytes(bytes, false);
 		checkUsable();
-		return call(() -> this.bufferCache.acquireDevice(bytes, stream, this.memoryBudget.usedBytes()));
+		// No lambda: a cache hit allocates nothing but the buffer.
+		try {
+			return this.bufferCache.acquireDevice(bytes, stream, this.memoryBudget.usedBytes());
+		}
+		catch (BackendException ex) {
+			failIfSticky(ex);
+			throw ex;
+		}
 	}
 
 	NativeMemory acquireHostMemory(long bytes) {
