@@ -22,13 +22,19 @@ import java.util.concurrent.locks.ReentrantLock;
  * fit yet); a waiter of a lower class is served only when no higher one waits. A wait
  * ends at the session's deadline or the borrow timeout of its priority's lane, whichever
  * comes first, with a {@link MemoryBudgetExceededException}; a request larger than the
- * whole budget fails at once.
+ * whole budget fails at once. A large request (more than an eighth of the budget) is
+ * admitted only while it leaves an eighth to the others, or when nothing is in use, so
+ * that a few large sessions cannot make every small one wait for them (the small ones'
+ * lane, in bytes).
  */
 final class MemoryBudget {
 
 	private final int deviceId;
 
 	private final long budgetBytes;
+
+	/** The share of the budget a large request leaves to the others: an eighth. */
+	private final long smallReserveBytes;
 
 	private final AtomicLong used = new AtomicLong();
 
@@ -47,6 +53,7 @@ final class MemoryBudget {
 	MemoryBudget(int deviceId, long budgetBytes) {
 		this.deviceId = deviceId;
 		this.budgetBytes = budgetBytes;
+		this.smallReserveBytes = budgetBytes / 8;
 		this.waiters = new ArrayDeque[StreamPriority.values().length];
 		for (int i = 0; i < this.waiters.length; i++) {
 			this.waiters[i] = new ArrayDeque<>();
@@ -94,13 +101,17 @@ final class MemoryBudget {
 	}
 
 	/**
-	 * Acquires {@code bytes} if they fit now.
+	 * Acquires {@code bytes} if they fit now. A large request (more than an eighth of the
+	 * budget) fits only if it leaves an eighth of the budget to the others, or if nothing
+	 * is in use: large sessions cannot take the whole budget and make every small one
+	 * wait for them.
 	 */
 	boolean tryAcquire(long bytes) {
+		long limit = (bytes > this.smallReserveBytes) ? this.budgetBytes - this.smallReserveBytes : this.budgetBytes;
 		while (true) {
 			long current = this.used.get();
 			long next = current + bytes;
-			if (next > this.budgetBytes) {
+			if (next > limit && (current > 0 || next > this.budgetBytes)) {
 				return false;
 			}
 			if (this.used.compareAndSet(current, next)) {

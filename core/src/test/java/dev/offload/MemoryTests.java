@@ -181,6 +181,26 @@ class MemoryTests {
 	}
 
 	@Test
+	void largeRequestsShouldLeaveAnEighthOfTheBudgetToSmallOnes() {
+		Device device = open(64 * MIB, MemoryConfig.ofBytes(8 * MIB), MIB);
+		try (OffloadSession large = device.openSession()) {
+			large.reserveMemory(4 * MIB);
+			try (OffloadSession second = device.openSession(StreamPriority.NORMAL, Duration.ofMillis(20))) {
+				assertThatExceptionOfType(MemoryBudgetExceededException.class)
+					.isThrownBy(() -> second.reserveMemory(3 * MIB + 512 * KIB));
+			}
+			try (OffloadSession small = device.openSession(StreamPriority.NORMAL, Duration.ofMillis(20))) {
+				small.reserveMemory(MIB);
+				assertThat(device.memoryStatistics().usedBytes()).isEqualTo(5 * MIB);
+			}
+		}
+		try (OffloadSession alone = device.openSession()) {
+			alone.reserveMemory(8 * MIB);
+		}
+		assertThat(device.memoryStatistics().usedBytes()).isZero();
+	}
+
+	@Test
 	void sessionOptionsWithMemoryShouldReserveItWhenTheSessionOpens() {
 		Device device = open(64 * MIB, MemoryConfig.ofBytes(MIB), 16 * MIB);
 		try (OffloadSession session = this.registry.openSession(SessionOptions.DEFAULTS.withMemoryBytes(640 * KIB))) {
