@@ -29,7 +29,7 @@ class OffloadPropertiesMetadataTests {
 			Map.entry("offload.health.readiness.on-device-failure", true),
 			Map.entry("offload.health.readiness.on-saturation", false),
 			Map.entry("offload.batching.max-batch-size", 1024), Map.entry("offload.batching.max-queue", 65536),
-			Map.entry("offload.batching.max-delay", "200000ns"));
+			Map.entry("offload.batching.max-delay", "200000ns"), Map.entry("offload.memory.budget", "90%"));
 
 	private static final List<String> WITHOUT_DEFAULT = List.of("offload.devices-config", "offload.host.device-names",
 			"offload.host.workers-per-device", "offload.host.memory", "offload.leak-detection-threshold",

@@ -11,6 +11,7 @@ import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
 import jcuda.driver.CUresult;
+import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
 import jcuda.driver.CUuuid;
 
@@ -257,6 +258,24 @@ final class CudaDevice implements BackendDevice {
 		CUdeviceptr pointer = new CUdeviceptr();
 		CudaErrors.check("cuMemAlloc(" + bytes + " bytes)", CudaCalls.cuMemAlloc(pointer, bytes), this.ordinal);
 		return CudaMemory.device(this, pointer, bytes);
+	}
+
+	@Override
+	public NativeMemory allocateDevice(long bytes, BackendStream stream) {
+		makeCurrent();
+		CUdeviceptr pointer = new CUdeviceptr();
+		CudaErrors.check("cuMemAllocAsync(" + bytes + " bytes)",
+				CudaCalls.cuMemAllocAsync(pointer, bytes, (CUstream) stream.handle()), this.ordinal);
+		return CudaMemory.deviceOrdered(this, pointer, bytes);
+	}
+
+	@Override
+	public long freeMemoryBytes() {
+		makeCurrent();
+		long[] free = new long[1];
+		long[] total = new long[1];
+		int result = CudaCalls.cuMemGetInfo(free, total);
+		return (result == jcuda.driver.CUresult.CUDA_SUCCESS) ? free[0] : -1;
 	}
 
 	@Override

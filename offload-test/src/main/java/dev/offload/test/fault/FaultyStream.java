@@ -24,6 +24,10 @@ final class FaultyStream implements BackendStream {
 
 	private volatile @Nullable BackendException failedWork;
 
+	BackendStream delegate() {
+		return this.delegate;
+	}
+
 	FaultyStream(FaultyDevice device, BackendStream delegate) {
 		this.device = device;
 		this.delegate = delegate;
