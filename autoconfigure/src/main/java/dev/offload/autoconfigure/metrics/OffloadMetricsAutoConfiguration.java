@@ -10,14 +10,16 @@ import org.springframework.context.annotation.Bean;
 
 import dev.offload.DeviceRegistry;
 import dev.offload.leak.LeakDetector;
+import dev.offload.spring.metrics.OffloadMemoryMetrics;
 import dev.offload.spring.metrics.OffloadPoolMetrics;
 import dev.offload.spring.metrics.OffloadSessionMetrics;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
  * Auto-configuration} for Offload's meters: {@link OffloadPoolMetrics} (pool gauges and
- * counters) and {@link OffloadSessionMetrics} (timers, fed as an
- * {@link dev.offload.OffloadListener}). Boot binds both to its meter registries.
+ * counters), {@link OffloadMemoryMetrics} (device memory and host staging, the cache,
+ * driver allocations, the budget) and {@link OffloadSessionMetrics} (timers, fed as an
+ * {@link dev.offload.OffloadListener}). Boot binds them to its meter registries.
  */
 @AutoConfiguration(afterName = { "dev.offload.autoconfigure.OffloadAutoConfiguration",
 		OffloadMetricsAutoConfiguration.BOOT_METRICS + "MetricsAutoConfiguration",
@@ -33,6 +35,12 @@ public final class OffloadMetricsAutoConfiguration {
 	@ConditionalOnMissingBean
 	OffloadPoolMetrics offloadPoolMetrics(DeviceRegistry registry, ObjectProvider<LeakDetector> leakDetector) {
 		return new OffloadPoolMetrics(registry, leakDetector.getIfAvailable());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	OffloadMemoryMetrics offloadMemoryMetrics(DeviceRegistry registry) {
+		return new OffloadMemoryMetrics(registry);
 	}
 
 	@Bean

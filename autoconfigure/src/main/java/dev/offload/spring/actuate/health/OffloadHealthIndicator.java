@@ -10,15 +10,17 @@ import org.springframework.boot.health.contributor.Status;
 
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
+import dev.offload.MemoryStatistics;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.spi.BackendSelection;
 
 /**
  * {@link HealthIndicator} for the devices of a {@link DeviceRegistry}: {@code UP} while
  * every device can take work, {@code DOWN} once a sticky error failed one of them (the
- * details name the device and the error), and {@code OUT_OF_SERVICE} once the registry is
- * shut down. The details always name the backend, with a note when the {@code auto}
- * backend fell back to the host emulation.
+ * details name the device and the error, and give each device's memory in use, cached and
+ * budget), and {@code OUT_OF_SERVICE} once the registry is shut down. The details always
+ * name the backend, with a note when the {@code auto} backend fell back to the host
+ * emulation.
  */
 public final class OffloadHealthIndicator implements HealthIndicator {
 
@@ -70,6 +72,18 @@ public final class OffloadHealthIndicator implements HealthIndicator {
 		details.put("status", device.isHealthy() ? Status.UP.getCode() : Status.DOWN.getCode());
 		device.failure().ifPresent((failure) -> details.put("error", errorText(failure)));
 		details.put("activeSessions", device.activeSessions());
+		details.put("memory", describe(device.memoryStatistics()));
+		return details;
+	}
+
+	private static Map<String, Object> describe(MemoryStatistics memory) {
+		Map<String, Object> details = new LinkedHashMap<>();
+		details.put("used", memory.usedBytes());
+		details.put("cached", memory.cachedBytes());
+		if (memory.isBudgeted()) {
+			details.put("budget", memory.budgetBytes());
+		}
+		details.put("waiting", memory.waiting());
 		return details;
 	}
 

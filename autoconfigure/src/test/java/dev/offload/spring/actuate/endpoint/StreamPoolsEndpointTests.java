@@ -17,6 +17,7 @@ import dev.offload.backend.host.HostBackend;
 import dev.offload.leak.LeakDetector;
 import dev.offload.spi.BackendException;
 import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint.DeviceDescriptor;
+import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint.MemoryDescriptor;
 import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint.PoolDescriptor;
 import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint.PriorityDescriptor;
 import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint.StreamPoolsDescriptor;
@@ -60,6 +61,29 @@ class StreamPoolsEndpointTests {
 			.isEqualTo(new PoolDescriptor(0, 0, 0, 0, null, false, 0, 0, 0, 0, 0, 0, 0, false, "PT0S", 0, 0, Map.of()));
 		assertThat(descriptor.devices().get(1).pool().max()).isEqualTo(8);
 		assertThat(descriptor.devices().get(1).pool().bounded()).isTrue();
+	}
+
+	@Test
+	void deviceWhenASessionHoldsABufferShouldShowTheMemoryItTakes() {
+		StreamPoolsEndpoint endpoint = new StreamPoolsEndpoint(this.registry, null);
+		try (OffloadSession session = this.registry.openSession(1)) {
+			session.allocate(1 << 20);
+			MemoryDescriptor memory = endpoint.device(1).memory();
+			assertThat(memory.used()).isGreaterThanOrEqualTo(1 << 20);
+			assertThat(memory.peak()).isGreaterThanOrEqualTo(1 << 20);
+			assertThat(memory.cacheMisses()).isPositive();
+			assertThat(memory.driverAllocations()).containsOnlyKeys("device", "host");
+			assertThat(endpoint.device(0).memory().used()).isZero();
+		}
+		MemoryDescriptor after = endpoint.device(1).memory();
+		assertThat(after.used()).isEqualTo(this.registry.device(1).memoryStatistics().usedBytes());
+		assertThat(after.peak()).isGreaterThanOrEqualTo(1 << 20);
+		if (after.budget() == null) {
+			assertThat(after.budgetUse()).isNull();
+		}
+		else {
+			assertThat(after.budgetUse()).isEqualTo((double) after.used() / after.budget());
+		}
 	}
 
 	@Test
