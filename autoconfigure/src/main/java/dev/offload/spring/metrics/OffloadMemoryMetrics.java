@@ -105,7 +105,7 @@ public final class OffloadMemoryMetrics implements MeterBinder {
 				MemoryStatistics::cacheHits, tags.and("result", "hit"));
 		counter(registry, CACHE_REQUESTS, "Buffer acquisitions that needed a driver allocation", "requests", device,
 				MemoryStatistics::cacheMisses, tags.and("result", "miss"));
-		counter(registry, CACHE_EVICTIONS, "Cached blocks given back to the driver", "blocks", device,
+		counter(registry, CACHE_EVICTIONS, "Cached blocks given back to the driver", "evictions", device,
 				MemoryStatistics::cacheEvictions, tags);
 		counter(registry, DRIVER_ALLOCATIONS, "Driver allocations of device memory", "allocations", device,
 				MemoryStatistics::deviceAllocations, tags.and("kind", "device"));
@@ -116,11 +116,11 @@ public final class OffloadMemoryMetrics implements MeterBinder {
 		counter(registry, DRIVER_FREES, "Driver frees of page-locked host memory", "frees", device,
 				MemoryStatistics::hostFrees, tags.and("kind", "host"));
 		counter(registry, OOM_RETRIES, "Allocations the driver refused that were retried after trimming the cache",
-				"allocations", device, MemoryStatistics::outOfMemoryRetries, tags);
+				"retries", device, MemoryStatistics::outOfMemoryRetries, tags);
 		counter(registry, OOM_FAILURES, "Allocations that failed with DeviceOutOfMemoryException after the retry",
-				"allocations", device, MemoryStatistics::outOfMemoryFailures, tags);
+				"failures", device, MemoryStatistics::outOfMemoryFailures, tags);
 		counter(registry, WAIT_TIMEOUTS, "Waits for the memory budget that ended in MemoryBudgetExceededException",
-				OffloadMeters.UNIT_SESSIONS, device, MemoryStatistics::waitTimeouts, tags);
+				"timeouts", device, MemoryStatistics::waitTimeouts, tags);
 	}
 
 	private static double budget(MemoryStatistics statistics) {
