@@ -12,6 +12,13 @@
 #   multi    not in the default: what needs several GPUs, MultiGpuTests (multi-tests.log; it skips itself, with the
 #            reason, on fewer than two devices) and the hazard benchmark on one GPU against MULTI_DEVICES GPUs
 #            (default 2; hazard-multi.md, with the throughput and light p99 targets; HAZARD_ARGS too)
+#   memory   not in the default: the memory hazard (memory-hazard.md: 16 threads, sizes 4 KiB-32 MiB, a 5 ms kernel
+#            always running, against a per-thread preallocated floor; p50/p99/throughput ratios), the flood with 10%
+#            of sessions wanting 30% of the budget, budget on and off (memory-flood.md), and the memory path with JMH
+#            at 1 and 16 threads (memory-jmh.txt); MEMORY_ARGS adds options (e.g. "--seconds 20")
+#   memory-soak  not in the default: MEMORY_SOAK_SECONDS (default 540) of varying sizes, counting driver allocations
+#            and frees and device-synchronizing calls on request and completion threads after warm-up
+#            (memory-soak.md); run it as a call of its own (a 600 s soak needs the whole per-call limit)
 #   vt       not in the default, on the Java 25 runtime jre25.txz (pack with JDK25=<a JDK 25> PACK_PARTS=vt
 #            scripts/gpu/pack.sh): CudaVirtualThreadGpuTests (vt-tests.log), then 10,000 requests on virtual threads
 #            against a 64-thread platform pool, once per stream pool bound in
@@ -105,6 +112,29 @@ if want bench; then
 	# 10,000 sessions in flight with closeAsync, completed by the device's one completion thread.
 	timeout "${ASYNC_TIMEOUT:-60}" "$java" -cp "$benchcp" dev.offload.benchmarks.cuda.AsyncThroughputBenchmark 10000 5 \
 		2>&1 | tee -a "$out/benchmark.log"
+fi
+
+# Memory as a pooled resource: stream-ordered allocation, the budget, against a preallocated floor.
+if want memory; then
+	# shellcheck disable=SC2086
+	timeout "${MEMORY_TIMEOUT:-150}" "$java" -cp "$benchcp" dev.offload.benchmarks.MemoryHazardBenchmark --backend cuda \
+		--mode hazard ${MEMORY_ARGS:-} 2>&1 | tee "$out/memory-hazard.md"
+	record "${PIPESTATUS[0]}" memory-hazard
+	# shellcheck disable=SC2086
+	timeout "${MEMORY_TIMEOUT:-150}" "$java" -cp "$benchcp" dev.offload.benchmarks.MemoryHazardBenchmark --backend cuda \
+		--mode flood ${MEMORY_ARGS:-} 2>&1 | tee "$out/memory-flood.md"
+	record "${PIPESTATUS[0]}" memory-flood
+	for t in 1 16; do
+		timeout "${POOL_TIMEOUT:-90}" "$java" -cp "$benchcp" org.openjdk.jmh.Main MemoryBenchmark -f 1 -wi 3 -w 1s -i 5 \
+			-r 1s -t "$t" 2>&1 | grep -E '^(# Run complete|Benchmark|MemoryBenchmark)' | sed "s/^/t=$t /"
+	done | tee "$out/memory-jmh.txt"
+fi
+if want memory-soak; then
+	soak=${MEMORY_SOAK_SECONDS:-540}
+	# shellcheck disable=SC2086
+	timeout "$((soak + 60))" "$java" -cp "$benchcp" dev.offload.benchmarks.MemoryHazardBenchmark --backend cuda \
+		--mode soak --soak-seconds "$soak" ${MEMORY_ARGS:-} 2>&1 | tee "$out/memory-soak.md"
+	record "${PIPESTATUS[0]}" memory-soak
 fi
 
 # Virtual threads (Java 21+): waits that park instead of holding a carrier in the driver, against platform threads.

@@ -7,7 +7,7 @@
 #
 # Usage (from the project's root):   scripts/gpu/pack.sh [DEST]      (DEST defaults to .device, git-ignored)
 # PACK_PARTS (default "app bench") adds the sample app (for the app and startup parts of gpu-run.sh) and the
-# benchmarks' runtime (bench); PACK_PARTS=tests packs only what the tests need. PACK_PARTS=vt packs what the vt part
+# benchmarks' runtime (bench, which the memory and memory-soak parts need too); PACK_PARTS=tests packs only what the tests need. PACK_PARTS=vt packs what the vt part
 # needs and the Java 25 runtime only (JDK25 must name a JDK 25; a jre.txz left by an earlier pack is removed), so
 # that both runtimes do not have to travel. The device tool carries at most 64 MiB: pack only what the run needs.
 # Then, with the device tool:         run  command="bash .device/gpu-run.sh"  carry=[".device"]

@@ -89,7 +89,7 @@ public abstract sealed class Buffer implements AutoCloseable permits DeviceBuffe
 		this.closed = true;
 		if (!this.released) {
 			this.released = true;
-			this.device.releaseMemory(this.memory);
+			this.device.releaseMemory(this.memory, this.owner == null);
 		}
 	}
 

@@ -20,6 +20,7 @@ import dev.offload.kernel.ModuleDefinition;
 import dev.offload.spi.BackendDevice;
 import dev.offload.spi.BackendEvent;
 import dev.offload.spi.BackendException;
+import dev.offload.spi.BackendStream;
 import dev.offload.spi.DeviceInfo;
 import dev.offload.spi.NativeMemory;
 
@@ -50,6 +51,8 @@ public final class Device {
 
 	private final BufferCache bufferCache;
 
+	private final MemoryBudget memoryBudget;
+
 	private final Map<String, KernelModule> modules = new ConcurrentHashMap<>();
 
 	private final LongAdder activeSessions = new LongAdder();
@@ -72,7 +75,7 @@ public final class Device {
 	private final Condition drained = this.drainLock.newCondition();
 
 	Device(String backendName, BackendDevice backendDevice, StreamPoolConfig poolConfig, OffloadListener listener,
-			long bufferCacheMaxBytes, Executor completionExecutor, Duration sessionTimeout) {
+			long bufferCacheMaxBytes, MemoryConfig memoryConfig, Executor completionExecutor, Duration sessionTimeout) {
 		this.sessionTimeout = SessionDeadline.checked(sessionTimeout, "sessionTimeout");
 		this.backendName = backendName;
 		this.completionExecutor = completionExecutor;
@@ -81,7 +84,10 @@ public final class Device {
 		this.listener = CompositeOffloadListener.isolating(listener);
 		this.streamPool = new StreamPool(this, poolConfig);
 		this.eventPool = new EventPool(backendDevice);
-		this.bufferCache = new BufferCache(backendDevice, bufferCacheMaxBytes);
+		this.memoryBudget = new MemoryBudget(this.info.id(), memoryConfig.budgetFor(this.info.totalMemoryBytes()));
+		long ceiling = Math.min(this.memoryBudget.budgetBytes(), this.info.totalMemoryBytes());
+		this.bufferCache = new BufferCache(this.info.id(), backendDevice, this.info.totalMemoryBytes(),
+				this.info.leastPriority(), bufferCacheMaxBytes, () -> ceiling - this.memoryBudget.usedBytes());
 		OffloadSession.initializeVirtualThreadWaits();
 	}
 
@@ -255,12 +261,27 @@ public final class Device {
 
 	/**
 	 * Allocates device memory owned by the caller, who must close it once no session uses
-	 * it.
+	 * it. It counts against the device's memory budget until closed; waits for the budget
+	 * up to the borrow timeout of {@link StreamPriority#NORMAL} streams.
 	 * @param bytes the size, at least 1
 	 * @return the buffer
+	 * @throws MemoryBudgetExceededException if the budget did not admit the buffer in
+	 * time, or is smaller than it
+	 * @throws DeviceOutOfMemoryException if the device had no memory, even after Offload
+	 * gave back what it cached
 	 */
 	public DeviceBuffer allocate(long bytes) {
-		return new DeviceBuffer(this, acquireMemory(bytes, false), bytes, null);
+		checkBytes(bytes, false);
+		long charged = allocationSize(bytes);
+		this.memoryBudget.acquire(charged, StreamPriority.NORMAL,
+				this.streamPool.borrowTimeoutNanos(StreamPriority.NORMAL), null);
+		try {
+			return new DeviceBuffer(this, acquireDeviceMemory(bytes, null), bytes, null);
+		}
+		catch (RuntimeException ex) {
+			this.memoryBudget.release(charged);
+			throw ex;
+		}
 	}
 
 	/**
@@ -270,22 +291,38 @@ public final class Device {
 	 * @return the buffer
 	 */
 	public HostBuffer allocateHost(long bytes) {
-		return new HostBuffer(this, acquireMemory(bytes, true), bytes, null);
+		return new HostBuffer(this, acquireHostMemory(bytes), bytes, null);
 	}
 
 	/**
-	 * Frees the memory kept for reuse by closed buffers.
+	 * Frees the device memory kept for reuse by closed buffers, without synchronizing the
+	 * device (the frees are stream-ordered, on the device's memory thread). Page-locked
+	 * staging memory is kept until the device closes.
 	 */
 	public void trimBufferCache() {
-		this.bufferCache.trim();
+		this.bufferCache.trimDevice();
 	}
 
 	/**
-	 * Returns the bytes kept for reuse by closed buffers.
+	 * Returns the device memory kept for reuse by closed buffers.
 	 * @return the cached bytes
 	 */
 	public long cachedBufferBytes() {
 		return this.bufferCache.cachedBytes();
+	}
+
+	/**
+	 * Returns the device memory a buffer of {@code bytes} takes, from the device and from
+	 * the budget: its size class (at least 512 bytes, then four classes per power of two,
+	 * so at most 25% more than asked for).
+	 * @param bytes the buffer's size, at least 1
+	 * @return the bytes it takes
+	 */
+	public static long allocationSize(long bytes) {
+		if (bytes < 1) {
+			throw new IllegalArgumentException("bytes must be at least 1, was " + bytes);
+		}
+		return SizeClasses.sizeClass(bytes);
 	}
 
 	/**
@@ -296,10 +333,31 @@ public final class Device {
 	 * @return a snapshot of the memory statistics
 	 */
 	public MemoryStatistics memoryStatistics() {
-		return this.bufferCache.statistics();
+		return this.bufferCache.statistics(this.memoryBudget);
 	}
 
-	NativeMemory acquireMemory(long bytes, boolean host) {
+	MemoryBudget memoryBudget() {
+		return this.memoryBudget;
+	}
+
+	/**
+	 * Returns device memory for a buffer whose budget is already charged.
+	 * @param stream the session's stream, whose order a new allocation joins, or
+	 * {@code null}
+	 */
+	NativeMemory acquireDeviceMemory(long bytes, BackendStream stream) {
+		checkBytes(bytes, false);
+		checkUsable();
+		return call(() -> this.bufferCache.acquireDevice(bytes, stream, this.memoryBudget.usedBytes()));
+	}
+
+	NativeMemory acquireHostMemory(long bytes) {
+		checkBytes(bytes, true);
+		checkUsable();
+		return call(() -> this.bufferCache.acquireHost(bytes));
+	}
+
+	private static void checkBytes(long bytes, boolean host) {
 		if (bytes < 1) {
 			throw new IllegalArgumentException("bytes must be at least 1, was " + bytes);
 		}
@@ -307,16 +365,23 @@ public final class Device {
 			throw new IllegalArgumentException(
 					"A host buffer holds at most " + Integer.MAX_VALUE + " bytes, was " + bytes);
 		}
-		checkUsable();
-		return call(() -> this.bufferCache.acquire(bytes, host));
 	}
 
-	void releaseMemory(NativeMemory memory) {
+	/**
+	 * Takes back a buffer's memory once its work is done; an application-owned device
+	 * buffer gives its budget back too (a session's buffers are in its reservation).
+	 */
+	void releaseMemory(NativeMemory memory, boolean charged) {
 		try {
 			this.bufferCache.release(memory);
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Could not free {} bytes of device {}: {}", memory.size(), id(), ex.getMessage());
+		}
+		finally {
+			if (charged && !memory.isHost()) {
+				this.memoryBudget.release(memory.size());
+			}
 		}
 	}
 
@@ -516,7 +581,7 @@ public final class Device {
 		}
 		this.eventPool.close();
 		this.modules.values().forEach(this::unloadQuietly);
-		this.bufferCache.trim();
+		this.bufferCache.close();
 		this.backendDevice.close();
 		return true;
 	}

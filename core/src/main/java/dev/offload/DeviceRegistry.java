@@ -173,18 +173,32 @@ public final class DeviceRegistry implements AutoCloseable {
 
 	/**
 	 * Opens a session as {@code options} say: on a device (or the least busy one), with a
-	 * stream priority and a timeout that bounds its caller's waits.
-	 * @param options the device, priority and timeout
+	 * stream priority and a timeout that bounds its caller's waits. With a memory
+	 * estimate, the session reserves it in the device's budget before it is returned,
+	 * waiting under its priority and deadline.
+	 * @param options the device, priority, timeout and memory estimate
 	 * @return the session, which the caller must close
 	 * @throws NoSuchDeviceException if the options name a device the registry lacks
 	 * @throws StreamPoolClosedException if the device is shut down or shutting down
+	 * @throws MemoryBudgetExceededException if the budget did not admit the estimate in
+	 * time (the session is closed then)
 	 */
 	public OffloadSession openSession(SessionOptions options) {
 		if (options == null) {
 			throw new IllegalArgumentException("options must not be null");
 		}
 		Device device = (options.device() == SessionOptions.ANY_DEVICE) ? leastBusy() : device(options.device());
-		return device.openSession(options.priority(), options.timeout());
+		OffloadSession session = device.openSession(options.priority(), options.timeout());
+		if (options.memoryBytes() > 0) {
+			try {
+				session.reserveMemory(options.memoryBytes());
+			}
+			catch (RuntimeException ex) {
+				session.close();
+				throw ex;
+			}
+		}
+		return session;
 	}
 
 	/**
@@ -281,6 +295,8 @@ public final class DeviceRegistry implements AutoCloseable {
 
 		private long bufferCacheMaxBytes = DEFAULT_BUFFER_CACHE_BYTES;
 
+		private MemoryConfig memory = MemoryConfig.DEFAULTS;
+
 		private Duration awaitTermination = DEFAULT_AWAIT_TERMINATION;
 
 		private Executor completionExecutor;
@@ -329,6 +345,21 @@ public final class DeviceRegistry implements AutoCloseable {
 		 */
 		public Builder listener(OffloadListener listener) {
 			this.listener = Objects.requireNonNull(listener, "listener must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets each device's memory budget: the device memory that sessions and
+		 * application-owned buffers hold at once.
+		 * @param config the budget; {@link MemoryConfig#DEFAULTS} (90% of each device)
+		 * unless set
+		 * @return this builder
+		 */
+		public Builder memory(MemoryConfig config) {
+			if (config == null) {
+				throw new InvalidSettingException("memory", "memory must not be null");
+			}
+			this.memory = config;
 			return this;
 		}
 
@@ -419,7 +450,7 @@ public final class DeviceRegistry implements AutoCloseable {
 			for (Integer id : wanted.stream().distinct().sorted().toList()) {
 				StreamPoolConfig config = this.perDevice.getOrDefault(id, this.streamPool);
 				devices.add(new Device(this.backend.name(), byId.get(id), config, this.listener,
-						this.bufferCacheMaxBytes, this.completionExecutor, this.sessionTimeout));
+						this.bufferCacheMaxBytes, this.memory, this.completionExecutor, this.sessionTimeout));
 			}
 			logger.info("Offload uses {} device(s) of the {} backend: {}", devices.size(), this.backend.name(),
 					devices);

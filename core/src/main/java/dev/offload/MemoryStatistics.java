@@ -28,11 +28,14 @@ package dev.offload;
  * @param waiting sessions waiting for the budget to admit their bytes
  * @param waitTimeouts waits for the budget that ended in
  * {@link MemoryBudgetExceededException}
+ * @param synchronizingCalls driver calls that can synchronize the whole device (a
+ * page-locked allocation, a free that is not stream-ordered) made on a request or
+ * completion thread instead of the device's memory thread; stays still after warm-up
  */
 public record MemoryStatistics(long budgetBytes, long usedBytes, long cachedBytes, long peakBytes, long hostUsedBytes,
 		long hostCachedBytes, long hostPeakBytes, long cacheHits, long cacheMisses, long cacheEvictions,
 		long deviceAllocations, long deviceFrees, long hostAllocations, long hostFrees, long outOfMemoryRetries,
-		long outOfMemoryFailures, int waiting, long waitTimeouts) {
+		long outOfMemoryFailures, int waiting, long waitTimeouts, long synchronizingCalls) {
 
 	/**
 	 * Tells whether a budget is enforced.

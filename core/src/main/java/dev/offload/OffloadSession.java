@@ -94,6 +94,12 @@ public final class OffloadSession implements AutoCloseable {
 
 	private CompletableFuture<Void> completion;
 
+	/** The device memory the budget admitted for this session, released when it ends. */
+	private long memoryReserved;
+
+	/** The device memory of the session's buffers, within {@link #memoryReserved}. */
+	private long memoryDrawn;
+
 	/**
 	 * Set when the session was closed for its caller and left to the completion thread to
 	 * end.
@@ -205,15 +211,70 @@ public final class OffloadSession implements AutoCloseable {
 	}
 
 	/**
-	 * Allocates device memory that the session gives back when its work is done.
+	 * Allocates device memory that the session gives back when its work is done. The
+	 * memory is allocated in the order of the session's stream (borrowed now if it was
+	 * not) and counts against the device's memory budget until the session ends; beyond
+	 * what {@link #reserveMemory(long)} reserved, the session waits for the budget under
+	 * its priority and deadline.
 	 * @param bytes the size, at least 1
 	 * @return the buffer
+	 * @throws MemoryBudgetExceededException if the budget did not admit the memory before
+	 * the session's deadline or the borrow timeout, or is smaller than it
+	 * @throws DeviceOutOfMemoryException if the device had no memory, even after Offload
+	 * gave back what it cached (retryable)
 	 */
 	public DeviceBuffer allocate(long bytes) {
 		checkOpen("allocate");
-		DeviceBuffer buffer = new DeviceBuffer(this.device, this.device.acquireMemory(bytes, false), bytes, this);
+		long charged = Device.allocationSize(bytes);
+		admit(charged);
+		BackendStream onStream = stream().backend;
+		// A new block is allocated in the stream's order: ending must wait for the
+		// stream before the block can serve another stream.
+		this.workPending = true;
+		DeviceBuffer buffer = new DeviceBuffer(this.device, this.device.acquireDeviceMemory(bytes, onStream), bytes,
+				this);
+		this.memoryDrawn += charged;
 		own(buffer);
 		return buffer;
+	}
+
+	/**
+	 * Reserves device memory in the device's budget for buffers the session will
+	 * allocate, so that they do not wait one by one: waits, under the session's priority
+	 * and deadline, until the budget admits {@code bytes} more than the session's buffers
+	 * hold now. Each buffer takes its {@linkplain Device#allocationSize(long) allocation
+	 * size} from the reservation. The reservation is given back when the session ends.
+	 * @param bytes the memory the session's coming buffers take, at least 0
+	 * @return this session
+	 * @throws MemoryBudgetExceededException if the budget did not admit the memory before
+	 * the session's deadline or the borrow timeout, or at once if it is larger than the
+	 * whole budget
+	 */
+	public OffloadSession reserveMemory(long bytes) {
+		checkOpen("reserveMemory");
+		if (bytes < 0) {
+			throw new IllegalArgumentException("bytes must be at least 0, was " + bytes);
+		}
+		admit(bytes);
+		return this;
+	}
+
+	/**
+	 * Returns the device memory the budget admitted for this session.
+	 * @return the reserved bytes, including those its buffers use
+	 */
+	public long reservedMemory() {
+		return this.memoryReserved;
+	}
+
+	private void admit(long bytes) {
+		long missing = this.memoryDrawn + bytes - this.memoryReserved;
+		if (missing > 0) {
+			this.device.memoryBudget()
+				.acquire(missing, this.priority, this.device.streamPool().borrowTimeoutNanos(this.priority),
+						this.deadline);
+			this.memoryReserved += missing;
+		}
 	}
 
 	/**
@@ -224,7 +285,7 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	public HostBuffer allocateHost(long bytes) {
 		checkOpen("allocateHost");
-		HostBuffer buffer = new HostBuffer(this.device, this.device.acquireMemory(bytes, true), bytes, this);
+		HostBuffer buffer = new HostBuffer(this.device, this.device.acquireHostMemory(bytes), bytes, this);
 		own(buffer);
 		return buffer;
 	}
@@ -316,7 +377,7 @@ public final class OffloadSession implements AutoCloseable {
 					+ " bytes through host memory, was " + bytes);
 		}
 		Device source = src.device();
-		HostBuffer staging = new HostBuffer(source, source.acquireMemory(bytes, true), bytes, this);
+		HostBuffer staging = new HostBuffer(source, source.acquireHostMemory(bytes), bytes, this);
 		own(staging);
 		StreamEvent enqueuedSoFar = this.workPending ? recordEvent() : null;
 		try (OffloadSession stage = source.openSession(this.priority)) {
@@ -779,6 +840,10 @@ public final class OffloadSession implements AutoCloseable {
 			}
 		}
 		finally {
+			long reserved = this.memoryReserved;
+			this.memoryReserved = 0;
+			this.memoryDrawn = 0;
+			this.device.memoryBudget().release(reserved);
 			this.device.sessionEnded(this, result);
 		}
 	}

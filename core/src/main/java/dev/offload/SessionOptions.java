@@ -16,8 +16,11 @@ import java.time.Duration;
  * @param priority the priority class of the session's stream
  * @param timeout the time from opening to the session's deadline, or {@code null} for the
  * registry's default session timeout
+ * @param memoryBytes the device memory the session's buffers are expected to take,
+ * reserved in the device's budget when it opens ({@link OffloadSession#reserveMemory}),
+ * or 0 to reserve as buffers are allocated
  */
-public record SessionOptions(int device, StreamPriority priority, Duration timeout) {
+public record SessionOptions(int device, StreamPriority priority, Duration timeout, long memoryBytes) {
 
 	/**
 	 * The device value that picks the least busy device.
@@ -28,14 +31,17 @@ public record SessionOptions(int device, StreamPriority priority, Duration timeo
 	 * The defaults: the least busy device, {@link StreamPriority#NORMAL}, the registry's
 	 * default timeout.
 	 */
-	public static final SessionOptions DEFAULTS = new SessionOptions(ANY_DEVICE, StreamPriority.NORMAL, null);
+	public static final SessionOptions DEFAULTS = new SessionOptions(ANY_DEVICE, StreamPriority.NORMAL, null, 0);
 
 	/**
 	 * Checks the values.
 	 * @throws IllegalArgumentException if the device is below -1, the priority
-	 * {@code null} or the timeout not positive
+	 * {@code null}, the timeout not positive or the memory negative
 	 */
 	public SessionOptions {
+		if (memoryBytes < 0) {
+			throw new IllegalArgumentException("memoryBytes must be at least 0, was " + memoryBytes);
+		}
 		if (device < ANY_DEVICE) {
 			throw new IllegalArgumentException(
 					"device must be -1 (the least busy device) or a device id, was " + device);
@@ -47,12 +53,32 @@ public record SessionOptions(int device, StreamPriority priority, Duration timeo
 	}
 
 	/**
+	 * Creates options without a memory estimate.
+	 * @param device the device's id, or {@link #ANY_DEVICE}
+	 * @param priority the priority class of the session's stream
+	 * @param timeout the time from opening to the deadline, or {@code null}
+	 */
+	public SessionOptions(int device, StreamPriority priority, Duration timeout) {
+		this(device, priority, timeout, 0);
+	}
+
+	/**
+	 * Returns a copy that reserves device memory for the session's buffers when it opens.
+	 * @param bytes the memory the session's buffers are expected to take (each buffer
+	 * takes its {@linkplain Device#allocationSize(long) allocation size}), or 0 for none
+	 * @return the new options
+	 */
+	public SessionOptions withMemoryBytes(long bytes) {
+		return new SessionOptions(this.device, this.priority, this.timeout, bytes);
+	}
+
+	/**
 	 * Returns a copy on another device.
 	 * @param deviceId the device's id, or {@link #ANY_DEVICE}
 	 * @return the new options
 	 */
 	public SessionOptions withDevice(int deviceId) {
-		return new SessionOptions(deviceId, this.priority, this.timeout);
+		return new SessionOptions(deviceId, this.priority, this.timeout, this.memoryBytes);
 	}
 
 	/**
@@ -61,7 +87,7 @@ public record SessionOptions(int device, StreamPriority priority, Duration timeo
 	 * @return the new options
 	 */
 	public SessionOptions withPriority(StreamPriority value) {
-		return new SessionOptions(this.device, value, this.timeout);
+		return new SessionOptions(this.device, value, this.timeout, this.memoryBytes);
 	}
 
 	/**
@@ -71,7 +97,7 @@ public record SessionOptions(int device, StreamPriority priority, Duration timeo
 	 * @return the new options
 	 */
 	public SessionOptions withTimeout(Duration value) {
-		return new SessionOptions(this.device, this.priority, value);
+		return new SessionOptions(this.device, this.priority, value, this.memoryBytes);
 	}
 
 }

@@ -122,6 +122,14 @@ public final class StreamPool {
 	}
 
 	/**
+	 * Returns how long a borrower of {@code priority} waits at most (its lane's borrow
+	 * timeout, or the pool's); a session's wait for memory has the same bound.
+	 */
+	long borrowTimeoutNanos(StreamPriority priority) {
+		return this.classes[priority.ordinal()].borrowTimeoutNanos;
+	}
+
+	/**
 	 * Returns the pool's device.
 	 * @return the device
 	 */

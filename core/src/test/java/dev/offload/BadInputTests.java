@@ -69,9 +69,9 @@ class BadInputTests {
 
 	@Test
 	void outOfBoundsCopyShouldBeRejectedBeforeAnythingIsEnqueued() {
-		try (OffloadSession session = this.device.openSession()) {
+		// An application-owned buffer: a session's own allocation borrows its stream.
+		try (OffloadSession session = this.device.openSession(); DeviceBuffer small = this.device.allocate(8)) {
 			HostBuffer host = session.allocateHost(16);
-			DeviceBuffer small = session.allocate(8);
 			assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> session.copy(host, small))
 				.withMessage("Range [0, 0 + 16) of the copy's destination is outside the DeviceBuffer of 8 bytes");
 			assertThatExceptionOfType(IllegalArgumentException.class)
@@ -89,8 +89,7 @@ class BadInputTests {
 
 	@Test
 	void wrongKernelArgumentsShouldNameTheArgument() {
-		try (OffloadSession session = this.device.openSession()) {
-			DeviceBuffer x = session.allocate(16);
+		try (OffloadSession session = this.device.openSession(); DeviceBuffer x = this.device.allocate(16)) {
 			assertThatExceptionOfType(IllegalArgumentException.class)
 				.isThrownBy(() -> session.launch(this.saxpy, LaunchConfig.of(1, 4), 4, 2f, x))
 				.withMessage("Kernel 'saxpy' takes 4 arguments [INT32, FLOAT32, POINTER, POINTER], was given 3");

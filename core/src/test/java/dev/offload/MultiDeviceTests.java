@@ -273,8 +273,8 @@ class MultiDeviceTests {
 	@Test
 	void copyWhenSourceIsOnAnotherDeviceAndRangeIsOutsideShouldThrowBeforeStaging() {
 		try (DeviceBuffer onFirst = this.registry.device(0).allocate(64);
+				DeviceBuffer onSecond = this.registry.device(1).allocate(64);
 				OffloadSession reader = this.registry.openSession(1)) {
-			DeviceBuffer onSecond = reader.allocate(64);
 			assertThatIllegalArgumentException().isThrownBy(() -> reader.copy(onFirst, 32, onSecond, 0, 64))
 				.withMessageContaining("the copy's source");
 			assertThat(reader.hasStream()).isFalse();

@@ -17,6 +17,7 @@ import org.springframework.util.unit.DataSize;
 
 import dev.offload.DeviceRegistry;
 import dev.offload.InvalidSettingException;
+import dev.offload.MemoryConfig;
 import dev.offload.NoSuchDeviceException;
 import dev.offload.OffloadListener;
 import dev.offload.StreamPoolConfig;
@@ -81,6 +82,10 @@ final class DeviceRegistryFactory {
 		this.errors.check("offload.buffer-cache.max-size", bufferCache,
 				"Set 'offload.buffer-cache.max-size' to 0B (no cache) or more, such as 256MB.",
 				() -> builder.bufferCacheMaxBytes(bufferCache.toBytes()));
+		String budget = this.properties.getMemory().getBudget();
+		this.errors.check("offload.memory.budget", budget,
+				"Set 'offload.memory.budget' to bytes such as 8GB, a share of each device such as 80%, or unlimited.",
+				() -> builder.memory(memoryConfig(budget)));
 		Duration await = this.properties.getShutdown().getAwaitTermination();
 		this.errors.check("offload.shutdown.await-termination", await,
 				"Set 'offload.shutdown.await-termination' to 0s or more, such as 10s.",
@@ -95,6 +100,27 @@ final class DeviceRegistryFactory {
 		catch (NoSuchDeviceException ex) {
 			throw noSuchDevice(ex, ids);
 		}
+	}
+
+	/**
+	 * Reads a budget: bytes ({@code 8GB}), a share ({@code 80%}) or {@code unlimited}.
+	 * @throws IllegalArgumentException if it is none of them
+	 */
+	static MemoryConfig memoryConfig(String budget) {
+		String value = (budget != null) ? budget.trim() : "";
+		if (value.equalsIgnoreCase("unlimited")) {
+			return MemoryConfig.UNLIMITED;
+		}
+		if (value.endsWith("%")) {
+			try {
+				return MemoryConfig.ofPercent(Integer.parseInt(value.substring(0, value.length() - 1).trim()));
+			}
+			catch (NumberFormatException ex) {
+				throw new IllegalArgumentException(
+						"memory.budget must be a whole percentage such as 80%, was " + value);
+			}
+		}
+		return MemoryConfig.ofBytes(DataSize.parse(value).toBytes());
 	}
 
 	private Executor completionExecutor(BeanFactory beans, String name) {

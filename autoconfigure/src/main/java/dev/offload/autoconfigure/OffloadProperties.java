@@ -76,6 +76,11 @@ public class OffloadProperties {
 	private final BufferCache bufferCache = new BufferCache();
 
 	/**
+	 * Each device's memory budget.
+	 */
+	private final Memory memory = new Memory();
+
+	/**
 	 * Behaviour when the application shuts down.
 	 */
 	private final Shutdown shutdown = new Shutdown();
@@ -143,6 +148,10 @@ public class OffloadProperties {
 
 	public BufferCache getBufferCache() {
 		return this.bufferCache;
+	}
+
+	public Memory getMemory() {
+		return this.memory;
 	}
 
 	public Shutdown getShutdown() {
@@ -378,7 +387,8 @@ public class OffloadProperties {
 		private Integer workersPerDevice;
 
 		/**
-		 * Memory each emulated device reports. Default: the JVM's maximum heap size.
+		 * Memory each emulated device has: it reports it, and its allocations beyond it
+		 * fail with out of memory. Default: the JVM's maximum heap size.
 		 */
 		private DataSize memory;
 
@@ -417,13 +427,37 @@ public class OffloadProperties {
 	}
 
 	/**
+	 * Settings of each device's memory.
+	 */
+	public static class Memory {
+
+		/**
+		 * The device memory that sessions and application-owned buffers may hold at once
+		 * on each device: bytes such as '8GB', a share of each device's total memory such
+		 * as '80%', or 'unlimited'. A session waits for its bytes under its priority and
+		 * deadline, then fails with MemoryBudgetExceededException.
+		 */
+		private String budget = "90%";
+
+		public String getBudget() {
+			return this.budget;
+		}
+
+		public void setBudget(String budget) {
+			this.budget = budget;
+		}
+
+	}
+
+	/**
 	 * Settings of each device's cache of freed buffers.
 	 */
 	public static class BufferCache {
 
 		/**
-		 * Maximum memory of freed buffers that a device keeps for reuse, or 0 to free
-		 * them at once.
+		 * Memory of freed device buffers that a device keeps for reuse in any case;
+		 * beyond it, the cache keeps them while the memory in use plus the cache stay
+		 * within offload.memory.budget.
 		 */
 		private DataSize maxSize = DataSize.ofMegabytes(256);
 

@@ -223,11 +223,49 @@ class OffloadAutoConfigurationTests {
 
 	@Test
 	void bufferCacheMaxSizeShouldBoundEachDeviceCache() {
-		this.contextRunner.withPropertyValues("offload.buffer-cache.max-size=1KB").run((context) -> {
+		// A budget that leaves the cache no room beyond its bound.
+		this.contextRunner.withPropertyValues("offload.buffer-cache.max-size=1KB", "offload.memory.budget=2KB")
+			.run((context) -> {
+				Device device = context.getBean(DeviceRegistry.class).device(0);
+				device.allocate(1024).close();
+				device.allocate(2048).close();
+				assertThat(device.cachedBufferBytes()).isEqualTo(1024);
+			});
+	}
+
+	@Test
+	void memoryBudgetWhenNotSetShouldBeNinetyPercentOfEachDevice() {
+		this.contextRunner.withPropertyValues("offload.host.memory=1000MB").run((context) -> {
 			Device device = context.getBean(DeviceRegistry.class).device(0);
-			device.allocate(1024).close();
-			device.allocate(2048).close();
-			assertThat(device.cachedBufferBytes()).isEqualTo(1024);
+			assertThat(device.memoryStatistics().budgetBytes()).isEqualTo(DataSize.ofMegabytes(900).toBytes());
+		});
+	}
+
+	@Test
+	void memoryBudgetWhenBytesOrShareOrUnlimitedShouldBeEnforcedAsSet() {
+		this.contextRunner.withPropertyValues("offload.host.memory=1GB", "offload.memory.budget=64MB")
+			.run((context) -> assertThat(
+					context.getBean(DeviceRegistry.class).device(0).memoryStatistics().budgetBytes())
+				.isEqualTo(DataSize.ofMegabytes(64).toBytes()));
+		this.contextRunner.withPropertyValues("offload.host.memory=1000MB", "offload.memory.budget=50%")
+			.run((context) -> assertThat(
+					context.getBean(DeviceRegistry.class).device(0).memoryStatistics().budgetBytes())
+				.isEqualTo(DataSize.ofMegabytes(500).toBytes()));
+		this.contextRunner.withPropertyValues("offload.memory.budget=unlimited")
+			.run((context) -> assertThat(
+					context.getBean(DeviceRegistry.class).device(0).memoryStatistics().isBudgeted())
+				.isFalse());
+	}
+
+	@Test
+	void memoryBudgetWhenNotBytesOrAShareShouldFailStartupNamingTheProperty() {
+		this.contextRunner.withPropertyValues("offload.memory.budget=150%").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("memory.budget");
+		});
+		this.contextRunner.withPropertyValues("offload.memory.budget=lots").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).hasStackTraceContaining("offload.memory.budget");
 		});
 	}
 

@@ -27,7 +27,7 @@ class OffloadPropertiesMetadataTests {
 			Map.entry("offload.host.device-count", 1), Map.entry("offload.buffer-cache.max-size", "256MB"),
 			Map.entry("offload.shutdown.await-termination", "10s"), Map.entry("offload.aop.enabled", true),
 			Map.entry("offload.health.readiness.on-device-failure", true),
-			Map.entry("offload.health.readiness.on-saturation", false));
+			Map.entry("offload.health.readiness.on-saturation", false), Map.entry("offload.memory.budget", "90%"));
 
 	private static final List<String> WITHOUT_DEFAULT = List.of("offload.devices-config", "offload.host.device-names",
 			"offload.host.workers-per-device", "offload.host.memory", "offload.leak-detection-threshold",

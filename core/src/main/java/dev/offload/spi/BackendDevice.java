@@ -49,6 +49,30 @@ public interface BackendDevice {
 	NativeMemory allocateDevice(long bytes);
 
 	/**
+	 * Allocates device memory in {@code stream}'s order ({@code cuMemAllocAsync} on
+	 * CUDA): usable by work enqueued on {@code stream} after this call, and by any stream
+	 * once that work is done. Neither call synchronizes the device.
+	 * @param bytes the size, at least 1
+	 * @param stream the stream whose order the allocation joins
+	 * @return the memory, to be freed in a stream's order with
+	 * {@link NativeMemory#free(BackendStream)}
+	 * @throws BackendException if the runtime refuses (out of memory among others: see
+	 * {@link BackendException#isOutOfMemory()})
+	 */
+	default NativeMemory allocateDevice(long bytes, BackendStream stream) {
+		return allocateDevice(bytes);
+	}
+
+	/**
+	 * Returns the device memory free as the runtime sees it. Slow on CUDA
+	 * ({@code cuMemGetInfo}): called only to describe an out-of-memory failure.
+	 * @return the free bytes, or -1 if unknown
+	 */
+	default long freeMemoryBytes() {
+		return -1;
+	}
+
+	/**
 	 * Allocates page-locked host memory that copies can use asynchronously.
 	 * @param bytes the size, at least 1
 	 * @return the memory, with a {@link NativeMemory#hostView() host view}

@@ -90,4 +90,14 @@ public class BackendException extends RuntimeException {
 		return this.sticky;
 	}
 
+	/**
+	 * Tells whether the runtime had no memory for an allocation
+	 * ({@code CUDA_ERROR_OUT_OF_MEMORY}, the host emulation's
+	 * {@code HOST_ERROR_OUT_OF_MEMORY}).
+	 * @return {@code true} for an out-of-memory error
+	 */
+	public boolean isOutOfMemory() {
+		return this.errorName != null && this.errorName.endsWith("_ERROR_OUT_OF_MEMORY");
+	}
+
 }

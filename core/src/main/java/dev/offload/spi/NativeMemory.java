@@ -42,4 +42,27 @@ public interface NativeMemory {
 	 */
 	void free();
 
+	/**
+	 * Frees device memory in {@code stream}'s order ({@code cuMemFreeAsync} on CUDA),
+	 * without synchronizing the device: the memory goes back once the work enqueued on
+	 * {@code stream} before this call is done. Memory that cannot be freed in a stream's
+	 * order is freed with {@link #free()}.
+	 * @param stream the stream whose order the free joins
+	 */
+	default void free(BackendStream stream) {
+		free();
+	}
+
+	/**
+	 * Returns a part of this block that shares its memory, for sub-allocating one large
+	 * page-locked allocation. Freeing a part does nothing; the block is freed as a whole.
+	 * @param offset the part's first byte
+	 * @param bytes the part's size
+	 * @return the part
+	 * @throws UnsupportedOperationException if the backend cannot address parts
+	 */
+	default NativeMemory slice(long offset, long bytes) {
+		throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot be sliced");
+	}
+
 }

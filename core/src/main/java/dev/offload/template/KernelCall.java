@@ -264,6 +264,7 @@ public final class KernelCall {
 	public KernelResult run() {
 		OffloadAttributes resolved = resolveAttributes();
 		return this.template.execute(resolved, (session) -> {
+			session.reserveMemory(deviceBytes());
 			Flow flow = Flow.of(session);
 			List<Output> outputs = enqueue(flow);
 			List<HostBuffer> targets = new ArrayList<>(outputs.size());
@@ -291,6 +292,7 @@ public final class KernelCall {
 		List<HostBuffer> targets = new ArrayList<>();
 		List<Output> outputs = new ArrayList<>();
 		CompletableFuture<Device> done = this.template.submit(resolved, (session) -> {
+			session.reserveMemory(deviceBytes());
 			Flow flow = Flow.of(session);
 			outputs.addAll(enqueue(flow));
 			for (Output output : outputs) {
@@ -319,6 +321,23 @@ public final class KernelCall {
 			}
 		});
 		return result;
+	}
+
+	/**
+	 * Returns the device memory the call's inputs and outputs take, reserved before any
+	 * of them is allocated so that the call waits for the budget once.
+	 */
+	private long deviceBytes() {
+		long bytes = 0;
+		for (Object parameter : this.parameters) {
+			if (parameter instanceof Input input) {
+				bytes += Device.allocationSize(input.type.bufferBytes(input.type.length(input.values)));
+			}
+			else if (parameter instanceof Output output) {
+				bytes += Device.allocationSize(output.type.bufferBytes(output.count));
+			}
+		}
+		return bytes;
 	}
 
 	private KernelCall append(Object parameter) {

@@ -61,4 +61,14 @@ public @interface Offload {
 	 */
 	String timeout() default "";
 
+	/**
+	 * The device memory the call's buffers are expected to take: a session the call opens
+	 * reserves it in its device's budget before the method runs (waiting under its
+	 * priority and deadline, or failing with
+	 * {@link dev.offload.MemoryBudgetExceededException}); a joined session keeps what it
+	 * has.
+	 * @return the bytes, or 0 (the default) to reserve as buffers are allocated
+	 */
+	long memoryBytes() default 0;
+
 }

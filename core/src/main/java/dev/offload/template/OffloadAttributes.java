@@ -20,7 +20,8 @@ import dev.offload.StreamPriority;
  * {@link dev.offload.Device#openSession(StreamPriority, Duration)}), or {@code null} for
  * the registry's default; a joined session keeps its own
  */
-public record OffloadAttributes(int device, Propagation propagation, StreamPriority priority, Duration timeout) {
+public record OffloadAttributes(int device, Propagation propagation, StreamPriority priority, Duration timeout,
+		long memoryBytes) {
 
 	private static final Pattern SIMPLE_DURATION = Pattern.compile("^([+]?\\d+)(ns|us|ms|s|m|h|d)$");
 
@@ -34,7 +35,7 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 	 * {@link StreamPriority#NORMAL}.
 	 */
 	public static final OffloadAttributes DEFAULTS = new OffloadAttributes(ANY_DEVICE, Propagation.REQUIRED,
-			StreamPriority.NORMAL, null);
+			StreamPriority.NORMAL, null, 0);
 
 	/**
 	 * Checks the values.
@@ -43,10 +44,15 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 	 * @param priority the priority class of a new session's stream
 	 * @param timeout the timeout of a new session, or {@code null} for the registry's
 	 * default
+	 * @param memoryBytes the device memory a new session reserves in its device's budget
+	 * when it opens, or 0 for none
 	 * @throws IllegalArgumentException if the device is below -1, the propagation or
-	 * priority {@code null}, or the timeout not positive
+	 * priority {@code null}, the timeout not positive or the memory negative
 	 */
 	public OffloadAttributes {
+		if (memoryBytes < 0) {
+			throw new IllegalArgumentException("memoryBytes must be at least 0, was " + memoryBytes);
+		}
 		if (device < ANY_DEVICE) {
 			throw new IllegalArgumentException(
 					"device must be -1 (the least busy device) or a device id, was " + device);
@@ -71,7 +77,29 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 	 * {@code null}
 	 */
 	public OffloadAttributes(int device, Propagation propagation, StreamPriority priority) {
-		this(device, propagation, priority, null);
+		this(device, propagation, priority, null, 0);
+	}
+
+	/**
+	 * Creates attributes without a memory estimate.
+	 * @param device the device's id, or {@link #ANY_DEVICE} for the least busy one
+	 * @param propagation how the call relates to the bound session
+	 * @param priority the priority class of a new session's stream
+	 * @param timeout the timeout of a new session, or {@code null} for the registry's
+	 * default
+	 * @throws IllegalArgumentException if a value is out of range
+	 */
+	public OffloadAttributes(int device, Propagation propagation, StreamPriority priority, Duration timeout) {
+		this(device, propagation, priority, timeout, 0);
+	}
+
+	/**
+	 * Returns a copy whose new sessions reserve device memory when they open.
+	 * @param bytes the memory the session's buffers are expected to take, or 0 for none
+	 * @return the new attributes
+	 */
+	public OffloadAttributes withMemoryBytes(long bytes) {
+		return new OffloadAttributes(this.device, this.propagation, this.priority, this.timeout, bytes);
 	}
 
 	/**
@@ -83,7 +111,7 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 	 */
 	public static OffloadAttributes of(Offload offload) {
 		return new OffloadAttributes(offload.device(), offload.propagation(), offload.priority(),
-				parseTimeout(offload.timeout()));
+				parseTimeout(offload.timeout()), offload.memoryBytes());
 	}
 
 	/**
@@ -147,7 +175,7 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 	 * @return the new attributes
 	 */
 	public OffloadAttributes withDevice(int deviceId) {
-		return new OffloadAttributes(deviceId, this.propagation, this.priority, this.timeout);
+		return new OffloadAttributes(deviceId, this.propagation, this.priority, this.timeout, this.memoryBytes);
 	}
 
 	/**
@@ -156,7 +184,7 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 	 * @return the new attributes
 	 */
 	public OffloadAttributes withPropagation(Propagation value) {
-		return new OffloadAttributes(this.device, value, this.priority, this.timeout);
+		return new OffloadAttributes(this.device, value, this.priority, this.timeout, this.memoryBytes);
 	}
 
 	/**
@@ -165,7 +193,7 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 	 * @return the new attributes
 	 */
 	public OffloadAttributes withPriority(StreamPriority value) {
-		return new OffloadAttributes(this.device, this.propagation, value, this.timeout);
+		return new OffloadAttributes(this.device, this.propagation, value, this.timeout, this.memoryBytes);
 	}
 
 	/**
@@ -174,7 +202,7 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 	 * @return the new attributes
 	 */
 	public OffloadAttributes withTimeout(Duration value) {
-		return new OffloadAttributes(this.device, this.propagation, this.priority, value);
+		return new OffloadAttributes(this.device, this.propagation, this.priority, value, this.memoryBytes);
 	}
 
 }

@@ -73,6 +73,15 @@ final class SessionScope {
 	private static SessionScope open(DeviceRegistry registry, OffloadAttributes attributes) {
 		Device device = attributes.anyDevice() ? registry.leastBusy() : registry.device(attributes.device());
 		OffloadSession session = device.openSession(attributes.priority(), attributes.timeout());
+		if (attributes.memoryBytes() > 0) {
+			try {
+				session.reserveMemory(attributes.memoryBytes());
+			}
+			catch (RuntimeException ex) {
+				session.close();
+				throw ex;
+			}
+		}
 		return new SessionScope(session, true, OffloadSessionBinding.bind(session));
 	}
 

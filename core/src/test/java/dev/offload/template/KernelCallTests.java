@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import dev.offload.Device;
 import dev.offload.DeviceBuffer;
 import dev.offload.DeviceRegistry;
+import dev.offload.MemoryStatistics;
 import dev.offload.StreamPoolConfig;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.kernel.LaunchConfig;
@@ -62,6 +63,24 @@ class KernelCallTests {
 			.run();
 		assertThat(result.size()).isOne();
 		assertThat(result.floats(0)).containsExactly(3, 6, 9, 12, 15);
+	}
+
+	@Test
+	void runShouldReserveItsInputsAndOutputsOnceAndGiveThemBack() {
+		float[] x = new float[1000];
+		KernelResult result = this.template.kernel(TemplateTestKernels.SCALE)
+			.device(0)
+			.threads(x.length)
+			.arg(x.length)
+			.arg(2f)
+			.in(x)
+			.outFloats(x.length)
+			.run();
+		assertThat(result.floats(0)).hasSize(1000);
+		MemoryStatistics statistics = this.registry.device(0).memoryStatistics();
+		assertThat(statistics.peakBytes()).isEqualTo(2 * Device.allocationSize(4000));
+		assertThat(statistics.usedBytes()).isZero();
+		assertThat(statistics.waiting()).isZero();
 	}
 
 	@Test

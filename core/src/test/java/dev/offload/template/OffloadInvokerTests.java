@@ -6,6 +6,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import dev.offload.DeviceRegistry;
+import dev.offload.MemoryBudgetExceededException;
 import dev.offload.OffloadSession;
 import dev.offload.backend.host.HostBackend;
 
@@ -34,6 +35,22 @@ class OffloadInvokerTests {
 				() -> OffloadSessionBinding.currentSession().orElseThrow());
 		assertThat(used.device().id()).isOne();
 		assertThat(used.isClosed()).isTrue();
+	}
+
+	@Test
+	void executeWithAMemoryEstimateShouldReserveItBeforeTheCallRuns() {
+		long reserved = this.invoker.execute(OffloadAttributes.DEFAULTS.withDevice(0).withMemoryBytes(4096),
+				() -> OffloadSessionBinding.currentSession().orElseThrow().reservedMemory());
+		assertThat(reserved).isEqualTo(4096);
+		assertThat(this.registry.device(0).memoryStatistics().usedBytes()).isZero();
+	}
+
+	@Test
+	void executeWithAnEstimateLargerThanTheBudgetShouldFailBeforeTheCallAndEndTheSession() {
+		long budget = this.registry.device(0).memoryStatistics().budgetBytes();
+		assertThatExceptionOfType(MemoryBudgetExceededException.class).isThrownBy(() -> this.invoker
+			.execute(OffloadAttributes.DEFAULTS.withDevice(0).withMemoryBytes(budget + 1), () -> "never"));
+		assertThat(this.registry.device(0).activeSessions()).isZero();
 	}
 
 	@Test

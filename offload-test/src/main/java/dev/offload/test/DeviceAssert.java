@@ -3,9 +3,11 @@ package dev.offload.test;
 import org.assertj.core.api.AbstractAssert;
 
 import dev.offload.Device;
+import dev.offload.MemoryStatistics;
 
 /**
- * Assertions on a {@link Device}: its health and the failure that ended it.
+ * Assertions on a {@link Device}: its health, the failure that ended it, and the memory
+ * it still holds.
  */
 public class DeviceAssert extends AbstractAssert<DeviceAssert, Device> {
 
@@ -52,6 +54,26 @@ public class DeviceAssert extends AbstractAssert<DeviceAssert, Device> {
 		if (failure.getMessage() == null || !failure.getMessage().contains(message)) {
 			failWithMessage("Expected device %d to have failed with a message containing \"%s\" but it failed with %s",
 					this.actual.id(), message, failure);
+		}
+		return this;
+	}
+
+	/**
+	 * Verifies that the device holds no memory beyond its buffer cache: no device or
+	 * page-locked buffer is in use, no session holds a reservation and nobody waits for
+	 * the budget. Call it after a test has closed its sessions (and their
+	 * {@code closeAsync} futures completed) to show that nothing leaked.
+	 * @return this assertion
+	 */
+	public DeviceAssert holdsNoMemoryBeyondItsCache() {
+		isNotNull();
+		MemoryStatistics statistics = this.actual.memoryStatistics();
+		if (statistics.usedBytes() != 0 || statistics.hostUsedBytes() != 0 || statistics.waiting() != 0) {
+			failWithMessage(
+					"Expected device %d to hold no memory beyond its cache but %d device bytes and %d page-locked bytes "
+							+ "are in use and %d waiting for the budget (a session or buffer not closed?)%n%s",
+					this.actual.id(), statistics.usedBytes(), statistics.hostUsedBytes(), statistics.waiting(),
+					statistics);
 		}
 		return this;
 	}

@@ -255,6 +255,18 @@ final class CudaCalls {
 		return call(() -> JCudaDriver.cuMemAlloc(pointer, bytes));
 	}
 
+	static int cuMemAllocAsync(CUdeviceptr pointer, long bytes, CUstream stream) {
+		return call(() -> JCudaDriver.cuMemAllocAsync(pointer, bytes, stream));
+	}
+
+	static int cuMemFreeAsync(CUdeviceptr pointer, CUstream stream) {
+		return call(() -> JCudaDriver.cuMemFreeAsync(pointer, stream));
+	}
+
+	static int cuMemGetInfo(long[] free, long[] total) {
+		return call(() -> JCudaDriver.cuMemGetInfo(free, total));
+	}
+
 	static int cuMemFree(CUdeviceptr pointer) {
 		return call(JCudaDriver::cuMemFree, pointer);
 	}

@@ -221,6 +221,24 @@ final class CudaDevice implements BackendDevice {
 	}
 
 	@Override
+	public NativeMemory allocateDevice(long bytes, BackendStream stream) {
+		makeCurrent();
+		CUdeviceptr pointer = new CUdeviceptr();
+		CudaErrors.check("cuMemAllocAsync(" + bytes + " bytes)",
+				CudaCalls.cuMemAllocAsync(pointer, bytes, ((CudaStream) stream).nativeStream()), this.ordinal);
+		return CudaMemory.deviceOrdered(this, pointer, bytes);
+	}
+
+	@Override
+	public long freeMemoryBytes() {
+		makeCurrent();
+		long[] free = new long[1];
+		long[] total = new long[1];
+		int result = CudaCalls.cuMemGetInfo(free, total);
+		return (result == jcuda.driver.CUresult.CUDA_SUCCESS) ? free[0] : -1;
+	}
+
+	@Override
 	public NativeMemory allocateHost(long bytes) {
 		makeCurrent();
 		Pointer host = new Pointer();

@@ -4,13 +4,15 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 import dev.offload.spi.BackendException;
+import dev.offload.spi.BackendStream;
 import dev.offload.spi.NativeMemory;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 
 /**
- * Device memory ({@code cuMemAlloc}) or page-locked, mapped host memory
- * ({@code cuMemHostAlloc}). Both have a device address, so copies and memsets take one
+ * Device memory ({@code cuMemAllocAsync} from the device's default memory pool, or
+ * {@code cuMemAlloc}) or page-locked, mapped host memory ({@code cuMemHostAlloc}), or a
+ * part of such a host block. All have a device address, so copies and memsets take one
  * path; host memory also has a host view.
  */
 final class CudaMemory implements NativeMemory {
@@ -25,23 +27,36 @@ final class CudaMemory implements NativeMemory {
 
 	private final ByteBuffer view;
 
+	/** Allocated in a stream's order, so it can be freed in one. */
+	private final boolean ordered;
+
+	/** A part of a host block: the block is freed as a whole, never the part. */
+	private final boolean part;
+
 	private boolean freed;
 
-	private CudaMemory(CudaDevice device, long size, CUdeviceptr address, Pointer hostPointer) {
+	private CudaMemory(CudaDevice device, long size, CUdeviceptr address, Pointer hostPointer, ByteBuffer view,
+			boolean ordered, boolean part) {
 		this.device = device;
 		this.size = size;
 		this.address = address;
 		this.hostPointer = hostPointer;
-		this.view = (hostPointer != null)
-				? hostPointer.getByteBuffer(0, Math.min(size, Integer.MAX_VALUE)).order(ByteOrder.LITTLE_ENDIAN) : null;
+		this.view = view;
+		this.ordered = ordered;
+		this.part = part;
 	}
 
 	static CudaMemory device(CudaDevice device, CUdeviceptr pointer, long size) {
-		return new CudaMemory(device, size, pointer, null);
+		return new CudaMemory(device, size, pointer, null, null, false, false);
+	}
+
+	static CudaMemory deviceOrdered(CudaDevice device, CUdeviceptr pointer, long size) {
+		return new CudaMemory(device, size, pointer, null, null, true, false);
 	}
 
 	static CudaMemory host(CudaDevice device, Pointer host, CUdeviceptr mapped, long size) {
-		return new CudaMemory(device, size, mapped, host);
+		ByteBuffer view = host.getByteBuffer(0, Math.min(size, Integer.MAX_VALUE)).order(ByteOrder.LITTLE_ENDIAN);
+		return new CudaMemory(device, size, mapped, host, view, false, false);
 	}
 
 	/**
@@ -74,8 +89,20 @@ final class CudaMemory implements NativeMemory {
 	}
 
 	@Override
+	public NativeMemory slice(long offset, long bytes) {
+		if (this.hostPointer == null || offset < 0 || bytes < 1 || offset > this.size - bytes
+				|| offset + bytes > Integer.MAX_VALUE) {
+			throw new IllegalArgumentException(
+					"Cannot take [" + offset + ", " + offset + " + " + bytes + ") of " + this + " as a part");
+		}
+		ByteBuffer partView = this.view.slice((int) offset, (int) bytes).order(ByteOrder.LITTLE_ENDIAN);
+		return new CudaMemory(this.device, bytes, at(offset), this.hostPointer.withByteOffset(offset), partView, false,
+				true);
+	}
+
+	@Override
 	public synchronized void free() {
-		if (this.freed) {
+		if (this.freed || this.part) {
 			return;
 		}
 		this.freed = true;
@@ -88,6 +115,26 @@ final class CudaMemory implements NativeMemory {
 			else {
 				CudaErrors.checkQuietly("cuMemFree", CudaCalls.cuMemFree(this.address), this.device.ordinal());
 			}
+		}
+		catch (BackendException ex) {
+			CudaErrors.logReleaseFailure(ex);
+		}
+	}
+
+	@Override
+	public synchronized void free(BackendStream stream) {
+		if (!this.ordered || !(stream instanceof CudaStream cudaStream)) {
+			free();
+			return;
+		}
+		if (this.freed) {
+			return;
+		}
+		this.freed = true;
+		try {
+			this.device.makeCurrent();
+			CudaErrors.checkQuietly("cuMemFreeAsync", CudaCalls.cuMemFreeAsync(this.address, cudaStream.nativeStream()),
+					this.device.ordinal());
 		}
 		catch (BackendException ex) {
 			CudaErrors.logReleaseFailure(ex);

@@ -7,6 +7,7 @@ import dev.offload.spi.BackendStream;
 import dev.offload.spi.NativeMemory;
 import jcuda.Pointer;
 import jcuda.driver.CUresult;
+import jcuda.driver.CUstream;
 
 /**
  * A {@code CU_STREAM_NON_BLOCKING} stream. {@link #query()} allocates nothing: the
@@ -19,6 +20,10 @@ final class CudaStream implements BackendStream {
 	private final CudaStreamHandle stream;
 
 	private final int deviceId;
+
+	CUstream nativeStream() {
+		return this.stream;
+	}
 
 	CudaStream(CudaDevice device, CudaStreamHandle stream) {
 		this.device = device;

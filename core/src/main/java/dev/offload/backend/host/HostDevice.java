@@ -44,6 +44,9 @@ final class HostDevice implements BackendDevice {
 
 	private volatile BackendException fault;
 
+	/** The emulated device memory allocated and not yet freed. */
+	private final AtomicLong allocatedBytes = new AtomicLong();
+
 	HostDevice(int id, String name, int workerCount, long memoryBytes) {
 		this.info = new DeviceInfo(id, name, 0, 0, memoryBytes, workerCount, LEAST_PRIORITY, GREATEST_PRIORITY);
 		this.workerCount = workerCount;
@@ -80,6 +83,26 @@ final class HostDevice implements BackendDevice {
 	}
 
 	@Override
+	public NativeMemory allocateDevice(long bytes, BackendStream stream) {
+		// Ordering on the host: the memory is there at once; its free waits for the
+		// stream (HostMemory.free(BackendStream)).
+		return allocate(bytes, false);
+	}
+
+	@Override
+	public long freeMemoryBytes() {
+		return Math.max(0, this.info.totalMemoryBytes() - this.allocatedBytes.get());
+	}
+
+	/**
+	 * Returns the emulated device memory allocated and not yet freed.
+	 * @return the bytes
+	 */
+	long allocatedBytes() {
+		return this.allocatedBytes.get();
+	}
+
+	@Override
 	public NativeMemory allocateHost(long bytes) {
 		return allocate(bytes, true);
 	}
@@ -91,12 +114,34 @@ final class HostDevice implements BackendDevice {
 					"the host backend allocates at most " + Integer.MAX_VALUE + " bytes at once, was " + bytes, id(),
 					false, null);
 		}
+		if (!host && !reserve(bytes)) {
+			throw new BackendException("allocateDevice", "HOST_ERROR_OUT_OF_MEMORY",
+					bytes + " bytes: " + this.allocatedBytes.get() + " of the emulated " + this.info.totalMemoryBytes()
+							+ " bytes are allocated (offload.host.memory)",
+					id(), false, null);
+		}
 		try {
-			return new HostMemory((int) bytes, host);
+			return new HostMemory((int) bytes, host, host ? null : this.allocatedBytes);
 		}
 		catch (OutOfMemoryError ex) {
+			if (!host) {
+				this.allocatedBytes.addAndGet(-bytes);
+			}
 			throw new BackendException(host ? "allocateHost" : "allocateDevice", "HOST_ERROR_OUT_OF_MEMORY",
 					bytes + " bytes: " + ex.getMessage(), id(), false, ex);
+		}
+	}
+
+	private boolean reserve(long bytes) {
+		long total = this.info.totalMemoryBytes();
+		while (true) {
+			long allocated = this.allocatedBytes.get();
+			if (allocated + bytes > total) {
+				return false;
+			}
+			if (this.allocatedBytes.compareAndSet(allocated, allocated + bytes)) {
+				return true;
+			}
 		}
 	}
 

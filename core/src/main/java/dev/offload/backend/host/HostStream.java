@@ -161,6 +161,20 @@ final class HostStream implements BackendStream {
 		}
 	}
 
+	/**
+	 * Frees emulated memory once the work enqueued before is done, as
+	 * {@code cuMemFreeAsync} does; even after a failure of that work.
+	 */
+	void enqueueFree(Runnable free) {
+		try {
+			enqueue(new Op("free", true, free));
+		}
+		catch (BackendException ex) {
+			// A failed device runs nothing more: its work is over, free now.
+			free.run();
+		}
+	}
+
 	private void enqueue(Op op) {
 		this.device.checkFault("enqueue " + op.name);
 		boolean schedule;

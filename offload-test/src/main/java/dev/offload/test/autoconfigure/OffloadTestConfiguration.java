@@ -22,8 +22,10 @@ import dev.offload.test.fault.FaultInjectingBackend.Operation;
  * openers for the leak check, and the backend wrapped in a {@link FaultInjectingBackend}
  * (a test may inject it to fail a device at will), with the faults of the
  * {@code offload.test.faults.*} properties: {@code <operation>.fail-at} (the Nth call
- * fails, counted from startup), {@code <operation>.sticky} (the failure kills its device)
- * and {@code device} (the faults hit that device only).
+ * fails, counted from startup), {@code <operation>.sticky} (the failure kills its
+ * device), {@code allocate.out-of-memory} (the allocation fails with out of memory
+ * instead), {@code allocate.times} (that many allocations in a row fail) and
+ * {@code device} (the faults hit that device only).
  */
 @AutoConfiguration(beforeName = "dev.offload.autoconfigure.OffloadAutoConfiguration")
 public final class OffloadTestConfiguration {
@@ -35,6 +37,10 @@ public final class OffloadTestConfiguration {
 	public static final String FAULTS_PREFIX = "offload.test.faults.";
 
 	private static final String DEVICE = FAULTS_PREFIX + "device";
+
+	private static final String OUT_OF_MEMORY = FAULTS_PREFIX + "allocate.out-of-memory";
+
+	private static final String TIMES = FAULTS_PREFIX + "allocate.times";
 
 	@Bean
 	SessionOpeners offloadTestSessionOpeners() {
@@ -67,8 +73,12 @@ public final class OffloadTestConfiguration {
 						DEVICE + " names no device of the test's backend: " + ex.getMessage(), ex);
 			}
 		}
+		injectOutOfMemory(faults, environment);
 		for (Operation operation : Operation.values()) {
 			String prefix = prefix(operation);
+			if (operation == Operation.ALLOCATE && environment.getProperty(OUT_OF_MEMORY, Boolean.class, false)) {
+				continue;
+			}
 			Long failAt = environment.getProperty(prefix + "fail-at", Long.class);
 			boolean sticky = environment.getProperty(prefix + "sticky", Boolean.class, false);
 			if (failAt == null) {
@@ -90,6 +100,29 @@ public final class OffloadTestConfiguration {
 		return faults;
 	}
 
+	private static void injectOutOfMemory(FaultInjectingBackend faults, Environment environment) {
+		boolean outOfMemory = environment.getProperty(OUT_OF_MEMORY, Boolean.class, false);
+		Long times = environment.getProperty(TIMES, Long.class);
+		String failAt = prefix(Operation.ALLOCATE) + "fail-at";
+		Long at = environment.getProperty(failAt, Long.class);
+		if (!outOfMemory) {
+			if (times != null) {
+				throw new IllegalArgumentException(TIMES + " is set without " + OUT_OF_MEMORY + "=true");
+			}
+			return;
+		}
+		if (at == null) {
+			throw new IllegalArgumentException(OUT_OF_MEMORY + " is set without " + failAt);
+		}
+		try {
+			faults.failOutOfMemoryNth(at, (times != null) ? times : 1);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException(
+					"The allocation fault (" + failAt + ", " + TIMES + ") is invalid: " + ex.getMessage(), ex);
+		}
+	}
+
 	private static String prefix(Operation operation) {
 		return FAULTS_PREFIX + operation.name().toLowerCase(Locale.ROOT).replace('_', '-') + ".";
 	}
@@ -104,6 +137,8 @@ public final class OffloadTestConfiguration {
 			.flatMap((operation) -> Set.of(prefix(operation) + "fail-at", prefix(operation) + "sticky").stream())
 			.collect(Collectors.toCollection(TreeSet::new));
 		known.add(DEVICE);
+		known.add(OUT_OF_MEMORY);
+		known.add(TIMES);
 		Set<String> unknown = configurable.getPropertySources()
 			.stream()
 			.filter(EnumerablePropertySource.class::isInstance)

@@ -24,12 +24,14 @@ import dev.offload.spi.BackendException;
  * faults.failStickyNth(Operation.LAUNCH, 10);          // the 10th launch kills the device
  * faults.delay(Operation.SYNCHRONIZE, Duration.ofMillis(2));
  * faults.failDevice(1, "Xid 79");                    // device 1 is lost now: its next call fails sticky
+ * faults.failOutOfMemoryNth(1, 2);                    // the next 2 allocations find the device full
  * DeviceRegistry registry = DeviceRegistry.builder(faults).build();
  * }</pre> A failed launch fails like a kernel on a GPU: the launch call returns, and the
  * stream's next query or synchronize throws. An injected query or synchronize fault also
  * stands for failed work: it fires once the stream's work is over. Other operations throw
  * at the call. Injected errors are {@link BackendException}s named {@code INJECTED_FAULT}
- * (or {@code INJECTED_STICKY_FAULT}).
+ * (or {@code INJECTED_STICKY_FAULT}, or {@code INJECTED_ERROR_OUT_OF_MEMORY}, which
+ * Offload handles as the driver's out of memory: it trims its cache and retries once).
  */
 public final class FaultInjectingBackend implements Backend {
 
@@ -114,6 +116,22 @@ public final class FaultInjectingBackend implements Backend {
 	 */
 	public FaultInjectingBackend failStickyNth(Operation operation, long n) {
 		return rule(operation, Rule.nth(this.calls.get(operation).get() + checkN(n), true));
+	}
+
+	/**
+	 * Makes the {@code n}th allocation (counted from now) and the {@code times - 1} after
+	 * it fail with out of memory, as a full GPU would. Offload retries a refused
+	 * allocation once after trimming its cache, so {@code times} of 1 shows the retry and
+	 * 2 a {@code DeviceOutOfMemoryException}.
+	 * @param n from 1
+	 * @param times how many allocations in a row fail, from 1
+	 * @return this backend
+	 */
+	public FaultInjectingBackend failOutOfMemoryNth(long n, long times) {
+		if (times < 1) {
+			throw new IllegalArgumentException("times must be at least 1, was " + times);
+		}
+		return rule(Operation.ALLOCATE, Rule.outOfMemory(this.calls.get(Operation.ALLOCATE).get() + checkN(n), times));
 	}
 
 	/**
@@ -248,6 +266,10 @@ public final class FaultInjectingBackend implements Backend {
 			return null;
 		}
 		this.injected.get(operation).incrementAndGet();
+		if (rule.outOfMemory) {
+			return new BackendException(call, "INJECTED_ERROR_OUT_OF_MEMORY",
+					"injected out of memory on call " + count + " of " + operation, deviceId, false, null);
+		}
 		if (rule.sticky) {
 			BackendException error = new BackendException(call, "INJECTED_STICKY_FAULT",
 					"injected sticky fault on call " + count + " of " + operation, deviceId, true, null);
@@ -279,9 +301,14 @@ public final class FaultInjectingBackend implements Backend {
 	 */
 	private static final class Rule {
 
-		static final Rule NONE = new Rule(-1, false, 0, null, 0);
+		static final Rule NONE = new Rule(-1, false, 0, null, 0, 1, false);
 
 		final long nth;
+
+		/** How many calls from the {@link #nth} on fail. */
+		final long times;
+
+		final boolean outOfMemory;
 
 		final boolean sticky;
 
@@ -291,7 +318,10 @@ public final class FaultInjectingBackend implements Backend {
 
 		final long delayNanos;
 
-		private Rule(long nth, boolean sticky, double rate, SplittableRandom random, long delayNanos) {
+		private Rule(long nth, boolean sticky, double rate, SplittableRandom random, long delayNanos, long times,
+				boolean outOfMemory) {
+			this.times = times;
+			this.outOfMemory = outOfMemory;
 			this.nth = nth;
 			this.sticky = sticky;
 			this.rate = rate;
@@ -300,20 +330,24 @@ public final class FaultInjectingBackend implements Backend {
 		}
 
 		static Rule nth(long nth, boolean sticky) {
-			return new Rule(nth, sticky, 0, null, 0);
+			return new Rule(nth, sticky, 0, null, 0, 1, false);
+		}
+
+		static Rule outOfMemory(long nth, long times) {
+			return new Rule(nth, false, 0, null, 0, times, true);
 		}
 
 		static Rule rate(double rate, long seed) {
-			return new Rule(-1, false, rate, new SplittableRandom(seed), 0);
+			return new Rule(-1, false, rate, new SplittableRandom(seed), 0, 1, false);
 		}
 
 		Rule withDelay(long nanos) {
-			return new Rule(this.nth, this.sticky, this.rate, this.random, nanos);
+			return new Rule(this.nth, this.sticky, this.rate, this.random, nanos, this.times, this.outOfMemory);
 		}
 
 		boolean fires(long count) {
 			if (this.nth > 0) {
-				return count == this.nth;
+				return count >= this.nth && count < this.nth + this.times;
 			}
 			if (this.random == null) {
 				return false;

@@ -60,6 +60,18 @@ final class FaultyDevice implements BackendDevice {
 	}
 
 	@Override
+	public NativeMemory allocateDevice(long bytes, BackendStream stream) {
+		check(Operation.ALLOCATE, "allocateDevice");
+		BackendStream own = (stream instanceof FaultyStream faulty) ? faulty.delegate() : stream;
+		return this.delegate.allocateDevice(bytes, own);
+	}
+
+	@Override
+	public long freeMemoryBytes() {
+		return this.delegate.freeMemoryBytes();
+	}
+
+	@Override
 	public NativeMemory allocateHost(long bytes) {
 		check(Operation.ALLOCATE, "allocateHost");
 		return this.delegate.allocateHost(bytes);

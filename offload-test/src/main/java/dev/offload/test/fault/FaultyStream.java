@@ -19,6 +19,10 @@ final class FaultyStream implements BackendStream {
 
 	private volatile BackendException failedWork;
 
+	BackendStream delegate() {
+		return this.delegate;
+	}
+
 	FaultyStream(FaultyDevice device, BackendStream delegate) {
 		this.device = device;
 		this.delegate = delegate;

@@ -4,7 +4,11 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.mock.env.MockEnvironment;
 
+import dev.offload.Device;
+import dev.offload.DeviceBuffer;
+import dev.offload.DeviceOutOfMemoryException;
 import dev.offload.DeviceRegistry;
+import dev.offload.MemoryStatistics;
 import dev.offload.OffloadSession;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.kernel.LaunchConfig;
@@ -54,6 +58,48 @@ class OffloadTestConfigurationTests {
 			OffloadAssertions.assertThat(registry.device(0)).isHealthy();
 			runNoop(registry, 0);
 		}
+	}
+
+	@Test
+	void injectFaultsWhenAllocationsRunOutOfMemoryShouldRetryOnceThenThrowARetryableError() {
+		this.environment.withProperty("offload.test.faults.allocate.fail-at", "1")
+			.withProperty("offload.test.faults.allocate.out-of-memory", "true")
+			.withProperty("offload.test.faults.allocate.times", "3");
+		FaultInjectingBackend faults = inject(1);
+		try (DeviceRegistry registry = DeviceRegistry.builder(faults).build()) {
+			try (OffloadSession session = registry.openSession()) {
+				assertThatExceptionOfType(DeviceOutOfMemoryException.class).isThrownBy(() -> session.allocate(4096))
+					.withMessageContaining("requested 4096 bytes");
+				// The third refusal is the retry of this allocation: the fourth succeeds.
+				session.fill(session.allocate(4096), (byte) 1);
+			}
+			MemoryStatistics statistics = registry.device(0).memoryStatistics();
+			assertThat(statistics.outOfMemoryRetries()).isEqualTo(2);
+			assertThat(statistics.outOfMemoryFailures()).isEqualTo(1);
+			assertThat(faults.injected(Operation.ALLOCATE)).isEqualTo(3);
+			OffloadAssertions.assertThat(registry.device(0)).isHealthy().holdsNoMemoryBeyondItsCache();
+		}
+	}
+
+	@Test
+	void holdsNoMemoryBeyondItsCacheWhenABufferIsStillOpenShouldFailNamingIt() {
+		try (DeviceRegistry registry = DeviceRegistry.builder(inject(1)).build()) {
+			Device device = registry.device(0);
+			DeviceBuffer buffer = device.allocate(1000);
+			assertThatExceptionOfType(AssertionError.class)
+				.isThrownBy(() -> OffloadAssertions.assertThat(device).holdsNoMemoryBeyondItsCache())
+				.withMessageContaining("1024 device bytes and 0 page-locked bytes are in use");
+			buffer.close();
+			OffloadAssertions.assertThat(device).holdsNoMemoryBeyondItsCache();
+		}
+	}
+
+	@Test
+	void injectFaultsWhenOutOfMemoryHasNoFailAtShouldSayWhatIsMissing() {
+		this.environment.withProperty("offload.test.faults.allocate.out-of-memory", "true");
+		assertThatIllegalArgumentException().isThrownBy(() -> inject(1))
+			.withMessage(
+					"offload.test.faults.allocate.out-of-memory is set without offload.test.faults.allocate.fail-at");
 	}
 
 	@Test

@@ -1,0 +1,89 @@
+package dev.offload.benchmarks.jmh;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+import dev.offload.Device;
+import dev.offload.DeviceRegistry;
+import dev.offload.MemoryConfig;
+import dev.offload.OffloadSession;
+import dev.offload.backend.host.HostBackend;
+
+/**
+ * The memory path's own cost, by every thread of the run on one device of the host
+ * backend (whose device memory is a direct buffer allocated once, on the first miss; what
+ * is measured is Offload's code): a cache hit's acquire and release of an
+ * application-owned buffer (budget admission, size class, cache poll, buffer, cache
+ * offer, budget release), and a session's reservation in the budget with its opening and
+ * closing. Run with {@code -t 1} and {@code -t 16}:
+ * {@code java -jar benchmarks.jar MemoryBenchmark -t 16}.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(1)
+@State(Scope.Benchmark)
+public class MemoryBenchmark {
+
+	private DeviceRegistry registry;
+
+	private Device device;
+
+	/**
+	 * Builds one host device with a budget of 90% of 1 GiB.
+	 */
+	@Setup(Level.Trial)
+	public void setUp() {
+		this.registry = DeviceRegistry.builder(HostBackend.builder().memoryBytes(1L << 30).build())
+			.memory(MemoryConfig.DEFAULTS)
+			.build();
+		this.device = this.registry.device(0);
+	}
+
+	/**
+	 * Closes the registry.
+	 */
+	@TearDown(Level.Trial)
+	public void tearDown() {
+		this.registry.close(Duration.ofSeconds(5));
+	}
+
+	/**
+	 * A cache hit: a 4 KiB device buffer admitted by the budget, taken from the cache,
+	 * given back to both.
+	 * @return the buffer's size, so that nothing is eliminated
+	 */
+	@Benchmark
+	public long cacheHitAcquireRelease() {
+		var buffer = this.device.allocate(4096);
+		long size = buffer.size();
+		buffer.close();
+		return size;
+	}
+
+	/**
+	 * A session admitted by the budget: open, reserve 1 MiB, close (no stream borrowed).
+	 * @return the reservation, so that nothing is eliminated
+	 */
+	@Benchmark
+	public long sessionBudgetAdmission() {
+		try (OffloadSession session = this.device.openSession()) {
+			return session.reserveMemory(1 << 20).reservedMemory();
+		}
+	}
+
+}

@@ -1,0 +1,199 @@
+package dev.offload;
+
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.offload.spi.BackendDevice;
+import dev.offload.spi.BackendStream;
+import dev.offload.spi.NativeMemory;
+
+/**
+ * The device's memory thread ({@code offload-device0-memory}): frees evicted blocks in
+ * the order of a stream of its own ({@code cuMemFreeAsync}, no device-wide
+ * synchronization) and grows the page-locked staging arena, so that no request and no
+ * completion thread waits for either. Started on first use.
+ * <p>
+ * Jobs run under one lock, so that {@link #flush()} (the out-of-memory path) sees every
+ * free queued before it done, including one the thread is running.
+ */
+final class MemoryThread {
+
+	private static final Logger logger = LoggerFactory.getLogger(MemoryThread.class);
+
+	private static final Runnable STOP = () -> {
+	};
+
+	private final int deviceId;
+
+	private final BackendDevice backendDevice;
+
+	private final int leastPriority;
+
+	private final LinkedBlockingQueue<Runnable> jobs = new LinkedBlockingQueue<>();
+
+	private final ReentrantLock lock = new ReentrantLock();
+
+	private volatile BackendStream stream;
+
+	private volatile Thread thread;
+
+	private volatile boolean stopped;
+
+	MemoryThread(int deviceId, BackendDevice backendDevice, int leastPriority) {
+		this.deviceId = deviceId;
+		this.backendDevice = backendDevice;
+		this.leastPriority = leastPriority;
+	}
+
+	/**
+	 * Tells whether the calling thread is this memory thread.
+	 */
+	boolean isCurrent() {
+		return Thread.currentThread() == this.thread;
+	}
+
+	/**
+	 * Returns the thread's own stream, creating it the first time.
+	 */
+	BackendStream stream() {
+		BackendStream current = this.stream;
+		if (current == null) {
+			synchronized (this) {
+				current = this.stream;
+				if (current == null) {
+					current = this.backendDevice.createStream(this.leastPriority);
+					this.stream = current;
+				}
+			}
+		}
+		return current;
+	}
+
+	/**
+	 * Queues a job; after {@link #stop()}, runs it on the calling thread.
+	 */
+	void submit(Runnable job) {
+		if (this.stopped) {
+			runLocked(job);
+			return;
+		}
+		start();
+		this.jobs.add(job);
+	}
+
+	/**
+	 * Queues a stream-ordered free of an idle block.
+	 */
+	void free(NativeMemory memory) {
+		submit(() -> memory.free(stream()));
+	}
+
+	/**
+	 * Runs the queued jobs on the calling thread, then waits for the frees on the
+	 * thread's stream (that stream only: not a device-wide synchronization).
+	 */
+	void flush() {
+		this.lock.lock();
+		try {
+			Runnable job;
+			while ((job = this.jobs.poll()) != null) {
+				runQuietly(job);
+			}
+			BackendStream current = this.stream;
+			if (current != null) {
+				current.synchronize();
+			}
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/**
+	 * Stops the thread after the jobs queued so far, runs what is left, and destroys the
+	 * stream.
+	 */
+	void stop() {
+		this.stopped = true;
+		Thread current = this.thread;
+		if (current != null) {
+			this.jobs.add(STOP);
+			try {
+				current.join(10_000);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+		try {
+			flush();
+		}
+		catch (RuntimeException ex) {
+			// A failed device: its memory goes with its context.
+			logger.debug("Device {}: the memory thread's last frees failed: {}", this.deviceId, ex.getMessage());
+		}
+		BackendStream own = this.stream;
+		if (own != null) {
+			this.stream = null;
+			try {
+				own.destroy();
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Device {}: could not destroy the memory thread's stream: {}", this.deviceId,
+						ex.getMessage());
+			}
+		}
+	}
+
+	private void start() {
+		if (this.thread == null) {
+			synchronized (this) {
+				if (this.thread == null && !this.stopped) {
+					Thread started = new Thread(this::run, "offload-device" + this.deviceId + "-memory");
+					started.setDaemon(true);
+					this.thread = started;
+					started.start();
+				}
+			}
+		}
+	}
+
+	private void run() {
+		while (true) {
+			Runnable job;
+			try {
+				job = this.jobs.take();
+			}
+			catch (InterruptedException ex) {
+				return;
+			}
+			if (job == STOP) {
+				return;
+			}
+			runLocked(job);
+		}
+	}
+
+	private void runLocked(Runnable job) {
+		this.lock.lock();
+		try {
+			runQuietly(job);
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	private void runQuietly(Runnable job) {
+		try {
+			job.run();
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Device {}: a memory job failed: {}", this.deviceId, ex.getMessage());
+		}
+	}
+
+}

@@ -1,0 +1,287 @@
+package dev.offload;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import dev.offload.backend.host.HostBackend;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The memory model on the host backend: size classes, the cache, the budget and its
+ * waits, out of memory, and that every path gives everything back.
+ */
+class MemoryTests {
+
+	private static final long KIB = 1024;
+
+	private static final long MIB = 1024 * KIB;
+
+	private DeviceRegistry registry;
+
+	private Device open(long emulatedBytes, MemoryConfig memory, long cacheBytes) {
+		HostBackend backend = HostBackend.builder().workersPerDevice(2).memoryBytes(emulatedBytes).build();
+		this.registry = DeviceRegistry.builder(backend)
+			.streamPool(StreamPoolConfig.DEFAULTS.withInitialSize(4))
+			.memory(memory)
+			.bufferCacheMaxBytes(cacheBytes)
+			.build();
+		return this.registry.device(0);
+	}
+
+	@AfterEach
+	void close() {
+		if (this.registry != null) {
+			this.registry.close(Duration.ofSeconds(5));
+		}
+	}
+
+	@Test
+	void sizeClassWhenAnySizeShouldHoldItAndWasteLessThanAQuarter() {
+		long previous = 0;
+		int previousIndex = -1;
+		for (long bytes = 1; bytes < 64 * MIB; bytes += 1 + bytes / 97) {
+			long size = SizeClasses.sizeClass(bytes);
+			assertThat(size).isGreaterThanOrEqualTo(bytes);
+			if (bytes > SizeClasses.MIN_BYTES) {
+				assertThat(size - bytes).isLessThan(bytes / 4);
+			}
+			int index = SizeClasses.index(size);
+			assertThat(index).isBetween(0, SizeClasses.COUNT - 1);
+			if (size != previous) {
+				assertThat(index).isGreaterThan(previousIndex);
+			}
+			assertThat(SizeClasses.sizeClass(size)).isEqualTo(size);
+			previous = size;
+			previousIndex = index;
+		}
+	}
+
+	@Test
+	void allocateWhenTheSameClassComesBackShouldHitTheCacheAndAllocateOnce() {
+		Device device = open(64 * MIB, MemoryConfig.DEFAULTS, 16 * MIB);
+		for (int i = 0; i < 5; i++) {
+			try (OffloadSession session = device.openSession()) {
+				session.fill(session.allocate(1000 + i), (byte) 1);
+			}
+		}
+		MemoryStatistics statistics = device.memoryStatistics();
+		assertThat(statistics.deviceAllocations()).isEqualTo(1);
+		assertThat(statistics.cacheMisses()).isEqualTo(1);
+		assertThat(statistics.cacheHits()).isEqualTo(4);
+		assertThat(statistics.usedBytes()).isZero();
+		assertThat(statistics.peakBytes()).isEqualTo(1024);
+		assertThat(statistics.cachedBytes()).isEqualTo(1024);
+	}
+
+	@Test
+	void releaseWhenTheCacheIsFullShouldEvictOnTheMemoryThread() {
+		// The budget leaves no room for the cache beyond its bound of 0.
+		Device device = open(64 * MIB, MemoryConfig.ofBytes(MIB), 0);
+		try (OffloadSession session = device.openSession()) {
+			session.fill(session.allocate(MIB), (byte) 1);
+		}
+		MemoryStatistics statistics = device.memoryStatistics();
+		assertThat(statistics.cacheEvictions()).isEqualTo(1);
+		assertThat(statistics.deviceFrees()).isEqualTo(1);
+		assertThat(statistics.cachedBytes()).isZero();
+		assertThat(statistics.synchronizingCalls()).isZero();
+	}
+
+	@Test
+	void releaseWhenTheBudgetLeavesRoomShouldCacheBeyondTheBound() {
+		Device device = open(64 * MIB, MemoryConfig.ofBytes(8 * MIB), MIB);
+		try (OffloadSession session = device.openSession()) {
+			for (int i = 0; i < 4; i++) {
+				session.allocate(MIB);
+			}
+		}
+		MemoryStatistics statistics = device.memoryStatistics();
+		assertThat(statistics.cachedBytes()).isEqualTo(4 * MIB);
+		assertThat(statistics.cacheEvictions()).isZero();
+	}
+
+	@Test
+	void requestLargerThanTheBudgetShouldFailAtOnceNamingBudgetAndRequest() {
+		Device device = open(64 * MIB, MemoryConfig.ofBytes(MIB), 16 * MIB);
+		try (OffloadSession session = device.openSession()) {
+			assertThatExceptionOfType(MemoryBudgetExceededException.class).isThrownBy(() -> session.allocate(2 * MIB))
+				.withMessageContaining("requested 2097152 bytes is more than the whole budget of 1048576 bytes")
+				.satisfies((ex) -> {
+					assertThat(ex.getBudgetBytes()).isEqualTo(MIB);
+					assertThat(ex.getRequestedBytes()).isEqualTo(2 * MIB);
+					assertThat(ex.getWaited()).isZero();
+				});
+			assertThat(session.failure()).isNull();
+		}
+		assertThat(device.memoryStatistics().usedBytes()).isZero();
+		assertThat(device.memoryStatistics().deviceAllocations()).isZero();
+	}
+
+	@Test
+	void sessionWhenTheBudgetIsTakenShouldWaitAndFailAtItsDeadlineNamingInUse() {
+		Device device = open(64 * MIB, MemoryConfig.ofBytes(MIB), 16 * MIB);
+		try (OffloadSession holder = device.openSession()) {
+			holder.allocate(768 * KIB);
+			try (OffloadSession late = device.openSession(StreamPriority.NORMAL, Duration.ofMillis(50))) {
+				assertThatExceptionOfType(MemoryBudgetExceededException.class)
+					.isThrownBy(() -> late.allocate(512 * KIB))
+					.withMessageContaining("requested 524288 bytes, in use 786432 of a budget of 1048576 bytes")
+					.satisfies((ex) -> assertThat(ex.getUsedBytes()).isEqualTo(768 * KIB));
+			}
+		}
+		MemoryStatistics statistics = device.memoryStatistics();
+		assertThat(statistics.waitTimeouts()).isEqualTo(1);
+		assertThat(statistics.waiting()).isZero();
+		assertThat(statistics.usedBytes()).isZero();
+	}
+
+	@Test
+	void sessionWhenAnotherEndsShouldBeAdmittedWithItsBytes() throws Exception {
+		Device device = open(64 * MIB, MemoryConfig.ofBytes(MIB), 16 * MIB);
+		OffloadSession holder = device.openSession();
+		holder.allocate(768 * KIB);
+		CompletableFuture<Long> waiter = CompletableFuture.supplyAsync(() -> {
+			try (OffloadSession late = device.openSession()) {
+				late.fill(late.allocate(512 * KIB), (byte) 2);
+				return late.reservedMemory();
+			}
+		});
+		await().atMost(Duration.ofSeconds(30)).until(() -> device.memoryStatistics().waiting() == 1);
+		assertThat(waiter).isNotDone();
+		holder.close();
+		assertThat(waiter.get(30, TimeUnit.SECONDS)).isEqualTo(512 * KIB);
+		assertThat(device.memoryStatistics().usedBytes()).isZero();
+	}
+
+	@Test
+	void waitersWhenBytesComeBackShouldBeAdmittedHighPriorityFirst() throws Exception {
+		Device device = open(64 * MIB, MemoryConfig.ofBytes(MIB), 16 * MIB);
+		OffloadSession holder = device.openSession();
+		holder.reserveMemory(MIB);
+		OffloadSession normal = device.openSession(StreamPriority.NORMAL);
+		OffloadSession high = device.openSession(StreamPriority.HIGH);
+		CompletableFuture<Void> normalAdmitted = CompletableFuture.runAsync(() -> normal.reserveMemory(MIB));
+		await().atMost(Duration.ofSeconds(30)).until(() -> device.memoryStatistics().waiting() == 1);
+		CompletableFuture<Void> highAdmitted = CompletableFuture.runAsync(() -> high.reserveMemory(MIB));
+		await().atMost(Duration.ofSeconds(30)).until(() -> device.memoryStatistics().waiting() == 2);
+		holder.close();
+		highAdmitted.get(30, TimeUnit.SECONDS);
+		assertThat(normalAdmitted).isNotDone();
+		high.close();
+		normalAdmitted.get(30, TimeUnit.SECONDS);
+		normal.close();
+		assertThat(device.memoryStatistics().usedBytes()).isZero();
+	}
+
+	@Test
+	void sessionOptionsWithMemoryShouldReserveItWhenTheSessionOpens() {
+		Device device = open(64 * MIB, MemoryConfig.ofBytes(MIB), 16 * MIB);
+		try (OffloadSession session = this.registry.openSession(SessionOptions.DEFAULTS.withMemoryBytes(640 * KIB))) {
+			assertThat(device.memoryStatistics().usedBytes()).isEqualTo(640 * KIB);
+			session.allocate(300 * KIB);
+			session.allocate(320 * KIB);
+			assertThat(session.reservedMemory()).isEqualTo(2 * Device.allocationSize(300 * KIB));
+			assertThat(device.memoryStatistics().waiting()).isZero();
+		}
+		assertThatExceptionOfType(MemoryBudgetExceededException.class)
+			.isThrownBy(() -> this.registry.openSession(SessionOptions.DEFAULTS.withMemoryBytes(2 * MIB)));
+		assertThat(device.activeSessions()).isZero();
+		assertThat(device.memoryStatistics().usedBytes()).isZero();
+	}
+
+	@Test
+	void applicationBufferShouldCountAgainstTheBudgetUntilClosed() {
+		Device device = open(64 * MIB, MemoryConfig.ofBytes(MIB), 16 * MIB);
+		DeviceBuffer buffer = device.allocate(700 * KIB);
+		assertThat(device.memoryStatistics().usedBytes()).isEqualTo(Device.allocationSize(700 * KIB));
+		buffer.close();
+		assertThat(device.memoryStatistics().usedBytes()).isZero();
+	}
+
+	@Test
+	void allocateWhenTheCacheHoldsTheMemoryShouldTrimAndRetryOnce() {
+		Device device = open(4 * MIB, MemoryConfig.UNLIMITED, 64 * MIB);
+		try (OffloadSession session = device.openSession()) {
+			session.allocate(3 * MIB);
+		}
+		assertThat(device.cachedBufferBytes()).isEqualTo(3 * MIB);
+		try (OffloadSession session = device.openSession()) {
+			session.fill(session.allocate(2 * MIB), (byte) 3);
+			session.synchronize();
+		}
+		MemoryStatistics statistics = device.memoryStatistics();
+		assertThat(statistics.outOfMemoryRetries()).isEqualTo(1);
+		assertThat(statistics.outOfMemoryFailures()).isZero();
+		assertThat(statistics.deviceFrees()).isEqualTo(1);
+	}
+
+	@Test
+	void allocateWhenTheDeviceHasNoMemoryShouldThrowARetryableErrorAndLeakNothing() {
+		Device device = open(4 * MIB, MemoryConfig.UNLIMITED, 64 * MIB);
+		try (OffloadSession session = device.openSession()) {
+			session.fill(session.allocate(MIB), (byte) 1);
+			assertThatExceptionOfType(DeviceOutOfMemoryException.class).isThrownBy(() -> session.allocate(4 * MIB))
+				.withMessageContaining("Device 0 is out of memory: requested 4194304 bytes")
+				.satisfies((ex) -> {
+					assertThat(ex.getRequestedBytes()).isEqualTo(4 * MIB);
+					assertThat(ex.getTotalBytes()).isEqualTo(4 * MIB);
+					assertThat(ex.getFreeBytes()).isEqualTo(3 * MIB);
+					assertThat(ex.getUsedBytes()).isEqualTo(5 * MIB);
+				});
+			assertThat(session.failure()).isNull();
+			session.fill(session.allocate(MIB), (byte) 2);
+		}
+		assertThat(device.isHealthy()).isTrue();
+		MemoryStatistics statistics = device.memoryStatistics();
+		assertThat(statistics.outOfMemoryFailures()).isEqualTo(1);
+		assertThat(statistics.usedBytes()).isZero();
+		try (OffloadSession session = device.openSession()) {
+			session.fill(session.allocate(3 * MIB), (byte) 4);
+		}
+		assertThat(device.memoryStatistics().usedBytes()).isZero();
+	}
+
+	@Test
+	void hostStagingWhenManyBuffersShouldCarveThemFromFewChunksWithoutOverlap() {
+		Device device = open(64 * MIB, MemoryConfig.DEFAULTS, 16 * MIB);
+		try (OffloadSession session = device.openSession()) {
+			HostBuffer[] buffers = new HostBuffer[64];
+			for (int i = 0; i < buffers.length; i++) {
+				buffers[i] = session.allocateHost(4 * KIB + i * 100);
+				buffers[i].putInts(0, filled(buffers[i].size() / 4, i));
+			}
+			for (int i = 0; i < buffers.length; i++) {
+				assertThat(buffers[i].getInts(0, new int[(int) buffers[i].size() / 4])).containsOnly(i);
+			}
+		}
+		MemoryStatistics statistics = device.memoryStatistics();
+		assertThat(statistics.hostAllocations()).isLessThanOrEqualTo(2);
+		assertThat(statistics.hostUsedBytes()).isZero();
+		assertThat(statistics.hostPeakBytes()).isPositive();
+		long allocations = statistics.hostAllocations();
+		long synchronizing = statistics.synchronizingCalls();
+		for (int round = 0; round < 10; round++) {
+			try (OffloadSession session = device.openSession()) {
+				for (int i = 0; i < 64; i++) {
+					session.allocateHost(4 * KIB + i * 100);
+				}
+			}
+		}
+		assertThat(device.memoryStatistics().hostAllocations()).isEqualTo(allocations);
+		assertThat(device.memoryStatistics().synchronizingCalls()).isEqualTo(synchronizing);
+	}
+
+	private static int[] filled(long count, int value) {
+		int[] values = new int[(int) count];
+		java.util.Arrays.fill(values, value);
+		return values;
+	}
+
+}
