@@ -9,6 +9,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import dev.offload.DeviceRegistry;
+import dev.offload.MemoryConfig;
 import dev.offload.MemoryStatistics;
 import dev.offload.OffloadSession;
 import dev.offload.StreamPoolConfig;
@@ -70,14 +71,31 @@ class OffloadMemoryMetricsTests {
 	}
 
 	@Test
-	void budgetWhenNoneIsEnforcedShouldBeNaN() {
-		new OffloadMemoryMetrics(this.registry).bindTo(this.meters);
-		MemoryStatistics statistics = this.registry.device(0).memoryStatistics();
-		if (statistics.isBudgeted()) {
-			assertThat(gauge(OffloadMemoryMetrics.BUDGET, "0")).isEqualTo(statistics.budgetBytes());
+	void budgetWhenAShareOfTheDeviceShouldBeThatShareInBytes() {
+		DeviceRegistry budgeted = DeviceRegistry
+			.builder(HostBackend.builder().deviceCount(1).memoryBytes(1L << 30).build())
+			.memory(MemoryConfig.ofPercent(50))
+			.build();
+		try {
+			new OffloadMemoryMetrics(budgeted).bindTo(this.meters);
+			assertThat(gauge(OffloadMemoryMetrics.BUDGET, "0")).isEqualTo(1L << 29);
 		}
-		else {
+		finally {
+			budgeted.close();
+		}
+	}
+
+	@Test
+	void budgetWhenNoneIsEnforcedShouldBeNaN() {
+		DeviceRegistry unlimited = DeviceRegistry.builder(HostBackend.builder().deviceCount(1).build())
+			.memory(MemoryConfig.UNLIMITED)
+			.build();
+		try {
+			new OffloadMemoryMetrics(unlimited).bindTo(this.meters);
 			assertThat(gauge(OffloadMemoryMetrics.BUDGET, "0")).isNaN();
+		}
+		finally {
+			unlimited.close();
 		}
 	}
 
