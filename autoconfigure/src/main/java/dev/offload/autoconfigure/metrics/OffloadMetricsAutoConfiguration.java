@@ -11,13 +11,15 @@ import org.springframework.context.annotation.Bean;
 import dev.offload.DeviceRegistry;
 import dev.offload.leak.LeakDetector;
 import dev.offload.spring.metrics.OffloadBatchMetrics;
+import dev.offload.spring.metrics.OffloadMemoryMetrics;
 import dev.offload.spring.metrics.OffloadPoolMetrics;
 import dev.offload.spring.metrics.OffloadSessionMetrics;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
  * Auto-configuration} for Offload's meters: {@link OffloadPoolMetrics} (pool gauges and
- * counters) and {@link OffloadSessionMetrics} (timers, fed as an
+ * counters), {@link OffloadMemoryMetrics} (device memory and host staging, the cache,
+ * driver allocations, the budget), {@link OffloadSessionMetrics} (timers, fed as an
  * {@link dev.offload.OffloadListener}) and {@link OffloadBatchMetrics} (batch sizes and
  * queue delays, fed as a {@link dev.offload.template.BatchListener}). Boot binds them to
  * its meter registries.
@@ -42,6 +44,12 @@ public final class OffloadMetricsAutoConfiguration {
 	@ConditionalOnMissingBean
 	OffloadBatchMetrics offloadBatchMetrics() {
 		return new OffloadBatchMetrics();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	OffloadMemoryMetrics offloadMemoryMetrics(DeviceRegistry registry) {
+		return new OffloadMemoryMetrics(registry);
 	}
 
 	@Bean

@@ -14,6 +14,7 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
+import dev.offload.MemoryStatistics;
 import dev.offload.StreamPoolStatistics;
 import dev.offload.leak.LeakDetector;
 import dev.offload.template.Batcher;
@@ -109,7 +110,7 @@ public class StreamPoolsEndpoint {
 		long leaked = (this.leakDetector != null) ? this.leakDetector.leakedSessions(device.id()) : 0;
 		return new DeviceDescriptor(device.id(), device.name(), device.backendName(), device.isHealthy(), error,
 				device.activeSessions(), leaked, PoolDescriptor.of(device.streamPool().statistics()),
-				SharingDescriptor.of(device.info()));
+				SharingDescriptor.of(device.info()), MemoryDescriptor.of(device.memoryStatistics()));
 	}
 
 	static String errorText(Throwable failure) {
@@ -175,10 +176,11 @@ public class StreamPoolsEndpoint {
 	 * threshold since the start (0 when leak detection is off)
 	 * @param pool the state of its stream pool
 	 * @param sharing how the device is shared with other processes
+	 * @param memory its memory, cache and budget
 	 */
 	public record DeviceDescriptor(int id, String name, String backend, boolean healthy, @Nullable String error,
-			int activeSessions, long leakedSessions, PoolDescriptor pool,
-			SharingDescriptor sharing) implements OperationResponseBody {
+			int activeSessions, long leakedSessions, PoolDescriptor pool, SharingDescriptor sharing,
+			MemoryDescriptor memory) implements OperationResponseBody {
 
 	}
 
@@ -203,6 +205,49 @@ public class StreamPoolsEndpoint {
 			GpuSharing sharing = info.sharing();
 			return new SharingDescriptor(sharing.mode(), sharing.mig(), sharing.mps(), sharing.timeSlicing(),
 					info.usableMemoryBytes(), sharing.evidence());
+		}
+
+	}
+
+	/**
+	 * The memory of a device as Offload accounts it.
+	 *
+	 * @param budget the device memory sessions may hold at once, or {@code null} if no
+	 * budget is enforced
+	 * @param used device memory held by open buffers and admitted sessions (bytes)
+	 * @param cached device memory kept by the buffer cache for reuse (bytes)
+	 * @param peak the most device memory in use at once since the start (bytes)
+	 * @param budgetUse {@code used / budget} between 0 and 1, or {@code null} without a
+	 * budget
+	 * @param hostUsed page-locked host memory held by open buffers (bytes)
+	 * @param hostCached page-locked host memory kept for reuse (bytes)
+	 * @param hostPeak the most page-locked host memory in use at once (bytes)
+	 * @param cacheHits acquisitions served from the cache
+	 * @param cacheMisses acquisitions that needed a driver allocation
+	 * @param cacheEvictions cached blocks given back to the driver
+	 * @param driverAllocations driver allocations of device and host memory, by kind
+	 * @param driverFrees driver frees of device and host memory, by kind
+	 * @param outOfMemoryRetries allocations retried after the driver ran out of memory
+	 * @param outOfMemoryFailures allocations that failed after the retry
+	 * @param waiting sessions waiting for the budget now
+	 * @param waitTimeouts waits for the budget that gave up
+	 */
+	public record MemoryDescriptor(@Nullable Long budget, long used, long cached, long peak, @Nullable Double budgetUse,
+			long hostUsed, long hostCached, long hostPeak, long cacheHits, long cacheMisses, long cacheEvictions,
+			Map<String, Long> driverAllocations, Map<String, Long> driverFrees, long outOfMemoryRetries,
+			long outOfMemoryFailures, int waiting, long waitTimeouts) {
+
+		static MemoryDescriptor of(MemoryStatistics statistics) {
+			boolean budgeted = statistics.isBudgeted();
+			return new MemoryDescriptor(budgeted ? statistics.budgetBytes() : null, statistics.usedBytes(),
+					statistics.cachedBytes(), statistics.peakBytes(),
+					budgeted ? (double) statistics.usedBytes() / Math.max(1, statistics.budgetBytes()) : null,
+					statistics.hostUsedBytes(), statistics.hostCachedBytes(), statistics.hostPeakBytes(),
+					statistics.cacheHits(), statistics.cacheMisses(), statistics.cacheEvictions(),
+					Map.of("device", statistics.deviceAllocations(), "host", statistics.hostAllocations()),
+					Map.of("device", statistics.deviceFrees(), "host", statistics.hostFrees()),
+					statistics.outOfMemoryRetries(), statistics.outOfMemoryFailures(), statistics.waiting(),
+					statistics.waitTimeouts());
 		}
 
 	}

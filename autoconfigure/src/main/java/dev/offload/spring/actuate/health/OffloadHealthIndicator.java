@@ -10,6 +10,7 @@ import org.springframework.boot.health.contributor.Status;
 
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
+import dev.offload.MemoryStatistics;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.spi.BackendSelection;
 
@@ -18,8 +19,9 @@ import dev.offload.spi.BackendSelection;
  * every device can take work, {@code DOWN} once a sticky error failed one of them (the
  * details name the device and the error), and {@code OUT_OF_SERVICE} once the registry is
  * shut down. The details always name the backend, with a note when the {@code auto}
- * backend fell back to the host emulation, and each device's GPU sharing mode
- * ({@code exclusive}, {@code mig}, {@code mps}, {@code time-slicing}).
+ * backend fell back to the host emulation, each device's GPU sharing mode
+ * ({@code exclusive}, {@code mig}, {@code mps}, {@code time-slicing}) and its memory in
+ * use, cached and budget.
  */
 public final class OffloadHealthIndicator implements HealthIndicator {
 
@@ -74,6 +76,18 @@ public final class OffloadHealthIndicator implements HealthIndicator {
 		// How the GPU is shared decides what its pool and memory budget can hold (MIG:
 		// a slice; MPS, time-slicing: other processes' work beside this one's).
 		details.put("sharing", device.info().sharing().mode());
+		details.put("memory", describe(device.memoryStatistics()));
+		return details;
+	}
+
+	private static Map<String, Object> describe(MemoryStatistics memory) {
+		Map<String, Object> details = new LinkedHashMap<>();
+		details.put("used", memory.usedBytes());
+		details.put("cached", memory.cachedBytes());
+		if (memory.isBudgeted()) {
+			details.put("budget", memory.budgetBytes());
+		}
+		details.put("waiting", memory.waiting());
 		return details;
 	}
 

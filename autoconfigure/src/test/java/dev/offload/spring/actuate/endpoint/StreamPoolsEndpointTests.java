@@ -23,6 +23,7 @@ import dev.offload.spi.BackendException;
 import dev.offload.spi.DeviceInfo;
 import dev.offload.spi.GpuSharing;
 import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint.DeviceDescriptor;
+import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint.MemoryDescriptor;
 import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint.PoolDescriptor;
 import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint.PriorityDescriptor;
 import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint.SharingDescriptor;
@@ -110,6 +111,29 @@ class StreamPoolsEndpointTests {
 		assertThat(sharing.mps().activeThreadPercentage()).isEqualTo(50);
 		assertThat(sharing.usableMemoryBytes()).isEqualTo(1L << 30);
 		assertThat(sharing.evidence()).containsExactly("CU_DEVICE_ATTRIBUTE_MPS_ENABLED is 1");
+	}
+
+	@Test
+	void deviceWhenASessionHoldsABufferShouldShowTheMemoryItTakes() {
+		StreamPoolsEndpoint endpoint = new StreamPoolsEndpoint(this.registry, null);
+		try (OffloadSession session = this.registry.openSession(1)) {
+			session.allocate(1 << 20);
+			MemoryDescriptor memory = endpoint.device(1).memory();
+			assertThat(memory.used()).isGreaterThanOrEqualTo(1 << 20);
+			assertThat(memory.peak()).isGreaterThanOrEqualTo(1 << 20);
+			assertThat(memory.cacheMisses()).isPositive();
+			assertThat(memory.driverAllocations()).containsOnlyKeys("device", "host");
+			assertThat(endpoint.device(0).memory().used()).isZero();
+		}
+		MemoryDescriptor after = endpoint.device(1).memory();
+		assertThat(after.used()).isEqualTo(this.registry.device(1).memoryStatistics().usedBytes());
+		assertThat(after.peak()).isGreaterThanOrEqualTo(1 << 20);
+		if (after.budget() == null) {
+			assertThat(after.budgetUse()).isNull();
+		}
+		else {
+			assertThat(after.budgetUse()).isEqualTo((double) after.used() / after.budget());
+		}
 	}
 
 	@Test

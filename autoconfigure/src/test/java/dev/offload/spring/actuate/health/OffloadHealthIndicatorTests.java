@@ -2,6 +2,7 @@ package dev.offload.spring.actuate.health;
 
 import java.util.Map;
 
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.health.contributor.Health;
@@ -46,6 +47,17 @@ class OffloadHealthIndicatorTests {
 		Health health = new OffloadHealthIndicator(this.registry, null).health();
 		assertThat(device(health, "0")).containsEntry("sharing", "exclusive");
 		assertThat(device(health, "1")).containsEntry("sharing", "exclusive");
+	}
+
+	@Test
+	void healthWhenASessionHoldsABufferShouldShowTheMemoryInUse() {
+		try (OffloadSession session = this.registry.openSession(0)) {
+			session.allocate(1 << 20);
+			Health health = new OffloadHealthIndicator(this.registry, null).health();
+			assertThat(device(health, "0").get("memory")).asInstanceOf(InstanceOfAssertFactories.MAP)
+				.containsKeys("used", "cached", "waiting")
+				.hasEntrySatisfying("used", (used) -> assertThat((long) used).isGreaterThanOrEqualTo(1 << 20));
+		}
 	}
 
 	@Test
