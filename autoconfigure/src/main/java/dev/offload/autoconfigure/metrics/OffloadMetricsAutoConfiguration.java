@@ -10,6 +10,8 @@ import org.springframework.context.annotation.Bean;
 
 import dev.offload.DeviceRegistry;
 import dev.offload.leak.LeakDetector;
+import dev.offload.backend.cuda.KernelCache;
+import dev.offload.spring.metrics.OffloadKernelMetrics;
 import dev.offload.spring.metrics.OffloadPoolMetrics;
 import dev.offload.spring.metrics.OffloadSessionMetrics;
 
@@ -17,7 +19,8 @@ import dev.offload.spring.metrics.OffloadSessionMetrics;
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
  * Auto-configuration} for Offload's meters: {@link OffloadPoolMetrics} (pool gauges and
  * counters) and {@link OffloadSessionMetrics} (timers, fed as an
- * {@link dev.offload.OffloadListener}). Boot binds both to its meter registries.
+ * {@link dev.offload.OffloadListener}) and {@link OffloadKernelMetrics} (the kernel
+ * cache's hits, misses and compile time). Boot binds them to its meter registries.
  */
 @AutoConfiguration(afterName = { "dev.offload.autoconfigure.OffloadAutoConfiguration",
 		OffloadMetricsAutoConfiguration.BOOT_METRICS + "MetricsAutoConfiguration",
@@ -39,6 +42,13 @@ public final class OffloadMetricsAutoConfiguration {
 	@ConditionalOnMissingBean
 	OffloadSessionMetrics offloadSessionMetrics() {
 		return new OffloadSessionMetrics();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(KernelCache.class)
+	OffloadKernelMetrics offloadKernelMetrics(KernelCache kernelCache) {
+		return new OffloadKernelMetrics(kernelCache);
 	}
 
 }
