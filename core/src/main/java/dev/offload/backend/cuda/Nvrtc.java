@@ -97,8 +97,11 @@ final class Nvrtc implements KernelCompiler {
 		return this.architectures.clone();
 	}
 
+	// One compilation at a time: older NVRTC releases do not promise thread safety, and
+	// compilations happen at startup, where one key per module and architecture leaves
+	// little to run in parallel.
 	@Override
-	public CompiledImage compile(String module, CudaSource source, int architecture) {
+	public synchronized CompiledImage compile(String module, CudaSource source, int architecture) {
 		String target = target(this.architectures, architecture);
 		PointerByReference handle = new PointerByReference();
 		String[] headers = source.includes().values().toArray(String[]::new);
