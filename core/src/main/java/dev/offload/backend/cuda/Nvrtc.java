@@ -28,6 +28,8 @@ final class Nvrtc implements KernelCompiler {
 
 	private static final int NVRTC_ERROR_COMPILATION = 6;
 
+	private static final int NVRTC_ERROR_BUILTIN_OPERATION_FAILURE = 7;
+
 	private final NvrtcLibrary library;
 
 	private final String version;
@@ -118,7 +120,11 @@ final class Nvrtc implements KernelCompiler {
 				throw new KernelCompilationException(module, source.name(), target,
 						log.isBlank() ? this.library.nvrtcGetErrorString(compiled) : log);
 			}
-			check("nvrtcCompileProgram", compiled);
+			if (compiled != NVRTC_SUCCESS) {
+				throw new OffloadException("nvrtcCompileProgram failed for module '" + module + "': " + compiled + " ("
+						+ this.library.nvrtcGetErrorString(compiled) + ") in " + this.version + hint(compiled) + ". "
+						+ log(program).strip());
+			}
 			return new CompiledImage(output(program, target.startsWith("compute_")), target);
 		}
 		finally {
@@ -143,6 +149,15 @@ final class Nvrtc implements KernelCompiler {
 			}
 		}
 		return "compute_" + fallback;
+	}
+
+	private static String hint(int result) {
+		// NVRTC loads its builtins library (libnvrtc-builtins.so.<version>) itself, by
+		// soname: it must be on the loader's path too.
+		return (result == NVRTC_ERROR_BUILTIN_OPERATION_FAILURE)
+				? "; NVRTC could not load libnvrtc-builtins, which must be on the loader's path (LD_LIBRARY_PATH) "
+						+ "beside libnvrtc"
+				: "";
 	}
 
 	private static String[] options(CudaSource source, String target) {
