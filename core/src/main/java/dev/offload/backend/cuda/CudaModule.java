@@ -100,11 +100,14 @@ final class CudaModule implements BackendModule {
 			entries.add(new PtxEntries.PtxEntry(kernel, definition.declaredParameters(kernel), null));
 		}
 		if (entries.isEmpty()) {
-			throw new BackendException("cuModuleLoadData", "OFFLOAD_NO_KERNELS_DECLARED",
-					"module '" + definition.name()
-							+ "' is a cubin or fatbin, whose kernels cannot be listed; declare each "
-							+ "kernel with ModuleDefinition.Builder.signature",
-					deviceId, false, null);
+			String message = definition.hasCudaSource()
+					? "module '" + definition.name() + "' has no extern \"C\" __global__ kernel in "
+							+ definition.cudaSource().name()
+							+ "; kernels are found by name, so declare them extern \"C\""
+					: "module '" + definition.name() + "' is a cubin or fatbin, whose kernels cannot be listed; "
+							+ "declare each kernel with ModuleDefinition.Builder.signature";
+			throw new BackendException("cuModuleLoadData", "OFFLOAD_NO_KERNELS_DECLARED", message, deviceId, false,
+					null);
 		}
 		return entries;
 	}
