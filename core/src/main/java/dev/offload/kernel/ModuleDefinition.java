@@ -40,13 +40,14 @@ public final class ModuleDefinition {
 
 	private final CudaSource cudaSource;
 
-	private ModuleDefinition(Builder builder, CudaSource cudaSource) {
+	private ModuleDefinition(Builder builder, CudaSource cudaSource, Map<String, HostKernelDefinition> hostKernels,
+			Map<String, List<ParamKind>> signatures) {
 		this.name = builder.name;
 		this.image = builder.image;
 		this.imageSource = (cudaSource != null) ? builder.sourceLocation : builder.imageSource;
 		this.cudaSource = cudaSource;
-		this.hostKernels = Collections.unmodifiableMap(new LinkedHashMap<>(builder.hostKernels));
-		this.signatures = Collections.unmodifiableMap(new LinkedHashMap<>(builder.signatures));
+		this.hostKernels = Collections.unmodifiableMap(hostKernels);
+		this.signatures = Collections.unmodifiableMap(signatures);
 	}
 
 	/**
@@ -439,15 +440,18 @@ public final class ModuleDefinition {
 						+ this.imageResource + ", does not exist (class loader " + this.imageClassLoader + ")");
 			}
 			CudaSource source = (this.sourceText != null) ? readSource() : null;
+			// Copies, so that the builder stays as the caller left it.
+			Map<String, HostKernelDefinition> hosts = new LinkedHashMap<>(this.hostKernels);
+			Map<String, List<ParamKind>> declared = new LinkedHashMap<>(this.signatures);
 			if (source != null) {
-				addSourceSignatures(source);
+				addSourceSignatures(source, hosts, declared);
 			}
 			else if (!this.hostKernelsFromSource.isEmpty()) {
 				throw new IllegalArgumentException(
 						"Module '" + this.name + "' has host kernels " + this.hostKernelsFromSource.keySet()
 								+ " without parameters and no CUDA source to read them from; give their parameters");
 			}
-			return new ModuleDefinition(this, source);
+			return new ModuleDefinition(this, source, hosts, declared);
 		}
 
 		private CudaSource readSource() {
@@ -456,11 +460,12 @@ public final class ModuleDefinition {
 			return new CudaSource(this.sourceName, this.sourceText.get(), includeTexts, this.compileOptions);
 		}
 
-		private void addSourceSignatures(CudaSource source) {
+		private void addSourceSignatures(CudaSource source, Map<String, HostKernelDefinition> hosts,
+				Map<String, List<ParamKind>> signatures) {
 			Map<String, List<ParamKind>> declared = CudaSignatures.parse(source.name(), source.text());
 			for (Map.Entry<String, List<ParamKind>> kernel : declared.entrySet()) {
-				this.signatures.putIfAbsent(kernel.getKey(), kernel.getValue());
-				HostKernelDefinition host = this.hostKernels.get(kernel.getKey());
+				signatures.putIfAbsent(kernel.getKey(), kernel.getValue());
+				HostKernelDefinition host = hosts.get(kernel.getKey());
 				if (host != null && !host.parameters().equals(kernel.getValue())) {
 					throw new IllegalArgumentException(
 							"Host kernel '" + kernel.getKey() + "' of module '" + this.name + "' is declared with "
@@ -474,7 +479,7 @@ public final class ModuleDefinition {
 							+ "' has no extern \"C\" __global__ declaration in " + source.name() + "; its kernels are "
 							+ declared.keySet());
 				}
-				this.hostKernels.put(host.getKey(), new HostKernelDefinition(parameters, host.getValue()));
+				hosts.put(host.getKey(), new HostKernelDefinition(parameters, host.getValue()));
 			}
 		}
 

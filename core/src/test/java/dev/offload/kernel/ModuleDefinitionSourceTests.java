@@ -80,6 +80,18 @@ class ModuleDefinitionSourceTests {
 	}
 
 	@Test
+	void buildWhenBuilderReusedWithOtherSourceShouldDeclareOnlyTheNewKernels() {
+		ModuleDefinition.Builder builder = ModuleDefinition.builder("reused").cudaSource("saxpy.cu", SAXPY);
+		builder.build();
+
+		ModuleDefinition second = builder
+			.cudaSource("scale.cu", "extern \"C\" __global__ void scale(int n, float* x) { }")
+			.build();
+
+		assertThat(second.declaredKernels()).containsExactly("scale");
+	}
+
+	@Test
 	void buildWhenSourceResourceShouldReadItAndNameTheFile() {
 		ModuleDefinition module = ModuleDefinition.builder("saxpy").cudaSourceResource("kernels/saxpy.cu").build();
 
