@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates the test kernels' PTX (and one cubin) from their CUDA C sources. Needs nvcc (CUDA 12 or later).
 # Usage (from the project's root): scripts/gpu/build-ptx.sh
-# The outputs are committed: the GPU machine has no compiler for CUDA C at run time (no NVRTC there).
+# The outputs are committed for the tests that load PTX and cubins; modules from CUDA C source (CudaSourceGpuTests,
+# the sample app) compile at run time with NVRTC and need nothing from here.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dir=core/src/test/resources/kernels

@@ -3,7 +3,12 @@
 # "tests bench app startup"), each part bounded by its own timeout so that a hung part leaves time for the rest:
 #   tests    the CUDA backend's tests (JUnit console launcher), twice: in JCuda's default mode (tests.log), then with
 #            -Doffload.test.jcuda-exceptions=true, which makes every CUDA test switch
-#            JCudaDriver.setExceptionsEnabled(true) on once its registry started (tests-exceptions.log)
+#            JCudaDriver.setExceptionsEnabled(true) on once its registry started (tests-exceptions.log); among them
+#            NvrtcTests and CudaSourceGpuTests compile CUDA C with the machine's libnvrtc.so.13 (through JNA), run it,
+#            print the warm-cache module load time and a bad kernel's file:line
+#   source   not in the default: the CUDA backend's tests once more with -Doffload.test.kernels-from-source=true, so
+#            that every test kernel (empty, saxpy, spin, oob) is compiled from its .cu by NVRTC instead of loaded from
+#            the committed PTX (tests-source.log); the child-JVM scenarios keep the PTX
 #   bench    the session benchmark (benchmark.log; BENCH_ARGS), the stream-sharing hazard with every strategy
 #            (hazard.md; HAZARD_ARGS), the pool's overhead with JMH (pool.txt), 10,000 closeAsync sessions
 #   app      the sample app on CUDA checked over HTTP (sample-app.log), then, where python3 exists, the overload
@@ -82,6 +87,11 @@ if want tests; then
 	record $? tests
 	run_tests tests-exceptions -Doffload.test.jcuda-exceptions=true
 	record $? tests-exceptions
+fi
+
+if want source; then
+	run_tests tests-source -Doffload.test.kernels-from-source=true
+	record $? tests-source
 fi
 
 benchcp="$here/classes/benchmarks:$here/bench-lib/*:$classpath"

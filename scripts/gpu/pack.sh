@@ -2,7 +2,7 @@
 # Packs everything the GPU run needs into one folder that travels to the GPU machine (which has no Java, no Maven
 # and no network): a jlinked JRE, the compiled core (main and test), offload-test (main and test: the behaviour
 # contract and its CUDA runs) and benchmark classes with the test kernels, the
-# runtime jars (JCuda and its Linux natives, AssertJ, Awaitility, SLF4J), the JUnit console launcher, and
+# runtime jars (JCuda and its Linux natives, JNA for NVRTC, AssertJ, Awaitility, SLF4J), the JUnit console launcher, and
 # gpu-run.sh, the script that runs there.
 #
 # Usage (from the project's root):   scripts/gpu/pack.sh [DEST]      (DEST defaults to .device, git-ignored)
@@ -67,6 +67,8 @@ fi
 if [ -n "${JDK25:-}" ] && [ ! -f "$dest/jre25.txz" ]; then
 	JDK="$JDK25" scripts/gpu/pack-jre.sh "$dest" jre25
 fi
+# Modules from CUDA C source call NVRTC through JNA: without its jar they cannot compile there.
+ls "$dest"/lib/jna-[0-9]*.jar >/dev/null || { echo "JNA is missing from $dest/lib" >&2; exit 1; }
 cp scripts/gpu/gpu-run.sh "$dest/gpu-run.sh"
 cp scripts/load/overload.py "$dest/overload.py"
 du -sh "$dest"

@@ -15,6 +15,7 @@ import org.springframework.util.unit.DataSize;
 import dev.offload.autoconfigure.OffloadProperties.BackendType;
 import dev.offload.autoconfigure.OffloadProperties.Host;
 import dev.offload.backend.cuda.CudaBackendProvider;
+import dev.offload.backend.cuda.KernelCache;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.backend.host.HostBackendProvider;
 import dev.offload.spi.Backend;
@@ -69,6 +70,20 @@ final class BackendFactory {
 	 * @return the factory
 	 */
 	static BackendFactory of(OffloadProperties properties, @Nullable ClassLoader classLoader, Environment environment) {
+		return of(properties, classLoader, environment, null);
+	}
+
+	/**
+	 * Creates a factory over Offload's CUDA backend, which compiles modules from CUDA
+	 * source through {@code kernelCache}, or over one that says JCuda is missing.
+	 * @param properties the configuration
+	 * @param classLoader the application's class loader, where JCuda must be
+	 * @param environment where the configuration was bound from
+	 * @param kernelCache the compiled kernels, or {@code null} for the default cache
+	 * @return the factory
+	 */
+	static BackendFactory of(OffloadProperties properties, @Nullable ClassLoader classLoader, Environment environment,
+			@Nullable KernelCache kernelCache) {
 		BackendProvider cuda;
 		if (properties.getBackend() == BackendType.HOST) {
 			// Neither probed nor created on the host backend: JCuda's large driver class
@@ -76,10 +91,14 @@ final class BackendFactory {
 			cuda = new UnavailableProvider("cuda", "'" + BACKEND_PROPERTY + "' is 'host'");
 		}
 		else {
-			cuda = ClassUtils.isPresent(DRIVER_CLASS_NAME, classLoader) ? new CudaBackendProvider()
+			cuda = ClassUtils.isPresent(DRIVER_CLASS_NAME, classLoader) ? cudaProvider(kernelCache)
 					: new UnavailableProvider("cuda", "JCuda (" + DRIVER_CLASS_NAME + ") is not on the classpath");
 		}
 		return new BackendFactory(properties, cuda, environment);
+	}
+
+	private static BackendProvider cudaProvider(@Nullable KernelCache kernelCache) {
+		return (kernelCache != null) ? new CudaBackendProvider(kernelCache) : new CudaBackendProvider();
 	}
 
 	/**

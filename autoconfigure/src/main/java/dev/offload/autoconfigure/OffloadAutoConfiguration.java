@@ -12,6 +12,8 @@ import org.springframework.core.io.ResourceLoader;
 
 import dev.offload.CompositeOffloadListener;
 import dev.offload.DeviceRegistry;
+import dev.offload.backend.cuda.KernelCache;
+import dev.offload.kernel.ModuleDefinition;
 import dev.offload.OffloadListener;
 import dev.offload.StreamPool;
 import dev.offload.spi.Backend;
@@ -39,8 +41,24 @@ public final class OffloadAutoConfiguration {
 	@Bean(destroyMethod = "")
 	@ConditionalOnMissingBean({ Backend.class, DeviceRegistry.class })
 	Backend offloadBackend(BackendSelection selection, OffloadProperties properties, ResourceLoader resourceLoader,
-			Environment environment) {
-		return BackendFactory.of(properties, resourceLoader.getClassLoader(), environment).create(selection);
+			Environment environment, ObjectProvider<KernelCache> kernelCache) {
+		return BackendFactory.of(properties, resourceLoader.getClassLoader(), environment, kernelCache.getIfAvailable())
+			.create(selection);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	KernelCache offloadKernelCache(OffloadProperties properties) {
+		return KernelCache.create(properties.getKernels().getCacheDir(), properties.getKernels().getNvrtcLibrary());
+	}
+
+	// Loads (compiles, on CUDA) every ModuleDefinition bean before the application is
+	// ready, so that a kernel that does not compile stops startup.
+	@Bean
+	@ConditionalOnMissingBean
+	KernelModulePreloader offloadKernelModulePreloader(ObjectProvider<DeviceRegistry> registry,
+			ObjectProvider<ModuleDefinition> modules) {
+		return new KernelModulePreloader(registry, modules);
 	}
 
 	@Bean(destroyMethod = "close")

@@ -1,5 +1,6 @@
 package dev.offload.autoconfigure;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -12,6 +13,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
 import dev.offload.StreamPriority;
+import dev.offload.backend.cuda.KernelCache;
 
 /**
  * Configuration of Offload's devices, stream pools and shutdown, bound from
@@ -97,6 +99,45 @@ public class OffloadProperties {
 	private final Health health = new Health();
 
 	/**
+	 * Settings of modules from CUDA C source, which the CUDA backend compiles with NVRTC
+	 * for each device's architecture before the application is ready.
+	 */
+	public static class Kernels {
+
+		/**
+		 * Directory where compiled kernels persist across restarts (a volume in
+		 * Kubernetes), so that a restarted application loads them without compiling.
+		 * Anyone who can write to it changes the code the GPU runs: give it the
+		 * application's own permissions.
+		 */
+		private Path cacheDir = KernelCache.defaultDirectory();
+
+		/**
+		 * Path of NVRTC's library (e.g. '/usr/local/cuda/lib64/libnvrtc.so.13'); when
+		 * unset, 'libnvrtc.so.13', 'libnvrtc.so.12' and 'libnvrtc.so' are searched on the
+		 * loader's path.
+		 */
+		private @Nullable String nvrtcLibrary;
+
+		public Path getCacheDir() {
+			return this.cacheDir;
+		}
+
+		public void setCacheDir(Path cacheDir) {
+			this.cacheDir = cacheDir;
+		}
+
+		public @Nullable String getNvrtcLibrary() {
+			return this.nvrtcLibrary;
+		}
+
+		public void setNvrtcLibrary(@Nullable String nvrtcLibrary) {
+			this.nvrtcLibrary = nvrtcLibrary;
+		}
+
+	}
+
+	/**
 	 * Defaults of the sessions that Offload opens.
 	 */
 	private final Session session = new Session();
@@ -123,6 +164,11 @@ public class OffloadProperties {
 	 * artifact; ignored elsewhere.
 	 */
 	private final Map<String, String> test = new LinkedHashMap<>();
+
+	/**
+	 * Settings of kernels compiled from CUDA C source.
+	 */
+	private final Kernels kernels = new Kernels();
 
 	public BackendType getBackend() {
 		return this.backend;
@@ -194,6 +240,10 @@ public class OffloadProperties {
 
 	public Aop getAop() {
 		return this.aop;
+	}
+
+	public Kernels getKernels() {
+		return this.kernels;
 	}
 
 	/**

@@ -34,7 +34,9 @@ class OffloadPropertiesMetadataTests {
 	private static final List<String> WITHOUT_DEFAULT = List.of("offload.devices-config", "offload.host.device-names",
 			"offload.host.workers-per-device", "offload.host.memory", "offload.leak-detection-threshold",
 			"offload.async.executor", "offload.stream-pool.lanes", "offload.session.timeout", "offload.test",
-			"offload.batching.preferred-batch-sizes");
+			"offload.batching.preferred-batch-sizes",
+			// The cache directory's default is computed (~/.cache/offload/kernels).
+			"offload.kernels.cache-dir", "offload.kernels.nvrtc-library");
 
 	@Test
 	void metadataShouldDescribeEveryProperty() throws IOException {

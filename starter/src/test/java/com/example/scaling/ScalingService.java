@@ -16,7 +16,7 @@ import dev.offload.template.OffloadTemplate;
  */
 public class ScalingService {
 
-	// A real application adds .imageResource("kernels/scaling.ptx") for its GPUs.
+	// A real application adds .cudaSourceResource("kernels/scaling.cu") for its GPUs.
 	static final ModuleDefinition MODULE = ModuleDefinition.builder("scaling")
 		.hostKernel("scale", List.of(ParamKind.INT32, ParamKind.FLOAT32, ParamKind.POINTER), (t) -> {
 			int i = t.globalIdX();

@@ -9,8 +9,10 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 import dev.offload.DeviceRegistry;
+import dev.offload.backend.cuda.KernelCache;
 import dev.offload.leak.LeakDetector;
 import dev.offload.spring.metrics.OffloadBatchMetrics;
+import dev.offload.spring.metrics.OffloadKernelMetrics;
 import dev.offload.spring.metrics.OffloadMemoryMetrics;
 import dev.offload.spring.metrics.OffloadPoolMetrics;
 import dev.offload.spring.metrics.OffloadSessionMetrics;
@@ -20,9 +22,10 @@ import dev.offload.spring.metrics.OffloadSessionMetrics;
  * Auto-configuration} for Offload's meters: {@link OffloadPoolMetrics} (pool gauges and
  * counters), {@link OffloadMemoryMetrics} (device memory and host staging, the cache,
  * driver allocations, the budget), {@link OffloadSessionMetrics} (timers, fed as an
- * {@link dev.offload.OffloadListener}) and {@link OffloadBatchMetrics} (batch sizes and
- * queue delays, fed as a {@link dev.offload.template.BatchListener}). Boot binds them to
- * its meter registries.
+ * {@link dev.offload.OffloadListener}), {@link OffloadBatchMetrics} (batch sizes and
+ * queue delays, fed as a {@link dev.offload.template.BatchListener}) and
+ * {@link OffloadKernelMetrics} (the kernel cache's hits, misses and compile time). Boot
+ * binds them to its meter registries.
  */
 @AutoConfiguration(afterName = { "dev.offload.autoconfigure.OffloadAutoConfiguration",
 		OffloadMetricsAutoConfiguration.BOOT_METRICS + "MetricsAutoConfiguration",
@@ -56,6 +59,13 @@ public final class OffloadMetricsAutoConfiguration {
 	@ConditionalOnMissingBean
 	OffloadSessionMetrics offloadSessionMetrics() {
 		return new OffloadSessionMetrics();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(KernelCache.class)
+	OffloadKernelMetrics offloadKernelMetrics(KernelCache kernelCache) {
+		return new OffloadKernelMetrics(kernelCache);
 	}
 
 }

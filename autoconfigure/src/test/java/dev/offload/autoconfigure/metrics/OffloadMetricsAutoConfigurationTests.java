@@ -11,6 +11,8 @@ import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
 import dev.offload.autoconfigure.HostDeviceRegistryConfiguration;
 import dev.offload.autoconfigure.leak.OffloadLeakDetectionAutoConfiguration;
+import dev.offload.backend.cuda.KernelCache;
+import dev.offload.spring.metrics.OffloadKernelMetrics;
 import dev.offload.spring.metrics.OffloadPoolMetrics;
 import dev.offload.spring.metrics.OffloadSessionMetrics;
 
@@ -47,6 +49,24 @@ class OffloadMetricsAutoConfigurationTests {
 			.run((context) -> assertThat(
 					context.getBean(MeterRegistry.class).get("offload.sessions.leaked").functionCounters())
 				.hasSize(2));
+	}
+
+	@Test
+	void metricsWhenKernelCacheExistsShouldBindItsRequestsAndCompileMeters() {
+		this.contextRunner.withBean(KernelCache.class, () -> KernelCache.create(null, null)).run((context) -> {
+			assertThat(context).hasSingleBean(OffloadKernelMetrics.class);
+			MeterRegistry meters = context.getBean(MeterRegistry.class);
+			assertThat(meters.get("offload.kernels.cache.requests").tag("result", "hit").functionCounter().count())
+				.isZero();
+			assertThat(meters.get("offload.kernels.cache.requests").tag("result", "miss").functionCounter().count())
+				.isZero();
+			assertThat(meters.get("offload.kernels.compile").functionTimer().count()).isZero();
+		});
+	}
+
+	@Test
+	void metricsWhenNoKernelCacheShouldNotBindKernelMeters() {
+		this.contextRunner.run((context) -> assertThat(context).doesNotHaveBean(OffloadKernelMetrics.class));
 	}
 
 	@Test

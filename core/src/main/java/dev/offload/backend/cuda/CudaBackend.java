@@ -59,11 +59,22 @@ public final class CudaBackend implements Backend {
 	 * @throws CudaUnavailableException if CUDA cannot be used here, saying why
 	 */
 	public static CudaBackend create() {
+		return create(KernelCache.create(KernelCache.defaultDirectory(), null));
+	}
+
+	/**
+	 * Initializes the driver and discovers the devices, which compile modules from CUDA
+	 * source through {@code kernelCache}. No context is created until a device is used.
+	 * @param kernelCache the compiled images of modules from CUDA source
+	 * @return the backend
+	 * @throws CudaUnavailableException if CUDA cannot be used here, saying why
+	 */
+	public static CudaBackend create(KernelCache kernelCache) {
 		CudaAvailability probed = probe();
 		if (!probed.available()) {
 			throw probed.toException();
 		}
-		return new CudaBackend(CudaDriver.discover(probed.deviceCount()));
+		return new CudaBackend(CudaDriver.discover(probed.deviceCount(), kernelCache, probed.driverVersion()));
 	}
 
 	private static CudaAvailability initialize() {

@@ -9,6 +9,25 @@ import dev.offload.spi.BackendProvider;
  */
 public final class CudaBackendProvider implements BackendProvider {
 
+	private final KernelCache kernelCache;
+
+	/**
+	 * Creates a provider whose backend caches compiled kernels in
+	 * {@link KernelCache#defaultDirectory()} and finds NVRTC by soname.
+	 */
+	public CudaBackendProvider() {
+		this(KernelCache.create(KernelCache.defaultDirectory(), null));
+	}
+
+	/**
+	 * Creates a provider whose backend compiles modules from CUDA source through
+	 * {@code kernelCache}.
+	 * @param kernelCache the compiled images of modules from CUDA source
+	 */
+	public CudaBackendProvider(KernelCache kernelCache) {
+		this.kernelCache = kernelCache;
+	}
+
 	@Override
 	public String name() {
 		return CudaBackend.NAME;
@@ -29,7 +48,7 @@ public final class CudaBackendProvider implements BackendProvider {
 	 */
 	@Override
 	public CudaBackend create() {
-		return CudaBackend.create();
+		return CudaBackend.create(this.kernelCache);
 	}
 
 }

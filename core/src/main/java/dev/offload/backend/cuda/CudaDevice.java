@@ -73,9 +73,15 @@ final class CudaDevice implements BackendDevice {
 
 	private boolean closed;
 
-	CudaDevice(int ordinal, CUdevice device) {
+	private final KernelCache kernelCache;
+
+	private final int driverVersion;
+
+	CudaDevice(int ordinal, CUdevice device, KernelCache kernelCache, int driverVersion) {
 		this.ordinal = ordinal;
 		this.device = device;
+		this.kernelCache = kernelCache;
+		this.driverVersion = driverVersion;
 		byte[] nameBytes = new byte[256];
 		CudaErrors.check("cuDeviceGetName", CudaCalls.cuDeviceGetName(nameBytes, nameBytes.length, device), ordinal);
 		this.name = cString(nameBytes);
@@ -322,6 +328,14 @@ final class CudaDevice implements BackendDevice {
 		finally {
 			this.lock.unlock();
 		}
+	}
+
+	/**
+	 * Returns the image a module's CUDA source compiles to for this device.
+	 */
+	KernelCompiler.CompiledImage compile(ModuleDefinition definition) {
+		return this.kernelCache.image(definition, 10 * this.computeCapabilityMajor + this.computeCapabilityMinor,
+				this.driverVersion);
 	}
 
 	int ordinal() {

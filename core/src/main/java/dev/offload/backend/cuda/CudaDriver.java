@@ -56,12 +56,12 @@ final class CudaDriver {
 		return CudaAvailability.available(count[0], version[0]);
 	}
 
-	static List<BackendDevice> discover(int count) {
+	static List<BackendDevice> discover(int count, KernelCache kernelCache, int driverVersion) {
 		List<BackendDevice> devices = new ArrayList<>(count);
 		for (int ordinal = 0; ordinal < count; ordinal++) {
 			CUdevice device = new CUdevice();
 			CudaErrors.check("cuDeviceGet", CudaCalls.cuDeviceGet(device, ordinal), ordinal);
-			devices.add(new CudaDevice(ordinal, device));
+			devices.add(new CudaDevice(ordinal, device, kernelCache, driverVersion));
 		}
 		return devices;
 	}

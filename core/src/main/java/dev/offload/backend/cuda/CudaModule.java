@@ -21,9 +21,11 @@ import dev.offload.spi.BackendKernel;
 import dev.offload.spi.BackendModule;
 
 /**
- * A module loaded with {@code cuModuleLoadData}. For PTX the kernels and their parameters
- * come from the {@code .entry} signatures; for a cubin or fatbin, whose kernels cannot be
- * listed, from the definition's declared signatures.
+ * A module loaded with {@code cuModuleLoadData}, from the definition's image or from the
+ * image its CUDA source compiles to ({@link KernelCache}). For PTX the kernels and their
+ * parameters come from the {@code .entry} signatures; for a cubin or fatbin, whose
+ * kernels cannot be listed, from the definition's declared signatures (which a source
+ * declares).
  */
 final class CudaModule implements BackendModule {
 
@@ -45,13 +47,22 @@ final class CudaModule implements BackendModule {
 
 	static CudaModule load(CudaDevice device, ModuleDefinition definition) {
 		int deviceId = device.ordinal();
-		if (!definition.hasImage()) {
+		if (!definition.hasImage() && !definition.hasCudaSource()) {
 			throw new BackendException("cuModuleLoadData", "OFFLOAD_NO_CUDA_IMAGE", "module '" + definition.name()
-					+ "' has no PTX, cubin or fatbin; add one with ModuleDefinition.Builder.imageResource or image",
-					deviceId, false, null);
+					+ "' has no CUDA source, PTX, cubin or fatbin; add one with ModuleDefinition.Builder.cudaSource, "
+					+ "cudaSourceResource, imageResource or image", deviceId, false, null);
 		}
-		byte[] image = definition.image();
-		boolean ptx = PtxEntries.isPtx(image);
+		byte[] image;
+		boolean ptx;
+		if (definition.hasCudaSource()) {
+			KernelCompiler.CompiledImage compiled = device.compile(definition);
+			image = compiled.image();
+			ptx = compiled.isPtx();
+		}
+		else {
+			image = definition.image();
+			ptx = PtxEntries.isPtx(image);
+		}
 		List<PtxEntries.PtxEntry> entries = ptx ? PtxEntries.parse(new String(image, StandardCharsets.US_ASCII))
 				: declaredEntries(definition, deviceId);
 		device.makeCurrent();
@@ -91,11 +102,14 @@ final class CudaModule implements BackendModule {
 					null));
 		}
 		if (entries.isEmpty()) {
-			throw new BackendException("cuModuleLoadData", "OFFLOAD_NO_KERNELS_DECLARED",
-					"module '" + definition.name()
-							+ "' is a cubin or fatbin, whose kernels cannot be listed; declare each "
-							+ "kernel with ModuleDefinition.Builder.signature",
-					deviceId, false, null);
+			String message = definition.hasCudaSource()
+					? "module '" + definition.name() + "' has no extern \"C\" __global__ kernel in "
+							+ definition.cudaSource().name()
+							+ "; kernels are found by name, so declare them extern \"C\""
+					: "module '" + definition.name() + "' is a cubin or fatbin, whose kernels cannot be listed; "
+							+ "declare each kernel with ModuleDefinition.Builder.signature";
+			throw new BackendException("cuModuleLoadData", "OFFLOAD_NO_KERNELS_DECLARED", message, deviceId, false,
+					null);
 		}
 		return entries;
 	}

@@ -12,8 +12,9 @@ import dev.offload.kernel.ModuleDefinition;
 import dev.offload.kernel.ParamKind;
 
 /**
- * The test kernels of {@code src/test/resources/kernels} (built by
- * {@code scripts/gpu/build-ptx.sh}) and helpers to drive the spin kernel.
+ * The test kernels of {@code src/test/resources/kernels}: their PTX (built by
+ * {@code scripts/gpu/build-ptx.sh}), or with {@value #FROM_SOURCE_PROPERTY} their CUDA C
+ * sources; and helpers to drive the spin kernel.
  */
 final class TestKernels {
 
@@ -26,20 +27,32 @@ final class TestKernels {
 	/** The spin kernel's outcome when another stream released it. */
 	static final int RELEASED = 1;
 
-	static final ModuleDefinition EMPTY = ModuleDefinition.builder("empty").imageResource("kernels/empty.ptx").build();
+	/**
+	 * The system property that builds the test modules from their CUDA C sources
+	 * (compiled by NVRTC) instead of the committed PTX, so that the whole CUDA suite runs
+	 * on source-compiled kernels ({@code GPU_RUN_PARTS=source}).
+	 */
+	static final String FROM_SOURCE_PROPERTY = "offload.test.kernels-from-source";
 
-	static final ModuleDefinition SAXPY = ModuleDefinition.builder("saxpy").imageResource("kernels/saxpy.ptx").build();
+	static final boolean FROM_SOURCE = Boolean.getBoolean(FROM_SOURCE_PROPERTY);
 
-	static final ModuleDefinition SPIN = ModuleDefinition.builder("spin")
-		.imageResource("kernels/spin.ptx")
+	static final ModuleDefinition EMPTY = module("empty").build();
+
+	static final ModuleDefinition SAXPY = module("saxpy").build();
+
+	static final ModuleDefinition SPIN = module("spin")
 		.signature("spinUntilReleased", ParamKind.POINTER, ParamKind.POINTER, ParamKind.INT64)
 		.build();
 
-	static final ModuleDefinition OUT_OF_BOUNDS = ModuleDefinition.builder("oob")
-		.imageResource("kernels/oob.ptx")
-		.build();
+	static final ModuleDefinition OUT_OF_BOUNDS = module("oob").build();
 
 	private TestKernels() {
+	}
+
+	private static ModuleDefinition.Builder module(String name) {
+		ModuleDefinition.Builder builder = ModuleDefinition.builder(name);
+		return FROM_SOURCE ? builder.cudaSourceResource("kernels/" + name + ".cu")
+				: builder.imageResource("kernels/" + name + ".ptx");
 	}
 
 	static Kernel saxpy(Device device) {

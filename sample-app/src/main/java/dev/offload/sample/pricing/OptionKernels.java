@@ -1,15 +1,17 @@
 package dev.offload.sample.pricing;
 
 import java.nio.DoubleBuffer;
-import java.util.List;
+
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 import dev.offload.kernel.HostThread;
 import dev.offload.kernel.ModuleDefinition;
-import dev.offload.kernel.ParamKind;
 
 /**
- * The pricing kernels: PTX for CUDA (built from {@code src/main/cuda/options.cu}) and the
- * same algorithms in Java for the host backend.
+ * The pricing kernels: CUDA C source ({@code kernels/options.cu}), which the CUDA backend
+ * compiles with NVRTC for the GPU's architecture, and the same algorithms in Java for the
+ * host backend, with the parameters the source declares.
  */
 public final class OptionKernels {
 
@@ -20,22 +22,33 @@ public final class OptionKernels {
 	public static final String MONTE_CARLO = "monte_carlo";
 
 	/**
-	 * The module: PTX plus host implementations, with the parameter kinds every launch is
-	 * checked against.
+	 * The module: CUDA source plus host implementations; every launch is checked against
+	 * the parameter kinds of the source's {@code extern "C" __global__} declarations.
 	 */
 	public static final ModuleDefinition MODULE = ModuleDefinition.builder("options")
-		.imageResource("kernels/options.ptx", OptionKernels.class.getClassLoader())
-		.hostKernel(BLACK_SCHOLES, List.of(ParamKind.INT32, ParamKind.POINTER, ParamKind.POINTER),
-				OptionKernels::blackScholes)
-		.hostKernel(MONTE_CARLO,
-				List.of(ParamKind.INT32, ParamKind.FLOAT64, ParamKind.FLOAT64, ParamKind.FLOAT64, ParamKind.FLOAT64,
-						ParamKind.FLOAT64, ParamKind.INT64, ParamKind.POINTER),
-				OptionKernels::monteCarlo)
+		.cudaSourceResource("kernels/options.cu", OptionKernels.class.getClassLoader())
+		.hostKernel(BLACK_SCHOLES, OptionKernels::blackScholes)
+		.hostKernel(MONTE_CARLO, OptionKernels::monteCarlo)
 		.build();
 
 	private static final double TWO_PI = 6.283185307179586;
 
 	private OptionKernels() {
+	}
+
+	/**
+	 * Makes the module a bean, so that every device loads it (the CUDA backend compiles
+	 * it) before the application is ready, and a kernel that does not compile stops
+	 * startup.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	static class Registration {
+
+		@Bean
+		ModuleDefinition optionKernels() {
+			return MODULE;
+		}
+
 	}
 
 	static void blackScholes(HostThread thread) {

@@ -1,7 +1,9 @@
-// Option pricing kernels of the Offload sample app. Regenerate the PTX with ../../../scripts/build-ptx.sh.
-// The host backend runs the same algorithms from dev.offload.sample.pricing.OptionKernels.
+// Option pricing kernels of the Offload sample app, compiled at startup by NVRTC for the GPU's architecture (or
+// packaged at build time with -Pprecompile-kernels). The host backend runs the same algorithms from
+// dev.offload.sample.pricing.OptionKernels, with the parameters declared here.
 
-#include <stdint.h>
+// NVRTC has no C library headers: the one type <stdint.h> would give.
+typedef unsigned long long uint64_t;
 
 // European call and put prices by the Black-Scholes closed form.
 // in: n spots, then n strikes, n maturities (years), n rates, n volatilities; out: n calls, then n puts.

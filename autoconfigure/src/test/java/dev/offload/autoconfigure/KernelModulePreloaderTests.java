@@ -1,0 +1,117 @@
+package dev.offload.autoconfigure;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import dev.offload.DeviceRegistry;
+import dev.offload.backend.cuda.KernelCache;
+import dev.offload.kernel.HostKernel;
+import dev.offload.kernel.ModuleDefinition;
+import dev.offload.kernel.ParamKind;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests for {@link KernelModulePreloader} and the kernel cache's configuration.
+ */
+class KernelModulePreloaderTests {
+
+	private static final HostKernel NOTHING = (thread) -> {
+	};
+
+	private static final String SOURCE = "extern \"C\" __global__ void scale(int n, float a, float* x) { }";
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(OffloadAutoConfiguration.class))
+		.withPropertyValues("offload.backend=host", "offload.host.device-count=2");
+
+	@Test
+	void startupWhenModuleDefinitionBeanShouldLoadItOnEveryDeviceBeforeReady() {
+		this.contextRunner.withUserConfiguration(ModuleConfiguration.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			DeviceRegistry registry = context.getBean(DeviceRegistry.class);
+			// A device keeps a module by name: a later definition of the same name gets
+			// the one loaded at startup, whose kernel is 'preloaded'.
+			ModuleDefinition later = ModuleDefinition.builder("preloaded-module")
+				.hostKernel("later", List.of(ParamKind.INT32), NOTHING)
+				.build();
+			assertThat(registry.devices()).allSatisfy(
+					(device) -> assertThat(device.loadModule(later).kernelNames()).containsExactly("preloaded"));
+		});
+	}
+
+	@Test
+	void startupWhenSourceOnlyModuleOnHostBackendShouldNotFail() {
+		this.contextRunner.withUserConfiguration(CudaOnlyModuleConfiguration.class)
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void startupWhenSourceModuleWithHostKernelShouldLoadItWithTheSourcesParameters() {
+		this.contextRunner.withUserConfiguration(SourceModuleConfiguration.class).run((context) -> {
+			DeviceRegistry registry = context.getBean(DeviceRegistry.class);
+			assertThat(registry.device(0).loadModule(SourceModuleConfiguration.MODULE).kernel("scale").parameters())
+				.containsExactly(ParamKind.INT32, ParamKind.FLOAT32, ParamKind.POINTER);
+		});
+	}
+
+	@Test
+	void kernelCacheWhenPropertiesSetShouldUseThem() {
+		this.contextRunner
+			.withPropertyValues("offload.kernels.cache-dir=/var/cache/offload-kernels",
+					"offload.kernels.nvrtc-library=/opt/cuda/lib64/libnvrtc.so.13")
+			.run((context) -> assertThat(context.getBean(KernelCache.class).directory())
+				.isEqualTo(Path.of("/var/cache/offload-kernels")));
+	}
+
+	@Test
+	void kernelCacheWhenUnsetShouldUseTheUsersCacheDirectory() {
+		this.contextRunner.run((context) -> assertThat(context.getBean(KernelCache.class).directory())
+			.isEqualTo(KernelCache.defaultDirectory())
+			.endsWithRaw(Path.of(".cache", "offload", "kernels")));
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ModuleConfiguration {
+
+		@Bean
+		ModuleDefinition preloadedModule() {
+			return ModuleDefinition.builder("preloaded-module")
+				.hostKernel("preloaded", List.of(ParamKind.INT32), NOTHING)
+				.build();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class CudaOnlyModuleConfiguration {
+
+		@Bean
+		ModuleDefinition cudaOnlyModule() {
+			return ModuleDefinition.builder("cuda-only").cudaSource("scale.cu", SOURCE).build();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class SourceModuleConfiguration {
+
+		static final ModuleDefinition MODULE = ModuleDefinition.builder("scale")
+			.cudaSource("scale.cu", SOURCE)
+			.hostKernel("scale", NOTHING)
+			.build();
+
+		@Bean
+		ModuleDefinition scaleModule() {
+			return MODULE;
+		}
+
+	}
+
+}
