@@ -44,6 +44,7 @@ import dev.offload.spi.VirtualThreads;
  * {@link #close()}. When it passes, the caller gets a {@link SessionTimeoutException} at
  * once, the session is closed, and the device's completion thread gives its stream back
  * when the work enqueued so far is done (a GPU cannot take queued work back).
+ * Asynchronous callers bound their futures with {@link #withinDeadline}.
  * <p>
  * On a virtual thread (Java 21+), {@link #synchronize()} and {@link #close()} park the
  * thread until the device's completion thread sees the stream idle, instead of blocking
@@ -704,6 +705,24 @@ public final class OffloadSession implements AutoCloseable {
 			this.device.completionPoller().submit(new CloseTask());
 		}
 		return this.completion;
+	}
+
+	/**
+	 * Bounds asynchronous work of this session by its deadline, as {@link #close()}
+	 * bounds a synchronous wait: the future returned completes with {@code work}'s
+	 * outcome, or fails with a {@link SessionTimeoutException} (counted in the pool's
+	 * {@code sessionTimeouts}) once the deadline passes first. The work itself goes on; a
+	 * session closed with {@link #closeAsync()} still gives its stream back when its work
+	 * ends. The template's {@code submit} and {@code runAsync} and {@code @Offload}
+	 * methods that return a stage bound their futures with it. A timed-out future
+	 * completes on the registry's completion executor.
+	 * @param <T> the work's result type
+	 * @param work the future of the session's work, such as {@link #closeAsync()}'s
+	 * @return {@code work} itself if the session has no timeout, else a future bounded by
+	 * the deadline
+	 */
+	public <T> CompletableFuture<T> withinDeadline(CompletableFuture<T> work) {
+		return (this.deadline != null) ? AsyncDeadline.bound(this, this.deadline, work) : work;
 	}
 
 	/**
