@@ -57,13 +57,14 @@ public final class KernelCall {
 
 	/**
 	 * Launches at least {@code threads} threads in blocks of
-	 * {@value #DEFAULT_BLOCK_SIZE}.
+	 * {@value #DEFAULT_BLOCK_SIZE}; fewer than that run as one block of exactly
+	 * {@code threads}, so that a launch of one thread is one thread.
 	 * @param threads the number of threads, usually the number of elements; at least 1
 	 * @return this call
 	 * @throws IllegalArgumentException if {@code threads} is less than 1
 	 */
 	public KernelCall threads(long threads) {
-		return threads(threads, DEFAULT_BLOCK_SIZE);
+		return threads(threads, (int) Math.max(1, Math.min(threads, DEFAULT_BLOCK_SIZE)));
 	}
 
 	/**
