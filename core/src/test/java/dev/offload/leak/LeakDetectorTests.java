@@ -5,6 +5,7 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -12,7 +13,9 @@ import org.junit.jupiter.api.Test;
 
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
+import dev.offload.TestKernels;
 import dev.offload.backend.host.HostBackend;
+import dev.offload.kernel.LaunchConfig;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -143,6 +146,32 @@ class LeakDetectorTests {
 		OffloadSession session = this.registry.openSession(0);
 		session.close();
 		assertThat(this.detector.leakedSessions(0)).isZero();
+	}
+
+	@Test
+	void sessionWhenClosedButItsWorkIsStillQueuedShouldNotBeReported() {
+		start(SHORT, 1);
+		// Above the gate ids of core's other tests.
+		int gate = 2_000_001;
+		CountDownLatch held = TestKernels.gate(gate);
+		try {
+			OffloadSession closedEarly = this.registry.openSession(0);
+			closedEarly.launch(closedEarly.device().loadModule(TestKernels.MODULE).kernel("hold"),
+					LaunchConfig.of(1, 1), gate);
+			closedEarly.closeAsync();
+			OffloadSession leaked = this.registry.openSession(0);
+			// The checks run in the order of their deadlines: once the later session is
+			// reported, the earlier one's check has run too.
+			await().atMost(Duration.ofSeconds(10)).until(() -> this.detector.leakedSessions(0) >= 1);
+			assertThat(this.detector.leakedSessions(0)).isOne();
+			assertThat(this.detector.openLeakedSessions(0)).isOne();
+			assertThat(output()).contains("Session " + leaked.id() + " on device 0")
+				.doesNotContain("Session " + closedEarly.id() + " on device 0");
+			leaked.close();
+		}
+		finally {
+			held.countDown();
+		}
 	}
 
 	private void start(Duration threshold, int devices) {
