@@ -56,15 +56,15 @@ public final class KernelCall {
 	}
 
 	/**
-	 * Launches at least {@code threads} threads in blocks of
-	 * {@value #DEFAULT_BLOCK_SIZE}; fewer than that run as one block of exactly
-	 * {@code threads}, so that a launch of one thread is one thread.
+	 * Launches at least {@code threads} threads in blocks of {@value #DEFAULT_BLOCK_SIZE}
+	 * (one whole block for fewer: kernels may rely on their block size); give a smaller
+	 * block with {@link #threads(long, int)}.
 	 * @param threads the number of threads, usually the number of elements; at least 1
 	 * @return this call
 	 * @throws IllegalArgumentException if {@code threads} is less than 1
 	 */
 	public KernelCall threads(long threads) {
-		return threads(threads, (int) Math.max(1, Math.min(threads, DEFAULT_BLOCK_SIZE)));
+		return threads(threads, DEFAULT_BLOCK_SIZE);
 	}
 
 	/**

@@ -3,6 +3,7 @@ package dev.offload.template;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -33,8 +34,10 @@ class AsyncDeadlineTests {
 
 	private static final Duration SHORT = Duration.ofMillis(100);
 
+	// One thread, so that a test can hold completions back until its continuation is
+	// attached.
 	private final ExecutorService completions = Executors
-		.newCachedThreadPool((task) -> new Thread(task, "test-completion"));
+		.newSingleThreadExecutor((task) -> new Thread(task, "test-completion"));
 
 	private DeviceRegistry registry;
 
@@ -63,6 +66,8 @@ class AsyncDeadlineTests {
 	void submitWhenWorkOutlivesTheTimeoutShouldFailAtTheDeadlineAndReturnTheStreamWhenTheWorkEnds() throws Exception {
 		start(null);
 		OffloadTemplate template = new OffloadTemplate(this.registry);
+		CountDownLatch attached = new CountDownLatch(1);
+		this.completions.execute(() -> awaitQuietly(attached));
 		CompletableFuture<String> future = template.submit(OffloadAttributes.DEFAULTS.withTimeout(SHORT), (session) -> {
 			session.launch(TemplateTestKernels.HOLD, LaunchConfig.of(1, 1), this.gate);
 			return "late";
@@ -72,6 +77,7 @@ class AsyncDeadlineTests {
 			continuationThread.set(Thread.currentThread().getName());
 			return null;
 		});
+		attached.countDown();
 		assertTimedOut(future);
 		continuation.get(30, TimeUnit.SECONDS);
 		assertThat(continuationThread.get()).isEqualTo("test-completion");
@@ -127,6 +133,15 @@ class AsyncDeadlineTests {
 		TemplateTestKernels.open(this.gate);
 		assertThat(future.get(30, TimeUnit.SECONDS)).isEqualTo("done");
 		assertThat(this.device.streamPool().statistics().sessionTimeouts()).isZero();
+	}
+
+	private static void awaitQuietly(CountDownLatch latch) {
+		try {
+			latch.await();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 	private static void assertTimedOut(CompletableFuture<?> future) {

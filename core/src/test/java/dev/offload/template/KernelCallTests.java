@@ -1,7 +1,6 @@
 package dev.offload.template;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -15,10 +14,7 @@ import dev.offload.DeviceBuffer;
 import dev.offload.DeviceRegistry;
 import dev.offload.StreamPoolConfig;
 import dev.offload.backend.host.HostBackend;
-import dev.offload.kernel.KernelRef;
 import dev.offload.kernel.LaunchConfig;
-import dev.offload.kernel.ModuleDefinition;
-import dev.offload.kernel.ParamKind;
 import dev.offload.spi.BackendException;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -66,22 +62,6 @@ class KernelCallTests {
 			.run();
 		assertThat(result.size()).isOne();
 		assertThat(result.floats(0)).containsExactly(3, 6, 9, 12, 15);
-	}
-
-	@Test
-	void threadsWhenFewerThanABlockShouldLaunchExactlyThatMany() {
-		ModuleDefinition shape = ModuleDefinition.builder("launch-shape")
-			.hostKernel("count", List.of(ParamKind.POINTER), (t) -> {
-				if (t.globalIdX() == 0) {
-					t.ints(0).put(0, t.gridDimX() * t.blockDimX());
-				}
-			})
-			.build();
-		KernelRef count = KernelRef.of(shape, "count");
-		assertThat(this.template.kernel(count).threads(1).outInts(1).run().ints(0)).containsExactly(1);
-		assertThat(this.template.kernel(count).threads(100).outInts(1).run().ints(0)).containsExactly(100);
-		assertThat(this.template.kernel(count).threads(300).outInts(1).run().ints(0))
-			.containsExactly(2 * KernelCall.DEFAULT_BLOCK_SIZE);
 	}
 
 	@Test

@@ -68,8 +68,7 @@ public final class TestKernels {
 	 * Takes the number of milliseconds of its one {@code int} argument, once per launch
 	 * whatever its shape (the grid's first thread waits, the others return at once); on
 	 * the host emulation it occupies one of the device's workers for that time, as work
-	 * does. Launch it with one thread ({@code LaunchConfig.of(1, 1)} or
-	 * {@code threads(1)}).
+	 * does. {@code LaunchConfig.of(1, 1)} is enough.
 	 */
 	public static final KernelRef SLOW = KernelRef.of(MODULE, "slow");
 
