@@ -234,8 +234,8 @@ class OffloadAnnotationTests {
 	void timeoutThatIsNotADurationShouldFailTheStartupNamingTheMethod() {
 		this.contextRunner.withUserConfiguration(BadTimeoutConfiguration.class)
 			.run((context) -> assertThat(context).getFailure()
-				.hasStackTraceContaining("IllegalArgumentException: Invalid @Offload on " + BadTimeout.class.getName()
-						+ ".soon: @Offload timeout 'soon' is not a positive duration"));
+				.hasStackTraceContaining("InvalidOffloadAnnotationException: @Offload on BadTimeout.soon() of bean "
+						+ "'badTimeout' is invalid: @Offload timeout 'soon' is not a positive duration"));
 	}
 
 	private static int lent(AssertableApplicationContext context) {
