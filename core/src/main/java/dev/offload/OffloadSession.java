@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 
@@ -55,6 +56,9 @@ public final class OffloadSession implements AutoCloseable {
 
 	private static final AtomicLong ids = new AtomicLong();
 
+	private static final AtomicIntegerFieldUpdater<OffloadSession> AWAITING = AtomicIntegerFieldUpdater
+		.newUpdater(OffloadSession.class, "awaiting");
+
 	private static volatile boolean virtualThreadWaitsInitialized;
 
 	private final long id = ids.incrementAndGet();
@@ -94,6 +98,12 @@ public final class OffloadSession implements AutoCloseable {
 	private boolean unwrapped;
 
 	private CompletableFuture<Void> completion;
+
+	/**
+	 * Waits for this session's work in progress: callers blocked in synchronize or close,
+	 * and pending {@link #whenDone()} futures.
+	 */
+	private volatile int awaiting;
 
 	/**
 	 * Set when the session was closed for its caller and left to the completion thread to
@@ -463,6 +473,8 @@ public final class OffloadSession implements AutoCloseable {
 			throw ex;
 		}
 		CompletableFuture<Void> reached = new CompletableFuture<>();
+		AWAITING.incrementAndGet(this);
+		reached.whenComplete((ignored, failure) -> AWAITING.decrementAndGet(this));
 		this.device.watch(event, reached);
 		return reached;
 	}
@@ -498,6 +510,16 @@ public final class OffloadSession implements AutoCloseable {
 	 * so that the wait is bounded, and on expiry hands the session to that thread.
 	 */
 	private void awaitWork(String waitedFor) {
+		AWAITING.incrementAndGet(this);
+		try {
+			waitForWork(waitedFor);
+		}
+		finally {
+			AWAITING.decrementAndGet(this);
+		}
+	}
+
+	private void waitForWork(String waitedFor) {
 		BackendStream backend = this.stream.backend;
 		if (this.deadline == null) {
 			awaitIdle(backend);
@@ -705,6 +727,17 @@ public final class OffloadSession implements AutoCloseable {
 			this.device.completionPoller().submit(new CloseTask());
 		}
 		return this.completion;
+	}
+
+	/**
+	 * Tells whether someone waits for this session's work now: a thread in
+	 * {@link #synchronize()} or {@link #close()}, or a pending {@link #whenDone()}
+	 * future. A session open for long while its work runs or queues is busy, not
+	 * forgotten; leak detection asks. Safe to call from any thread.
+	 * @return {@code true} while its work is awaited
+	 */
+	public boolean isAwaitingWork() {
+		return this.awaiting > 0;
 	}
 
 	/**

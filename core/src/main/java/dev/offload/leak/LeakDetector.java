@@ -22,10 +22,12 @@ import dev.offload.OffloadSession;
  * An {@link OffloadListener} that warns about {@link OffloadSession sessions} left open
  * longer than a threshold (not closed by their caller: a session closed with
  * {@link OffloadSession#closeAsync()}, or by its deadline, whose work is still queued is
- * no leak, however long the queue), the way HikariCP's leak detection warns about
- * connections: one WARN naming the device and the session, with the stack trace of the
- * code that opened it; if the session is closed later, one INFO saying so. Leaked
- * sessions are counted per device.
+ * no leak, however long the queue; nor is one whose work someone waits for, in
+ * {@code synchronize} or through a {@code whenDone} future, which is looked at again one
+ * threshold later), the way HikariCP's leak detection warns about connections: one WARN
+ * naming the device and the session, with the stack trace of the code that opened it; if
+ * the session is closed later, one INFO saying so. Leaked sessions are counted per
+ * device.
  * <p>
  * With a threshold of zero the detector is disabled: it captures nothing and starts no
  * thread. Otherwise it captures a stack trace on every
@@ -162,6 +164,14 @@ public final class LeakDetector implements OffloadListener, AutoCloseable {
 
 	private void reportIfOpen(Tracked tracked) {
 		try {
+			if (tracked.isBusy()) {
+				// Its work runs or queues and someone waits for it: look again one
+				// threshold later, so that a session forgotten once its work is done is
+				// still reported.
+				tracked.check = this.scheduler.schedule(() -> reportIfOpen(tracked), this.thresholdNanos,
+						TimeUnit.NANOSECONDS);
+				return;
+			}
 			if (tracked.reportLeak(this.threshold)) {
 				this.leaked.computeIfAbsent(tracked.deviceId, (id) -> new LongAdder()).increment();
 			}
@@ -246,6 +256,15 @@ public final class LeakDetector implements OffloadListener, AutoCloseable {
 
 		synchronized boolean isLeaked() {
 			return this.state == LEAKED;
+		}
+
+		/**
+		 * Whether the session is still open only because of its work: a caller waits for
+		 * it (synchronize, close, a pending whenDone future).
+		 */
+		boolean isBusy() {
+			OffloadSession watched = this.session.get();
+			return watched != null && !watched.isClosed() && watched.isAwaitingWork();
 		}
 
 		synchronized boolean reportLeak(Duration threshold) {
