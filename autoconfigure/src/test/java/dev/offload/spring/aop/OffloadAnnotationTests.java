@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
@@ -23,6 +24,7 @@ import org.springframework.scheduling.annotation.EnableAsync;
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
+import dev.offload.SessionTimeoutException;
 import dev.offload.StreamPoolConfig;
 import dev.offload.StreamPriority;
 import dev.offload.autoconfigure.template.OffloadTemplateAutoConfiguration;
@@ -202,6 +204,27 @@ class OffloadAnnotationTests {
 			gate.release();
 			assertThat(returned.get(30, TimeUnit.SECONDS)).isEqualTo("done");
 			assertNoStreamLent(context);
+		});
+	}
+
+	@Test
+	void futureMethodWithATimeoutShouldFailAtTheDeadlineAndGiveTheStreamBackWhenTheWorkEnds() {
+		run((context) -> {
+			AsyncWorker worker = context.getBean(AsyncWorker.class);
+			try (Gate gate = Gate.create()) {
+				CompletableFuture<String> stage = new CompletableFuture<>();
+				CompletableFuture<String> returned = worker.holdWithin(gate, stage);
+				OffloadSession session = worker.lastSession();
+				assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> returned.get(30, TimeUnit.SECONDS))
+					.havingCause()
+					.isInstanceOf(SessionTimeoutException.class)
+					.withMessageContaining("session timeout 100 ms");
+				assertThat(session.device().streamPool().statistics().sessionTimeouts()).isOne();
+				assertThat(lent(context)).isEqualTo(1);
+				stage.complete("late");
+				gate.release();
+				Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> lent(context) == 0);
+			}
 		});
 	}
 
@@ -391,6 +414,11 @@ class OffloadAnnotationTests {
 			this.session.set(current);
 			gate.launch(current);
 			return stage;
+		}
+
+		@Offload(timeout = "100ms")
+		public CompletableFuture<String> holdWithin(Gate gate, CompletableFuture<String> stage) {
+			return hold(gate, stage);
 		}
 
 		@Offload
