@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 
@@ -47,6 +48,7 @@ import dev.offload.spi.VirtualThreads;
  * {@link #close()}. When it passes, the caller gets a {@link SessionTimeoutException} at
  * once, the session is closed, and the device's completion thread gives its stream back
  * when the work enqueued so far is done (a GPU cannot take queued work back).
+ * Asynchronous callers bound their futures with {@link #withinDeadline}.
  * <p>
  * On a virtual thread (Java 21+), {@link #synchronize()} and {@link #close()} park the
  * thread until the device's completion thread sees the stream idle, instead of blocking
@@ -56,6 +58,9 @@ import dev.offload.spi.VirtualThreads;
 public final class OffloadSession implements AutoCloseable {
 
 	private static final AtomicLong ids = new AtomicLong();
+
+	private static final AtomicIntegerFieldUpdater<OffloadSession> AWAITING = AtomicIntegerFieldUpdater
+		.newUpdater(OffloadSession.class, "awaiting");
 
 	private static volatile boolean virtualThreadWaitsInitialized;
 
@@ -102,6 +107,12 @@ public final class OffloadSession implements AutoCloseable {
 
 	/** The device memory of the session's buffers, within {@link #memoryReserved}. */
 	private long memoryDrawn;
+
+	/**
+	 * Waits for this session's work in progress: callers blocked in synchronize or close,
+	 * and pending {@link #whenDone()} futures.
+	 */
+	private volatile int awaiting;
 
 	/**
 	 * Set when the session was closed for its caller and left to the completion thread to
@@ -526,6 +537,8 @@ public final class OffloadSession implements AutoCloseable {
 			throw ex;
 		}
 		CompletableFuture<Void> reached = new CompletableFuture<>();
+		AWAITING.incrementAndGet(this);
+		reached.whenComplete((ignored, failure) -> AWAITING.decrementAndGet(this));
 		this.device.watch(event, reached);
 		return reached;
 	}
@@ -561,6 +574,16 @@ public final class OffloadSession implements AutoCloseable {
 	 * so that the wait is bounded, and on expiry hands the session to that thread.
 	 */
 	private void awaitWork(String waitedFor) {
+		AWAITING.incrementAndGet(this);
+		try {
+			waitForWork(waitedFor);
+		}
+		finally {
+			AWAITING.decrementAndGet(this);
+		}
+	}
+
+	private void waitForWork(String waitedFor) {
 		BackendStream backend = lent().backend;
 		if (this.deadline == null) {
 			awaitIdle(backend);
@@ -768,6 +791,35 @@ public final class OffloadSession implements AutoCloseable {
 			this.device.completionPoller().submit(new CloseTask());
 		}
 		return this.completion;
+	}
+
+	/**
+	 * Tells whether someone waits for this session's work now: a thread in
+	 * {@link #synchronize()} or {@link #close()}, or a pending {@link #whenDone()}
+	 * future. A session open for long while its work runs or queues is busy, not
+	 * forgotten; leak detection asks. Safe to call from any thread.
+	 * @return {@code true} while its work is awaited
+	 */
+	public boolean isAwaitingWork() {
+		return this.awaiting > 0;
+	}
+
+	/**
+	 * Bounds asynchronous work of this session by its deadline, as {@link #close()}
+	 * bounds a synchronous wait: the future returned completes with {@code work}'s
+	 * outcome, or fails with a {@link SessionTimeoutException} (counted in the pool's
+	 * {@code sessionTimeouts}) once the deadline passes first. The work itself goes on; a
+	 * session closed with {@link #closeAsync()} still gives its stream back when its work
+	 * ends. The template's {@code submit} and {@code runAsync} and {@code @Offload}
+	 * methods that return a stage bound their futures with it. A timed-out future
+	 * completes on the registry's completion executor.
+	 * @param <T> the work's result type
+	 * @param work the future of the session's work, such as {@link #closeAsync()}'s
+	 * @return {@code work} itself if the session has no timeout, else a future bounded by
+	 * the deadline
+	 */
+	public <T> CompletableFuture<T> withinDeadline(CompletableFuture<T> work) {
+		return (this.deadline != null) ? AsyncDeadline.bound(this, this.deadline, work) : work;
 	}
 
 	/**

@@ -538,10 +538,10 @@ public class OffloadProperties {
 
 		/**
 		 * Time from a session's opening after which its caller stops waiting for a stream
-		 * or for the session's work and gets a SessionTimeoutException; the stream goes
-		 * back to the pool once the work is done. Applies to sessions opened without a
-		 * timeout of their own (such as '@Offload(timeout = "2s")'). No timeout when
-		 * unset.
+		 * or for the session's work and gets a SessionTimeoutException (an asynchronous
+		 * caller's future fails with it); the stream goes back to the pool once the work
+		 * is done. Applies to sessions opened without a timeout of their own (such as
+		 * '@Offload(timeout = "2s")'). No timeout when unset.
 		 */
 		private @Nullable Duration timeout;
 

@@ -5,6 +5,7 @@ import java.nio.DoubleBuffer;
 import java.nio.FloatBuffer;
 import java.nio.IntBuffer;
 import java.nio.LongBuffer;
+import java.util.concurrent.ForkJoinPool;
 
 /**
  * One emulated thread of a {@link HostKernel} launch: CUDA's {@code threadIdx},
@@ -142,5 +143,19 @@ public interface HostThread {
 	 * @return the view, shared by the launch's threads
 	 */
 	LongBuffer longs(int index);
+
+	/**
+	 * Blocks this thread until {@code blocker} is done, as a kernel that spins on a flag
+	 * would on a GPU, without taking the device from other streams: the host backend
+	 * lends the device another worker for as long as the wait lasts (the compensation of
+	 * {@link ForkJoinPool#managedBlock}), so other streams' kernels keep running, as a
+	 * GPU runs other blocks beside a spinning one. Outside a host launch it is
+	 * {@link ForkJoinPool#managedBlock}.
+	 * @param blocker the wait
+	 * @throws InterruptedException if the thread is interrupted while it waits
+	 */
+	default void managedBlock(ForkJoinPool.ManagedBlocker blocker) throws InterruptedException {
+		ForkJoinPool.managedBlock(blocker);
+	}
 
 }

@@ -1,8 +1,10 @@
 package dev.offload.leak;
 
+import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -20,9 +22,13 @@ import dev.offload.OffloadSession;
 
 /**
  * An {@link OffloadListener} that warns about {@link OffloadSession sessions} left open
- * longer than a threshold, the way HikariCP's leak detection warns about connections: one
- * WARN naming the device and the session, with the stack trace of the code that opened
- * it; if the session is closed later, one INFO saying so. Leaked sessions are counted per
+ * longer than a threshold (not closed by their caller: a session closed with
+ * {@link OffloadSession#closeAsync()}, or by its deadline, whose work is still queued is
+ * no leak, however long the queue; nor is one whose work someone waits for, in
+ * {@code synchronize} or through a {@code whenDone} future, which is looked at again one
+ * threshold later), the way HikariCP's leak detection warns about connections: one WARN
+ * naming the device and the session, with the stack trace of the code that opened it; if
+ * the session is closed later, one INFO saying so. Leaked sessions are counted per
  * device.
  * <p>
  * With a threshold of zero the detector is disabled: it captures nothing and starts no
@@ -160,6 +166,16 @@ public final class LeakDetector implements OffloadListener, AutoCloseable {
 
 	private void reportIfOpen(Tracked tracked) {
 		try {
+			if (tracked.isBusy()) {
+				// Its work runs or queues and someone waits for it: look again one
+				// threshold later, so that a session forgotten once its work is done is
+				// still reported.
+				// Only tracked sessions are checked, and only an enabled detector (with a
+				// scheduler) tracks.
+				tracked.check = Objects.requireNonNull(this.scheduler)
+					.schedule(() -> reportIfOpen(tracked), this.thresholdNanos, TimeUnit.NANOSECONDS);
+				return;
+			}
 			if (tracked.reportLeak(this.threshold)) {
 				this.leaked.computeIfAbsent(tracked.deviceId, (id) -> new LongAdder()).increment();
 			}
@@ -209,8 +225,8 @@ public final class LeakDetector implements OffloadListener, AutoCloseable {
 	}
 
 	/**
-	 * A watched session. Holds no reference to the session itself, so a session dropped
-	 * without being closed can still be collected.
+	 * A watched session. Holds only a weak reference to the session itself, so a session
+	 * dropped without being closed can still be collected.
 	 */
 	private static final class Tracked {
 
@@ -226,6 +242,8 @@ public final class LeakDetector implements OffloadListener, AutoCloseable {
 
 		private final String deviceName;
 
+		private final WeakReference<OffloadSession> session;
+
 		private @Nullable Throwable openedHere;
 
 		private int state = OPEN;
@@ -236,6 +254,7 @@ public final class LeakDetector implements OffloadListener, AutoCloseable {
 			this.sessionId = session.id();
 			this.deviceId = session.device().id();
 			this.deviceName = session.device().name();
+			this.session = new WeakReference<>(session);
 			this.openedHere = openedHere;
 		}
 
@@ -243,8 +262,24 @@ public final class LeakDetector implements OffloadListener, AutoCloseable {
 			return this.state == LEAKED;
 		}
 
+		/**
+		 * Whether the session is still open only because of its work: a caller waits for
+		 * it (synchronize, close, a pending whenDone future).
+		 */
+		boolean isBusy() {
+			OffloadSession watched = this.session.get();
+			return watched != null && !watched.isClosed() && watched.isAwaitingWork();
+		}
+
 		synchronized boolean reportLeak(Duration threshold) {
 			if (this.state != OPEN) {
+				return false;
+			}
+			OffloadSession watched = this.session.get();
+			if (watched != null && watched.isClosed()) {
+				// Its caller closed it (closeAsync, or a deadline handed it to the
+				// completion thread): it ends once its queued work is done, which under
+				// load may take longer than the threshold. Not a leak.
 				return false;
 			}
 			this.state = LEAKED;

@@ -58,8 +58,9 @@ public final class KernelCall {
 	}
 
 	/**
-	 * Launches at least {@code threads} threads in blocks of
-	 * {@value #DEFAULT_BLOCK_SIZE}.
+	 * Launches at least {@code threads} threads in blocks of {@value #DEFAULT_BLOCK_SIZE}
+	 * (one whole block for fewer: kernels may rely on their block size); give a smaller
+	 * block with {@link #threads(long, int)}.
 	 * @param threads the number of threads, usually the number of elements; at least 1
 	 * @return this call
 	 * @throws IllegalArgumentException if {@code threads} is less than 1
@@ -283,8 +284,10 @@ public final class KernelCall {
 	 * Does what {@link #run()} does without blocking: enqueues on the calling thread and
 	 * returns a future completed with the outputs once the work is done, or with its
 	 * failure. The outputs are copied to page-locked buffers of the device, read and
-	 * given back when the work is done. The future may complete on the device's
-	 * completion thread: continue with {@code *Async} methods for anything slow.
+	 * given back when the work is done. A new session's timeout bounds the future (see
+	 * {@link OffloadTemplate#submit(OffloadAttributes, SessionCallback)}). The future may
+	 * complete on the device's completion thread: continue with {@code *Async} methods
+	 * for anything slow.
 	 * @return the outputs' future
 	 * @throws IllegalStateException if no launch geometry was given
 	 * @throws IllegalArgumentException if the parameters do not fit the kernel
@@ -293,7 +296,8 @@ public final class KernelCall {
 		OffloadAttributes resolved = resolveAttributes();
 		List<HostBuffer> targets = new ArrayList<>();
 		List<Output> outputs = new ArrayList<>();
-		CompletableFuture<Device> done = this.template.submit(resolved, (session) -> {
+		// The outputs are freed only once the work really ended, whatever the deadline.
+		return this.template.submit(resolved, (session) -> {
 			session.reserveMemory(deviceBytes());
 			Flow flow = Flow.of(session);
 			outputs.addAll(enqueue(flow));
@@ -304,7 +308,11 @@ public final class KernelCall {
 			}
 			copyBack(flow, outputs, targets);
 			return session.device();
-		});
+		}, (done) -> readWhenDone(done, outputs, targets));
+	}
+
+	private CompletableFuture<KernelResult> readWhenDone(CompletableFuture<Device> done, List<Output> outputs,
+			List<HostBuffer> targets) {
 		CompletableFuture<KernelResult> result = new CompletableFuture<>();
 		done.whenComplete((device, failure) -> {
 			try {

@@ -115,7 +115,10 @@ public final class OffloadInvoker {
 	 * session, or a {@code null} stage give back the call's stage itself.
 	 * <p>
 	 * The returned stage completes on the registry's completion executor (or on the
-	 * thread that completed the call's stage), never on the device's completion thread.
+	 * thread that completed the call's stage), never on the device's completion thread. A
+	 * session with a timeout bounds it: the stage fails with a
+	 * {@link dev.offload.SessionTimeoutException} at the deadline, and the session is
+	 * closed once the call's stage completes and its work is done.
 	 * @param <T> the stage's value type
 	 * @param attributes the device, propagation and priority
 	 * @param invocation the call
@@ -140,7 +143,7 @@ public final class OffloadInvoker {
 			scope.close();
 			return stage;
 		}
-		return scope.closeAfter(stage);
+		return scope.withinDeadline(scope.closeAfter(stage));
 	}
 
 	/**

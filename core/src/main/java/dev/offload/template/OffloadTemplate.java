@@ -5,6 +5,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
 
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
@@ -185,7 +186,11 @@ public class OffloadTemplate {
 	 * which also reaches the owner of the session when it ends it.</li>
 	 * </ul>
 	 * If the callback throws, the future completes with that exception (after a new
-	 * session has ended). The future completes on the registry's
+	 * session has ended). A new session with a timeout (its own, or the registry's
+	 * default) bounds the future: it fails with a
+	 * {@link dev.offload.SessionTimeoutException} when the deadline passes before the
+	 * work is done, and the stream comes back when the work ends
+	 * ({@link OffloadSession#withinDeadline}). The future completes on the registry's
 	 * {@linkplain DeviceRegistry#completionExecutor() completion executor}, never on the
 	 * device's completion thread, so its continuations may block (even on other Offload
 	 * futures).
@@ -199,6 +204,16 @@ public class OffloadTemplate {
 	 * @throws dev.offload.DeviceFailedException if the chosen device failed
 	 */
 	public <T> CompletableFuture<T> submit(OffloadAttributes attributes, SessionCallback<T> callback) {
+		return submit(attributes, callback, Function.identity());
+	}
+
+	/**
+	 * Submits a callback as {@link #submit(OffloadAttributes, SessionCallback)} does, and
+	 * maps the future of its work with {@code whenDone} (which sees the work really
+	 * ended) before the deadline of a new session bounds the result.
+	 */
+	<T, R> CompletableFuture<R> submit(OffloadAttributes attributes, SessionCallback<T> callback,
+			Function<CompletableFuture<T>, CompletableFuture<R>> whenDone) {
 		check(attributes, callback);
 		SessionScope scope = SessionScope.enter(this.registry, attributes);
 		T result;
@@ -211,16 +226,16 @@ public class OffloadTemplate {
 				SessionScope.suppress(ex, closeFailure);
 				failed.completeExceptionally(ex);
 			});
-			return failed;
+			return whenDone.apply(failed);
 		}
 		if (scope.owned()) {
-			return scope.closeAfter(CompletableFuture.completedFuture(result));
+			return scope.withinDeadline(whenDone.apply(scope.closeAfter(CompletableFuture.completedFuture(result))));
 		}
 		try {
-			return SessionScope.relay(scope.requiredSession().whenDone(), result);
+			return whenDone.apply(SessionScope.relay(scope.requiredSession().whenDone(), result));
 		}
 		catch (RuntimeException ex) {
-			return CompletableFuture.failedFuture(ex);
+			return whenDone.apply(CompletableFuture.failedFuture(ex));
 		}
 	}
 

@@ -185,6 +185,14 @@ final class SessionScope {
 	}
 
 	/**
+	 * Bounds the future of an owned session's work by the session's deadline; a joined
+	 * session's deadline is its owner's to enforce.
+	 */
+	<T> CompletableFuture<T> withinDeadline(CompletableFuture<T> work) {
+		return this.owned ? requiredSession().withinDeadline(work) : work;
+	}
+
+	/**
 	 * Returns a future completed with {@code value} when {@code done} completes, or with
 	 * its failure unwrapped.
 	 */

@@ -5,6 +5,8 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -12,7 +14,9 @@ import org.junit.jupiter.api.Test;
 
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
+import dev.offload.TestKernels;
 import dev.offload.backend.host.HostBackend;
+import dev.offload.kernel.LaunchConfig;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -24,6 +28,8 @@ import static org.awaitility.Awaitility.await;
 class LeakDetectorTests {
 
 	private static final Duration SHORT = Duration.ofMillis(50);
+
+	private static final Duration ROOMY = Duration.ofSeconds(1);
 
 	private final ByteArrayOutputStream captured = new ByteArrayOutputStream();
 
@@ -143,6 +149,70 @@ class LeakDetectorTests {
 		OffloadSession session = this.registry.openSession(0);
 		session.close();
 		assertThat(this.detector.leakedSessions(0)).isZero();
+	}
+
+	@Test
+	void sessionWhenClosedButItsWorkIsStillQueuedShouldNotBeReported() {
+		// Roomier than SHORT: the session must be closed before its check runs.
+		start(ROOMY, 1);
+		this.registry.device(0).loadModule(TestKernels.MODULE);
+		// Above the gate ids of core's other tests.
+		int gate = 2_000_001;
+		CountDownLatch held = TestKernels.gate(gate);
+		try {
+			OffloadSession closedEarly = this.registry.openSession(0);
+			closedEarly.launch(closedEarly.device().loadModule(TestKernels.MODULE).kernel("hold"),
+					LaunchConfig.of(1, 1), gate);
+			closedEarly.closeAsync();
+			try (OffloadSession leaked = this.registry.openSession(0)) {
+				// The checks run in the order of their deadlines: once the later session
+				// is reported, the earlier one's check has run too.
+				await().atMost(Duration.ofSeconds(10)).until(() -> this.detector.leakedSessions(0) >= 1);
+				assertThat(this.detector.leakedSessions(0)).isOne();
+				assertThat(this.detector.openLeakedSessions(0)).isOne();
+				assertThat(output()).contains("Session " + leaked.id() + " on device 0")
+					.doesNotContain("Session " + closedEarly.id() + " on device 0");
+			}
+		}
+		finally {
+			held.countDown();
+		}
+	}
+
+	@Test
+	void sessionWhenItsWorkIsStillAwaitedShouldNotBeReportedUntilItIsForgotten() {
+		// Roomier than SHORT: the work must be awaited before the session's check runs.
+		start(ROOMY, 1);
+		this.registry.device(0).loadModule(TestKernels.MODULE);
+		// Above the gate ids of core's other tests.
+		int gate = 2_000_002;
+		CountDownLatch held = TestKernels.gate(gate);
+		// Resources close in reverse: the gate opens before the sessions close.
+		try (OffloadSession busy = this.registry.openSession(0);
+				OffloadSession leaked = this.registry.openSession(0);
+				Release release = held::countDown) {
+			busy.launch(busy.device().loadModule(TestKernels.MODULE).kernel("hold"), LaunchConfig.of(1, 1), gate);
+			CompletableFuture<Void> done = busy.whenDone();
+			// The checks run in the order of their deadlines: once the later session is
+			// reported, the earlier one's check has run too.
+			await().atMost(Duration.ofSeconds(10)).until(() -> this.detector.leakedSessions(0) >= 1);
+			assertThat(this.detector.leakedSessions(0)).isOne();
+			assertThat(output()).contains("Session " + leaked.id() + " on device 0")
+				.doesNotContain("Session " + busy.id() + " on device 0");
+			held.countDown();
+			done.join();
+			// Its work done and nobody waiting, the session left open is a leak after
+			// all.
+			await().atMost(Duration.ofSeconds(10)).until(() -> this.detector.leakedSessions(0) == 2);
+			assertThat(output()).contains("Session " + busy.id() + " on device 0");
+		}
+	}
+
+	private interface Release extends AutoCloseable {
+
+		@Override
+		void close();
+
 	}
 
 	private void start(Duration threshold, int devices) {

@@ -67,13 +67,21 @@ final class UnknownOffloadPropertyFailureAnalyzer
 
 	/**
 	 * Returns the known property that is the fewest edits from the unknown one; a map key
-	 * of a known property takes the unknown one's element at that place.
+	 * of a known property takes the unknown one's element at that place. Maps of free
+	 * keys are never suggested.
 	 */
 	static @Nullable String nearest(List<String> unknown, List<List<String>> known) {
 		String key = String.join(".", unknown);
 		String best = null;
 		int bestDistance = Integer.MAX_VALUE;
 		for (List<String> candidate : known) {
+			if (ANY_KEY.equals(candidate.get(candidate.size() - 1))) {
+				// A map of free keys (offload.test.*, left to the test artifact) takes
+				// any
+				// key, so it would match every typo at the cost of its prefix alone; no
+				// key under it is ever unknown.
+				continue;
+			}
 			List<String> filled = new ArrayList<>(candidate);
 			for (int i = 0; i < filled.size(); i++) {
 				if (ANY_KEY.equals(filled.get(i)) && i < unknown.size()) {
@@ -81,7 +89,7 @@ final class UnknownOffloadPropertyFailureAnalyzer
 				}
 			}
 			String name = String.join(".", filled);
-			int distance = levenshtein(key, name);
+			int distance = distance(key, name);
 			if (distance < bestDistance) {
 				best = name;
 				bestDistance = distance;
@@ -123,6 +131,19 @@ final class UnknownOffloadPropertyFailureAnalyzer
 
 	private static boolean isNested(Class<?> type) {
 		return type.getEnclosingClass() == OffloadProperties.class && !type.isEnum();
+	}
+
+	/**
+	 * The edits from {@code key} to {@code name}; a key that is {@code name} cut short
+	 * (such as {@code offload.host.workers} for {@code offload.host.workers-per-device})
+	 * counts as one edit, however much of the name it leaves out.
+	 */
+	private static int distance(String key, String name) {
+		int distance = levenshtein(key, name);
+		if (name.length() > key.length()) {
+			distance = Math.min(distance, levenshtein(key, name.substring(0, key.length())) + 1);
+		}
+		return distance;
 	}
 
 	private static int levenshtein(String a, String b) {

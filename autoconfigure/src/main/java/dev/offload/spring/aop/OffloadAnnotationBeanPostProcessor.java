@@ -61,7 +61,7 @@ public class OffloadAnnotationBeanPostProcessor extends AbstractBeanFactoryAware
 			// A timeout that is no duration fails the startup, not the first call.
 			Class<?> type = AopUtils.getTargetClass(bean);
 			OffloadAttributeSource attributes = new OffloadAttributeSource();
-			ReflectionUtils.doWithMethods(type, (method) -> attributes.find(method, type),
+			ReflectionUtils.doWithMethods(type, (method) -> check(attributes, beanName, type, method),
 					(method) -> !ReflectionUtils.isObjectMethod(method) && !method.isSynthetic());
 		}
 		Object result = super.postProcessAfterInitialization(bean, beanName);
@@ -72,6 +72,32 @@ public class OffloadAnnotationBeanPostProcessor extends AbstractBeanFactoryAware
 			}
 		}
 		return result;
+	}
+
+	private static void check(OffloadAttributeSource attributes, String beanName, Class<?> type, Method method) {
+		try {
+			attributes.find(method, type);
+		}
+		catch (IllegalArgumentException ex) {
+			Class<?> userType = ClassUtils.getUserClass(type);
+			Offload offload = AnnotatedElementUtils.findMergedAnnotation(method, Offload.class);
+			if (offload == null) {
+				offload = AnnotatedElementUtils.findMergedAnnotation(userType, Offload.class);
+			}
+			String timeout = (offload != null && !isDuration(offload.timeout())) ? offload.timeout() : null;
+			IllegalArgumentException reason = (ex.getCause() instanceof IllegalArgumentException cause) ? cause : ex;
+			throw new InvalidOffloadAnnotationException(beanName, describe(userType, method), timeout, reason);
+		}
+	}
+
+	private static boolean isDuration(String timeout) {
+		try {
+			OffloadAttributes.parseTimeout(timeout);
+			return true;
+		}
+		catch (IllegalArgumentException ex) {
+			return false;
+		}
 	}
 
 	private static Map<String, Integer> namedDevices(Class<?> type) {

@@ -230,6 +230,18 @@ class OffloadFailureAnalysisTests {
 	}
 
 	@Test
+	void propertyWhenMisspeltShouldNeverSuggestTheTestNamespace() {
+		this.contextRunner.withPropertyValues("offload.host.workers=4")
+			.run(failsWith("the nearest one is 'offload.host.workers-per-device'.",
+					"to 'offload.host.workers-per-device'"));
+		this.contextRunner.withPropertyValues("offload.tset=1")
+			.run(failsWith("'offload.tset' is not an Offload property", "or remove it."));
+		this.contextRunner.withPropertyValues("offload.tset=1").run((context) -> {
+			assertThat(analyze(context.getStartupFailure()).getDescription()).doesNotContain("offload.test");
+		});
+	}
+
+	@Test
 	void propertyWhenMisspeltUnderADeviceShouldKeepTheDeviceKey() {
 		this.contextRunner.withPropertyValues("offload.devices-config.1.stream-pool.max-szie=8")
 			.run(failsWith("the nearest one is 'offload.devices-config.1.stream-pool.max-size'.",
@@ -259,6 +271,19 @@ class OffloadFailureAnalysisTests {
 			.run((context) -> assertThat(context).hasNotFailed());
 	}
 
+	@Test
+	void offloadTimeoutWhenNotADurationShouldFailNamingTheBeanMethodValueAndFormat() {
+		this.contextRunner
+			.withConfiguration(
+					AutoConfigurations.of(OffloadAutoConfiguration.class, OffloadTemplateAutoConfiguration.class))
+			.withUserConfiguration(SoonTimeoutConfiguration.class)
+			.run(failsWith(
+					"@Offload on SoonTimeoutService.work() of bean 'soonTimeoutService' is invalid: @Offload "
+							+ "timeout 'soon' is not a positive duration",
+					"Set the timeout of @Offload on SoonTimeoutService.work() to a positive duration with a unit "
+							+ "(ns, us, ms, s, m, h, d) such as 500ms or 2s, or an ISO-8601 duration such as PT2S"));
+	}
+
 	private static void addProperties(ConfigurableApplicationContext context, String resource) {
 		try {
 			new PropertiesPropertySourceLoader().load(resource, new ClassPathResource(resource))
@@ -280,9 +305,10 @@ class OffloadFailureAnalysisTests {
 	}
 
 	private static FailureAnalysis analyze(Throwable failure) {
-		List<FailureAnalyzer> analyzers = new ArrayList<>(List.of(new InvalidOffloadConfigurationFailureAnalyzer(),
-				new NoSuchDeviceFailureAnalyzer(), new BackendBindFailureAnalyzer(),
-				new UnknownOffloadDeviceFailureAnalyzer(), new UnknownOffloadPropertyFailureAnalyzer()));
+		List<FailureAnalyzer> analyzers = new ArrayList<>(
+				List.of(new InvalidOffloadConfigurationFailureAnalyzer(), new NoSuchDeviceFailureAnalyzer(),
+						new BackendBindFailureAnalyzer(), new UnknownOffloadDeviceFailureAnalyzer(),
+						new UnknownOffloadPropertyFailureAnalyzer(), new InvalidOffloadAnnotationFailureAnalyzer()));
 		AnnotationAwareOrderComparator.sort(analyzers);
 		for (FailureAnalyzer analyzer : analyzers) {
 			FailureAnalysis analysis = analyzer.analyze(failure);
@@ -309,6 +335,24 @@ class OffloadFailureAnalysisTests {
 		@Bean
 		SeventhDeviceService seventhDeviceService() {
 			return new SeventhDeviceService();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class SoonTimeoutConfiguration {
+
+		@Bean
+		SoonTimeoutService soonTimeoutService() {
+			return new SoonTimeoutService();
+		}
+
+	}
+
+	static class SoonTimeoutService {
+
+		@Offload(timeout = "soon")
+		void work() {
 		}
 
 	}

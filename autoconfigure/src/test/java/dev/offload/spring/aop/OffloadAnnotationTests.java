@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
@@ -23,6 +24,7 @@ import org.springframework.scheduling.annotation.EnableAsync;
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
+import dev.offload.SessionTimeoutException;
 import dev.offload.StreamPoolConfig;
 import dev.offload.StreamPriority;
 import dev.offload.autoconfigure.template.OffloadTemplateAutoConfiguration;
@@ -206,6 +208,27 @@ class OffloadAnnotationTests {
 	}
 
 	@Test
+	void futureMethodWithATimeoutShouldFailAtTheDeadlineAndGiveTheStreamBackWhenTheWorkEnds() {
+		run((context) -> {
+			AsyncWorker worker = context.getBean(AsyncWorker.class);
+			try (Gate gate = Gate.create()) {
+				CompletableFuture<String> stage = new CompletableFuture<>();
+				CompletableFuture<String> returned = worker.holdWithin(gate, stage);
+				OffloadSession session = worker.lastSession();
+				assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> returned.get(30, TimeUnit.SECONDS))
+					.havingCause()
+					.isInstanceOf(SessionTimeoutException.class)
+					.withMessageContaining("session timeout 100 ms");
+				assertThat(session.device().streamPool().statistics().sessionTimeouts()).isOne();
+				assertThat(lent(context)).isEqualTo(1);
+				stage.complete("late");
+				gate.release();
+				Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> lent(context) == 0);
+			}
+		});
+	}
+
+	@Test
 	void completionStageMethodThatFailsShouldFailWithTheSameException() {
 		run((context) -> {
 			IllegalStateException failure = new IllegalStateException("stage failed");
@@ -234,8 +257,8 @@ class OffloadAnnotationTests {
 	void timeoutThatIsNotADurationShouldFailTheStartupNamingTheMethod() {
 		this.contextRunner.withUserConfiguration(BadTimeoutConfiguration.class)
 			.run((context) -> assertThat(context).getFailure()
-				.hasStackTraceContaining("IllegalArgumentException: Invalid @Offload on " + BadTimeout.class.getName()
-						+ ".soon: @Offload timeout 'soon' is not a positive duration"));
+				.hasStackTraceContaining("InvalidOffloadAnnotationException: @Offload on BadTimeout.soon() of bean "
+						+ "'badTimeout' is invalid: @Offload timeout 'soon' is not a positive duration"));
 	}
 
 	private static int lent(AssertableApplicationContext context) {
@@ -391,6 +414,11 @@ class OffloadAnnotationTests {
 			this.session.set(current);
 			gate.launch(current);
 			return stage;
+		}
+
+		@Offload(timeout = "100ms")
+		public CompletableFuture<String> holdWithin(Gate gate, CompletableFuture<String> stage) {
+			return hold(gate, stage);
 		}
 
 		@Offload

@@ -197,8 +197,8 @@ final class GridLaunch {
 	}
 
 	private void runBlocks(long first, long end) {
-		GridThread thread = new GridThread(this.args, this.gridX, this.gridY, this.gridZ, this.blockX, this.blockY,
-				this.blockZ);
+		GridThread thread = new GridThread(this.stream.device(), this.args, this.gridX, this.gridY, this.gridZ,
+				this.blockX, this.blockY, this.blockZ);
 		long plane = (long) this.gridX * this.gridY;
 		int bz = (int) (first / plane);
 		int by = (int) ((first % plane) / this.gridX);

@@ -7,6 +7,7 @@ import java.nio.FloatBuffer;
 import java.nio.IntBuffer;
 import java.nio.LongBuffer;
 import java.util.Objects;
+import java.util.concurrent.ForkJoinPool;
 
 import dev.offload.kernel.HostThread;
 import dev.offload.spi.NativeMemory;
@@ -17,6 +18,8 @@ import dev.offload.spi.NativeMemory;
  * between workers, so its buffer views need no locking.
  */
 final class GridThread implements HostThread {
+
+	private final HostDevice device;
 
 	private final Object[] args;
 
@@ -46,7 +49,8 @@ final class GridThread implements HostThread {
 
 	int blockIdxZ;
 
-	GridThread(Object[] args, int gridX, int gridY, int gridZ, int blockX, int blockY, int blockZ) {
+	GridThread(HostDevice device, Object[] args, int gridX, int gridY, int gridZ, int blockX, int blockY, int blockZ) {
+		this.device = device;
 		this.args = args;
 		this.views = new Object[args.length];
 		this.gridDimX = gridX;
@@ -278,6 +282,11 @@ final class GridThread implements HostThread {
 			this.views[index] = view;
 		}
 		return type.cast(view);
+	}
+
+	@Override
+	public void managedBlock(ForkJoinPool.ManagedBlocker blocker) throws InterruptedException {
+		this.device.managedBlock(blocker);
 	}
 
 }

@@ -4,6 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.PriorityBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -43,6 +44,12 @@ final class HostDevice implements BackendDevice {
 	private final ThreadPoolExecutor workers;
 
 	private final AtomicLong taskSequence = new AtomicLong();
+
+	/**
+	 * Workers blocked in {@link #managedBlock}, each replaced by one more worker; guarded
+	 * by {@code this}.
+	 */
+	private int blockedWorkers;
 
 	private volatile @Nullable BackendException fault;
 
@@ -185,6 +192,44 @@ final class HostDevice implements BackendDevice {
 
 	int workerCount() {
 		return this.workerCount;
+	}
+
+	/**
+	 * Runs a kernel thread's blocking wait with one more worker while it lasts, so that
+	 * the waiting kernel does not take a worker from other streams (a GPU runs other
+	 * streams' blocks beside a spinning one). The extra worker leaves once it is idle
+	 * after the wait ends.
+	 */
+	void managedBlock(ForkJoinPool.ManagedBlocker blocker) throws InterruptedException {
+		if (blocker.isReleasable()) {
+			return;
+		}
+		resize(1);
+		try {
+			while (!blocker.isReleasable() && !blocker.block()) {
+				// block() returned early without the wait being over: wait again.
+			}
+		}
+		finally {
+			resize(-1);
+		}
+	}
+
+	private synchronized void resize(int change) {
+		this.blockedWorkers += change;
+		int size = this.workerCount + this.blockedWorkers;
+		if (this.workers.isShutdown()) {
+			return;
+		}
+		// The maximum may never be below the core size: grow it first, shrink it last.
+		if (change > 0) {
+			this.workers.setMaximumPoolSize(size);
+			this.workers.setCorePoolSize(size);
+		}
+		else {
+			this.workers.setCorePoolSize(size);
+			this.workers.setMaximumPoolSize(size);
+		}
 	}
 
 	void schedule(HostStream stream) {

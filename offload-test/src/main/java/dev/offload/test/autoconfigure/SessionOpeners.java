@@ -1,8 +1,10 @@
 package dev.offload.test.autoconfigure;
 
-import java.util.List;
+import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.jspecify.annotations.Nullable;
 
@@ -10,22 +12,30 @@ import dev.offload.OffloadListener;
 import dev.offload.OffloadSession;
 
 /**
- * Remembers the stack of the code that opened each session still open, so that a leak
- * report names the opener.
+ * Remembers the stack of the code that opened each session still open, and the test
+ * during which it was opened, so that a leak report names the opener and blames only the
+ * test that opened the session.
  */
 public final class SessionOpeners implements OffloadListener {
 
-	private final Map<OffloadSession, Throwable> open = new ConcurrentHashMap<>();
+	private final Map<OffloadSession, Opened> open = new ConcurrentHashMap<>();
+
+	private final AtomicLong tests = new AtomicLong();
+
+	private volatile long currentTest;
 
 	@Override
 	public void sessionOpened(OffloadSession session) {
-		this.open.put(session, new Throwable(
-				"Session " + session.id() + " opened here on thread " + Thread.currentThread().getName()));
+		this.open.put(session, new Opened(this.currentTest, new Throwable(
+				"Session " + session.id() + " opened here on thread " + Thread.currentThread().getName())));
 	}
 
 	@Override
 	public void sessionClosed(OffloadSession session, long durationNanos, @Nullable Throwable failure) {
 		this.open.remove(session);
+		synchronized (this) {
+			notifyAll();
+		}
 	}
 
 	/**
@@ -33,18 +43,55 @@ public final class SessionOpeners implements OffloadListener {
 	 * @return the open sessions and where they were opened
 	 */
 	public Map<OffloadSession, Throwable> openSessions() {
-		return Map.copyOf(this.open);
+		Map<OffloadSession, Throwable> sessions = new LinkedHashMap<>();
+		this.open.forEach((session, opened) -> sessions.put(session, opened.stack()));
+		return Map.copyOf(sessions);
 	}
 
 	/**
-	 * Forgets every session, so that one test's leak is not reported again by the next
-	 * test.
-	 * @return the sessions that were open
+	 * Starts a test: the sessions opened from now on are that test's.
+	 * @return the test's mark, for {@link #awaitEnd} and {@link #openedIn}
 	 */
-	List<OffloadSession> clear() {
-		List<OffloadSession> sessions = List.copyOf(this.open.keySet());
-		this.open.clear();
+	long startTest() {
+		long test = this.tests.incrementAndGet();
+		this.currentTest = test;
+		return test;
+	}
+
+	/**
+	 * Waits until every session opened during {@code test} has ended (its work done and
+	 * its stream back), or until {@code timeout} passes.
+	 * @return {@code true} if none is left open
+	 */
+	boolean awaitEnd(long test, Duration timeout) throws InterruptedException {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		synchronized (this) {
+			while (!openedIn(test).isEmpty()) {
+				long left = deadline - System.nanoTime();
+				if (left <= 0) {
+					return false;
+				}
+				wait(Math.max(1, left / 1_000_000));
+			}
+		}
+		return true;
+	}
+
+	/**
+	 * Returns the sessions opened during {@code test} and still open, each with the stack
+	 * of its opener.
+	 */
+	Map<OffloadSession, Throwable> openedIn(long test) {
+		Map<OffloadSession, Throwable> sessions = new LinkedHashMap<>();
+		this.open.forEach((session, opened) -> {
+			if (opened.test() == test) {
+				sessions.put(session, opened.stack());
+			}
+		});
 		return sessions;
+	}
+
+	private record Opened(long test, Throwable stack) {
 	}
 
 }

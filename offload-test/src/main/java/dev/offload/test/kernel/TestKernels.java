@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
+import dev.offload.kernel.HostThread;
 import dev.offload.kernel.KernelRef;
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.kernel.ParamKind;
@@ -28,11 +29,16 @@ public final class TestKernels {
 				t.floats(3).put(i, t.floatArg(1) * t.floats(2).get(i) + t.floats(3).get(i));
 			}
 		})
-		.hostKernel("gate", List.of(ParamKind.INT32), (t) -> Gate.hold(t.intArg(0)))
-		// Parks the kernel's thread: a stand-in for work that takes a while, never used
-		// to wait for another thread.
-		.hostKernel("slow", List.of(ParamKind.INT32),
-				(t) -> LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(t.intArg(0))))
+		.hostKernel("gate", List.of(ParamKind.INT32), (t) -> Gate.hold(t, t.intArg(0)))
+		// A stand-in for work that takes a while, never used to wait for another thread.
+		// A GPU runs a launch's threads side by side, the host one after the other: only
+		// the grid's first thread waits, so a launch takes its time once, whatever its
+		// shape.
+		.hostKernel("slow", List.of(ParamKind.INT32), (t) -> {
+			if (isFirstOfGrid(t)) {
+				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(t.intArg(0)));
+			}
+		})
 		.hostKernel("fail", List.of(ParamKind.INT32), (t) -> {
 			throw new IllegalStateException("kernel failed on purpose " + t.intArg(0));
 		})
@@ -54,11 +60,16 @@ public final class TestKernels {
 
 	/**
 	 * Holds its stream until its {@link Gate} is released; one argument, the gate's id
-	 * (use {@link Gate#launch}).
+	 * (use {@link Gate#launch}). On the host emulation it holds no worker while it waits.
 	 */
 	public static final KernelRef GATE = KernelRef.of(MODULE, "gate");
 
-	/** Takes the number of milliseconds of its one {@code int} argument. */
+	/**
+	 * Takes the number of milliseconds of its one {@code int} argument, once per launch
+	 * whatever its shape (the grid's first thread waits, the others return at once); on
+	 * the host emulation it occupies one of the device's workers for that time, as work
+	 * does. {@code LaunchConfig.of(1, 1)} is enough.
+	 */
 	public static final KernelRef SLOW = KernelRef.of(MODULE, "slow");
 
 	/**
@@ -74,6 +85,10 @@ public final class TestKernels {
 	public static final KernelRef STICKY_FAULT = KernelRef.of(MODULE, "stickyFault");
 
 	private TestKernels() {
+	}
+
+	private static boolean isFirstOfGrid(HostThread t) {
+		return (t.threadIdxX() | t.threadIdxY() | t.threadIdxZ() | t.blockIdxX() | t.blockIdxY() | t.blockIdxZ()) == 0;
 	}
 
 }

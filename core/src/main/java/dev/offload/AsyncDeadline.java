@@ -1,0 +1,113 @@
+package dev.offload;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Bounds a session's asynchronous work by its deadline: a future that fails with a
+ * {@link SessionTimeoutException} when the deadline passes before the work's own future
+ * completes. One daemon timer thread serves every pending deadline of the JVM (a pending
+ * deadline costs a queue entry, removed when its work completes first); it never
+ * completes a future itself but hands the completion to the registry's completion
+ * executor, so that user continuations never run on the timer.
+ */
+final class AsyncDeadline<T> implements Runnable {
+
+	private final OffloadSession session;
+
+	private final SessionDeadline deadline;
+
+	private final CompletableFuture<T> bounded = new CompletableFuture<>();
+
+	private final AtomicBoolean decided = new AtomicBoolean();
+
+	private final long startNanos = System.nanoTime();
+
+	private volatile @Nullable ScheduledFuture<?> expiry;
+
+	private AsyncDeadline(OffloadSession session, SessionDeadline deadline) {
+		this.session = session;
+		this.deadline = deadline;
+	}
+
+	/**
+	 * Returns a future with {@code work}'s outcome, or failing with a
+	 * {@link SessionTimeoutException} (counted in the pool's {@code sessionTimeouts}) if
+	 * {@code deadline} passes first.
+	 */
+	static <T> CompletableFuture<T> bound(OffloadSession session, SessionDeadline deadline, CompletableFuture<T> work) {
+		if (work.isDone()) {
+			return work;
+		}
+		AsyncDeadline<T> bound = new AsyncDeadline<>(session, deadline);
+		long remainingNanos = deadline.remainingNanos();
+		if (remainingNanos <= 0) {
+			bound.run();
+		}
+		else {
+			bound.expiry = Timer.INSTANCE.schedule(bound, remainingNanos, TimeUnit.NANOSECONDS);
+		}
+		work.whenComplete(bound::workCompleted);
+		return bound.bounded;
+	}
+
+	/**
+	 * The deadline passed: fails the future unless the work completed first.
+	 */
+	@Override
+	public void run() {
+		if (!this.decided.compareAndSet(false, true)) {
+			return;
+		}
+		Device device = this.session.device();
+		SessionTimeoutException timeout = new SessionTimeoutException(device.id(), this.session.id(),
+				"its work (asynchronous)", Duration.ofNanos(System.nanoTime() - this.startNanos),
+				this.deadline.timeout());
+		device.streamPool().sessionTimedOut();
+		device.complete(this.bounded, null, timeout);
+	}
+
+	private void workCompleted(T value, Throwable failure) {
+		if (!this.decided.compareAndSet(false, true)) {
+			return;
+		}
+		ScheduledFuture<?> pending = this.expiry;
+		if (pending != null) {
+			pending.cancel(false);
+		}
+		if (failure != null) {
+			this.bounded.completeExceptionally(failure);
+		}
+		else {
+			this.bounded.complete(value);
+		}
+	}
+
+	/**
+	 * The JVM's one deadline timer, started on first use.
+	 */
+	private static final class Timer {
+
+		static final ScheduledThreadPoolExecutor INSTANCE = create();
+
+		private static ScheduledThreadPoolExecutor create() {
+			ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, (task) -> {
+				Thread thread = new Thread(task, "offload-session-deadlines");
+				thread.setDaemon(true);
+				return thread;
+			});
+			// A deadline whose work completed first leaves the queue at once: many
+			// long timeouts in flight do not accumulate.
+			timer.setRemoveOnCancelPolicy(true);
+			return timer;
+		}
+
+	}
+
+}
