@@ -65,16 +65,23 @@ public class OffloadLeakTestExecutionListener extends AbstractTestExecutionListe
 			return;
 		}
 		SessionOpeners openers = openers(testContext);
-		boolean named = openers != null && mark instanceof Long;
-		String leaks = named ? leaks(openers, (Long) mark) : leaks(registries(testContext), mark);
-		if (leaks != null) {
-			AssertionError error = new AssertionError(
-					testContext.getTestMethod().getName() + " left Offload work behind: " + leaks);
-			if (named) {
-				openers.openedIn((Long) mark).values().forEach(error::addSuppressed);
+		if (openers != null && mark instanceof Long test) {
+			String leaks = leaks(openers, test);
+			if (leaks != null) {
+				AssertionError error = leakError(testContext, leaks);
+				openers.openedIn(test).values().forEach(error::addSuppressed);
+				throw error;
 			}
-			throw error;
+			return;
 		}
+		String leaks = leaks(registries(testContext), mark);
+		if (leaks != null) {
+			throw leakError(testContext, leaks);
+		}
+	}
+
+	private static AssertionError leakError(TestContext testContext, String leaks) {
+		return new AssertionError(testContext.getTestMethod().getName() + " left Offload work behind: " + leaks);
 	}
 
 	private static @Nullable String leaks(SessionOpeners openers, long test) throws InterruptedException {
