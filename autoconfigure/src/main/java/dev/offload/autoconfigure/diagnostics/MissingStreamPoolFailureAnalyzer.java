@@ -7,6 +7,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.InjectionPoint;
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -32,7 +33,7 @@ final class MissingStreamPoolFailureAnalyzer extends AbstractFailureAnalyzer<NoS
 
 	private static final Pattern POOL_BEAN = Pattern.compile("streamPool(\\d+)");
 
-	private final ListableBeanFactory beanFactory;
+	private final @Nullable ListableBeanFactory beanFactory;
 
 	MissingStreamPoolFailureAnalyzer(BeanFactory beanFactory) {
 		this.beanFactory = (beanFactory instanceof ListableBeanFactory listable) ? listable : null;
@@ -44,7 +45,7 @@ final class MissingStreamPoolFailureAnalyzer extends AbstractFailureAnalyzer<NoS
 	}
 
 	@Override
-	protected FailureAnalysis analyze(Throwable rootFailure, NoSuchBeanDefinitionException cause) {
+	protected @Nullable FailureAnalysis analyze(Throwable rootFailure, NoSuchBeanDefinitionException cause) {
 		ResolvableType type = cause.getResolvableType();
 		UnsatisfiedDependencyException unsatisfied = findCause(rootFailure, UnsatisfiedDependencyException.class);
 		if (type == null || !StreamPool.class.equals(type.resolve()) || unsatisfied == null

@@ -1,5 +1,7 @@
 package dev.offload.spring.aop;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * An {@link dev.offload.template.Offload @Offload} annotation of a bean cannot be used,
  * such as a timeout that is no duration; found when the bean is created, so that the
@@ -13,7 +15,7 @@ public class InvalidOffloadAnnotationException extends IllegalArgumentException 
 
 	private final String method;
 
-	private final String timeout;
+	private final @Nullable String timeout;
 
 	/**
 	 * Creates an exception.
@@ -23,7 +25,7 @@ public class InvalidOffloadAnnotationException extends IllegalArgumentException 
 	 * {@code null}
 	 * @param cause what the annotation's attributes were refused with
 	 */
-	public InvalidOffloadAnnotationException(String beanName, String method, String timeout,
+	public InvalidOffloadAnnotationException(String beanName, String method, @Nullable String timeout,
 			IllegalArgumentException cause) {
 		super("@Offload on " + method + " of bean '" + beanName + "' is invalid: " + cause.getMessage(), cause);
 		this.beanName = beanName;
@@ -51,7 +53,7 @@ public class InvalidOffloadAnnotationException extends IllegalArgumentException 
 	 * Returns the timeout as written, when it is what is invalid.
 	 * @return the timeout, or {@code null} if another attribute is invalid
 	 */
-	public String getTimeout() {
+	public @Nullable String getTimeout() {
 		return this.timeout;
 	}
 
@@ -65,7 +67,9 @@ public class InvalidOffloadAnnotationException extends IllegalArgumentException 
 					+ "ms, s, m, h, d) such as 500ms or 2s, or an ISO-8601 duration such as PT2S; or remove it for "
 					+ "the default, 'offload.session.timeout'.";
 		}
-		return "Correct the @Offload annotation on " + this.method + ": " + getCause().getMessage() + ".";
+		Throwable cause = getCause();
+		return "Correct the @Offload annotation on " + this.method + ": "
+				+ ((cause != null) ? cause.getMessage() : getMessage()) + ".";
 	}
 
 }
