@@ -1,6 +1,7 @@
 package dev.offload;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
@@ -43,7 +44,16 @@ import dev.offload.spi.BackendStream;
  * path, the streams lent now (on a cache line of its own), so that the peak in use is
  * exact; each stream counts its own borrows, and idle and lent streams are counted from
  * their states when asked. The lock serves growth, waiting and shutdown only; a release
- * signals it only when a borrower waits.
+ * takes it only when a borrower waits.
+ * <p>
+ * How it waits: a borrower that finds no stream and cannot grow the pool queues in its
+ * class's queue of waiters, first come, first served. A release while borrowers wait
+ * hands the stream to the oldest waiter of its class and wakes that one alone (it gets
+ * the stream even if a new borrower scans meanwhile); with no waiter of its class, it
+ * wakes the oldest waiter of the other class, which may replace an idle stream by one of
+ * its own. A discard wakes one waiter to replace the stream. So each stream given back
+ * wakes one waiter, not all of them, and waiters of a class are served in their order of
+ * arrival.
  * <p>
  * Invariants: a stream in the pool has no pending work (sessions synchronize before they
  * release); a stream whose work failed is {@linkplain #discard destroyed}, never lent
@@ -78,6 +88,12 @@ public final class StreamPool {
 	private final Condition changed = this.lock.newCondition();
 
 	private final AtomicInteger waiting = new AtomicInteger();
+
+	/** The borrowers waiting, per priority class, oldest first; guarded by the lock. */
+	private final List<ArrayDeque<Waiter>> waiters = new ArrayList<>();
+
+	/** How often a waiting borrower woke up: for tests. */
+	private final AtomicLong wakeUps = new AtomicLong();
 
 	/**
 	 * The streams lent now, in the middle of 32 ints so that no other field shares its
@@ -116,6 +132,7 @@ public final class StreamPool {
 		this.device = device;
 		this.config = config;
 		for (StreamPriority priority : PRIORITIES) {
+			this.waiters.add(new ArrayDeque<>());
 			this.classes[priority.ordinal()] = new ClassState(config.maxSessions(priority),
 					config.borrowTimeout(priority).toNanos());
 		}
@@ -325,9 +342,14 @@ public final class StreamPool {
 		long[] waitStart = { start };
 		this.waiting.incrementAndGet();
 		this.waitStarts.add(waitStart);
+		ArrayDeque<Waiter> queue = this.waiters.get(priority.ordinal());
+		Waiter waiter = null;
 		this.lock.lock();
 		try {
 			while (true) {
+				if (waiter != null && waiter.stream != null) {
+					return waiter.stream;
+				}
 				checkLending();
 				PooledStream stream = takeIdle(priority);
 				if (stream != null) {
@@ -346,14 +368,32 @@ public final class StreamPool {
 				if (remaining <= 0) {
 					throw timedOut(priority, start);
 				}
-				this.changed.awaitNanos(remaining);
+				if (waiter == null) {
+					waiter = new Waiter(this.lock.newCondition());
+					queue.addLast(waiter);
+				}
+				else if (!waiter.queued) {
+					// Woken to try again and found nothing: it keeps its place.
+					queue.addFirst(waiter);
+				}
+				waiter.queued = true;
+				waiter.wake.awaitNanos(remaining);
+				this.wakeUps.incrementAndGet();
 			}
 		}
 		catch (InterruptedException ex) {
+			if (waiter != null && waiter.stream != null) {
+				// Handed a stream as the interrupt came: keep it, and the interrupt.
+				Thread.currentThread().interrupt();
+				return waiter.stream;
+			}
 			Thread.currentThread().interrupt();
 			throw new OffloadException("Interrupted while waiting for a stream of device " + this.device.id(), ex);
 		}
 		finally {
+			if (waiter != null && waiter.queued) {
+				queue.remove(waiter);
+			}
 			this.waiting.decrementAndGet();
 			this.waitStarts.remove(waitStart);
 			this.lock.unlock();
@@ -480,12 +520,68 @@ public final class StreamPool {
 			signal();
 			return;
 		}
+		if (this.waiting.get() > 0 && handOff(stream)) {
+			return;
+		}
 		if (this.lastReleased.get() != stream) {
 			this.lastReleased.set(stream);
 		}
-		if (this.waiting.get() > 0) {
-			signal();
+	}
+
+	/**
+	 * Gives a stream just made idle to the oldest waiter of its class, or wakes the
+	 * oldest waiter of another class, which may replace an idle stream by one of its own.
+	 * @return whether the stream was handed to a waiter
+	 */
+	private boolean handOff(PooledStream stream) {
+		this.lock.lock();
+		try {
+			Waiter first = this.waiters.get(stream.priority.ordinal()).pollFirst();
+			if (first != null) {
+				first.queued = false;
+				if (stream.compareAndSetState(PooledStream.STATE_IDLE, PooledStream.STATE_IN_USE)) {
+					first.stream = stream;
+					first.wake.signal();
+					return true;
+				}
+				// A borrower that scanned took it: this waiter tries again.
+				first.wake.signal();
+				return false;
+			}
+			wakeOldest();
+			return false;
 		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/**
+	 * Wakes the waiter that has waited longest, of any class, to try again; while holding
+	 * the lock.
+	 */
+	private void wakeOldest() {
+		Waiter oldest = null;
+		ArrayDeque<Waiter> from = null;
+		for (ArrayDeque<Waiter> queue : this.waiters) {
+			Waiter first = queue.peekFirst();
+			if (first != null && (oldest == null || first.since - oldest.since < 0)) {
+				oldest = first;
+				from = queue;
+			}
+		}
+		if (oldest != null) {
+			from.pollFirst();
+			oldest.queued = false;
+			oldest.wake.signal();
+		}
+	}
+
+	/**
+	 * Returns how often waiting borrowers woke up.
+	 */
+	long wakeUps() {
+		return this.wakeUps.get();
 	}
 
 	/**
@@ -500,7 +596,15 @@ public final class StreamPool {
 		retire(stream);
 		logger.debug("Discarded {} of device {}: {}", stream, this.device.id(), String.valueOf(cause));
 		this.device.listener().streamDiscarded(this.device, cause);
-		signal();
+		if (this.waiting.get() > 0) {
+			this.lock.lock();
+			try {
+				wakeOldest();
+			}
+			finally {
+				this.lock.unlock();
+			}
+		}
 	}
 
 	private void returned(PooledStream stream, int newState) {
@@ -532,13 +636,27 @@ public final class StreamPool {
 		}
 	}
 
+	/**
+	 * Wakes every waiter and the shutdown: the pool stops lending.
+	 */
 	private void signal() {
 		this.lock.lock();
 		try {
 			this.changed.signalAll();
+			wakeAll();
 		}
 		finally {
 			this.lock.unlock();
+		}
+	}
+
+	private void wakeAll() {
+		for (ArrayDeque<Waiter> queue : this.waiters) {
+			Waiter waiter;
+			while ((waiter = queue.pollFirst()) != null) {
+				waiter.queued = false;
+				waiter.wake.signal();
+			}
 		}
 	}
 
@@ -584,6 +702,7 @@ public final class StreamPool {
 		try {
 			this.closed = true;
 			this.changed.signalAll();
+			wakeAll();
 			drainIdle();
 			while (inUse() > 0) {
 				long remaining = deadline - System.nanoTime();
@@ -617,6 +736,27 @@ public final class StreamPool {
 		StreamPoolStatistics stats = statistics();
 		return "StreamPool[device " + this.device.id() + ", size=" + stats.size() + ", inUse=" + stats.inUse()
 				+ ", idle=" + stats.idle() + ", waiting=" + stats.waiting() + "]";
+	}
+
+	/**
+	 * A borrower waiting for a stream; guarded by the pool's lock.
+	 */
+	private static final class Waiter {
+
+		final Condition wake;
+
+		final long since = System.nanoTime();
+
+		/** Whether it is in its class's queue. */
+		boolean queued;
+
+		/** The stream a release handed to it. */
+		PooledStream stream;
+
+		Waiter(Condition wake) {
+			this.wake = wake;
+		}
+
 	}
 
 	/**
