@@ -9,6 +9,9 @@
 #   app      the sample app on CUDA checked over HTTP (sample-app.log), then, where python3 exists, the overload
 #            flood against it (flood.md; FLOOD_ARGS)
 #   startup  JVM start to ready with and without the starter (startup.log; STARTUP_ARGS, e.g. "9 --cds")
+#   connections  not in the default: the stream-sharing hazard with a heavy kernel always running (HEAVY_ARGS,
+#            default "--heavy-always 1 --heavy-every 0 --strategies offload,bare-pool,round-robin-256,light-only"; HAZARD_ARGS
+#            too), once per value of CUDA_DEVICE_MAX_CONNECTIONS in CONNECTIONS (default "unset 8 32"; hazard-connections.md)
 #   multi    not in the default: what needs several GPUs, MultiGpuTests (multi-tests.log; it skips itself, with the
 #            reason, on fewer than two devices) and the hazard benchmark on one GPU against MULTI_DEVICES GPUs
 #            (default 2; hazard-multi.md, with the throughput and light p99 targets; HAZARD_ARGS too)
@@ -105,6 +108,25 @@ if want bench; then
 	# 10,000 sessions in flight with closeAsync, completed by the device's one completion thread.
 	timeout "${ASYNC_TIMEOUT:-60}" "$java" -cp "$benchcp" dev.offload.benchmarks.cuda.AsyncThroughputBenchmark 10000 5 \
 		2>&1 | tee -a "$out/benchmark.log"
+fi
+
+# A heavy kernel always running while light tasks are timed, under each CUDA_DEVICE_MAX_CONNECTIONS (the number of
+# hardware queues the driver maps streams onto; 8 by default, so the 17th stream shares a queue with the 1st).
+if want connections; then
+	: >"$out/hazard-connections.md"
+	for connections in ${CONNECTIONS:-unset 8 32}; do
+		if [ "$connections" = unset ]; then
+			setting=(env -u CUDA_DEVICE_MAX_CONNECTIONS)
+		else
+			setting=(env "CUDA_DEVICE_MAX_CONNECTIONS=$connections")
+		fi
+		# shellcheck disable=SC2086
+		timeout "${HAZARD_TIMEOUT:-150}" "${setting[@]}" "$java" -cp "$benchcp" dev.offload.benchmarks.HazardBenchmark \
+			--backend cuda ${HEAVY_ARGS:---heavy-always 1 --heavy-every 0 --strategies offload,bare-pool,round-robin-256,light-only} \
+			${HAZARD_ARGS:-} 2>&1 | tee -a "$out/hazard-connections.md"
+		record "${PIPESTATUS[0]}" "hazard (CUDA_DEVICE_MAX_CONNECTIONS=$connections)"
+		echo >>"$out/hazard-connections.md"
+	done
 fi
 
 # Virtual threads (Java 21+): waits that park instead of holding a carrier in the driver, against platform threads.
