@@ -73,6 +73,7 @@ public final class FluentCallBenchmark {
 			System.out.printf(Locale.ROOT,
 					"Fluent call against hand-written code, %s backend, %s; Java %s; %d CPUs%n%n", backendName,
 					device.name(), Runtime.version(), Runtime.getRuntime().availableProcessors());
+			printAllocations(backendName, device, template, sizes);
 			System.out.println("| n | threads | mode | round | calls/s | p50 µs | p99 µs |");
 			System.out.println("| ---: | ---: | --- | ---: | ---: | ---: | ---: |");
 			List<String> summary = new ArrayList<>();
@@ -80,14 +81,7 @@ public final class FluentCallBenchmark {
 				for (int threads : threadCounts) {
 					int perThread = (int) Math.max(20, Math.min(calls, (long) calls * 64 / Math.max(64, n) / threads));
 					Supplier<Scaler> handWritten = handWritten(backendName, device, n);
-					Supplier<Scaler> fluent = () -> (x, a) -> template.kernel(SCALE)
-						.threads(x.length)
-						.arg(x.length)
-						.arg(a)
-						.in(x)
-						.outFloats(x.length)
-						.run()
-						.floats(0);
+					Supplier<Scaler> fluent = () -> fluent(template);
 					double[][] rates = new double[2][rounds];
 					double[][] p99s = new double[2][rounds];
 					for (int round = 1; round <= rounds; round++) {
@@ -114,6 +108,54 @@ public final class FluentCallBenchmark {
 			System.out.println("| ---: | ---: | ---: | ---: |");
 			summary.forEach(System.out::println);
 		}
+	}
+
+	/**
+	 * Prints the bytes the calling thread allocates per call, fluent and hand-written:
+	 * deterministic where timings are noisy.
+	 */
+	private static void printAllocations(String backendName, Device device, OffloadTemplate template, int[] sizes) {
+		com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory
+			.getThreadMXBean();
+		System.out.println("| n | hand-written bytes/call | fluent bytes/call | array bytes (in + out) "
+				+ "| hand-written caller CPU µs/call | fluent caller CPU µs/call |");
+		System.out.println("| ---: | ---: | ---: | ---: | ---: | ---: |");
+		for (int n : sizes) {
+			float[] x = new float[n];
+			long[] perCall = new long[2];
+			double[] cpuMicros = new double[2];
+			try (Scaler hand = handWritten(backendName, device, n).get()) {
+				Scaler fluent = fluent(template);
+				Scaler[] scalers = { hand, fluent };
+				for (int mode = 0; mode < 2; mode++) {
+					int calls = (n > 65536) ? 200 : 20000;
+					for (int i = 0; i < calls; i++) {
+						scalers[mode].scale(x, 2f);
+					}
+					long before = threads.getCurrentThreadAllocatedBytes();
+					long cpuBefore = threads.getCurrentThreadCpuTime();
+					for (int i = 0; i < calls; i++) {
+						scalers[mode].scale(x, 2f);
+					}
+					cpuMicros[mode] = (threads.getCurrentThreadCpuTime() - cpuBefore) / 1e3 / calls;
+					perCall[mode] = (threads.getCurrentThreadAllocatedBytes() - before) / calls;
+				}
+			}
+			System.out.printf(Locale.ROOT, "| %d | %d | %d | %d | %.1f | %.1f |%n", n, perCall[0], perCall[1],
+					16 + (long) n * Float.BYTES, cpuMicros[0], cpuMicros[1]);
+		}
+		System.out.println();
+	}
+
+	private static Scaler fluent(OffloadTemplate template) {
+		return (x, a) -> template.kernel(SCALE)
+			.threads(x.length)
+			.arg(x.length)
+			.arg(a)
+			.in(x)
+			.outFloats(x.length)
+			.run()
+			.floats(0);
 	}
 
 	private static Supplier<Scaler> handWritten(String backend, Device device, int n) {
