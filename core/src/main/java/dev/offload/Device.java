@@ -378,6 +378,10 @@ public final class Device {
 	 * Returns a future for asynchronous work of this device: its dependent stages run on
 	 * the completion executor.
 	 */
+	Executor completionExecutor() {
+		return this.completionExecutor;
+	}
+
 	CompletionFuture<Void> newCompletionFuture() {
 		return new CompletionFuture<>(this.completionExecutor);
 	}

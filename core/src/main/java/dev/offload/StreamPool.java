@@ -29,7 +29,12 @@ import dev.offload.spi.BackendStream;
  * How it evolves: nothing is created until the first borrow of a priority class, which
  * creates {@link StreamPoolConfig#initialSize()} streams of that class. When a class has
  * no idle stream, the pool first replaces streams it discarded, then doubles the class,
- * up to {@link StreamPoolConfig#maxSize()} streams in all. The bound is shared by the
+ * up to {@link StreamPoolConfig#maxSize()} streams in all. Growth stays off the
+ * borrowers' path where it can: a borrower that finds no stream creates at most
+ * {@value #GROW_BATCH} itself and the completion executor creates the rest of the
+ * doubling in batches of that size, handing each batch to the waiters; and once
+ * {@value #GROW_BATCH} or more streams exist, a borrow that leaves three quarters of them
+ * lent has the next doubling begin there, ahead of the burst. The bound is shared by the
  * classes: when a bounded pool is full, a borrow that finds no idle stream of its class
  * destroys an idle stream of the other class and creates one of its own, so no borrow
  * waits while a stream is idle. A borrow from a full bounded pool with no idle stream at
@@ -74,6 +79,15 @@ public final class StreamPool {
 	 * side.
 	 */
 	private static final int LENT_SLOT = 16;
+
+	/**
+	 * The most streams a borrower creates itself, and the size of the batches created in
+	 * the background.
+	 */
+	static final int GROW_BATCH = 64;
+
+	/** The lent streams from which the next doubling begins in the background. */
+	private volatile int growAheadAt = Integer.MAX_VALUE;
 
 	private final Device device;
 
@@ -298,6 +312,9 @@ public final class StreamPool {
 		if (lent > this.peakInUse) {
 			raisePeak(lent);
 		}
+		if (lent >= this.growAheadAt) {
+			growAhead(priority);
+		}
 		stream.borrows++;
 		this.device.listener().streamBorrowed(this.device, priority, waitNanos);
 		return stream;
@@ -447,14 +464,124 @@ public final class StreamPool {
 			// A class at its lane's limit takes no stream from the other class either.
 			return this.config.isBounded() && size < state.limit && replaceIdleOfOtherClass(priority);
 		}
-		int made = createStreams(priority, count);
-		state.capacity = Math.max(state.capacity, state.streams.length);
+		int now = Math.min(count, GROW_BATCH);
+		int made = createStreams(priority, now);
+		state.capacity = Math.max(state.capacity, state.streams.length + ((made == now) ? count - now : 0));
+		if (made == now && count > now) {
+			growInBackground(priority);
+		}
 		if (doubling && made > 0) {
 			this.grows.incrementAndGet();
 			logger.debug("Stream pool of device {} grew its {} class to {} streams", this.device.id(), priority,
 					state.streams.length);
 		}
 		return made > 0;
+	}
+
+	/**
+	 * Begins the next doubling of {@code priority}'s class in the background, unless one
+	 * is under way: a borrow left three quarters of the streams lent.
+	 */
+	private void growAhead(StreamPriority priority) {
+		ClassState state = this.classes[priority.ordinal()];
+		int length = state.streams.length;
+		// Unlocked reads, as a hint: most borrows past the mark return here.
+		if (state.growing || this.closed || length < GROW_BATCH || length >= state.limit || state.capacity > length
+				|| !this.lock.tryLock()) {
+			return;
+		}
+		try {
+			int size = state.streams.length;
+			if (state.growing || size < GROW_BATCH || state.capacity > size) {
+				return;
+			}
+			int target = Math.min(2 * size, state.limit);
+			if (this.config.isBounded()) {
+				int alive = (int) (this.created.get() - this.destroyed.get());
+				target = Math.min(target, size + this.config.maxSize() - alive);
+			}
+			if (target > size) {
+				state.capacity = target;
+				this.grows.incrementAndGet();
+				growInBackground(priority);
+			}
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/**
+	 * Has the completion executor create the streams {@code priority}'s class lacks to
+	 * reach its capacity, in batches, each handed to the waiters as it is made; while
+	 * holding the lock. Borrowers that find no stream meanwhile create their own batch.
+	 */
+	private void growInBackground(StreamPriority priority) {
+		ClassState state = this.classes[priority.ordinal()];
+		if (state.growing) {
+			return;
+		}
+		state.growing = true;
+		try {
+			this.device.completionExecutor().execute(() -> createInBatches(priority));
+		}
+		catch (RuntimeException ex) {
+			state.growing = false;
+			logger.debug("Stream pool of device {} grows on its borrowers' path: {}", this.device.id(),
+					ex.getMessage());
+		}
+	}
+
+	private void createInBatches(StreamPriority priority) {
+		ClassState state = this.classes[priority.ordinal()];
+		try {
+			while (true) {
+				this.lock.lock();
+				try {
+					int size = state.streams.length;
+					int count = Math.min(state.capacity, state.limit) - size;
+					if (this.config.isBounded()) {
+						int alive = (int) (this.created.get() - this.destroyed.get());
+						count = Math.min(count, this.config.maxSize() - alive);
+					}
+					if (count <= 0 || this.closed || this.failure != null) {
+						return;
+					}
+					int made = createStreams(priority, Math.min(count, GROW_BATCH));
+					for (int i = 0; i < made; i++) {
+						wakeOldestOf(priority);
+					}
+				}
+				finally {
+					this.lock.unlock();
+				}
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Stream pool of device {} could not grow its {} class in the background: {}", this.device.id(),
+					priority, ex.getMessage());
+		}
+		finally {
+			this.lock.lock();
+			try {
+				state.growing = false;
+			}
+			finally {
+				this.lock.unlock();
+			}
+		}
+	}
+
+	/**
+	 * Wakes the oldest waiter of {@code priority} to take a stream just made; while
+	 * holding the lock.
+	 */
+	private void wakeOldestOf(StreamPriority priority) {
+		Waiter first = this.waiters.get(priority.ordinal()).pollFirst();
+		if (first != null) {
+			first.queued = false;
+			first.wake.signal();
+		}
 	}
 
 	/**
@@ -503,7 +630,18 @@ public final class StreamPool {
 					ex.getMessage());
 		}
 		this.classes[priority.ordinal()].add(made);
+		updateGrowAhead();
 		return made.size();
+	}
+
+	/**
+	 * Sets the lent count from which the next doubling begins ahead: three quarters of
+	 * the streams, once there are {@link #GROW_BATCH} and the pool may grow.
+	 */
+	private void updateGrowAhead() {
+		int alive = (int) (this.created.get() - this.destroyed.get());
+		boolean mayGrow = !this.config.isBounded() || alive < this.config.maxSize();
+		this.growAheadAt = (alive >= GROW_BATCH && mayGrow) ? alive - alive / 4 : Integer.MAX_VALUE;
 	}
 
 	/**
@@ -772,6 +910,9 @@ public final class StreamPool {
 
 		/** The size the class grew to; guarded by the pool's lock. */
 		int capacity;
+
+		/** Whether streams are being created in the background; guarded by the lock. */
+		volatile boolean growing;
 
 		/**
 		 * The borrows of the class's destroyed streams; changes with {@link #streams},
