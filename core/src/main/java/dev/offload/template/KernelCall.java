@@ -284,8 +284,8 @@ public final class KernelCall {
 	 * Does what {@link #run()} does without blocking: enqueues on the calling thread and
 	 * returns a future completed with the outputs once the work is done, or with its
 	 * failure. The outputs are copied to page-locked buffers of the device, read and
-	 * given back when the work is done. The future may complete on the device's
-	 * completion thread: continue with {@code *Async} methods for anything slow.
+	 * given back when the work is done. The future completes on the registry's completion
+	 * executor, never on the device's completion thread.
 	 * @return the outputs' future
 	 * @throws IllegalStateException if no launch geometry was given
 	 * @throws IllegalArgumentException if the parameters do not fit the kernel
