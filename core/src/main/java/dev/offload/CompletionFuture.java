@@ -53,8 +53,22 @@ final class CompletionFuture<T> extends CompletableFuture<T> {
 
 	private final Executor executor;
 
+	private final boolean spinBeforeParking;
+
 	CompletionFuture(Executor executor) {
+		this(executor, true);
+	}
+
+	/**
+	 * Creates a future.
+	 * @param executor the completion executor
+	 * @param spinBeforeParking whether a joiner spins and yields before it parks: not
+	 * where the device's work runs on this machine's processors (the host backend), which
+	 * a spinning joiner would take from it
+	 */
+	CompletionFuture(Executor executor, boolean spinBeforeParking) {
 		this.executor = executor;
+		this.spinBeforeParking = spinBeforeParking;
 	}
 
 	/**
@@ -178,10 +192,11 @@ final class CompletionFuture<T> extends CompletableFuture<T> {
 
 	/**
 	 * Spins, then yields, for a short while before the caller parks, unless it is a
-	 * virtual thread (whose spinning would hold its carrier).
+	 * virtual thread (whose spinning would hold its carrier) or the device's work runs on
+	 * this machine's processors.
 	 */
 	private void awaitBriefly() {
-		if (this.outcome.isDone() || VirtualThreads.isCurrentThreadVirtual()) {
+		if (!this.spinBeforeParking || this.outcome.isDone() || VirtualThreads.isCurrentThreadVirtual()) {
 			return;
 		}
 		long start = System.nanoTime();

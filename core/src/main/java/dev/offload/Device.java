@@ -383,7 +383,10 @@ public final class Device {
 	}
 
 	CompletionFuture<Void> newCompletionFuture() {
-		return new CompletionFuture<>(this.completionExecutor);
+		// On the host backend the work runs on this machine's processors: a joiner that
+		// spins takes a processor from it.
+		return new CompletionFuture<>(this.completionExecutor,
+				!dev.offload.backend.host.HostBackend.NAME.equals(this.backendName));
 	}
 
 	/**
