@@ -16,6 +16,20 @@ package`) on free local ports, runs one scenario, stops the app, and prints a Ma
   scripts/load/overload.py sigterm   [--seconds 20] [--clients 32]
       the flood, then SIGTERM to the app: time to exit, every in-flight request answered (a status, not a reset),
       every accepted job DONE or FAILED with the shutdown as its reason (read from the app's log).
+  scripts/load/overload.py amplify   [--count 1] [--seconds 20]
+      COUNT concurrent price requests whose body is 1 MB of empty options ({"options":[{},{},...]}, just under the
+      body limit), with a light probe (a 1-option price every 50 ms): status, size and time of each answer, the
+      probe's latency, heap used before, at its highest (sampled every 100 ms) and after.
+  scripts/load/overload.py batches   [--seconds 30] [--clients 32]
+      CLIENTS threads posting 4,096-option batches as fast as they are answered: status counts, latency of the 200s
+      and of the 503s (admission sheds at the door).
+  scripts/load/overload.py fairness  [--seconds 60] [--clients 8] [--paths 16777216]
+      CLIENTS threads of one greedy client (X-Client-Id: greedy) posting Monte Carlo jobs with no pause, and one
+      polite client that waits Retry-After after each 503: jobs each got. Run the app with
+      `-- --sample.jobs.client-id-header=X-Client-Id`.
+  scripts/load/overload.py keepalive [--connections 16]
+      CONNECTIONS kept-alive connections each make a request, SIGTERM goes to the app, then each sends its next
+      request on the same connection: answered, closed before the request, or lost (sent, no answer).
 
 Extra app arguments go after `--`, e.g. `-- --offload.backend=cuda`. JAVA names the java command, JAVA_OPTS adds JVM
 options, APP_CLASSPATH runs the app from a class path instead of the jar.
@@ -321,6 +335,206 @@ def run_sigterm(args, app):
             f'| accepted jobs | {len(accepted)}: {outcomes} |\n')
 
 
+def empty_options_body(limit=1024 * 1024):
+    head, tail = b'{"options":[', b']}'
+    n = (limit - len(head) - len(tail) + 1) // 3
+    return head + b','.join([b'{}'] * n) + tail
+
+
+def heap_mib(app):
+    _, metric = request('GET', app.management, '/actuator/metrics/jvm.memory.used?tag=area:heap', timeout=10)
+    return json.loads(metric)['measurements'][0]['value'] / 2**20
+
+
+def run_amplify(args, app):
+    body = empty_options_body()
+    for _ in range(3):  # warm the path once, so the first measured answer is not class loading
+        request('POST', app.port, '/api/options/price', body, timeout=60)
+    before = heap_mib(app)
+    results, peak, lock, done = [], [before], threading.Lock(), threading.Event()
+
+    def send():
+        started = time.time()
+        try:
+            status, text = request('POST', app.port, '/api/options/price', body, timeout=120)
+            with lock:
+                results.append((status, len(text.encode()), time.time() - started))
+        except OSError as ex:
+            with lock:
+                results.append((type(ex).__name__, 0, time.time() - started))
+
+    def sample_heap():
+        while not done.is_set():
+            try:
+                peak[0] = max(peak[0], heap_mib(app))
+            except OSError:
+                pass
+            done.wait(0.1)
+
+    probe_latencies, probe_failures = [], [0]
+
+    def probe():
+        while not done.is_set():
+            started = time.time()
+            try:
+                status, _ = request('POST', app.port, '/api/options/price', {"options": [OPTION]}, timeout=30)
+                (probe_latencies.append(time.time() - started) if status == 200
+                 else probe_failures.__setitem__(0, probe_failures[0] + 1))
+            except OSError:
+                probe_failures[0] += 1
+            done.wait(0.05)
+
+    watchers = [threading.Thread(target=sample_heap, daemon=True), threading.Thread(target=probe, daemon=True)]
+    for t in watchers:
+        t.start()
+    end = time.time() + args.seconds
+    rounds = 0
+    while time.time() < end:
+        senders = [threading.Thread(target=send) for _ in range(args.count)]
+        for t in senders:
+            t.start()
+        for t in senders:
+            t.join()
+        rounds += 1
+    done.set()
+    for t in watchers:
+        t.join()
+    after = heap_mib(app)
+    statuses = {}
+    for status, _, _ in results:
+        statuses[status] = statuses.get(status, 0) + 1
+    return (f'### amplify: {args.count} concurrent 1 MB bodies of {len(body) // 3:,} empty options, repeated for '
+            f'{args.seconds} s ({rounds} rounds)\n\n| what | result |\n| --- | --- |\n'
+            f'| answers | {len(results)}: {statuses} |\n'
+            f'| answer size max | {max(r[1] for r in results):,} bytes |\n'
+            f'| answer time p50 / max | {percentile([r[2] for r in results], 0.5) * 1000:.0f} / '
+            f'{max(r[2] for r in results) * 1000:.0f} ms |\n' +
+            summarize_light(probe_latencies, probe_failures[0]) +
+            f'| heap used before / highest / after | {before:.0f} / {peak[0]:.0f} / {after:.0f} MiB |\n')
+
+
+def run_batches(args, app):
+    body = json.dumps({"options": [OPTION] * 4096}).encode()
+    end = time.time() + args.seconds
+    lock = threading.Lock()
+    by_status = {}
+
+    def client():
+        while time.time() < end:
+            started = time.time()
+            try:
+                status, _ = request('POST', app.port, '/api/options/price', body, timeout=60)
+            except OSError as ex:
+                status = type(ex).__name__
+            with lock:
+                by_status.setdefault(status, []).append(time.time() - started)
+            if status == 503:
+                time.sleep(0.05)
+
+    threads = [threading.Thread(target=client) for _ in range(args.clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    rows = ''.join(f'| {status} | {len(v)} answers, p50 {percentile(v, 0.5) * 1000:.0f} ms, p99 '
+                   f'{percentile(v, 0.99) * 1000:.0f} ms, max {max(v) * 1000:.0f} ms |\n'
+                   for status, v in sorted(by_status.items(), key=lambda kv: str(kv[0])))
+    return (f'### batches: {args.clients} clients posting 4,096-option batches for {args.seconds} s\n\n'
+            f'| status | answers and latency |\n| --- | --- |\n' + rows)
+
+
+def run_fairness(args, app):
+    end = time.time() + args.seconds
+    lock = threading.Lock()
+    counts = {'greedy': {}, 'polite': {}}
+
+    def client(name, polite):
+        while time.time() < end:
+            try:
+                connection = http.client.HTTPConnection('127.0.0.1', app.port, timeout=60)
+                connection.request('POST', '/api/options/monte-carlo', body=json.dumps(dict(OPTION, paths=args.paths)),
+                                   headers={'Content-Type': 'application/json', 'X-Client-Id': name})
+                response = connection.getresponse()
+                response.read()
+                status, retry = response.status, response.getheader('Retry-After')
+                connection.close()
+            except OSError as ex:
+                status, retry = type(ex).__name__, None
+            with lock:
+                counts[name][status] = counts[name].get(status, 0) + 1
+            if polite and status == 503:
+                time.sleep(float(retry or 1))
+            elif polite:
+                time.sleep(0.1)
+
+    threads = [threading.Thread(target=client, args=('greedy', False)) for _ in range(args.clients)]
+    threads.append(threading.Thread(target=client, args=('polite', True)))
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return (f'### fairness: {args.clients} greedy threads and 1 polite client, {args.paths:,}-path jobs, '
+            f'{args.seconds} s\n\n| client | answers |\n| --- | --- |\n'
+            f'| greedy (no pause) | {dict(sorted(counts["greedy"].items(), key=str))} |\n'
+            f'| polite (waits Retry-After) | {dict(sorted(counts["polite"].items(), key=str))} |\n')
+
+
+def read_response(sock_file):
+    status_line = sock_file.readline()
+    if not status_line:
+        return None
+    headers = {}
+    while True:
+        line = sock_file.readline()
+        if line in (b'\r\n', b'\n', b''):
+            break
+        name, _, value = line.decode(errors='replace').partition(':')
+        headers[name.strip().lower()] = value.strip()
+    if 'content-length' in headers:
+        sock_file.read(int(headers['content-length']))
+    elif headers.get('transfer-encoding') == 'chunked':
+        while True:
+            size = int(sock_file.readline().strip() or b'0', 16)
+            sock_file.read(size + 2)
+            if size == 0:
+                break
+    return int(status_line.split()[1]), headers
+
+
+def run_keepalive(args, app):
+    get = b'GET /api/pools HTTP/1.1\r\nHost: localhost\r\n\r\n'
+    connections = []
+    for _ in range(args.connections):
+        s = socket.create_connection(('127.0.0.1', app.port), timeout=30)
+        f = s.makefile('rb')
+        s.sendall(get)
+        read_response(f)
+        connections.append((s, f))
+    signalled = time.time()
+    app.process.send_signal(signal.SIGTERM)
+    time.sleep(0.5)  # the drain has begun (a first request right at the signal would just be served as before)
+    outcomes = {}
+    for s, f in connections:
+        try:
+            s.sendall(get)
+            answer = read_response(f)
+            key = (f'answered {answer[0]}' + (' with Connection: close' if answer[1].get('connection') == 'close'
+                                              else '')) if answer else 'lost (sent, no answer)'
+        except (BrokenPipeError, ConnectionResetError) as ex:
+            key = f'closed before the request ({type(ex).__name__})'
+        except OSError as ex:
+            key = f'lost ({type(ex).__name__})'
+        outcomes[key] = outcomes.get(key, 0) + 1
+        s.close()
+    try:
+        app.process.wait(60)
+    except subprocess.TimeoutExpired:
+        app.process.kill()
+    return (f'### keepalive: {args.connections} kept-alive connections, SIGTERM, then the next request on each\n\n'
+            f'| what | result |\n| --- | --- |\n| next request on each | {outcomes} |\n'
+            f'| SIGTERM to exit | {time.time() - signalled:.1f} s (exit code {app.process.returncode}) |\n')
+
+
 def main():
     argv = sys.argv[1:]
     extra = []
@@ -328,23 +542,33 @@ def main():
         extra = argv[argv.index('--') + 1:]
         argv = argv[:argv.index('--')]
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument('scenario', choices=['flood', 'bodies', 'slowbody', 'sigterm'])
+    parser.add_argument('scenario', choices=['flood', 'bodies', 'slowbody', 'sigterm', 'amplify', 'batches',
+                                             'fairness', 'keepalive'])
     parser.add_argument('--seconds', type=int, default=None)
     parser.add_argument('--clients', type=int, default=32)
     parser.add_argument('--paths', type=int, default=64 * 1024 * 1024)
     parser.add_argument('--poll-seconds', type=int, default=600)
-    parser.add_argument('--count', type=int, default=4)
+    parser.add_argument('--count', type=int, default=None)
     parser.add_argument('--megabytes', type=int, default=100)
     parser.add_argument('--connections', type=int, default=250)
     parser.add_argument('--out', default=None)
     args = parser.parse_args(argv)
     if args.seconds is None:
-        args.seconds = {'flood': 60, 'slowbody': 40, 'sigterm': 20}.get(args.scenario, 0)
+        args.seconds = {'flood': 60, 'slowbody': 40, 'sigterm': 20, 'amplify': 20, 'batches': 30,
+                        'fairness': 60}.get(args.scenario, 0)
+    if args.count is None:
+        args.count = 1 if args.scenario == 'amplify' else 4
+    if args.scenario == 'keepalive':
+        args.connections = args.connections if args.connections != 250 else 16
+    if args.scenario == 'fairness':
+        args.clients = args.clients if args.clients != 32 else 8
+        args.paths = args.paths if args.paths != 64 * 1024 * 1024 else 16 * 1024 * 1024
     app = App(extra)
     try:
         started = time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())
-        text = {'flood': run_flood, 'bodies': run_bodies, 'slowbody': run_slowbody,
-                'sigterm': run_sigterm}[args.scenario](args, app)
+        text = {'flood': run_flood, 'bodies': run_bodies, 'slowbody': run_slowbody, 'sigterm': run_sigterm,
+                'amplify': run_amplify, 'batches': run_batches, 'fairness': run_fairness,
+                'keepalive': run_keepalive}[args.scenario](args, app)
         text += f'\n({started}, {os.cpu_count()} CPUs, app arguments: {" ".join(extra) or "none"})\n'
     finally:
         app.stop()

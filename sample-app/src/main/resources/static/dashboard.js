@@ -1,4 +1,4 @@
-// The Offload dashboard: polls /api/pools (the actuator's streampools on the application's port), keeps 5 minutes of history per device, draws it, and fires
+// The Offload dashboard: polls /api/pools (each device's health and pool: size, in use, idle, waiting), keeps 5 minutes of history per device, draws it, and fires
 // light and heavy requests at the pricing API. Plain JavaScript, no build step.
 'use strict';
 
@@ -24,8 +24,7 @@ function deviceCard(device) {
     return card;
   }
   const numbers = el('div', { class: 'numbers' });
-  [['size', 'size'], ['inUse', 'in use'], ['idle', 'idle'], ['waiting', 'waiting'], ['borrows', 'borrows'],
-    ['activeSessions', 'sessions']].forEach(([key, label]) => {
+  [['size', 'size'], ['inUse', 'in use'], ['idle', 'idle'], ['waiting', 'waiting']].forEach(([key, label]) => {
     numbers.append(el('div', {}, el('b', { class: `value-${key}` }, '0'), el('span', {}, label)));
   });
   const legend = el('div', { class: 'legend' });
@@ -35,7 +34,7 @@ function deviceCard(device) {
     legend.append(swatch, series.label);
   });
   card = el('article', { class: 'device', 'data-device': String(device.id) },
-    el('h2', {}, `Device ${device.id}: ${device.name}`, el('span', { class: 'health' }, 'healthy')),
+    el('h2', {}, `Device ${device.id}`, el('span', { class: 'health' }, 'healthy')),
     numbers,
     el('canvas', { id: `chart-${device.id}`, width: '960', height: '300', 'data-points': '0', 'data-max-in-use': '0' }),
     legend);
@@ -45,8 +44,8 @@ function deviceCard(device) {
 
 function update(device, now) {
   const card = deviceCard(device);
-  const pool = device.pool;
-  const values = { ...pool, activeSessions: device.activeSessions };
+  const pool = device;
+  const values = { size: pool.size, inUse: pool.inUse, idle: pool.idle, waiting: pool.waiting };
   Object.keys(values).forEach((key) => {
     const cell = card.querySelector(`.value-${key}`);
     if (cell) {
@@ -54,7 +53,7 @@ function update(device, now) {
     }
   });
   const health = card.querySelector('.health');
-  health.textContent = device.healthy ? 'healthy' : `failed: ${device.error}`;
+  health.textContent = device.healthy ? 'healthy' : 'failed';
   health.classList.toggle('failed', !device.healthy);
 
   const points = history.get(device.id) || [];

@@ -1,5 +1,7 @@
 package dev.offload;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.offload.spi.NativeMemory;
 
 /**
@@ -20,13 +22,13 @@ public abstract sealed class Buffer implements AutoCloseable permits DeviceBuffe
 
 	private final long size;
 
-	private final OffloadSession owner;
+	private final @Nullable OffloadSession owner;
 
 	private volatile boolean closed;
 
 	private volatile boolean released;
 
-	Buffer(Device device, NativeMemory memory, long size, OffloadSession owner) {
+	Buffer(Device device, NativeMemory memory, long size, @Nullable OffloadSession owner) {
 		this.device = device;
 		this.memory = memory;
 		this.size = size;

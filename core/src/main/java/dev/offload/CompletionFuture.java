@@ -7,6 +7,8 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.offload.spi.VirtualThreads;
 
 /**
@@ -79,7 +81,7 @@ final class CompletionFuture<T> extends CompletableFuture<T> {
 	 * @param failure the failure, or {@code null}
 	 * @return {@code true} if this decided the outcome
 	 */
-	boolean settle(T value, Throwable failure) {
+	boolean settle(@Nullable T value, @Nullable Throwable failure) {
 		return (failure != null) ? this.outcome.completeExceptionally(failure) : this.outcome.complete(value);
 	}
 
@@ -102,7 +104,7 @@ final class CompletionFuture<T> extends CompletableFuture<T> {
 		this.outcome.whenComplete(this::publishOutcome);
 	}
 
-	private void publishOutcome(T value, Throwable failure) {
+	private void publishOutcome(@Nullable T value, @Nullable Throwable failure) {
 		if (failure != null) {
 			super.completeExceptionally(failure);
 		}
@@ -112,7 +114,7 @@ final class CompletionFuture<T> extends CompletableFuture<T> {
 	}
 
 	@Override
-	public boolean complete(T value) {
+	public boolean complete(@Nullable T value) {
 		boolean decided = this.outcome.complete(value);
 		publish();
 		return decided;
@@ -133,7 +135,7 @@ final class CompletionFuture<T> extends CompletableFuture<T> {
 	}
 
 	@Override
-	public void obtrudeValue(T value) {
+	public void obtrudeValue(@Nullable T value) {
 		this.outcome.obtrudeValue(value);
 		super.obtrudeValue(value);
 	}
@@ -160,7 +162,7 @@ final class CompletionFuture<T> extends CompletableFuture<T> {
 	}
 
 	@Override
-	public T getNow(T valueIfAbsent) {
+	public T getNow(@Nullable T valueIfAbsent) {
 		return super.isDone() ? super.getNow(valueIfAbsent) : this.outcome.getNow(valueIfAbsent);
 	}
 

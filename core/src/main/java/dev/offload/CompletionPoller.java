@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -72,7 +73,7 @@ final class CompletionPoller implements Runnable {
 
 	private volatile boolean stopped;
 
-	private volatile String abandonReason;
+	private volatile @Nullable String abandonReason;
 
 	private volatile boolean exited;
 
@@ -103,7 +104,7 @@ final class CompletionPoller implements Runnable {
 	 * @param future the future
 	 * @param failure its failure, or {@code null} for a {@code null} value
 	 */
-	void complete(CompletionFuture<?> future, Throwable failure) {
+	void complete(CompletionFuture<?> future, @Nullable Throwable failure) {
 		future.settle(null, failure);
 		if (Thread.currentThread() == this.thread) {
 			this.toPublish.add(future);

@@ -3,6 +3,7 @@ package dev.offload;
 import java.util.List;
 import java.util.function.Consumer;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -78,7 +79,7 @@ public final class CompositeOffloadListener implements OffloadListener {
 	}
 
 	@Override
-	public void sessionClosed(OffloadSession session, long durationNanos, Throwable failure) {
+	public void sessionClosed(OffloadSession session, long durationNanos, @Nullable Throwable failure) {
 		each((listener) -> listener.sessionClosed(session, durationNanos, failure));
 	}
 

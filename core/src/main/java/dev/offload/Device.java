@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,11 +53,11 @@ public final class Device {
 
 	private final LongAdder activeSessions = new LongAdder();
 
-	private volatile CompletionPoller completionPoller;
+	private volatile @Nullable CompletionPoller completionPoller;
 
 	private final Executor completionExecutor;
 
-	private final Duration sessionTimeout;
+	private final @Nullable Duration sessionTimeout;
 
 	/** Set when shutdown began: new sessions are refused, the open ones may finish. */
 	private volatile boolean closing;
@@ -70,7 +71,7 @@ public final class Device {
 	private final Condition drained = this.drainLock.newCondition();
 
 	Device(String backendName, BackendDevice backendDevice, StreamPoolConfig poolConfig, OffloadListener listener,
-			long bufferCacheMaxBytes, Executor completionExecutor, Duration sessionTimeout) {
+			long bufferCacheMaxBytes, Executor completionExecutor, @Nullable Duration sessionTimeout) {
 		this.sessionTimeout = SessionDeadline.checked(sessionTimeout, "sessionTimeout");
 		this.backendName = backendName;
 		this.completionExecutor = completionExecutor;
@@ -153,7 +154,7 @@ public final class Device {
 	 * Returns the timeout of sessions opened without one.
 	 * @return the default session timeout, or {@code null} for none
 	 */
-	public Duration sessionTimeout() {
+	public @Nullable Duration sessionTimeout() {
 		return this.sessionTimeout;
 	}
 
@@ -207,7 +208,7 @@ public final class Device {
 	 * @throws DeviceFailedException if the device failed
 	 * @throws StreamPoolClosedException if the device is shut down or shutting down
 	 */
-	public OffloadSession openSession(StreamPriority priority, Duration timeout) {
+	public OffloadSession openSession(StreamPriority priority, @Nullable Duration timeout) {
 		if (priority == null) {
 			throw new IllegalArgumentException("priority must not be null");
 		}
@@ -427,12 +428,12 @@ public final class Device {
 		});
 	}
 
-	Thread completionThread() {
+	@Nullable Thread completionThread() {
 		CompletionPoller poller = this.completionPoller;
 		return (poller != null) ? poller.thread() : null;
 	}
 
-	void sessionEnded(OffloadSession session, Throwable failure) {
+	void sessionEnded(OffloadSession session, @Nullable Throwable failure) {
 		this.activeSessions.decrement();
 		if (this.closing) {
 			this.drainLock.lock();

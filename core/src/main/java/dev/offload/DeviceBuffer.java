@@ -1,5 +1,7 @@
 package dev.offload;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.offload.spi.NativeMemory;
 
 /**
@@ -7,7 +9,7 @@ import dev.offload.spi.NativeMemory;
  */
 public final class DeviceBuffer extends Buffer {
 
-	DeviceBuffer(Device device, NativeMemory memory, long size, OffloadSession owner) {
+	DeviceBuffer(Device device, NativeMemory memory, long size, @Nullable OffloadSession owner) {
 		super(device, memory, size, owner);
 	}
 

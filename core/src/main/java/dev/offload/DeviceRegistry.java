@@ -14,11 +14,13 @@ import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.locks.ReentrantLock;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.offload.spi.Backend;
 import dev.offload.spi.BackendDevice;
+import dev.offload.spi.GpuSharing;
 
 /**
  * The devices of one {@link Backend}, each with its own {@link StreamPool}: lookup by id,
@@ -64,7 +66,8 @@ public final class DeviceRegistry implements AutoCloseable {
 		devices.forEach((device) -> map.put(device.id(), device));
 		this.byId = map;
 		this.awaitTermination = builder.awaitTermination;
-		this.completionExecutor = builder.completionExecutor;
+		// build() chose the default executor when none was given.
+		this.completionExecutor = Objects.requireNonNull(builder.completionExecutor);
 	}
 
 	/**
@@ -271,7 +274,7 @@ public final class DeviceRegistry implements AutoCloseable {
 
 		private final Backend backend;
 
-		private List<Integer> deviceIds;
+		private @Nullable List<Integer> deviceIds;
 
 		private StreamPoolConfig streamPool = StreamPoolConfig.DEFAULTS;
 
@@ -283,9 +286,9 @@ public final class DeviceRegistry implements AutoCloseable {
 
 		private Duration awaitTermination = DEFAULT_AWAIT_TERMINATION;
 
-		private Executor completionExecutor;
+		private @Nullable Executor completionExecutor;
 
-		private Duration sessionTimeout;
+		private @Nullable Duration sessionTimeout;
 
 		private Builder(Backend backend) {
 			this.backend = Objects.requireNonNull(backend, "backend must not be null");
@@ -296,7 +299,7 @@ public final class DeviceRegistry implements AutoCloseable {
 		 * @param ids the device ids; {@code null} or empty for all
 		 * @return this builder
 		 */
-		public Builder deviceIds(Collection<Integer> ids) {
+		public Builder deviceIds(@Nullable Collection<Integer> ids) {
 			this.deviceIds = (ids != null && !ids.isEmpty()) ? List.copyOf(ids) : null;
 			return this;
 		}
@@ -367,7 +370,7 @@ public final class DeviceRegistry implements AutoCloseable {
 		 * @param timeout the timeout, positive, or {@code null} for none (the default)
 		 * @return this builder
 		 */
-		public Builder sessionTimeout(Duration timeout) {
+		public Builder sessionTimeout(@Nullable Duration timeout) {
 			this.sessionTimeout = SessionDeadline.checked(timeout, "sessionTimeout");
 			return this;
 		}
@@ -418,11 +421,16 @@ public final class DeviceRegistry implements AutoCloseable {
 			List<Device> devices = new ArrayList<>();
 			for (Integer id : wanted.stream().distinct().sorted().toList()) {
 				StreamPoolConfig config = this.perDevice.getOrDefault(id, this.streamPool);
-				devices.add(new Device(this.backend.name(), byId.get(id), config, this.listener,
+				devices.add(new Device(this.backend.name(), Objects.requireNonNull(byId.get(id)), config, this.listener,
 						this.bufferCacheMaxBytes, this.completionExecutor, this.sessionTimeout));
 			}
 			logger.info("Offload uses {} device(s) of the {} backend: {}", devices.size(), this.backend.name(),
 					devices);
+			for (Device device : devices) {
+				GpuSharing sharing = device.info().sharing();
+				logger.info("GPU sharing of device {} ({}): {}{}", device.id(), device.name(), sharing,
+						sharing.evidence().isEmpty() ? "" : "; from " + String.join("; ", sharing.evidence()));
+			}
 			return new DeviceRegistry(this, Collections.unmodifiableList(devices));
 		}
 

@@ -2,6 +2,9 @@ package dev.offload;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Objects;
+
+import org.jspecify.annotations.Nullable;
 
 import dev.offload.spi.NativeMemory;
 
@@ -16,9 +19,11 @@ public final class HostBuffer extends Buffer {
 
 	private final ByteBuffer view;
 
-	HostBuffer(Device device, NativeMemory memory, long size, OffloadSession owner) {
+	HostBuffer(Device device, NativeMemory memory, long size, @Nullable OffloadSession owner) {
 		super(device, memory, size, owner);
-		this.view = memory.hostView().slice(0, (int) size).order(ByteOrder.LITTLE_ENDIAN);
+		this.view = Objects.requireNonNull(memory.hostView(), "page-locked memory has a host view")
+			.slice(0, (int) size)
+			.order(ByteOrder.LITTLE_ENDIAN);
 	}
 
 	/**

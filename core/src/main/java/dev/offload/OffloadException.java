@@ -1,5 +1,7 @@
 package dev.offload;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The root of Offload's unchecked exceptions.
  */
@@ -18,7 +20,7 @@ public class OffloadException extends RuntimeException {
 	 * @param message what went wrong
 	 * @param cause the underlying exception
 	 */
-	public OffloadException(String message, Throwable cause) {
+	public OffloadException(String message, @Nullable Throwable cause) {
 		super(message, cause);
 	}
 

@@ -1,5 +1,7 @@
 package dev.offload;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Callbacks on pool and session events, for metrics, tracing and leak detection. Every
  * method has an empty default; implementations must be fast and must not throw (what they
@@ -51,7 +53,7 @@ public interface OffloadListener {
 	 * @param durationNanos from opening to the end of its work
 	 * @param failure the failure of its work, or {@code null}
 	 */
-	default void sessionClosed(OffloadSession session, long durationNanos, Throwable failure) {
+	default void sessionClosed(OffloadSession session, long durationNanos, @Nullable Throwable failure) {
 	}
 
 	/**

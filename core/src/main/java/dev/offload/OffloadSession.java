@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -11,6 +12,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+
+import org.jspecify.annotations.Nullable;
 
 import dev.offload.kernel.KernelRef;
 import dev.offload.kernel.LaunchConfig;
@@ -65,19 +68,19 @@ public final class OffloadSession implements AutoCloseable {
 
 	private final long openedNanos;
 
-	private final SessionDeadline deadline;
+	private final @Nullable SessionDeadline deadline;
 
-	private PooledStream stream;
+	private @Nullable PooledStream stream;
 
-	private List<Buffer> buffers;
+	private @Nullable List<Buffer> buffers;
 
-	private List<StreamEvent> events;
+	private @Nullable List<StreamEvent> events;
 
-	private Map<String, Object> attributes;
+	private @Nullable Map<String, Object> attributes;
 
 	private volatile boolean closed;
 
-	private Throwable failure;
+	private @Nullable Throwable failure;
 
 	private boolean failureReported;
 
@@ -93,7 +96,7 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	private boolean unwrapped;
 
-	private CompletionFuture<Void> completion;
+	private @Nullable CompletionFuture<Void> completion;
 
 	/**
 	 * Set when the session was closed for its caller and left to the completion thread to
@@ -101,7 +104,7 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	private boolean handedOff;
 
-	OffloadSession(Device device, StreamPriority priority, Duration timeout) {
+	OffloadSession(Device device, StreamPriority priority, @Nullable Duration timeout) {
 		this.device = device;
 		this.priority = priority;
 		this.deadline = (timeout != null) ? new SessionDeadline(timeout) : null;
@@ -138,7 +141,7 @@ public final class OffloadSession implements AutoCloseable {
 	 * Returns the session's timeout, counted from its opening.
 	 * @return the timeout, or {@code null} if its caller's waits are unbounded
 	 */
-	public Duration timeout() {
+	public @Nullable Duration timeout() {
 		return (this.deadline != null) ? this.deadline.timeout() : null;
 	}
 
@@ -170,7 +173,7 @@ public final class OffloadSession implements AutoCloseable {
 	 * Returns the failure of the session's work seen so far.
 	 * @return the failure, or {@code null}
 	 */
-	public Throwable failure() {
+	public @Nullable Throwable failure() {
 		return this.failure;
 	}
 
@@ -184,7 +187,7 @@ public final class OffloadSession implements AutoCloseable {
 	 * @param name the attribute's name
 	 * @return the value, or {@code null}
 	 */
-	public synchronized Object getAttribute(String name) {
+	public synchronized @Nullable Object getAttribute(String name) {
 		return (this.attributes != null) ? this.attributes.get(name) : null;
 	}
 
@@ -193,7 +196,7 @@ public final class OffloadSession implements AutoCloseable {
 	 * @param name the attribute's name
 	 * @param value the value, or {@code null} to remove it
 	 */
-	public synchronized void setAttribute(String name, Object value) {
+	public synchronized void setAttribute(String name, @Nullable Object value) {
 		if (this.attributes == null) {
 			this.attributes = new ConcurrentHashMap<>();
 		}
@@ -499,7 +502,7 @@ public final class OffloadSession implements AutoCloseable {
 	 * so that the wait is bounded, and on expiry hands the session to that thread.
 	 */
 	private void awaitWork(String waitedFor) {
-		BackendStream backend = this.stream.backend;
+		BackendStream backend = lent().backend;
 		if (this.deadline == null) {
 			awaitIdle(backend);
 			return;
@@ -608,7 +611,7 @@ public final class OffloadSession implements AutoCloseable {
 
 	private SessionTimeoutException expire(String waitedFor, long start) {
 		SessionTimeoutException timeout = new SessionTimeoutException(this.device.id(), this.id, waitedFor,
-				Duration.ofNanos(System.nanoTime() - start), this.deadline.timeout());
+				Duration.ofNanos(System.nanoTime() - start), Objects.requireNonNull(this.deadline).timeout());
 		this.device.streamPool().sessionTimedOut();
 		handOff(timeout);
 		return timeout;
@@ -717,7 +720,7 @@ public final class OffloadSession implements AutoCloseable {
 	boolean pollCompletion() {
 		boolean done;
 		try {
-			done = this.stream.backend.query();
+			done = lent().backend.query();
 		}
 		catch (RuntimeException ex) {
 			finish(recordFailure(ex), ex, true);
@@ -739,7 +742,7 @@ public final class OffloadSession implements AutoCloseable {
 	private void abandon(String reason) {
 		this.failureReported = true;
 		this.device.completionPoller()
-			.complete(this.completion, new StreamPoolClosedException(
+			.complete(completion(), new StreamPoolClosedException(
 					"Session " + this.id + " on device " + this.device.id() + " was " + reason));
 	}
 
@@ -748,7 +751,7 @@ public final class OffloadSession implements AutoCloseable {
 	 * must not run the future's dependent stages, and published on the completion
 	 * executor.
 	 */
-	private void finish(Throwable result, Throwable streamFailure, boolean onCompletionThread) {
+	private void finish(@Nullable Throwable result, @Nullable Throwable streamFailure, boolean onCompletionThread) {
 		try {
 			end(result, streamFailure);
 		}
@@ -757,22 +760,22 @@ public final class OffloadSession implements AutoCloseable {
 				this.failureReported = true;
 			}
 			if (onCompletionThread) {
-				this.device.completionPoller().complete(this.completion, result);
+				this.device.completionPoller().complete(completion(), result);
 			}
 			else if (result == null) {
-				this.completion.complete(null);
+				completion().complete(null);
 			}
 			else {
-				this.completion.completeExceptionally(result);
+				completion().completeExceptionally(result);
 			}
 		}
 	}
 
-	private void end(Throwable result) {
+	private void end(@Nullable Throwable result) {
 		end(result, result);
 	}
 
-	private void end(Throwable result, Throwable streamFailure) {
+	private void end(@Nullable Throwable result, @Nullable Throwable streamFailure) {
 		try {
 			if (this.stream != null) {
 				returnStream(streamFailure);
@@ -789,8 +792,8 @@ public final class OffloadSession implements AutoCloseable {
 		}
 	}
 
-	private void returnStream(Throwable result) {
-		PooledStream lent = this.stream;
+	private void returnStream(@Nullable Throwable result) {
+		PooledStream lent = lent();
 		if (result == null) {
 			this.device.streamPool().release(lent);
 			return;
@@ -830,6 +833,16 @@ public final class OffloadSession implements AutoCloseable {
 		return this.failure;
 	}
 
+	/** The stream lent to this session, where the caller knows one is. */
+	private PooledStream lent() {
+		return Objects.requireNonNull(this.stream, "no stream is lent to this session");
+	}
+
+	/** The future of closeAsync or of the hand-off, where the caller knows one exists. */
+	private CompletionFuture<Void> completion() {
+		return Objects.requireNonNull(this.completion, "the session was not handed to the completion thread");
+	}
+
 	private PooledStream stream() {
 		PooledStream lent = this.stream;
 		if (lent == null) {
@@ -846,7 +859,7 @@ public final class OffloadSession implements AutoCloseable {
 		}
 	}
 
-	private static RuntimeException asRuntime(Throwable failure) {
+	private static RuntimeException asRuntime(@Nullable Throwable failure) {
 		return (failure instanceof RuntimeException runtime) ? runtime
 				: new OffloadException("The session's work failed", failure);
 	}

@@ -2,6 +2,8 @@ package dev.offload;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The point in time by which a session's caller stops waiting: its opening plus its
  * timeout.
@@ -28,7 +30,7 @@ final class SessionDeadline {
 		return this.deadlineNanos - System.nanoTime();
 	}
 
-	static Duration checked(Duration timeout, String name) {
+	static @Nullable Duration checked(@Nullable Duration timeout, String name) {
 		if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
 			throw new IllegalArgumentException(name + " must be positive (or null for none), was " + timeout);
 		}

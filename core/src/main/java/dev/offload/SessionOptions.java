@@ -2,6 +2,8 @@ package dev.offload;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * How {@link DeviceRegistry#openSession(SessionOptions)} opens a session: on which
  * device, with which stream priority, and with which timeout. <pre>{@code
@@ -17,7 +19,7 @@ import java.time.Duration;
  * @param timeout the time from opening to the session's deadline, or {@code null} for the
  * registry's default session timeout
  */
-public record SessionOptions(int device, StreamPriority priority, Duration timeout) {
+public record SessionOptions(int device, StreamPriority priority, @Nullable Duration timeout) {
 
 	/**
 	 * The device value that picks the least busy device.

@@ -2,6 +2,8 @@ package dev.offload;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A bounded stream pool had no idle stream within the borrow timeout. The message carries
  * the pool's state.
@@ -32,7 +34,8 @@ public class StreamBorrowTimeoutException extends OffloadException {
 	 * @param lane the state of the borrow's lane, such as {@code "NORMAL lane 8/8 lent"},
 	 * or {@code null}
 	 */
-	public StreamBorrowTimeoutException(int deviceId, StreamPoolStatistics statistics, Duration waited, String lane) {
+	public StreamBorrowTimeoutException(int deviceId, StreamPoolStatistics statistics, Duration waited,
+			@Nullable String lane) {
 		super("Stream pool of device " + deviceId + " - no stream available, request timed out after "
 				+ waited.toMillis() + "ms (" + ((lane != null) ? lane + ", " : "") + "size=" + statistics.size()
 				+ ", max=" + statistics.maxSize() + ", inUse=" + statistics.inUse() + ", idle=" + statistics.idle()

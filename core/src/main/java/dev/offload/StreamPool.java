@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -140,7 +141,7 @@ public final class StreamPool {
 
 	private volatile boolean closed;
 
-	private volatile Throwable failure;
+	private volatile @Nullable Throwable failure;
 
 	StreamPool(Device device, StreamPoolConfig config) {
 		this.device = device;
@@ -296,7 +297,7 @@ public final class StreamPool {
 	 * @throws StreamBorrowTimeoutException if the class (lane) or the bounded pool stayed
 	 * full for the borrow timeout
 	 */
-	PooledStream borrow(StreamPriority priority, SessionDeadline deadline, long sessionId) {
+	PooledStream borrow(StreamPriority priority, @Nullable SessionDeadline deadline, long sessionId) {
 		checkLending();
 		PooledStream stream = takeIdle(priority);
 		long waitNanos = 0;
@@ -330,7 +331,7 @@ public final class StreamPool {
 		}
 	}
 
-	private PooledStream takeIdle(StreamPriority priority) {
+	private @Nullable PooledStream takeIdle(StreamPriority priority) {
 		PooledStream last = this.lastReleased.get();
 		if (last != null && last.priority == priority
 				&& last.compareAndSetState(PooledStream.STATE_IDLE, PooledStream.STATE_IN_USE)) {
@@ -354,7 +355,8 @@ public final class StreamPool {
 		return null;
 	}
 
-	private PooledStream borrowSlow(StreamPriority priority, long start, SessionDeadline deadline, long sessionId) {
+	private PooledStream borrowSlow(StreamPriority priority, long start, @Nullable SessionDeadline deadline,
+			long sessionId) {
 		long timeoutNanos = this.classes[priority.ordinal()].borrowTimeoutNanos;
 		long[] waitStart = { start };
 		this.waiting.incrementAndGet();
@@ -699,17 +701,16 @@ public final class StreamPool {
 	 * the lock.
 	 */
 	private void wakeOldest() {
-		Waiter oldest = null;
-		ArrayDeque<Waiter> from = null;
+		ArrayDeque<Waiter> from = this.waiters.get(0);
 		for (ArrayDeque<Waiter> queue : this.waiters) {
 			Waiter first = queue.peekFirst();
+			Waiter oldest = from.peekFirst();
 			if (first != null && (oldest == null || first.since - oldest.since < 0)) {
-				oldest = first;
 				from = queue;
 			}
 		}
+		Waiter oldest = from.pollFirst();
 		if (oldest != null) {
-			from.pollFirst();
 			oldest.queued = false;
 			oldest.wake.signal();
 		}
@@ -823,7 +824,7 @@ public final class StreamPool {
 		}
 	}
 
-	Throwable failure() {
+	@Nullable Throwable failure() {
 		return this.failure;
 	}
 
@@ -889,7 +890,7 @@ public final class StreamPool {
 		boolean queued;
 
 		/** The stream a release handed to it. */
-		PooledStream stream;
+		@Nullable PooledStream stream;
 
 		Waiter(Condition wake) {
 			this.wake = wake;

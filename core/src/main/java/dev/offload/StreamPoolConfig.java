@@ -5,6 +5,8 @@ import java.util.EnumMap;
 import java.util.Map;
 import java.util.Objects;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The immutable configuration of one {@link StreamPool}, checked when built.
  *
@@ -125,7 +127,7 @@ public record StreamPoolConfig(int initialSize, int maxSize, Duration borrowTime
 	 * @return the new configuration
 	 * @throws IllegalArgumentException if a value is out of its bounds
 	 */
-	public StreamPoolConfig withLane(StreamPriority priority, int maxSessions, Duration borrowTimeout) {
+	public StreamPoolConfig withLane(StreamPriority priority, int maxSessions, @Nullable Duration borrowTimeout) {
 		Objects.requireNonNull(priority, "priority must not be null");
 		Map<StreamPriority, Lane> changed = new EnumMap<>(StreamPriority.class);
 		changed.putAll(this.lanes);
@@ -167,7 +169,7 @@ public record StreamPoolConfig(int initialSize, int maxSize, Duration borrowTime
 	 * @param borrowTimeout how long a borrow of the class waits when no stream of it can
 	 * be lent, or {@code null} for the pool's borrow timeout
 	 */
-	public record Lane(int maxSessions, Duration borrowTimeout) {
+	public record Lane(int maxSessions, @Nullable Duration borrowTimeout) {
 
 		/**
 		 * Checks the values.

@@ -1,4 +1,7 @@
 /**
  * Offload's public API: devices, per-device stream pools, sessions, buffers and kernels.
  */
+@NullMarked
 package dev.offload;
+
+import org.jspecify.annotations.NullMarked;

@@ -2,8 +2,10 @@ package dev.offload.autoconfigure;
 
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.function.Supplier;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.env.Environment;
@@ -66,7 +68,7 @@ final class BackendFactory {
 	 * @param environment where the configuration was bound from
 	 * @return the factory
 	 */
-	static BackendFactory of(OffloadProperties properties, ClassLoader classLoader, Environment environment) {
+	static BackendFactory of(OffloadProperties properties, @Nullable ClassLoader classLoader, Environment environment) {
 		BackendProvider cuda;
 		if (properties.getBackend() == BackendType.HOST) {
 			// Neither probed nor created on the host backend: JCuda's large driver class
@@ -136,7 +138,8 @@ final class BackendFactory {
 			logger.info(HOST_LOG_PREFIX + "{}", selection.reason());
 		}
 		try {
-			return selection.provider().create();
+			// A chosen selection has a provider.
+			return Objects.requireNonNull(selection.provider()).create();
 		}
 		catch (RuntimeException | LinkageError ex) {
 			if (HostBackend.NAME.equals(selection.backend())) {
@@ -150,7 +153,7 @@ final class BackendFactory {
 		}
 	}
 
-	private InvalidOffloadConfigurationException cudaUnusable(String reason, Throwable cause) {
+	private InvalidOffloadConfigurationException cudaUnusable(String reason, @Nullable Throwable cause) {
 		return this.errors.invalid(BACKEND_PROPERTY, "cuda", "CUDA is not usable: " + reason,
 				"Run on a machine with an NVIDIA GPU and driver that this process can see (check nvidia-smi and "
 						+ "CUDA_VISIBLE_DEVICES), with JCuda and its natives for this platform on the classpath "

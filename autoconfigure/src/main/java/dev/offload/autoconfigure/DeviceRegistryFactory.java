@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Executor;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanNotOfRequiredTypeException;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
@@ -113,7 +114,7 @@ final class DeviceRegistryFactory {
 		}
 	}
 
-	private InvalidOffloadConfigurationException noSuchDevice(NoSuchDeviceException ex, List<Integer> ids) {
+	private InvalidOffloadConfigurationException noSuchDevice(NoSuchDeviceException ex, @Nullable List<Integer> ids) {
 		if (ids != null && ids.contains(ex.getDeviceId())) {
 			return this.errors.invalid(DEVICES, this.properties.getDevices(),
 					"device " + ex.getDeviceId() + " does not exist; the backend's devices are " + ex.getAvailableIds(),
@@ -148,7 +149,7 @@ final class DeviceRegistryFactory {
 	 * @throws InvalidOffloadConfigurationException if an entry is neither {@code all} nor
 	 * an id
 	 */
-	static List<Integer> deviceIds(OffloadProperties properties, SettingErrors errors) {
+	static @Nullable List<Integer> deviceIds(OffloadProperties properties, SettingErrors errors) {
 		List<String> devices = properties.getDevices();
 		if (devices == null || devices.isEmpty()
 				|| (devices.size() == 1 && OffloadProperties.ALL_DEVICES.equalsIgnoreCase(devices.get(0).trim()))) {
@@ -201,7 +202,7 @@ final class DeviceRegistryFactory {
 		return configs;
 	}
 
-	private static <T> T or(T value, T fallback) {
+	private static <T> T or(@Nullable T value, T fallback) {
 		return (value != null) ? value : fallback;
 	}
 

@@ -19,13 +19,13 @@ public class InvalidOffloadConfigurationException extends OffloadException {
 
 	private final String property;
 
-	private final Object value;
+	private final @Nullable Object value;
 
-	private final String reason;
+	private final @Nullable String reason;
 
 	private final String action;
 
-	private final Origin origin;
+	private final @Nullable Origin origin;
 
 	/**
 	 * Creates an exception.
@@ -36,8 +36,8 @@ public class InvalidOffloadConfigurationException extends OffloadException {
 	 * @param action how to fix it
 	 * @param cause the error that revealed it, or {@code null}
 	 */
-	public InvalidOffloadConfigurationException(String property, Object value, String reason, String action,
-			Throwable cause) {
+	public InvalidOffloadConfigurationException(String property, @Nullable Object value, @Nullable String reason,
+			String action, @Nullable Throwable cause) {
 		this(property, value, reason, action, cause, null);
 	}
 
@@ -51,8 +51,8 @@ public class InvalidOffloadConfigurationException extends OffloadException {
 	 * @param cause the error that revealed it, or {@code null}
 	 * @param origin where the value was set (a file and line), or {@code null} if unknown
 	 */
-	public InvalidOffloadConfigurationException(String property, Object value, String reason, String action,
-			@Nullable Throwable cause, @Nullable Origin origin) {
+	public InvalidOffloadConfigurationException(String property, @Nullable Object value, @Nullable String reason,
+			String action, @Nullable Throwable cause, @Nullable Origin origin) {
 		super("Invalid value '" + value + "' for '" + property + "': " + reason, cause);
 		this.property = property;
 		this.value = value;
@@ -77,7 +77,7 @@ public class InvalidOffloadConfigurationException extends OffloadException {
 	 * @return the exception
 	 */
 	public static InvalidOffloadConfigurationException of(@Nullable Environment environment, String property,
-			Object boundValue, String reason, String action, @Nullable Throwable cause) {
+			@Nullable Object boundValue, @Nullable String reason, String action, @Nullable Throwable cause) {
 		ConfigurationProperty typed = find(environment, property);
 		if (typed == null) {
 			return new InvalidOffloadConfigurationException(property, boundValue, reason, action, cause, null);
@@ -112,7 +112,7 @@ public class InvalidOffloadConfigurationException extends OffloadException {
 	 * Returns the value bound to the property.
 	 * @return the value
 	 */
-	public Object getValue() {
+	public @Nullable Object getValue() {
 		return this.value;
 	}
 
@@ -120,7 +120,7 @@ public class InvalidOffloadConfigurationException extends OffloadException {
 	 * Returns what is wrong with the value.
 	 * @return the reason
 	 */
-	public String getReason() {
+	public @Nullable String getReason() {
 		return this.reason;
 	}
 

@@ -3,6 +3,7 @@ package dev.offload.autoconfigure;
 import java.time.Duration;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.ApplicationContext;
@@ -46,7 +47,7 @@ public final class OffloadLifecycle
 
 	private volatile boolean closing;
 
-	private ApplicationContext context;
+	private @Nullable ApplicationContext context;
 
 	/**
 	 * Creates the lifecycle.

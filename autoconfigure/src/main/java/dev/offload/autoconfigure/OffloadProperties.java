@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
@@ -99,7 +100,7 @@ public class OffloadProperties {
 	 * Time a session may stay open before it is reported as a possible leak. Leak
 	 * detection is off when unset.
 	 */
-	private Duration leakDetectionThreshold;
+	private @Nullable Duration leakDetectionThreshold;
 
 	/**
 	 * The @Offload advice.
@@ -161,11 +162,11 @@ public class OffloadProperties {
 		return this.session;
 	}
 
-	public Duration getLeakDetectionThreshold() {
+	public @Nullable Duration getLeakDetectionThreshold() {
 		return this.leakDetectionThreshold;
 	}
 
-	public void setLeakDetectionThreshold(Duration leakDetectionThreshold) {
+	public void setLeakDetectionThreshold(@Nullable Duration leakDetectionThreshold) {
 		this.leakDetectionThreshold = leakDetectionThreshold;
 	}
 
@@ -267,27 +268,27 @@ public class OffloadProperties {
 		/**
 		 * Maximum number of sessions of this priority class that hold a stream at once.
 		 */
-		private Integer maxSessions;
+		private @Nullable Integer maxSessions;
 
 		/**
 		 * Maximum time a borrow of this priority class waits when the lane (or the pool)
 		 * is full. Default: the pool's borrow timeout.
 		 */
-		private Duration borrowTimeout;
+		private @Nullable Duration borrowTimeout;
 
-		public Integer getMaxSessions() {
+		public @Nullable Integer getMaxSessions() {
 			return this.maxSessions;
 		}
 
-		public void setMaxSessions(Integer maxSessions) {
+		public void setMaxSessions(@Nullable Integer maxSessions) {
 			this.maxSessions = maxSessions;
 		}
 
-		public Duration getBorrowTimeout() {
+		public @Nullable Duration getBorrowTimeout() {
 			return this.borrowTimeout;
 		}
 
-		public void setBorrowTimeout(Duration borrowTimeout) {
+		public void setBorrowTimeout(@Nullable Duration borrowTimeout) {
 			this.borrowTimeout = borrowTimeout;
 		}
 
@@ -317,40 +318,40 @@ public class OffloadProperties {
 		/**
 		 * Number of streams created for a priority class on its first borrow.
 		 */
-		private Integer initialSize;
+		private @Nullable Integer initialSize;
 
 		/**
 		 * Maximum number of streams this device's pool holds in all, or 0 for no bound.
 		 */
-		private Integer maxSize;
+		private @Nullable Integer maxSize;
 
 		/**
 		 * Maximum time a borrow waits for a stream when this device's bounded pool is
 		 * full.
 		 */
-		private Duration borrowTimeout;
+		private @Nullable Duration borrowTimeout;
 
-		public Integer getInitialSize() {
+		public @Nullable Integer getInitialSize() {
 			return this.initialSize;
 		}
 
-		public void setInitialSize(Integer initialSize) {
+		public void setInitialSize(@Nullable Integer initialSize) {
 			this.initialSize = initialSize;
 		}
 
-		public Integer getMaxSize() {
+		public @Nullable Integer getMaxSize() {
 			return this.maxSize;
 		}
 
-		public void setMaxSize(Integer maxSize) {
+		public void setMaxSize(@Nullable Integer maxSize) {
 			this.maxSize = maxSize;
 		}
 
-		public Duration getBorrowTimeout() {
+		public @Nullable Duration getBorrowTimeout() {
 			return this.borrowTimeout;
 		}
 
-		public void setBorrowTimeout(Duration borrowTimeout) {
+		public void setBorrowTimeout(@Nullable Duration borrowTimeout) {
 			this.borrowTimeout = borrowTimeout;
 		}
 
@@ -375,12 +376,12 @@ public class OffloadProperties {
 		 * Number of worker threads per emulated device, which bounds how many of its
 		 * streams run at once. Default: one per available processor, at least 2.
 		 */
-		private Integer workersPerDevice;
+		private @Nullable Integer workersPerDevice;
 
 		/**
 		 * Memory each emulated device reports. Default: the JVM's maximum heap size.
 		 */
-		private DataSize memory;
+		private @Nullable DataSize memory;
 
 		public int getDeviceCount() {
 			return this.deviceCount;
@@ -398,19 +399,19 @@ public class OffloadProperties {
 			this.deviceNames = deviceNames;
 		}
 
-		public Integer getWorkersPerDevice() {
+		public @Nullable Integer getWorkersPerDevice() {
 			return this.workersPerDevice;
 		}
 
-		public void setWorkersPerDevice(Integer workersPerDevice) {
+		public void setWorkersPerDevice(@Nullable Integer workersPerDevice) {
 			this.workersPerDevice = workersPerDevice;
 		}
 
-		public DataSize getMemory() {
+		public @Nullable DataSize getMemory() {
 			return this.memory;
 		}
 
-		public void setMemory(DataSize memory) {
+		public void setMemory(@Nullable DataSize memory) {
 			this.memory = memory;
 		}
 
@@ -449,13 +450,13 @@ public class OffloadProperties {
 		 * timeout of their own (such as '@Offload(timeout = "2s")'). No timeout when
 		 * unset.
 		 */
-		private Duration timeout;
+		private @Nullable Duration timeout;
 
-		public Duration getTimeout() {
+		public @Nullable Duration getTimeout() {
 			return this.timeout;
 		}
 
-		public void setTimeout(Duration timeout) {
+		public void setTimeout(@Nullable Duration timeout) {
 			this.timeout = timeout;
 		}
 
@@ -496,13 +497,13 @@ public class OffloadProperties {
 		 * 'offload-async' threads, one per CPU, which adds a thread when a continuation
 		 * waits for another future.
 		 */
-		private String executor;
+		private @Nullable String executor;
 
-		public String getExecutor() {
+		public @Nullable String getExecutor() {
 			return this.executor;
 		}
 
-		public void setExecutor(String executor) {
+		public void setExecutor(@Nullable String executor) {
 			this.executor = executor;
 		}
 

@@ -1,5 +1,6 @@
 package dev.offload.autoconfigure;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.env.Environment;
 
 /**
@@ -8,14 +9,14 @@ import org.springframework.core.env.Environment;
  */
 final class SettingErrors {
 
-	private final Environment environment;
+	private final @Nullable Environment environment;
 
 	/**
 	 * Creates the errors of one environment.
 	 * @param environment where the properties were bound from, or {@code null} to report
 	 * the bound values
 	 */
-	SettingErrors(Environment environment) {
+	SettingErrors(@Nullable Environment environment) {
 		this.environment = environment;
 	}
 
@@ -28,8 +29,8 @@ final class SettingErrors {
 	 * @param cause the error that revealed it, or {@code null}
 	 * @return the exception
 	 */
-	InvalidOffloadConfigurationException invalid(String property, Object boundValue, String reason, String action,
-			Throwable cause) {
+	InvalidOffloadConfigurationException invalid(String property, @Nullable Object boundValue, @Nullable String reason,
+			String action, @Nullable Throwable cause) {
 		return InvalidOffloadConfigurationException.of(this.environment, property, boundValue, reason, action, cause);
 	}
 
@@ -41,7 +42,7 @@ final class SettingErrors {
 	 * @param action how to fix it
 	 * @param call the call
 	 */
-	void check(String property, Object boundValue, String action, Runnable call) {
+	void check(String property, @Nullable Object boundValue, String action, Runnable call) {
 		try {
 			call.run();
 		}

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.function.Supplier;
 import java.util.stream.IntStream;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -59,10 +60,13 @@ final class StreamPoolBeanDefinitions
 	 */
 	static final String SELECTION_BEAN_NAME = "offloadBackendSelection";
 
+	@SuppressWarnings("NullAway.Init") // set by Spring before use (an Aware callback)
 	private Environment environment;
 
+	@SuppressWarnings("NullAway.Init") // set by Spring before use (an Aware callback)
 	private BeanFactory beanFactory;
 
+	@SuppressWarnings("NullAway.Init") // set by Spring before use (an Aware callback)
 	private ResourceLoader resourceLoader;
 
 	/**
@@ -146,7 +150,7 @@ final class StreamPoolBeanDefinitions
 	 * Binds the configuration, or returns {@code null} if it does not bind (the
 	 * properties bean then fails with the reason).
 	 */
-	private OffloadProperties bindProperties() {
+	private @Nullable OffloadProperties bindProperties() {
 		try {
 			return Binder.get(this.environment).bindOrCreate("offload", OffloadProperties.class);
 		}
@@ -161,7 +165,8 @@ final class StreamPoolBeanDefinitions
 	 * then fails with the reason). Without a selection (an application's own backend, or
 	 * AOT processing), only listed ids are known.
 	 */
-	private static List<Integer> plannedDeviceIds(OffloadProperties properties, Supplier<BackendSelection> selection) {
+	private static @Nullable List<Integer> plannedDeviceIds(OffloadProperties properties,
+			@Nullable Supplier<BackendSelection> selection) {
 		try {
 			List<Integer> listed = DeviceRegistryFactory.deviceIds(properties, new SettingErrors(null));
 			if (listed != null) {

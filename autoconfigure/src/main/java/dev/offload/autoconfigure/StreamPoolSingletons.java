@@ -19,6 +19,7 @@ import dev.offload.StreamPool;
  */
 final class StreamPoolSingletons implements BeanPostProcessor, BeanFactoryAware {
 
+	@SuppressWarnings("NullAway.Init") // set by Spring before use (an Aware callback)
 	private ConfigurableListableBeanFactory beanFactory;
 
 	@Override

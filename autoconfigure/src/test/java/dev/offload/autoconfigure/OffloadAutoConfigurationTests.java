@@ -61,6 +61,15 @@ class OffloadAutoConfigurationTests {
 	}
 
 	@Test
+	void registryWhenStartedShouldLogEachDevicesGpuSharing(CapturedOutput output) {
+		this.contextRunner.withPropertyValues("offload.backend=host", "offload.host.device-count=2").run((context) -> {
+			assertThat(context).hasSingleBean(DeviceRegistry.class);
+			assertThat(output).containsOnlyOnce("GPU sharing of device 0 (Host device 0): exclusive")
+				.containsOnlyOnce("GPU sharing of device 1 (Host device 1): exclusive");
+		});
+	}
+
+	@Test
 	void asyncExecutorWhenUnsetShouldBeOffloadsOwn() {
 		this.contextRunner.withBean("applicationTaskExecutor", Executor.class, () -> Runnable::run)
 			.run((context) -> assertThat(context.getBean(DeviceRegistry.class).completionExecutor())

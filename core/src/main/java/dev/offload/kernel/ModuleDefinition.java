@@ -13,6 +13,8 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.function.Supplier;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A module's code for every backend that may run it: a CUDA image (PTX, cubin or fatbin)
  * and/or Java implementations of its kernels for the host backend. Load it with
@@ -26,9 +28,9 @@ public final class ModuleDefinition {
 
 	private final String name;
 
-	private final Supplier<byte[]> image;
+	private final @Nullable Supplier<byte[]> image;
 
-	private final String imageSource;
+	private final @Nullable String imageSource;
 
 	private final Map<String, HostKernelDefinition> hostKernels;
 
@@ -82,9 +84,10 @@ public final class ModuleDefinition {
 
 	/**
 	 * Describes where the image comes from, for messages.
-	 * @return e.g. {@code "classpath:kernels/options.ptx"}
+	 * @return e.g. {@code "classpath:kernels/options.ptx"}, or {@code null} without an
+	 * image
 	 */
-	public String imageSource() {
+	public @Nullable String imageSource() {
 		return this.imageSource;
 	}
 
@@ -102,7 +105,7 @@ public final class ModuleDefinition {
 	 * @param kernel the kernel's name
 	 * @return the parameters, or {@code null} if none was declared
 	 */
-	public List<ParamKind> declaredParameters(String kernel) {
+	public @Nullable List<ParamKind> declaredParameters(String kernel) {
 		List<ParamKind> signature = this.signatures.get(kernel);
 		if (signature != null) {
 			return signature;
@@ -146,17 +149,17 @@ public final class ModuleDefinition {
 
 		private final String name;
 
-		private Supplier<byte[]> image;
+		private @Nullable Supplier<byte[]> image;
 
-		private String imageSource;
+		private @Nullable String imageSource;
 
 		/**
 		 * The resource {@link #imageResource} named, checked at {@link #build()};
 		 * {@code null} otherwise.
 		 */
-		private String imageResource;
+		private @Nullable String imageResource;
 
-		private ClassLoader imageClassLoader;
+		private @Nullable ClassLoader imageClassLoader;
 
 		private final Map<String, HostKernelDefinition> hostKernels = new LinkedHashMap<>();
 
@@ -263,7 +266,8 @@ public final class ModuleDefinition {
 			}
 			// A missing image would otherwise surface only when a GPU loads the module,
 			// long after start-up.
-			if (this.imageResource != null && this.imageClassLoader.getResource(this.imageResource) == null) {
+			if (this.imageResource != null
+					&& Objects.requireNonNull(this.imageClassLoader).getResource(this.imageResource) == null) {
 				throw new IllegalArgumentException("The CUDA image of module '" + this.name + "', classpath:"
 						+ this.imageResource + ", does not exist (class loader " + this.imageClassLoader + ")");
 			}

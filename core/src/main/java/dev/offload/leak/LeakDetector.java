@@ -9,6 +9,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,7 +45,7 @@ public final class LeakDetector implements OffloadListener, AutoCloseable {
 
 	private final long thresholdNanos;
 
-	private final ScheduledThreadPoolExecutor scheduler;
+	private final @Nullable ScheduledThreadPoolExecutor scheduler;
 
 	private final Map<Long, Tracked> open = new ConcurrentHashMap<>();
 
@@ -146,7 +147,7 @@ public final class LeakDetector implements OffloadListener, AutoCloseable {
 	}
 
 	@Override
-	public void sessionClosed(OffloadSession session, long durationNanos, Throwable failure) {
+	public void sessionClosed(OffloadSession session, long durationNanos, @Nullable Throwable failure) {
 		if (this.scheduler == null) {
 			return;
 		}
@@ -225,11 +226,11 @@ public final class LeakDetector implements OffloadListener, AutoCloseable {
 
 		private final String deviceName;
 
-		private Throwable openedHere;
+		private @Nullable Throwable openedHere;
 
 		private int state = OPEN;
 
-		volatile ScheduledFuture<?> check;
+		volatile @Nullable ScheduledFuture<?> check;
 
 		Tracked(OffloadSession session, Throwable openedHere) {
 			this.sessionId = session.id();

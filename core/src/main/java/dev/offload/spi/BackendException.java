@@ -1,5 +1,7 @@
 package dev.offload.spi;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A backend call failed: names the call, the runtime's error name and text, and the
  * device.
@@ -34,7 +36,7 @@ public class BackendException extends RuntimeException {
 	 * @param cause the underlying exception, or {@code null}
 	 */
 	public BackendException(String call, String errorName, String errorText, int deviceId, boolean sticky,
-			Throwable cause) {
+			@Nullable Throwable cause) {
 		super(message(call, errorName, errorText, deviceId, sticky), cause);
 		this.call = call;
 		this.errorName = errorName;

@@ -1,5 +1,7 @@
 package dev.offload.spi;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Which backend an application runs on and why, decided once at startup; logs, health and
  * endpoints report it.
@@ -14,14 +16,14 @@ package dev.offload.spi;
  * @param deviceCount the devices the chosen backend reported when probed (0 when none was
  * chosen)
  */
-public record BackendSelection(String requested, BackendProvider provider, boolean fallback, String reason,
+public record BackendSelection(String requested, @Nullable BackendProvider provider, boolean fallback, String reason,
 		int deviceCount) {
 
 	/**
 	 * Returns the chosen backend's name.
 	 * @return the name, or {@code null} when the required backend cannot run
 	 */
-	public String backend() {
+	public @Nullable String backend() {
 		return (this.provider != null) ? this.provider.name() : null;
 	}
 

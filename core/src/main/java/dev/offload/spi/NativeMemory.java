@@ -2,6 +2,8 @@ package dev.offload.spi;
 
 import java.nio.ByteBuffer;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A block of memory that a {@link BackendDevice} allocated: device memory, or page-locked
  * host memory.
@@ -26,7 +28,7 @@ public interface NativeMemory {
 	 * @return a new view (position 0, limit {@link #size()}); {@code null} for device
 	 * memory of a real GPU
 	 */
-	ByteBuffer hostView();
+	@Nullable ByteBuffer hostView();
 
 	/**
 	 * Returns the native handle ({@code jcuda.driver.CUdeviceptr} for CUDA device memory,

@@ -4,6 +4,8 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Tells whether a thread is a virtual thread (Java 21+) while Offload is compiled for
  * Java 17: {@code
@@ -17,7 +19,7 @@ import java.lang.invoke.MethodType;
  */
 public final class VirtualThreads {
 
-	private static final MethodHandle IS_VIRTUAL = lookUpIsVirtual();
+	private static final @Nullable MethodHandle IS_VIRTUAL = lookUpIsVirtual();
 
 	private VirtualThreads() {
 	}
@@ -58,7 +60,7 @@ public final class VirtualThreads {
 		}
 	}
 
-	private static MethodHandle lookUpIsVirtual() {
+	private static @Nullable MethodHandle lookUpIsVirtual() {
 		try {
 			return MethodHandles.publicLookup()
 				.findVirtual(Thread.class, "isVirtual", MethodType.methodType(boolean.class));

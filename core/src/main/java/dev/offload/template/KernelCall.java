@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.offload.Device;
 import dev.offload.DeviceBuffer;
 import dev.offload.HostBuffer;
@@ -49,7 +51,7 @@ public final class KernelCall {
 	/** How many of the parameters are outputs. */
 	private int outputCount;
 
-	private LaunchConfig config;
+	private @Nullable LaunchConfig config;
 
 	private OffloadAttributes attributes = OffloadAttributes.DEFAULTS;
 
@@ -414,7 +416,8 @@ public final class KernelCall {
 				args[i] = parameter;
 			}
 		}
-		flow.launch(this.kernel, this.config, args);
+		// resolveAttributes() refused a call without geometry before any of this ran.
+		flow.launch(this.kernel, Objects.requireNonNull(this.config), args);
 		return results;
 	}
 

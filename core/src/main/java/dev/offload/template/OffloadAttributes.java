@@ -6,6 +6,8 @@ import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.offload.StreamPriority;
 
 /**
@@ -20,7 +22,8 @@ import dev.offload.StreamPriority;
  * {@link dev.offload.Device#openSession(StreamPriority, Duration)}), or {@code null} for
  * the registry's default; a joined session keeps its own
  */
-public record OffloadAttributes(int device, Propagation propagation, StreamPriority priority, Duration timeout) {
+public record OffloadAttributes(int device, Propagation propagation, StreamPriority priority,
+		@Nullable Duration timeout) {
 
 	private static final Pattern SIMPLE_DURATION = Pattern.compile("^([+]?\\d+)(ns|us|ms|s|m|h|d)$");
 
@@ -94,7 +97,7 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 	 * @return the timeout, or {@code null} if {@code value} is empty
 	 * @throws IllegalArgumentException naming the value if it is not a positive duration
 	 */
-	public static Duration parseTimeout(String value) {
+	public static @Nullable Duration parseTimeout(@Nullable String value) {
 		if (value == null || value.isBlank()) {
 			return null;
 		}
@@ -127,7 +130,7 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 		return parsed;
 	}
 
-	private static IllegalArgumentException invalidTimeout(String value, Exception cause) {
+	private static IllegalArgumentException invalidTimeout(String value, @Nullable Exception cause) {
 		return new IllegalArgumentException("@Offload timeout '" + value + "' is not a positive duration; use a number "
 				+ "with a unit (ns, us, ms, s, m, h, d) such as 500ms or 2s, or an ISO-8601 duration such as PT2S",
 				cause);

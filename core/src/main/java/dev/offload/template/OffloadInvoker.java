@@ -6,6 +6,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
 
@@ -56,13 +58,13 @@ public final class OffloadInvoker {
 	 * @param attributes the device, propagation and priority
 	 * @param call the call; {@link OffloadSessionBinding#currentSession()} gives it its
 	 * session
-	 * @return the call's result
+	 * @return the call's result, {@code null} if it returned {@code null}
 	 * @throws IllegalSessionStateException if the bound session does not fit the
 	 * propagation (the call is not made)
 	 * @throws RuntimeException what the call threw, unchanged; or the failure of the
 	 * session's work
 	 */
-	public <T> T execute(OffloadAttributes attributes, Supplier<T> call) {
+	public <T> @Nullable T execute(OffloadAttributes attributes, Supplier<T> call) {
 		Objects.requireNonNull(call, "call must not be null");
 		try {
 			return invoke(attributes, call::get);
@@ -85,15 +87,15 @@ public final class OffloadInvoker {
 	 * @param attributes the device, propagation and priority
 	 * @param invocation the call; {@link OffloadSessionBinding#currentSession()} gives it
 	 * its session
-	 * @return the call's result
+	 * @return the call's result, {@code null} if it returned {@code null}
 	 * @throws IllegalSessionStateException if the bound session does not fit the
 	 * propagation (the call is not made)
 	 * @throws Throwable what the call threw, unchanged; or the failure of the session's
 	 * work
 	 */
-	public <T> T invoke(OffloadAttributes attributes, Invocation<T> invocation) throws Throwable {
+	public <T> @Nullable T invoke(OffloadAttributes attributes, Invocation<T> invocation) throws Throwable {
 		SessionScope scope = SessionScope.enter(this.registry, attributes);
-		T result;
+		@Nullable T result;
 		try {
 			result = invocation.proceed();
 		}
@@ -123,10 +125,10 @@ public final class OffloadInvoker {
 	 * @throws Throwable what the call threw, unchanged (the session is then closed at
 	 * once)
 	 */
-	public <T> CompletionStage<T> invokeAsync(OffloadAttributes attributes,
+	public <T> @Nullable CompletionStage<T> invokeAsync(OffloadAttributes attributes,
 			Invocation<? extends CompletionStage<T>> invocation) throws Throwable {
 		SessionScope scope = SessionScope.enter(this.registry, attributes);
-		CompletionStage<T> stage;
+		@Nullable CompletionStage<T> stage;
 		try {
 			stage = invocation.proceed();
 		}
@@ -163,7 +165,7 @@ public final class OffloadInvoker {
 		 * @return its result
 		 * @throws Throwable anything the call throws
 		 */
-		T proceed() throws Throwable;
+		@Nullable T proceed() throws Throwable;
 
 	}
 

@@ -2,6 +2,8 @@ package dev.offload.template;
 
 import java.util.Optional;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.offload.OffloadSession;
 
 /**
@@ -48,7 +50,7 @@ public final class OffloadSessionBinding {
 	 * @return the binding, which restores the previous session when closed
 	 * @throws IllegalArgumentException if the session is closed
 	 */
-	public static Binding bind(OffloadSession session) {
+	public static Binding bind(@Nullable OffloadSession session) {
 		if (session != null && session.isClosed()) {
 			throw new IllegalArgumentException("Cannot bind " + session + ": it is closed");
 		}
@@ -57,7 +59,7 @@ public final class OffloadSessionBinding {
 		return binding;
 	}
 
-	private static void set(OffloadSession session) {
+	private static void set(@Nullable OffloadSession session) {
 		if (session == null) {
 			// Removing rather than setting null leaves nothing in the thread's map.
 			current.remove();
@@ -74,13 +76,13 @@ public final class OffloadSessionBinding {
 
 		private final Thread thread = Thread.currentThread();
 
-		private final OffloadSession previous;
+		private final @Nullable OffloadSession previous;
 
-		private final OffloadSession session;
+		private final @Nullable OffloadSession session;
 
 		private boolean closed;
 
-		private Binding(OffloadSession previous, OffloadSession session) {
+		private Binding(@Nullable OffloadSession previous, @Nullable OffloadSession session) {
 			this.previous = previous;
 			this.session = session;
 		}
@@ -89,7 +91,7 @@ public final class OffloadSessionBinding {
 		 * Returns the bound session.
 		 * @return the session, or {@code null} if the binding suspends the previous one
 		 */
-		public OffloadSession session() {
+		public @Nullable OffloadSession session() {
 			return this.session;
 		}
 
@@ -97,7 +99,7 @@ public final class OffloadSessionBinding {
 		 * Returns the session bound before, which closing restores.
 		 * @return the session, or {@code null}
 		 */
-		public OffloadSession previous() {
+		public @Nullable OffloadSession previous() {
 			return this.previous;
 		}
 

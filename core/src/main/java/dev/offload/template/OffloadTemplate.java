@@ -110,9 +110,9 @@ public class OffloadTemplate {
 		SessionScope scope = SessionScope.enter(this.registry, attributes);
 		T result;
 		try {
-			result = callback.doInSession(scope.session());
+			result = callback.doInSession(scope.requiredSession());
 			if (!scope.owned()) {
-				scope.session().synchronize();
+				scope.requiredSession().synchronize();
 			}
 		}
 		catch (Throwable ex) {
@@ -180,7 +180,7 @@ public class OffloadTemplate {
 		SessionScope scope = SessionScope.enter(this.registry, attributes);
 		T result;
 		try {
-			result = callback.doInSession(scope.session());
+			result = callback.doInSession(scope.requiredSession());
 		}
 		catch (Throwable ex) {
 			CompletableFuture<T> failed = new CompletableFuture<>();
@@ -194,7 +194,7 @@ public class OffloadTemplate {
 			return scope.closeAfter(CompletableFuture.completedFuture(result));
 		}
 		try {
-			return SessionScope.relay(scope.session().whenDone(), result);
+			return SessionScope.relay(scope.requiredSession().whenDone(), result);
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);

@@ -1,7 +1,10 @@
 package dev.offload.template;
 
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+
+import org.jspecify.annotations.Nullable;
 
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
@@ -14,13 +17,14 @@ import dev.offload.OffloadSession;
  */
 final class SessionScope {
 
-	private final OffloadSession session;
+	private final @Nullable OffloadSession session;
 
 	private final boolean owned;
 
-	private final OffloadSessionBinding.Binding binding;
+	private final OffloadSessionBinding.@Nullable Binding binding;
 
-	private SessionScope(OffloadSession session, boolean owned, OffloadSessionBinding.Binding binding) {
+	private SessionScope(@Nullable OffloadSession session, boolean owned,
+			OffloadSessionBinding.@Nullable Binding binding) {
 		this.session = session;
 		this.owned = owned;
 		this.binding = binding;
@@ -80,8 +84,13 @@ final class SessionScope {
 	 * Returns the call's session.
 	 * @return the session, or {@code null} if the call runs without one
 	 */
-	OffloadSession session() {
+	@Nullable OffloadSession session() {
 		return this.session;
+	}
+
+	/** The session of a call that always has one (the template's). */
+	OffloadSession requiredSession() {
+		return Objects.requireNonNull(this.session, "the call runs without a session");
 	}
 
 	/**
@@ -110,7 +119,7 @@ final class SessionScope {
 	void close() {
 		unbind();
 		if (this.owned) {
-			this.session.close();
+			requiredSession().close();
 		}
 	}
 
@@ -123,7 +132,7 @@ final class SessionScope {
 		unbind();
 		if (this.owned) {
 			try {
-				this.session.close();
+				requiredSession().close();
 			}
 			catch (Throwable closeFailure) {
 				suppress(failure, closeFailure);
@@ -138,7 +147,7 @@ final class SessionScope {
 	 */
 	CompletableFuture<Void> closeAsync() {
 		unbind();
-		return this.owned ? this.session.closeAsync() : CompletableFuture.completedFuture(null);
+		return this.owned ? requiredSession().closeAsync() : CompletableFuture.completedFuture(null);
 	}
 
 	/**
@@ -150,7 +159,8 @@ final class SessionScope {
 	<T> CompletableFuture<T> closeAfter(CompletionStage<T> stage) {
 		unbind();
 		CompletableFuture<T> result = new CompletableFuture<>();
-		stage.whenComplete((value, failure) -> this.session.closeAsync().whenComplete((ignored, closeFailure) -> {
+		OffloadSession session = requiredSession();
+		stage.whenComplete((value, failure) -> session.closeAsync().whenComplete((ignored, closeFailure) -> {
 			if (failure != null) {
 				suppress(failure, closeFailure);
 				result.completeExceptionally(failure);

@@ -4,4 +4,7 @@
  * {@link dev.offload.template.Offload @Offload} call opened, the way Spring's
  * {@code JdbcTemplate} joins the transaction that {@code @Transactional} began.
  */
+@NullMarked
 package dev.offload.template;
+
+import org.jspecify.annotations.NullMarked;

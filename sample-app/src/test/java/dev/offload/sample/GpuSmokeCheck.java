@@ -51,10 +51,11 @@ public final class GpuSmokeCheck {
 	public static void main(String[] args) throws Exception {
 		String backend = (args.length > 0) ? args[0] : "cuda";
 		// The actuator has its own port (localhost only); the checks read health details,
-		// so show them.
+		// so show them. The burst's 16 clients are all admitted, whatever the CPU count.
 		ConfigurableApplicationContext context = SpringApplication.run(OffloadSampleApplication.class,
 				"--server.port=0", "--management.server.port=0", "--management.endpoint.health.show-details=always",
-				"--offload.backend=" + backend, "--offload.stream-pool.borrow-timeout=10s");
+				"--offload.backend=" + backend, "--offload.stream-pool.borrow-timeout=10s",
+				"--sample.price.max-in-flight=64");
 		String base = "http://localhost:" + context.getEnvironment().getProperty("local.server.port");
 		String actuator = "http://localhost:" + context.getEnvironment().getProperty("local.management.port");
 		try {

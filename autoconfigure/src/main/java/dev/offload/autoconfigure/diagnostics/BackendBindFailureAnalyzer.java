@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
@@ -22,7 +23,7 @@ final class BackendBindFailureAnalyzer extends AbstractFailureAnalyzer<BindExcep
 	static final String PROPERTY = "offload.backend";
 
 	@Override
-	protected FailureAnalysis analyze(Throwable rootFailure, BindException cause) {
+	protected @Nullable FailureAnalysis analyze(Throwable rootFailure, BindException cause) {
 		if (!PROPERTY.equals(cause.getName().toString())) {
 			return null;
 		}

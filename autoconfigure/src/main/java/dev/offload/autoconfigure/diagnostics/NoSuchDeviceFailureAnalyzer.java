@@ -1,5 +1,6 @@
 package dev.offload.autoconfigure.diagnostics;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
@@ -16,7 +17,7 @@ import dev.offload.spring.aop.UnknownOffloadDeviceException;
 final class NoSuchDeviceFailureAnalyzer extends AbstractFailureAnalyzer<NoSuchDeviceException> {
 
 	@Override
-	protected FailureAnalysis analyze(Throwable rootFailure, NoSuchDeviceException cause) {
+	protected @Nullable FailureAnalysis analyze(Throwable rootFailure, NoSuchDeviceException cause) {
 		if (findCause(rootFailure, InvalidOffloadConfigurationException.class) != null
 				|| cause instanceof UnknownOffloadDeviceException) {
 			return null;

@@ -6,6 +6,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.BeanUtils;
 import org.springframework.boot.context.properties.bind.DataObjectPropertyName;
 import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
@@ -35,7 +36,7 @@ final class UnknownOffloadPropertyFailureAnalyzer
 	private static final String ANY_KEY = "*";
 
 	@Override
-	protected FailureAnalysis analyze(Throwable rootFailure, UnboundConfigurationPropertiesException cause) {
+	protected @Nullable FailureAnalysis analyze(Throwable rootFailure, UnboundConfigurationPropertiesException cause) {
 		ConfigurationPropertyName prefix = ConfigurationPropertyName.of(PREFIX);
 		ConfigurationProperty unknown = cause.getUnboundProperties()
 			.stream()
@@ -68,7 +69,7 @@ final class UnknownOffloadPropertyFailureAnalyzer
 	 * Returns the known property that is the fewest edits from the unknown one; a map key
 	 * of a known property takes the unknown one's element at that place.
 	 */
-	static String nearest(List<String> unknown, List<List<String>> known) {
+	static @Nullable String nearest(List<String> unknown, List<List<String>> known) {
 		String key = String.join(".", unknown);
 		String best = null;
 		int bestDistance = Integer.MAX_VALUE;

@@ -1,4 +1,7 @@
 /**
  * Auto-configuration of Offload's health contributor.
  */
+@NullMarked
 package dev.offload.autoconfigure.health;
+
+import org.jspecify.annotations.NullMarked;

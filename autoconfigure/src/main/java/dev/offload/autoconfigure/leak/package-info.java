@@ -1,4 +1,7 @@
 /**
  * Auto-configuration of session leak detection.
  */
+@NullMarked
 package dev.offload.autoconfigure.leak;
+
+import org.jspecify.annotations.NullMarked;

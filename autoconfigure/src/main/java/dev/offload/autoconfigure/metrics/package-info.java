@@ -1,4 +1,7 @@
 /**
  * Auto-configuration of Offload's Micrometer meters.
  */
+@NullMarked
 package dev.offload.autoconfigure.metrics;
+
+import org.jspecify.annotations.NullMarked;

@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.annotation.AnnotatedElementUtils;
@@ -31,7 +32,7 @@ final class OffloadAttributeSource {
 	 * @param targetClass the target's class, or {@code null}
 	 * @return the attributes, or {@code null} if the method is not annotated
 	 */
-	OffloadAttributes find(Method method, Class<?> targetClass) {
+	@Nullable OffloadAttributes find(Method method, @Nullable Class<?> targetClass) {
 		if (ReflectionUtils.isObjectMethod(method)) {
 			// toString, equals and hashCode of an annotated class open no session.
 			return null;
@@ -42,7 +43,7 @@ final class OffloadAttributeSource {
 			.orElse(null);
 	}
 
-	private static OffloadAttributes compute(Method method, Class<?> targetClass) {
+	private static @Nullable OffloadAttributes compute(Method method, @Nullable Class<?> targetClass) {
 		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
 		Offload offload = AnnotatedElementUtils.findMergedAnnotation(specific, Offload.class);
 		if (offload == null && specific != method) {

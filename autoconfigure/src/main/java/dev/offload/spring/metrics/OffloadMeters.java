@@ -37,6 +37,10 @@ final class OffloadMeters {
 
 	static final String HEALTHY_DEVICES = "offload.healthy.devices";
 
+	static final String STREAMS_LANE_ACTIVE = "offload.streams.lane.active";
+
+	static final String STREAMS_LANE_MAX = "offload.streams.lane.max";
+
 	static final String UNIT_STREAMS = "streams";
 
 	static final String UNIT_THREADS = "threads";

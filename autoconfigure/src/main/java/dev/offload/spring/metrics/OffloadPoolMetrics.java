@@ -1,5 +1,6 @@
 package dev.offload.spring.metrics;
 
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 
@@ -14,6 +15,8 @@ import org.jspecify.annotations.Nullable;
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.StreamPool;
+import dev.offload.StreamPoolStatistics;
+import dev.offload.StreamPriority;
 import dev.offload.leak.LeakDetector;
 
 /**
@@ -22,14 +25,15 @@ import dev.offload.leak.LeakDetector;
  * {@code offload.streams.active}, {@code offload.streams.idle},
  * {@code offload.streams.pending} (borrowers waiting),
  * {@code offload.streams.oldest.wait} (how long the oldest of them has waited),
- * {@code offload.streams.max}, {@code offload.sessions.pending} (sessions whose end the
- * completion thread awaits) and {@code offload.healthy.devices} (1, or 0 once a sticky
- * error failed the device, so that its sum counts the healthy devices); counters
- * {@code offload.streams.timeout}, {@code offload.streams.discarded},
- * {@code offload.sessions.timeouts} and, with an enabled {@link LeakDetector},
- * {@code offload.sessions.leaked}. Each is tagged {@code device} and {@code backend}. It
- * also registers the timers that {@link OffloadSessionMetrics} records, so that they show
- * from the start.
+ * {@code offload.streams.max}, per lane {@code offload.streams.lane.active} and
+ * {@code offload.streams.lane.max} (tagged {@code priority}),
+ * {@code offload.sessions.pending} (sessions whose end the completion thread awaits) and
+ * {@code offload.healthy.devices} (1, or 0 once a sticky error failed the device, so that
+ * its sum counts the healthy devices); counters {@code offload.streams.timeout},
+ * {@code offload.streams.discarded}, {@code offload.sessions.timeouts} and, with an
+ * enabled {@link LeakDetector}, {@code offload.sessions.leaked}. Each is tagged
+ * {@code device} and {@code backend}. It also registers the timers that
+ * {@link OffloadSessionMetrics} records, so that they show from the start.
  * <p>
  * {@code offload.streams.max} is {@code NaN} for an unbounded pool, so that a ratio such
  * as active / max gives no value rather than an infinite one.
@@ -95,6 +99,31 @@ public final class OffloadPoolMetrics implements MeterBinder {
 					this.leakDetector, (detector) -> detector.leakedSessions(id), tags);
 		}
 		OffloadMeters.acquireTimer(meterRegistry, device);
+		bindLanes(meterRegistry, pool, tags);
+	}
+
+	/**
+	 * One pair of gauges per lane (a priority class with a limit), so that an autoscaler
+	 * sees a lane that is full while the pool as a whole is not.
+	 */
+	private static void bindLanes(MeterRegistry meterRegistry, StreamPool pool, Tags tags) {
+		for (StreamPriority priority : pool.config().lanes().keySet()) {
+			Tags laneTags = tags.and("priority", priority.name().toLowerCase(Locale.ROOT));
+			gauge(meterRegistry, OffloadMeters.STREAMS_LANE_ACTIVE, "Streams of the lane's priority class lent",
+					OffloadMeters.UNIT_STREAMS, pool, (p) -> laneInUse(p, priority), laneTags);
+			gauge(meterRegistry, OffloadMeters.STREAMS_LANE_MAX, "The lane's limit of sessions holding a stream",
+					OffloadMeters.UNIT_STREAMS, pool, (p) -> laneMax(p, priority), laneTags);
+		}
+	}
+
+	private static double laneInUse(StreamPool pool, StreamPriority priority) {
+		StreamPoolStatistics.PriorityStatistics statistics = pool.statistics().byPriority().get(priority);
+		return (statistics != null) ? statistics.inUse() : 0;
+	}
+
+	private static double laneMax(StreamPool pool, StreamPriority priority) {
+		int max = pool.config().maxSessions(priority);
+		return (max != Integer.MAX_VALUE) ? max : Double.NaN;
 	}
 
 	private static double max(StreamPool pool) {

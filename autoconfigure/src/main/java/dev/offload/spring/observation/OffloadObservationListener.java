@@ -53,7 +53,7 @@ public final class OffloadObservationListener implements OffloadListener {
 	}
 
 	@Override
-	public void sessionClosed(OffloadSession session, long durationNanos, Throwable failure) {
+	public void sessionClosed(OffloadSession session, long durationNanos, @Nullable Throwable failure) {
 		if (!(session.getAttribute(OBSERVATION_ATTRIBUTE) instanceof Observation observation)) {
 			return;
 		}

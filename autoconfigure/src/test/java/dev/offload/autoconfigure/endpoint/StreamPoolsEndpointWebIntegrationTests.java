@@ -76,7 +76,13 @@ class StreamPoolsEndpointWebIntegrationTests {
 				.jsonPath("$.devices[1].pool.max")
 				.isEqualTo(HostDeviceRegistryConfiguration.MAX_SIZE)
 				.jsonPath("$.devices[1].pool.inUse")
-				.isEqualTo(0);
+				.isEqualTo(0)
+				.jsonPath("$.devices[0].sharing.mode")
+				.isEqualTo("exclusive")
+				.jsonPath("$.devices[0].sharing.mps")
+				.doesNotExist()
+				.jsonPath("$.devices[0].sharing.usableMemoryBytes")
+				.isNumber();
 		}
 		this.client.get()
 			.uri("/actuator/streampools/0")

@@ -18,6 +18,7 @@ import dev.offload.SessionOptions;
 import dev.offload.SessionTimeoutException;
 import dev.offload.StreamBorrowTimeoutException;
 import dev.offload.StreamPoolConfig;
+import dev.offload.StreamPriority;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.leak.LeakDetector;
 import dev.offload.spi.BackendException;
@@ -74,6 +75,28 @@ class OffloadPoolMetricsTests {
 		new OffloadPoolMetrics(this.registry, null).bindTo(this.meters);
 		assertThat(gauge("offload.streams.max", "0")).isNaN();
 		assertThat(gauge("offload.streams.max", "1")).isEqualTo(3);
+	}
+
+	@Test
+	void laneGaugesWhenALaneIsConfiguredShouldShowItsUseAgainstItsLimit() {
+		DeviceRegistry laned = DeviceRegistry.builder(HostBackend.builder().workersPerDevice(2).build())
+			.streamPool(new StreamPoolConfig(2, 8, Duration.ofSeconds(30)).withLane(StreamPriority.NORMAL, 2, null))
+			.build();
+		try (laned) {
+			new OffloadPoolMetrics(laned, null).bindTo(this.meters);
+			assertThat(laneGauge("offload.streams.lane.max", "normal")).isEqualTo(2);
+			assertThat(laneGauge("offload.streams.lane.active", "normal")).isZero();
+			try (OffloadSession normal = laned.openSession(0);
+					OffloadSession high = laned.device(0).openSession(StreamPriority.HIGH)) {
+				normal.streamId();
+				high.streamId();
+				assertThat(laneGauge("offload.streams.lane.active", "normal")).isEqualTo(1);
+			}
+			assertThat(laneGauge("offload.streams.lane.active", "normal")).isZero();
+			assertThat(this.meters.find("offload.streams.lane.active").tag("priority", "high").gauge())
+				.as("no lane, no gauge")
+				.isNull();
+		}
 	}
 
 	@Test
@@ -204,6 +227,10 @@ class OffloadPoolMetricsTests {
 			assertThat(id.getTag("backend")).isEqualTo("host");
 			assertThat(id.getTag("device")).isIn("0", "1");
 		});
+	}
+
+	private double laneGauge(String name, String priority) {
+		return this.meters.get(name).tags("device", "0", "backend", "host", "priority", priority).gauge().value();
 	}
 
 	private double gauge(String name, String device) {

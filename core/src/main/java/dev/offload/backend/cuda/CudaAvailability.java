@@ -1,5 +1,9 @@
 package dev.offload.backend.cuda;
 
+import java.util.Objects;
+
+import org.jspecify.annotations.Nullable;
+
 /**
  * The outcome of {@link CudaBackend#probe()}: whether CUDA can be used here, and if not,
  * why.
@@ -13,8 +17,8 @@ package dev.offload.backend.cuda;
  * error
  * @param cause the underlying error, or {@code null}
  */
-public record CudaAvailability(boolean available, CudaUnavailableException.Reason reason, int deviceCount,
-		int driverVersion, String message, Throwable cause) {
+public record CudaAvailability(boolean available, CudaUnavailableException.@Nullable Reason reason, int deviceCount,
+		int driverVersion, String message, @Nullable Throwable cause) {
 
 	static CudaAvailability available(int deviceCount, int driverVersion) {
 		return new CudaAvailability(true, null, deviceCount, driverVersion, deviceCount + " CUDA device(s), driver "
@@ -22,7 +26,7 @@ public record CudaAvailability(boolean available, CudaUnavailableException.Reaso
 	}
 
 	static CudaAvailability unavailable(CudaUnavailableException.Reason reason, int driverVersion, String message,
-			Throwable cause) {
+			@Nullable Throwable cause) {
 		return new CudaAvailability(false, reason, 0, driverVersion, message, cause);
 	}
 
@@ -35,7 +39,7 @@ public record CudaAvailability(boolean available, CudaUnavailableException.Reaso
 		if (this.available) {
 			throw new IllegalStateException("CUDA is available: " + this.message);
 		}
-		return new CudaUnavailableException(this.reason, this.message, this.cause);
+		return new CudaUnavailableException(Objects.requireNonNull(this.reason), this.message, this.cause);
 	}
 
 }

@@ -5,6 +5,8 @@ import java.nio.file.Path;
 
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.offload.spi.Backend;
 import dev.offload.spi.BackendDevice;
 
@@ -29,7 +31,7 @@ public final class CudaBackend implements Backend {
 
 	private static final Path NVIDIA_CONTROL_DEVICE = Path.of("/dev/nvidiactl");
 
-	private static CudaAvailability availability;
+	private static @Nullable CudaAvailability availability;
 
 	private final List<BackendDevice> devices;
 

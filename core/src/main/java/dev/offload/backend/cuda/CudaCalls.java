@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.function.IntSupplier;
 import java.util.function.ToIntFunction;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,6 +21,7 @@ import jcuda.driver.CUfunction;
 import jcuda.driver.CUmodule;
 import jcuda.driver.CUresult;
 import jcuda.driver.CUstream;
+import jcuda.driver.CUuuid;
 import jcuda.driver.JCudaDriver;
 
 /**
@@ -134,7 +136,7 @@ final class CudaCalls {
 		return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 	}
 
-	private static Integer parseCode(String code) {
+	private static @Nullable Integer parseCode(String code) {
 		try {
 			return Integer.valueOf(code.strip());
 		}
@@ -181,6 +183,10 @@ final class CudaCalls {
 
 	static int cuDeviceGetAttribute(int[] value, int attribute, CUdevice device) {
 		return call(() -> JCudaDriver.cuDeviceGetAttribute(value, attribute, device));
+	}
+
+	static int cuDeviceGetUuid(CUuuid uuid, CUdevice device) {
+		return call(() -> JCudaDriver.cuDeviceGetUuid(uuid, device));
 	}
 
 	static int cuDeviceTotalMem(long[] bytes, CUdevice device) {
@@ -292,7 +298,7 @@ final class CudaCalls {
 	}
 
 	static int cuLaunchKernel(CUfunction function, int gridX, int gridY, int gridZ, int blockX, int blockY, int blockZ,
-			int sharedMemoryBytes, CUstream stream, Pointer parameters, Pointer extra) {
+			int sharedMemoryBytes, CUstream stream, @Nullable Pointer parameters, @Nullable Pointer extra) {
 		return call(() -> JCudaDriver.cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY, blockZ,
 				sharedMemoryBytes, stream, parameters, extra));
 	}

@@ -2,6 +2,7 @@ package dev.offload.backend.cuda;
 
 import java.util.concurrent.locks.ReentrantLock;
 
+import org.jspecify.annotations.Nullable;
 import jcuda.Pointer;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
@@ -9,7 +10,9 @@ import jcuda.driver.CUdevice_attribute;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
+import jcuda.driver.CUresult;
 import jcuda.driver.CUstream_flags;
+import jcuda.driver.CUuuid;
 
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.spi.BackendDevice;
@@ -18,6 +21,7 @@ import dev.offload.spi.BackendException;
 import dev.offload.spi.BackendModule;
 import dev.offload.spi.BackendStream;
 import dev.offload.spi.DeviceInfo;
+import dev.offload.spi.GpuSharing;
 import dev.offload.spi.NativeMemory;
 import dev.offload.spi.VirtualThreads;
 
@@ -54,9 +58,11 @@ final class CudaDevice implements BackendDevice {
 
 	private final int multiprocessorCount;
 
-	private volatile CUcontext context;
+	private final GpuSharing sharing;
 
-	private volatile DeviceInfo info;
+	private volatile @Nullable CUcontext context;
+
+	private volatile @Nullable DeviceInfo info;
 
 	/**
 	 * Guards retaining, describing and releasing the context; {@link #closed} is read
@@ -78,6 +84,39 @@ final class CudaDevice implements BackendDevice {
 		long[] bytes = new long[1];
 		CudaErrors.check("cuDeviceTotalMem", CudaCalls.cuDeviceTotalMem(bytes, device), ordinal);
 		this.totalMemoryBytes = bytes[0];
+		this.sharing = GpuSharingDetection.detect(ordinal, this.name, uuid(), this.totalMemoryBytes,
+				optionalAttribute(GpuSharingDetection.ATTRIBUTE_MPS_ENABLED), System.getenv());
+	}
+
+	/**
+	 * Reads an attribute that older drivers do not know.
+	 * @return its value, or {@link GpuSharingDetection#MPS_UNKNOWN} when the driver
+	 * refuses it
+	 */
+	private int optionalAttribute(int attribute) {
+		int[] value = new int[1];
+		int result = CudaCalls.cuDeviceGetAttribute(value, attribute, this.device);
+		return (result == CUresult.CUDA_SUCCESS) ? value[0] : GpuSharingDetection.MPS_UNKNOWN;
+	}
+
+	/**
+	 * Returns the device's UUID as {@code 8-4-4-4-12} hex digits, without the
+	 * {@code GPU-} or {@code MIG-} prefix, or {@code null} if the driver does not say.
+	 */
+	private @Nullable String uuid() {
+		CUuuid uuid = new CUuuid();
+		if (CudaCalls.cuDeviceGetUuid(uuid, this.device) != CUresult.CUDA_SUCCESS || uuid.bytes == null
+				|| uuid.bytes.length != 16) {
+			return null;
+		}
+		StringBuilder text = new StringBuilder(36);
+		for (int i = 0; i < 16; i++) {
+			if (i == 4 || i == 6 || i == 8 || i == 10) {
+				text.append('-');
+			}
+			text.append(String.format("%02x", uuid.bytes[i] & 0xff));
+		}
+		return text.toString();
 	}
 
 	private int attribute(int attribute) {
@@ -119,7 +158,7 @@ final class CudaDevice implements BackendDevice {
 							CudaCalls.cuCtxGetStreamPriorityRange(least, greatest), this.ordinal);
 					described = new DeviceInfo(this.ordinal, this.name, this.computeCapabilityMajor,
 							this.computeCapabilityMinor, this.totalMemoryBytes, this.multiprocessorCount, least[0],
-							greatest[0]);
+							greatest[0], this.sharing);
 					this.info = described;
 				}
 			}

@@ -3,6 +3,8 @@ package dev.offload.backend.cuda;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.offload.spi.BackendException;
 import dev.offload.spi.NativeMemory;
 import jcuda.Pointer;
@@ -21,13 +23,13 @@ final class CudaMemory implements NativeMemory {
 
 	private final CUdeviceptr address;
 
-	private final Pointer hostPointer;
+	private final @Nullable Pointer hostPointer;
 
-	private final ByteBuffer view;
+	private final @Nullable ByteBuffer view;
 
 	private boolean freed;
 
-	private CudaMemory(CudaDevice device, long size, CUdeviceptr address, Pointer hostPointer) {
+	private CudaMemory(CudaDevice device, long size, CUdeviceptr address, @Nullable Pointer hostPointer) {
 		this.device = device;
 		this.size = size;
 		this.address = address;
@@ -64,7 +66,7 @@ final class CudaMemory implements NativeMemory {
 	}
 
 	@Override
-	public ByteBuffer hostView() {
+	public @Nullable ByteBuffer hostView() {
 		return (this.view != null) ? this.view.duplicate().order(ByteOrder.LITTLE_ENDIAN) : null;
 	}
 

@@ -7,6 +7,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUmodule;
@@ -86,7 +87,8 @@ final class CudaModule implements BackendModule {
 	private static List<PtxEntries.PtxEntry> declaredEntries(ModuleDefinition definition, int deviceId) {
 		List<PtxEntries.PtxEntry> entries = new ArrayList<>();
 		for (String kernel : definition.declaredKernels()) {
-			entries.add(new PtxEntries.PtxEntry(kernel, definition.declaredParameters(kernel), null));
+			entries.add(new PtxEntries.PtxEntry(kernel, Objects.requireNonNull(definition.declaredParameters(kernel)),
+					null));
 		}
 		if (entries.isEmpty()) {
 			throw new BackendException("cuModuleLoadData", "OFFLOAD_NO_KERNELS_DECLARED",

@@ -1,5 +1,7 @@
 package dev.offload.backend.cuda;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.offload.OffloadException;
 
 /**
@@ -17,7 +19,7 @@ public class CudaUnavailableException extends OffloadException {
 	 * @param message the explanation, with the underlying error
 	 * @param cause the underlying error, or {@code null}
 	 */
-	public CudaUnavailableException(Reason reason, String message, Throwable cause) {
+	public CudaUnavailableException(Reason reason, String message, @Nullable Throwable cause) {
 		super(message, cause);
 		this.reason = reason;
 	}

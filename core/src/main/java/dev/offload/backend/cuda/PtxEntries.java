@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.offload.kernel.ParamKind;
 
 /**
@@ -88,7 +90,7 @@ final class PtxEntries {
 		return new PtxEntry(name, List.copyOf(kinds), unsupported);
 	}
 
-	private static ParamKind kind(String parameter) {
+	private static @Nullable ParamKind kind(String parameter) {
 		String[] tokens = parameter.split(" ");
 		if (tokens.length < 3 || !tokens[0].equals(".param") || parameter.contains("[")) {
 			// Arrays are structs passed by value, which a launch cannot pass.
@@ -122,7 +124,7 @@ final class PtxEntries {
 	 * {@code unsupported} is set)
 	 * @param unsupported why the entry cannot be launched from Java, or {@code null}
 	 */
-	record PtxEntry(String name, List<ParamKind> parameters, String unsupported) {
+	record PtxEntry(String name, List<ParamKind> parameters, @Nullable String unsupported) {
 
 		boolean isSupported() {
 			return this.unsupported == null;

@@ -5,4 +5,7 @@
  * changes nothing) and every {@code CUresult} checked in
  * {@link dev.offload.backend.cuda.CudaErrors one place}.
  */
+@NullMarked
 package dev.offload.backend.cuda;
+
+import org.jspecify.annotations.NullMarked;

@@ -6,6 +6,7 @@ import java.nio.DoubleBuffer;
 import java.nio.FloatBuffer;
 import java.nio.IntBuffer;
 import java.nio.LongBuffer;
+import java.util.Objects;
 
 import dev.offload.kernel.HostThread;
 import dev.offload.spi.NativeMemory;
@@ -258,7 +259,7 @@ final class GridThread implements HostThread {
 				throw new IllegalArgumentException(
 						"Argument " + index + " is not a buffer but " + this.args[index].getClass().getSimpleName());
 			}
-			ByteBuffer bytes = memory.hostView().order(ByteOrder.LITTLE_ENDIAN);
+			ByteBuffer bytes = Objects.requireNonNull(memory.hostView()).order(ByteOrder.LITTLE_ENDIAN);
 			if (type == ByteBuffer.class) {
 				view = bytes;
 			}

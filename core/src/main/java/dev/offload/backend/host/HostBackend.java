@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.offload.InvalidSettingException;
 import dev.offload.kernel.HostKernel;
 import dev.offload.spi.Backend;
@@ -70,7 +72,7 @@ public final class HostBackend implements Backend {
 
 		private int deviceCount = 1;
 
-		private List<String> deviceNames;
+		private @Nullable List<String> deviceNames;
 
 		private int workersPerDevice = Math.max(2, Runtime.getRuntime().availableProcessors());
 
@@ -98,7 +100,7 @@ public final class HostBackend implements Backend {
 		 * {@code "Host device N"}
 		 * @return this builder
 		 */
-		public Builder deviceNames(List<String> names) {
+		public Builder deviceNames(@Nullable List<String> names) {
 			this.deviceNames = (names != null && !names.isEmpty()) ? List.copyOf(names) : null;
 			return this;
 		}

@@ -10,6 +10,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.spi.BackendDevice;
 import dev.offload.spi.BackendEvent;
@@ -42,7 +44,7 @@ final class HostDevice implements BackendDevice {
 
 	private final AtomicLong taskSequence = new AtomicLong();
 
-	private volatile BackendException fault;
+	private volatile @Nullable BackendException fault;
 
 	HostDevice(int id, String name, int workerCount, long memoryBytes) {
 		this.info = new DeviceInfo(id, name, 0, 0, memoryBytes, workerCount, LEAST_PRIORITY, GREATEST_PRIORITY);

@@ -3,6 +3,8 @@ package dev.offload.backend.host;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.offload.OffloadException;
 import dev.offload.spi.BackendEvent;
 import dev.offload.spi.BackendException;
@@ -19,9 +21,9 @@ final class HostEvent implements BackendEvent {
 
 	private long completed;
 
-	private BackendException failure;
+	private @Nullable BackendException failure;
 
-	private List<Waiter> waiters;
+	private @Nullable List<Waiter> waiters;
 
 	HostEvent(HostDevice device) {
 		this.device = device;
@@ -35,7 +37,7 @@ final class HostEvent implements BackendEvent {
 		return this.recorded;
 	}
 
-	void complete(long generation, BackendException error) {
+	void complete(long generation, @Nullable BackendException error) {
 		List<Runnable> ready = new ArrayList<>();
 		synchronized (this) {
 			if (generation > this.completed) {

@@ -3,8 +3,11 @@ package dev.offload.backend.host;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+
+import org.jspecify.annotations.Nullable;
 
 import dev.offload.OffloadException;
 import dev.offload.kernel.HostKernel;
@@ -42,7 +45,7 @@ final class HostStream implements BackendStream {
 
 	private boolean scheduled;
 
-	private BackendException failure;
+	private @Nullable BackendException failure;
 
 	HostStream(HostDevice device, int priority) {
 		this.device = device;
@@ -60,13 +63,13 @@ final class HostStream implements BackendStream {
 	@Override
 	public void copy(NativeMemory src, long srcOffset, NativeMemory dst, long dstOffset, long bytes) {
 		ByteBuffer from = src.hostView();
-		ByteBuffer to = dst.hostView();
+		ByteBuffer to = Objects.requireNonNull(dst.hostView());
 		enqueue(new Op("copy", false, () -> to.put((int) dstOffset, from, (int) srcOffset, (int) bytes)));
 	}
 
 	@Override
 	public void fill(NativeMemory dst, long offset, long bytes, byte value) {
-		ByteBuffer to = dst.hostView();
+		ByteBuffer to = Objects.requireNonNull(dst.hostView());
 		enqueue(new Op("fill", false, () -> {
 			for (long i = offset; i < offset + bytes; i++) {
 				to.put((int) i, value);
@@ -151,7 +154,7 @@ final class HostStream implements BackendStream {
 		// Work still queued runs to its end; nothing else holds native resources.
 	}
 
-	private BackendException currentFailure() {
+	private @Nullable BackendException currentFailure() {
 		this.lock.lock();
 		try {
 			return this.failure;
@@ -219,14 +222,14 @@ final class HostStream implements BackendStream {
 	 * operations to a worker.
 	 * @param error the launch's failure, or {@code null}
 	 */
-	void finishLaunch(BackendException error) {
+	void finishLaunch(@Nullable BackendException error) {
 		finish(error);
 		if (!this.device.offer(this.priority, this::drain)) {
 			drain();
 		}
 	}
 
-	private void finish(BackendException error) {
+	private void finish(@Nullable BackendException error) {
 		this.lock.lock();
 		try {
 			this.queue.pollFirst();
@@ -243,7 +246,7 @@ final class HostStream implements BackendStream {
 		}
 	}
 
-	private BackendException run(Op op) {
+	private @Nullable BackendException run(Op op) {
 		if (op.work == null) {
 			return null;
 		}
@@ -297,13 +300,13 @@ final class HostStream implements BackendStream {
 
 		final boolean alwaysRuns;
 
-		final Runnable work;
+		final @Nullable Runnable work;
 
-		final HostEvent event;
+		final @Nullable HostEvent event;
 
 		final long generation;
 
-		final GridLaunch launch;
+		final @Nullable GridLaunch launch;
 
 		Op(String name, boolean alwaysRuns, Runnable work) {
 			this(name, alwaysRuns, work, null, 0, null);
@@ -317,8 +320,8 @@ final class HostStream implements BackendStream {
 			this(launch.name(), false, launch::runWhole, null, 0, launch);
 		}
 
-		private Op(String name, boolean alwaysRuns, Runnable work, HostEvent event, long generation,
-				GridLaunch launch) {
+		private Op(String name, boolean alwaysRuns, @Nullable Runnable work, @Nullable HostEvent event, long generation,
+				@Nullable GridLaunch launch) {
 			this.name = name;
 			this.alwaysRuns = alwaysRuns;
 			this.work = work;

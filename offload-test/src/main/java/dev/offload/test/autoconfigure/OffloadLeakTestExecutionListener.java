@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.context.ApplicationContext;
 import org.springframework.core.Ordered;
 import org.springframework.test.context.TestContext;
@@ -71,7 +72,7 @@ public class OffloadLeakTestExecutionListener extends AbstractTestExecutionListe
 
 	// The first frame outside Offload's own packages and the JDK is the application code
 	// that opened the session.
-	private static StackTraceElement opener(Throwable stack) {
+	private static @Nullable StackTraceElement opener(Throwable stack) {
 		for (StackTraceElement element : stack.getStackTrace()) {
 			String type = element.getClassName();
 			boolean framework = (type.startsWith("dev.offload.") && !type.startsWith("dev.offload.test."))

@@ -1,5 +1,6 @@
 package dev.offload.test.autoconfigure;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.test.context.SpringBootTestContextBootstrapper;
 import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
@@ -11,7 +12,7 @@ import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
 class OffloadTestContextBootstrapper extends SpringBootTestContextBootstrapper {
 
 	@Override
-	protected String[] getProperties(Class<?> testClass) {
+	protected String @Nullable [] getProperties(Class<?> testClass) {
 		return MergedAnnotations.from(testClass, SearchStrategy.INHERITED_ANNOTATIONS)
 			.get(OffloadTest.class)
 			.getValue("properties", String[].class)

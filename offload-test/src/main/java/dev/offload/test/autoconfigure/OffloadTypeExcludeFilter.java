@@ -1,5 +1,6 @@
 package dev.offload.test.autoconfigure;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.TypeExcludeFilter;
 import org.springframework.core.type.classreading.MetadataReader;
 import org.springframework.core.type.classreading.MetadataReaderFactory;
@@ -20,7 +21,7 @@ final class OffloadTypeExcludeFilter extends TypeExcludeFilter {
 
 	// The test context cache compares filters: all instances behave alike.
 	@Override
-	public boolean equals(Object obj) {
+	public boolean equals(@Nullable Object obj) {
 		return obj != null && obj.getClass() == getClass();
 	}
 

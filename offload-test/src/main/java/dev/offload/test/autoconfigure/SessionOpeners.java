@@ -4,6 +4,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.offload.OffloadListener;
 import dev.offload.OffloadSession;
 
@@ -22,7 +24,7 @@ public final class SessionOpeners implements OffloadListener {
 	}
 
 	@Override
-	public void sessionClosed(OffloadSession session, long durationNanos, Throwable failure) {
+	public void sessionClosed(OffloadSession session, long durationNanos, @Nullable Throwable failure) {
 		this.open.remove(session);
 	}
 

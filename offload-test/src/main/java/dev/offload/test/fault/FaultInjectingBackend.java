@@ -10,6 +10,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.offload.spi.Backend;
 import dev.offload.spi.BackendDevice;
 import dev.offload.spi.BackendException;
@@ -102,7 +104,7 @@ public final class FaultInjectingBackend implements Backend {
 	 * @return this backend
 	 */
 	public FaultInjectingBackend failNth(Operation operation, long n) {
-		return rule(operation, Rule.nth(this.calls.get(operation).get() + checkN(n), false));
+		return rule(operation, Rule.nth(counter(this.calls, operation).get() + checkN(n), false));
 	}
 
 	/**
@@ -113,7 +115,7 @@ public final class FaultInjectingBackend implements Backend {
 	 * @return this backend
 	 */
 	public FaultInjectingBackend failStickyNth(Operation operation, long n) {
-		return rule(operation, Rule.nth(this.calls.get(operation).get() + checkN(n), true));
+		return rule(operation, Rule.nth(counter(this.calls, operation).get() + checkN(n), true));
 	}
 
 	/**
@@ -195,7 +197,7 @@ public final class FaultInjectingBackend implements Backend {
 	 * @return the count
 	 */
 	public long injected(Operation operation) {
-		return this.injected.get(operation).get();
+		return counter(this.injected, operation).get();
 	}
 
 	/**
@@ -204,7 +206,7 @@ public final class FaultInjectingBackend implements Backend {
 	 * @return the count
 	 */
 	public long calls(Operation operation) {
-		return this.calls.get(operation).get();
+		return counter(this.calls, operation).get();
 	}
 
 	private static long checkN(long n) {
@@ -220,11 +222,16 @@ public final class FaultInjectingBackend implements Backend {
 		return this;
 	}
 
+	private static AtomicLong counter(Map<Operation, AtomicLong> counters, Operation operation) {
+		// The maps hold a counter for every operation from the start.
+		return Objects.requireNonNull(counters.get(operation));
+	}
+
 	/**
 	 * Counts a call and decides its fate: returns the error to inject, or {@code null};
 	 * sleeps for a delay rule.
 	 */
-	BackendException onCall(Operation operation, int deviceId, String call) {
+	@Nullable BackendException onCall(Operation operation, int deviceId, String call) {
 		BackendException dead = this.deadDevices.get(deviceId);
 		if (dead != null) {
 			return new BackendException(call, dead.getErrorName(),
@@ -234,7 +241,7 @@ public final class FaultInjectingBackend implements Backend {
 		if (this.onlyDevice >= 0 && this.onlyDevice != deviceId) {
 			return null;
 		}
-		long count = this.calls.get(operation).incrementAndGet();
+		long count = counter(this.calls, operation).incrementAndGet();
 		Rule rule = this.rules.getOrDefault(operation, Rule.NONE);
 		if (rule.delayNanos > 0) {
 			// parkNanos may return early (a spurious wake-up, or a permit left by an
@@ -247,7 +254,7 @@ public final class FaultInjectingBackend implements Backend {
 		if (!rule.fires(count)) {
 			return null;
 		}
-		this.injected.get(operation).incrementAndGet();
+		counter(this.injected, operation).incrementAndGet();
 		if (rule.sticky) {
 			BackendException error = new BackendException(call, "INJECTED_STICKY_FAULT",
 					"injected sticky fault on call " + count + " of " + operation, deviceId, true, null);
@@ -287,11 +294,11 @@ public final class FaultInjectingBackend implements Backend {
 
 		final double rate;
 
-		final SplittableRandom random;
+		final @Nullable SplittableRandom random;
 
 		final long delayNanos;
 
-		private Rule(long nth, boolean sticky, double rate, SplittableRandom random, long delayNanos) {
+		private Rule(long nth, boolean sticky, double rate, @Nullable SplittableRandom random, long delayNanos) {
 			this.nth = nth;
 			this.sticky = sticky;
 			this.rate = rate;

@@ -1,5 +1,7 @@
 package dev.offload.test.fault;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.offload.test.fault.FaultInjectingBackend.Operation;
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.spi.BackendDevice;
@@ -37,7 +39,7 @@ final class FaultyDevice implements BackendDevice {
 		}
 	}
 
-	BackendException fault(Operation operation, String call) {
+	@Nullable BackendException fault(Operation operation, String call) {
 		return this.faults.onCall(operation, info().id(), call);
 	}
 

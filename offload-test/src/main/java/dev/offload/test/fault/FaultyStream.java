@@ -1,5 +1,7 @@
 package dev.offload.test.fault;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.offload.test.fault.FaultInjectingBackend.Operation;
 import dev.offload.spi.BackendEvent;
 import dev.offload.spi.BackendException;
@@ -17,7 +19,7 @@ final class FaultyStream implements BackendStream {
 
 	private final BackendStream delegate;
 
-	private volatile BackendException failedWork;
+	private volatile @Nullable BackendException failedWork;
 
 	FaultyStream(FaultyDevice device, BackendStream delegate) {
 		this.device = device;

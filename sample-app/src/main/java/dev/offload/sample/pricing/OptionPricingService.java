@@ -47,6 +47,21 @@ public class OptionPricingService {
 	 * @return the prices, in order
 	 */
 	public PricedBatch price(List<OptionSpec> options) {
+		return price(options, this.light);
+	}
+
+	/**
+	 * Prices a batch as {@link #price(List)} does, within what is left of a deadline that
+	 * started earlier (when the request arrived).
+	 * @param options the options, at least one
+	 * @param timeout the time left, positive
+	 * @return the prices, in order
+	 */
+	public PricedBatch price(List<OptionSpec> options, Duration timeout) {
+		return price(options, this.light.withTimeout(timeout));
+	}
+
+	private PricedBatch price(List<OptionSpec> options, OffloadAttributes attributes) {
 		int n = options.size();
 		double[] input = new double[5 * n];
 		for (int i = 0; i < n; i++) {
@@ -57,20 +72,28 @@ public class OptionPricingService {
 			input[3 * n + i] = option.rate();
 			input[4 * n + i] = option.volatility();
 		}
-		// __global__ void black_scholes(int n, const double* in, double* out)
-		KernelResult priced = this.template.kernel(BLACK_SCHOLES)
-			.attributes(this.light)
-			.threads(n, 128)
-			.arg(n)
-			.in(input)
-			.outDoubles(2 * n)
-			.run();
+		KernelResult priced = blackScholes(n, input, attributes);
 		double[] prices = priced.doubles(0);
 		List<PricedBatch.Price> result = new ArrayList<>(n);
 		for (int i = 0; i < n; i++) {
 			result.add(new PricedBatch.Price(prices[i], prices[n + i]));
 		}
 		return new PricedBatch(priced.device().id(), priced.device().backendName(), result);
+	}
+
+	/**
+	 * The one kernel call: {@code n} options in structure-of-arrays order in, call and
+	 * put prices out, at high priority within the deadline.
+	 */
+	private KernelResult blackScholes(int n, double[] input, OffloadAttributes attributes) {
+		// __global__ void black_scholes(int n, const double* in, double* out)
+		return this.template.kernel(BLACK_SCHOLES)
+			.attributes(attributes)
+			.threads(n, 128)
+			.arg(n)
+			.in(input)
+			.outDoubles(2 * n)
+			.run();
 	}
 
 }

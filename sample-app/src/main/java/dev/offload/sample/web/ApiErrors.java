@@ -1,6 +1,11 @@
 package dev.offload.sample.web;
 
+import java.net.SocketTimeoutException;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 import org.springframework.beans.TypeMismatchException;
@@ -30,10 +35,12 @@ import dev.offload.StreamPoolClosedException;
 /**
  * Turns every error into a problem detail (RFC 9457) that names what was wrong: bad
  * requests (400, naming the field, echoing at most {@value #MAX_ECHO} characters of a
- * value and never a Java type), a body too large (413), unknown paths, methods and media
- * types (404, 405, 415, 406, through Spring's own handler), and a full or failed device
- * (503, with {@code Retry-After} when a retry can succeed: a full lane or pool, a missed
- * deadline, a shutdown).
+ * value and never a Java type, listing at most {@value #MAX_ERRORS} invalid values and
+ * counting them all), a body too large (413) or too slow (408), unknown paths, methods
+ * and media types (404, 405, 415, 406, through Spring's own handler), and a busy service
+ * or a failed device (503, with {@code Retry-After} when a retry can succeed: a full lane
+ * or pool, a missed deadline, a shutdown, a request shed at the door). A 503 does not
+ * show the pool's state.
  */
 @RestControllerAdvice
 class ApiErrors extends ResponseEntityExceptionHandler {
@@ -44,25 +51,61 @@ class ApiErrors extends ResponseEntityExceptionHandler {
 	/** The most characters of a request's value echoed in an error. */
 	static final int MAX_ECHO = 40;
 
+	/** Jackson's message for a duplicate key (strict duplicate detection). */
+	private static final Pattern DUPLICATE = Pattern.compile("^Duplicate Object property \"(.*)\"");
+
+	/** The most invalid values listed in a 400; the problem counts all of them. */
+	static final int MAX_ERRORS = 10;
+
 	@Override
 	protected ResponseEntity<Object> handleMethodArgumentNotValid(MethodArgumentNotValidException ex,
 			HttpHeaders headers, HttpStatusCode status, WebRequest request) {
-		List<String> errors = ex.getBindingResult()
+		List<InvalidValues.InvalidValue> values = new ArrayList<>();
+		ex.getBindingResult()
 			.getFieldErrors()
-			.stream()
-			.map((error) -> error.getField() + " " + error.getDefaultMessage())
-			.sorted()
-			.toList();
-		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST,
-				"Invalid request: " + String.join("; ", errors));
+			.forEach((error) -> values
+				.add(new InvalidValues.InvalidValue(error.getField(), String.valueOf(error.getDefaultMessage()))));
+		ex.getBindingResult()
+			.getGlobalErrors()
+			.forEach((error) -> values
+				.add(new InvalidValues.InvalidValue(error.getObjectName(), String.valueOf(error.getDefaultMessage()))));
+		values.sort(Comparator.comparing(InvalidValues.InvalidValue::field)
+			.thenComparing(InvalidValues.InvalidValue::message));
+		List<InvalidValues.InvalidValue> listed = values.subList(0, Math.min(values.size(), MAX_ERRORS));
+		return ResponseEntity.badRequest().body(invalid(new InvalidValues(List.copyOf(listed), values.size())));
+	}
+
+	@ExceptionHandler(InvalidValuesException.class)
+	ResponseEntity<ProblemDetail> invalidValues(InvalidValuesException ex) {
+		return ResponseEntity.badRequest().body(invalid(ex.values()));
+	}
+
+	/**
+	 * One 400 for every invalid request: the count in the detail, the first
+	 * {@value #MAX_ERRORS} values (field and message, each once) in {@code errors}.
+	 */
+	private static ProblemDetail invalid(InvalidValues values) {
+		String detail = (values.count() == 1) ? "The request has 1 invalid value"
+				: "The request has " + values.count() + " invalid values" + ((values.count() > values.listed().size())
+						? "; the first " + values.listed().size() + " are listed" : "");
+		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, detail);
 		problem.setTitle("Invalid request");
-		problem.setProperty("errors", errors);
-		return ResponseEntity.badRequest().body(problem);
+		problem.setProperty("errorCount", values.count());
+		problem.setProperty("errors", values.listed());
+		return problem;
 	}
 
 	@Override
 	protected ResponseEntity<Object> handleHttpMessageNotReadable(HttpMessageNotReadableException ex,
 			HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+		if (findCause(ex, SocketTimeoutException.class) != null) {
+			ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.REQUEST_TIMEOUT,
+					"The request body did not arrive in time");
+			problem.setTitle("Request timeout");
+			return ResponseEntity.status(HttpStatus.REQUEST_TIMEOUT)
+				.header(HttpHeaders.CONNECTION, "close")
+				.body(problem);
+		}
 		if (findCause(ex, RequestBodyLimitFilter.BodyTooLargeException.class) != null) {
 			ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONTENT_TOO_LARGE,
 					findCause(ex, RequestBodyLimitFilter.BodyTooLargeException.class).getMessage());
@@ -84,11 +127,18 @@ class ApiErrors extends ResponseEntityExceptionHandler {
 		return ResponseEntity.badRequest().body(problem);
 	}
 
+	/**
+	 * A full lane or pool, a missed deadline, a shutdown, or a request shed at the door:
+	 * the client may retry. The detail does not say which, nor the pool's state, which is
+	 * for operators (the actuator and the log at DEBUG), not for every caller.
+	 */
 	@ExceptionHandler({ StreamBorrowTimeoutException.class, StreamPoolClosedException.class,
-			SessionTimeoutException.class })
+			SessionTimeoutException.class, ShedException.class })
 	ResponseEntity<ProblemDetail> busy(RuntimeException ex) {
-		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, ex.getMessage());
-		problem.setTitle("No GPU stream available");
+		logger.debug("503 with Retry-After: " + ex.getMessage());
+		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
+				"The service is at capacity; retry after " + RETRY_AFTER_SECONDS + " s");
+		problem.setTitle("Service busy");
 		return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
 			.header(HttpHeaders.RETRY_AFTER, RETRY_AFTER_SECONDS)
 			.body(problem);
@@ -96,7 +146,9 @@ class ApiErrors extends ResponseEntityExceptionHandler {
 
 	@ExceptionHandler(DeviceFailedException.class)
 	ResponseEntity<ProblemDetail> failed(DeviceFailedException ex) {
-		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, ex.getMessage());
+		logger.debug("503 for a failed device: " + ex.getMessage());
+		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
+				"A device failed; the service cannot price on it");
 		problem.setTitle("Device failed");
 		return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).body(problem);
 	}
@@ -116,6 +168,10 @@ class ApiErrors extends ResponseEntityExceptionHandler {
 			return "Invalid value for field '" + path(mapping.getPath()) + "': " + expected(mapping);
 		}
 		StreamReadException syntax = findCause(ex, StreamReadException.class);
+		Matcher duplicate = (syntax != null) ? DUPLICATE.matcher(String.valueOf(syntax.getOriginalMessage())) : null;
+		if (duplicate != null && duplicate.find()) {
+			return "Duplicate field '" + echo(duplicate.group(1)) + "'";
+		}
 		if (syntax != null && syntax.getLocation() != null) {
 			TokenStreamLocation where = syntax.getLocation();
 			return "Malformed JSON at line " + where.getLineNr() + ", column " + where.getColumnNr();

@@ -1,8 +1,6 @@
 package dev.offload.sample.web;
 
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 
@@ -20,18 +18,17 @@ import dev.offload.sample.pricing.MonteCarloResult;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JobStatus(UUID id, String status, String location, MonteCarloResult result, String error) {
 
-	static JobStatus of(UUID id, CompletableFuture<MonteCarloResult> job) {
-		String location = "/api/options/monte-carlo/" + id;
-		if (!job.isDone()) {
-			return new JobStatus(id, "RUNNING", location, null, null);
-		}
-		try {
-			return new JobStatus(id, "DONE", location, job.join(), null);
-		}
-		catch (CompletionException ex) {
-			Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
-			return new JobStatus(id, "FAILED", location, null, cause.getMessage());
-		}
+	static JobStatus running(UUID id) {
+		return new JobStatus(id, "RUNNING", location(id), null, null);
+	}
+
+	static JobStatus of(UUID id, MonteCarloJobs.Outcome outcome) {
+		return (outcome.error() == null) ? new JobStatus(id, "DONE", location(id), outcome.result(), null)
+				: new JobStatus(id, "FAILED", location(id), null, outcome.error());
+	}
+
+	private static String location(UUID id) {
+		return "/api/options/monte-carlo/" + id;
 	}
 
 }

@@ -1,10 +1,12 @@
 package dev.offload.sample.web;
 
 import java.net.URI;
+import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
+import jakarta.servlet.http.HttpServletRequest;
 import jakarta.validation.Valid;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -41,34 +43,81 @@ public class OptionsController {
 
 	private final MonteCarloJobs jobs;
 
-	OptionsController(OptionPricingService pricing, MonteCarloService monteCarlo, MonteCarloJobs jobs) {
+	private final ElementValidator elements;
+
+	private final ClientShares shares;
+
+	private final ClientKey clients;
+
+	OptionsController(OptionPricingService pricing, MonteCarloService monteCarlo, MonteCarloJobs jobs,
+			ElementValidator elements, ClientShares shares, ClientKey clients) {
 		this.pricing = pricing;
 		this.monteCarlo = monteCarlo;
 		this.jobs = jobs;
+		this.elements = elements;
+		this.shares = shares;
+		this.clients = clients;
 	}
 
 	/**
-	 * Prices a batch of European options.
+	 * Prices a batch of European options. The batch's size is validated first; only a
+	 * batch of an accepted size has its options validated, one by one. The deadline
+	 * started when the request was admitted: what is left of it bounds the GPU work.
 	 * @param request the options
+	 * @param http the HTTP request, which carries the deadline
 	 * @return the prices
 	 */
 	@PostMapping("/price")
-	public PricedBatch price(@Valid @RequestBody PriceRequest request) {
-		return this.pricing.price(request.options());
+	public PricedBatch price(@Valid @RequestBody PriceRequest request, HttpServletRequest http) {
+		this.elements.validate("options", request.options());
+		Duration left = PriceAdmission.remaining(http);
+		if (left == null) {
+			return this.pricing.price(request.options());
+		}
+		if (left.isNegative() || left.isZero()) {
+			throw new ShedException("The price deadline passed while the request was read");
+		}
+		return this.pricing.price(request.options(), left);
 	}
 
 	/**
-	 * Starts a Monte Carlo simulation.
+	 * Starts a Monte Carlo simulation if the client is within its fair share of the slots
+	 * and the job store has room for its result; otherwise 503 with {@code Retry-After}.
 	 * @param request the option and the number of paths
+	 * @param http the HTTP request, whose client is counted
 	 * @return 202 with the job's status and location
 	 */
 	@PostMapping("/monte-carlo")
-	public ResponseEntity<JobStatus> monteCarlo(@Valid @RequestBody MonteCarloRequest request) {
-		CompletableFuture<MonteCarloResult> job = this.monteCarlo.simulate(request);
-		rejectIfRefused(job);
+	public ResponseEntity<JobStatus> monteCarlo(@Valid @RequestBody MonteCarloRequest request,
+			HttpServletRequest http) {
+		String client = this.clients.of(http);
+		if (!this.shares.tryAcquire(client)) {
+			throw new ShedException("Client " + client + " has its share of the Monte Carlo slots");
+		}
+		if (!this.jobs.reserve()) {
+			this.shares.release(client);
+			throw new ShedException("The job store is full");
+		}
+		CompletableFuture<MonteCarloResult> job = start(request, client);
 		UUID id = this.jobs.add(job);
-		JobStatus status = JobStatus.of(id, job);
+		JobStatus status = JobStatus.running(id);
 		return ResponseEntity.accepted().location(URI.create(status.location())).body(status);
+	}
+
+	private CompletableFuture<MonteCarloResult> start(MonteCarloRequest request, String client) {
+		CompletableFuture<MonteCarloResult> job;
+		try {
+			job = this.monteCarlo.simulate(request);
+			rejectIfRefused(job);
+		}
+		catch (RuntimeException ex) {
+			this.jobs.cancel();
+			this.shares.release(client);
+			this.shares.refused(client);
+			throw ex;
+		}
+		job.whenComplete((result, failure) -> this.shares.release(client));
+		return job;
 	}
 
 	/**
@@ -98,9 +147,7 @@ public class OptionsController {
 	 */
 	@GetMapping("/monte-carlo/{id}")
 	public JobStatus job(@PathVariable UUID id) {
-		return this.jobs.find(id)
-			.map((job) -> JobStatus.of(id, job))
-			.orElseThrow(() -> new ResponseStatusException(NOT_FOUND, "No Monte Carlo job " + id));
+		return this.jobs.find(id).orElseThrow(() -> new ResponseStatusException(NOT_FOUND, "No Monte Carlo job " + id));
 	}
 
 }

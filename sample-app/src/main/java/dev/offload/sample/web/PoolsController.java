@@ -1,31 +1,66 @@
 package dev.offload.sample.web;
 
+import java.util.List;
+
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
-import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint;
+import dev.offload.Device;
+import dev.offload.DeviceRegistry;
+import dev.offload.StreamPoolStatistics;
 
 /**
- * The pools for the dashboard, on the application's own port: the actuator listens on a
- * management port bound to localhost, which a browser showing the dashboard from another
- * host cannot reach.
+ * What the dashboard draws, on the application's own port: per device whether it is
+ * healthy and its pool's size, in use, idle and waiting. Nothing more: device names,
+ * failure messages, configuration and counters are for operators, on the actuator's
+ * {@code /actuator/streampools} (on the management port, bound to localhost).
  */
 @RestController
 class PoolsController {
 
-	private final StreamPoolsEndpoint endpoint;
+	private final DeviceRegistry registry;
 
-	PoolsController(StreamPoolsEndpoint endpoint) {
-		this.endpoint = endpoint;
+	PoolsController(DeviceRegistry registry) {
+		this.registry = registry;
 	}
 
 	/**
-	 * Reads every device's pool, as {@code /actuator/streampools} does.
+	 * Reads every device's pool.
 	 * @return the pools
 	 */
 	@GetMapping("/api/pools")
-	StreamPoolsEndpoint.StreamPoolsDescriptor pools() {
-		return this.endpoint.streamPools();
+	Pools pools() {
+		return new Pools(this.registry.backend().name(),
+				this.registry.devices().stream().map(PoolsController::describe).toList());
+	}
+
+	private static DevicePool describe(Device device) {
+		StreamPoolStatistics pool = device.streamPool().statistics();
+		return new DevicePool(device.id(), device.isHealthy(), pool.size(), pool.inUse(), pool.idle(), pool.waiting());
+	}
+
+	/**
+	 * The pools of every device.
+	 *
+	 * @param backend {@code cuda} or {@code host}
+	 * @param devices the devices, in id order
+	 */
+	record Pools(String backend, List<DevicePool> devices) {
+
+	}
+
+	/**
+	 * One device's pool as the dashboard draws it.
+	 *
+	 * @param id the device's id
+	 * @param healthy whether it takes work
+	 * @param size streams alive
+	 * @param inUse streams lent
+	 * @param idle streams in the pool
+	 * @param waiting borrowers waiting for a stream
+	 */
+	record DevicePool(int id, boolean healthy, int size, int inUse, int idle, int waiting) {
+
 	}
 
 }

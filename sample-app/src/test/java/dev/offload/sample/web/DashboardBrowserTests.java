@@ -77,13 +77,11 @@ class DashboardBrowserTests {
 		assertThat(text(".device[data-device='0'] h2")).contains("Device 0");
 		WebElement chart = this.driver.findElement(By.id("chart-0"));
 		wait.until((d) -> Integer.parseInt(chart.getDomAttribute("data-points")) >= 2);
-		long borrowsBefore = Long.parseLong(text(".device[data-device='0'] .value-borrows"));
 
 		// The heavy job holds its stream for as long as the simulation runs: the chart
 		// sees the pool lend it.
 		this.driver.findElement(By.id("heavy-button")).click();
 		wait.until((d) -> Integer.parseInt(chart.getDomAttribute("data-max-in-use")) > 0);
-		wait.until((d) -> Long.parseLong(text(".device[data-device='0'] .value-borrows")) > borrowsBefore);
 		this.driver.findElement(By.id("burst-button")).click();
 		new WebDriverWait(this.driver, Duration.ofMinutes(3))
 			.until((d) -> d.findElements(By.cssSelector("#request-log tr")).size() >= 51);

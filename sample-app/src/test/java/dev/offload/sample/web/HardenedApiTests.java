@@ -11,6 +11,8 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
+import dev.offload.test.autoconfigure.AutoConfigureOffload;
+
 import static dev.offload.sample.web.OptionsApiTests.json;
 import static dev.offload.sample.web.OptionsApiTests.send;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -21,6 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * and health details kept private.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = "sample.max-request-body=64KB")
+@AutoConfigureOffload
 class HardenedApiTests {
 
 	@LocalServerPort
@@ -93,6 +96,94 @@ class HardenedApiTests {
 		JsonNode body = json.readTree(response.body());
 		assertThat(body.get("status").asInt()).isEqualTo(status);
 		assertThat(body.has("title")).isTrue();
+	}
+
+	@Test
+	void batchOfEmptyOptionsWhenWithinTheSizeLimitShouldReportAFewErrorsAndTheirCount() throws Exception {
+		String body = "{\"options\":[" + String.join(",", java.util.Collections.nCopies(4096, "{}")) + "]}";
+		HttpResponse<String> response = send(this.port, "POST", "/api/options/price", body);
+		assertThat(response.statusCode()).isEqualTo(400);
+		assertThat(response.body()).hasSizeLessThan(4 * 1024);
+		JsonNode problem = json.readTree(response.body());
+		assertThat(problem.get("errorCount").asInt()).isEqualTo(5 * 4096);
+		assertThat(problem.get("errors")).hasSize(ApiErrors.MAX_ERRORS);
+		assertThat(problem.get("errors").get(0).get("field").asString()).isEqualTo("options[0].maturity");
+		assertThat(problem.get("errors").get(0).get("message").asString()).isEqualTo("must not be null");
+		assertThat(problem.get("detail").asString()).doesNotContain("must not be null");
+	}
+
+	@Test
+	void batchOfEmptyOptionsWhenOverTheSizeLimitShouldReportOnlyTheSize() throws Exception {
+		String body = "{\"options\":[" + String.join(",", java.util.Collections.nCopies(20_000, "{}")) + "]}";
+		HttpResponse<String> response = send(this.port, "POST", "/api/options/price", body);
+		assertThat(response.statusCode()).isEqualTo(400);
+		JsonNode problem = json.readTree(response.body());
+		assertThat(problem.get("errorCount").asInt()).isEqualTo(1);
+		assertThat(problem.get("errors").get(0).get("field").asString()).isEqualTo("options");
+		assertThat(problem.get("errors").get(0).get("message").asString()).isEqualTo("size must be between 1 and 4096");
+	}
+
+	@Test
+	void duplicateFieldShouldBeA400NamingIt() throws Exception {
+		HttpResponse<String> response = send(this.port, "POST", "/api/options/monte-carlo",
+				"{\"spot\":100,\"spot\":-1,\"strike\":95,\"maturity\":1,\"rate\":0.03,\"volatility\":0.2,"
+						+ "\"paths\":2048}");
+		assertThat(response.statusCode()).isEqualTo(400);
+		assertThat(json.readTree(response.body()).get("detail").asString()).contains("Duplicate field 'spot'");
+	}
+
+	@Test
+	void wildcardContentTypeShouldBeA415ProblemDetail() throws Exception {
+		HttpResponse<String> response = OptionsApiTests.http.send(java.net.http.HttpRequest
+			.newBuilder(java.net.URI.create("http://localhost:" + this.port + "/api/options/price"))
+			.header("Content-Type", "*/*")
+			.header("Accept", "application/json")
+			.POST(java.net.http.HttpRequest.BodyPublishers.ofString("{}"))
+			.build(), HttpResponse.BodyHandlers.ofString());
+		assertThat(response.statusCode()).isEqualTo(415);
+		assertThat(response.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+		assertThat(json.readTree(response.body()).get("status").asInt()).isEqualTo(415);
+	}
+
+	@ParameterizedTest(name = "{0} {1} -> {2}")
+	@CsvSource({ "GET, /error, 404", "POST, /error, 404", "TRACE, /api/options/price, 405" })
+	void errorPathAndContainerErrorsShouldBeProblemDetails(String method, String path, int status) throws Exception {
+		HttpResponse<String> response = send(this.port, method, path, null);
+		assertThat(response.statusCode()).isEqualTo(status);
+		assertThat(response.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+		JsonNode body = json.readTree(response.body());
+		assertThat(body.get("status").asInt()).isEqualTo(status);
+		assertThat(response.body()).doesNotContain("trace").doesNotContain("exception");
+	}
+
+	@ParameterizedTest(name = "{0}: {1}")
+	@CsvSource(delimiter = '|', value = { "strike|1, 1e300, -1, 100, 0.2", "spot|1e300, 1e-300, 0.03, 1, 0.2",
+			"maturity|100, 95, 0.03, 1e-300, 0.2", "volatility|100, 100, 0, 1, 1e-320" })
+	void priceWhenAnInputIsFiniteButExtremeShouldBeA400NamingIt(String field, String values) throws Exception {
+		String[] value = values.split(", ");
+		String body = "{\"options\":[{\"spot\":" + value[0] + ",\"strike\":" + value[1] + ",\"rate\":" + value[2]
+				+ ",\"maturity\":" + value[3] + ",\"volatility\":" + value[4] + "}]}";
+		HttpResponse<String> response = send(this.port, "POST", "/api/options/price", body);
+		assertThat(response.statusCode()).as(response.body()).isEqualTo(400);
+		assertThat(json.readTree(response.body()).get("errors").get(0).get("field").asString())
+			.isEqualTo("options[0]." + field);
+	}
+
+	@Test
+	void monteCarloWhenTheSimulationCannotEstimateThePriceShouldBeA400NamingTheVolatility() throws Exception {
+		HttpResponse<String> response = send(this.port, "POST", "/api/options/monte-carlo",
+				"{\"spot\":1e300,\"strike\":1,\"maturity\":100,\"rate\":0,\"volatility\":5,\"paths\":2048}");
+		assertThat(response.statusCode()).isEqualTo(400);
+		assertThat(response.body()).contains("volatility");
+	}
+
+	@Test
+	void poolsOnThePublicPortShouldShowOnlyWhatTheDashboardDraws() throws Exception {
+		JsonNode pools = json.readTree(send(this.port, "GET", "/api/pools", null).body());
+		JsonNode device = pools.get("devices").get(0);
+		assertThat(device.propertyNames()).containsExactlyInAnyOrder("id", "healthy", "size", "inUse", "idle",
+				"waiting");
+		assertThat(pools.propertyNames()).containsExactlyInAnyOrder("backend", "devices");
 	}
 
 	@Test

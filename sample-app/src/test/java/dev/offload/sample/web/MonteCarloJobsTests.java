@@ -15,55 +15,89 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * Tests for {@link MonteCarloJobs}: running jobs stay, finished ones expire by age and by
- * count.
+ * Tests for {@link MonteCarloJobs}: running jobs stay, finished ones stay for the
+ * retention whatever the churn, and a full store refuses new jobs instead of evicting.
  */
 class MonteCarloJobsTests {
 
 	private final MutableClock clock = new MutableClock();
 
-	private final MonteCarloJobs jobs = new MonteCarloJobs(Duration.ofMinutes(10), this.clock);
+	private final MonteCarloJobs jobs = new MonteCarloJobs(Duration.ofMinutes(10), 10, this.clock);
+
+	private static final MonteCarloResult PRICE = new MonteCarloResult(10.5, 0.01, 4096, 10.45, 0);
+
+	private UUID start(CompletableFuture<MonteCarloResult> future) {
+		assertThat(this.jobs.reserve()).isTrue();
+		return this.jobs.add(future);
+	}
 
 	@Test
-	void runningJobShouldNeverBeEvictedWhateverItsAgeOrTheNumberOfLaterJobs() {
-		CompletableFuture<MonteCarloResult> running = new CompletableFuture<>();
-		UUID id = this.jobs.add(running);
+	void runningJobShouldNeverBeEvictedWhateverItsAge() {
+		UUID id = start(new CompletableFuture<>());
 		this.clock.advance(Duration.ofHours(5));
-		for (int i = 0; i < MonteCarloJobs.MAX_FINISHED + 500; i++) {
-			this.jobs.add(CompletableFuture.completedFuture(null));
-		}
-		assertThat(this.jobs.find(id)).containsSame(running);
+		assertThat(this.jobs.find(id)).get().extracting(JobStatus::status).isEqualTo("RUNNING");
 	}
 
 	@Test
 	void finishedJobShouldExpireAfterTheRetentionCountedFromItsEnd() {
 		CompletableFuture<MonteCarloResult> job = new CompletableFuture<>();
-		UUID id = this.jobs.add(job);
+		UUID id = start(job);
 		this.clock.advance(Duration.ofHours(1));
-		job.complete(null);
+		job.complete(PRICE);
 		this.clock.advance(Duration.ofMinutes(9));
-		assertThat(this.jobs.find(id)).isPresent();
+		assertThat(this.jobs.find(id)).get().extracting(JobStatus::result).isEqualTo(PRICE);
 		this.clock.advance(Duration.ofMinutes(2));
 		assertThat(this.jobs.find(id)).isEmpty();
+		assertThat(this.jobs.size()).isZero();
 	}
 
 	@Test
-	void finishedJobsBeyondTheMaximumShouldGoOldestFirst() {
-		UUID first = this.jobs.add(CompletableFuture.completedFuture(null));
-		this.clock.advance(Duration.ofSeconds(1));
-		for (int i = 0; i < MonteCarloJobs.MAX_FINISHED; i++) {
-			this.jobs.add(CompletableFuture.completedFuture(null));
+	void finishedResultShouldStayForTheRetentionWhateverTheChurnAndAFullStoreShouldRefuseNewJobs() {
+		UUID first = start(CompletableFuture.completedFuture(PRICE));
+		for (int i = 1; i < 10; i++) {
+			this.clock.advance(Duration.ofSeconds(1));
+			start(CompletableFuture.completedFuture(PRICE));
 		}
-		UUID last = this.jobs.add(CompletableFuture.completedFuture(null));
+		assertThat(this.jobs.reserve()).isFalse();
+		this.clock.advance(Duration.ofMinutes(9));
+		assertThat(this.jobs.find(first)).get().extracting(JobStatus::status).isEqualTo("DONE");
+		// Ten minutes and half a second after the first ended: only the first expired.
+		this.clock.advance(Duration.ofMillis(51_500));
 		assertThat(this.jobs.find(first)).isEmpty();
-		assertThat(this.jobs.find(last)).isPresent();
-		assertThat(this.jobs.size()).isEqualTo(MonteCarloJobs.MAX_FINISHED);
+		assertThat(this.jobs.reserve()).isTrue();
+		assertThat(this.jobs.reserve()).isFalse();
 	}
 
 	@Test
-	void retentionShouldBePositive() {
-		assertThatIllegalArgumentException().isThrownBy(() -> new MonteCarloJobs(Duration.ZERO, this.clock))
+	void failedJobShouldKeepAShortMessageNotTheException() {
+		CompletableFuture<MonteCarloResult> job = new CompletableFuture<>();
+		UUID id = start(job);
+		job.completeExceptionally(new IllegalStateException("x".repeat(10_000)));
+		assertThat(this.jobs.find(id)).get()
+			.satisfies((status) -> assertThat(status.error()).hasSize(MonteCarloJobs.MAX_ERROR));
+	}
+
+	@Test
+	void cancelledReservationShouldFreeItsPlace() {
+		for (int i = 0; i < 10; i++) {
+			assertThat(this.jobs.reserve()).isTrue();
+		}
+		this.jobs.cancel();
+		assertThat(this.jobs.reserve()).isTrue();
+	}
+
+	@Test
+	void placesFromTheHeapShouldBeAFewPercentOfItAtTheEstimatedSize() {
+		assertThat(MonteCarloJobs.fromHeap(1L << 30)).isEqualTo((int) ((1L << 30) / 100 * 5 / 1024));
+		assertThat(MonteCarloJobs.fromHeap(1L << 20)).isEqualTo(1000);
+	}
+
+	@Test
+	void retentionAndPlacesShouldBePositive() {
+		assertThatIllegalArgumentException().isThrownBy(() -> new MonteCarloJobs(Duration.ZERO, 10, this.clock))
 			.withMessageContaining("sample.jobs.retention");
+		assertThatIllegalArgumentException().isThrownBy(() -> new MonteCarloJobs(Duration.ofMinutes(1), 0, this.clock))
+			.withMessageContaining("sample.jobs.max-retained");
 	}
 
 	static final class MutableClock extends Clock {

@@ -19,15 +19,17 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 
 import dev.offload.DeviceRegistry;
 import dev.offload.sample.ReferencePrices;
+import dev.offload.test.autoconfigure.AutoConfigureOffload;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.within;
+import static dev.offload.test.OffloadAssertions.assertThat;
+import static dev.offload.test.OffloadAssertions.within;
 import static org.awaitility.Awaitility.await;
 
 /**
  * The pricing API over real HTTP on the host backend: results, validation, jobs.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@AutoConfigureOffload
 class OptionsApiTests {
 
 	static final JsonMapper json = JsonMapper.builder().build();
@@ -77,7 +79,7 @@ class OptionsApiTests {
 			.isCloseTo(ReferencePrices.call(90, 100, 1, 0.03, 0.2), within(1e-9));
 		assertThat(body.get("prices").get(1).get("put").asDouble())
 			.isCloseTo(ReferencePrices.put(110, 100, 1, 0.03, 0.2), within(1e-9));
-		assertThat(this.registry.device(0).streamPool().inUse()).isZero();
+		assertThat(this.registry).hasNothingLentAnywhere();
 	}
 
 	@Test
@@ -86,21 +88,25 @@ class OptionsApiTests {
 				"{\"options\":[{\"spot\":-1,\"strike\":100,\"maturity\":1,\"rate\":0.03,\"volatility\":9}]}");
 		assertThat(response.statusCode()).isEqualTo(400);
 		JsonNode body = json.readTree(response.body());
-		assertThat(body.get("detail").asString()).contains("options[0].spot must be greater than 0")
-			.contains("options[0].volatility must be less than or equal to 5");
+		assertThat(body.get("detail").asString()).isEqualTo("The request has 2 invalid values");
+		assertThat(body.get("errors"))
+			.extracting((error) -> error.get("field").asString() + " " + error.get("message").asString())
+			.containsExactly("options[0].spot must be greater than or equal to 0.000001",
+					"options[0].volatility must be less than or equal to 5");
 	}
 
 	@Test
 	void emptyAndOversizedBatchesShouldBeA400() throws Exception {
 		assertThat(post("/api/options/price", "{\"options\":[]}").body())
-			.contains("options size must be between 1 and 4096");
+			.contains("{\"field\":\"options\",\"message\":\"size must be between 1 and 4096\"}");
 		List<String> many = new ArrayList<>();
 		for (int i = 0; i < 4097; i++) {
 			many.add(option(100));
 		}
 		HttpResponse<String> oversized = post("/api/options/price", "{\"options\":[" + String.join(",", many) + "]}");
 		assertThat(oversized.statusCode()).isEqualTo(400);
-		assertThat(oversized.body()).contains("options size must be between 1 and 4096");
+		assertThat(oversized.body())
+			.contains("{\"field\":\"options\",\"message\":\"size must be between 1 and 4096\"}");
 	}
 
 	@Test
@@ -137,7 +143,7 @@ class OptionsApiTests {
 		JsonNode result = done.get("result");
 		double exact = ReferencePrices.call(100, 95, 0.5, 0.02, 0.3);
 		assertThat(result.get("price").asDouble()).isCloseTo(exact, within(4 * result.get("standardError").asDouble()));
-		await().until(() -> this.registry.device(0).streamPool().inUse() == 0);
+		await().untilAsserted(() -> assertThat(this.registry).hasNothingLentAnywhere());
 	}
 
 	@Test
@@ -145,7 +151,8 @@ class OptionsApiTests {
 		HttpResponse<String> response = post("/api/options/monte-carlo",
 				"{\"spot\":100,\"strike\":95,\"maturity\":0.5,\"rate\":0.02,\"volatility\":0.3,\"paths\":10}");
 		assertThat(response.statusCode()).isEqualTo(400);
-		assertThat(response.body()).contains("paths must be greater than or equal to 1024");
+		assertThat(response.body())
+			.contains("{\"field\":\"paths\",\"message\":\"must be greater than or equal to 1024\"}");
 	}
 
 	@Test

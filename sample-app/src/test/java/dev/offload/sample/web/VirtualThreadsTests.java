@@ -40,7 +40,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @EnabledForJreRange(min = JRE.JAVA_21,
 		disabledReason = "Virtual threads need Java 21+; the build runs this test in its java25-tests profile")
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-		properties = "spring.threads.virtual.enabled=true")
+		// Admission is not under test: every one of the 16 concurrent clients is let in.
+		properties = { "spring.threads.virtual.enabled=true", "sample.price.max-in-flight=64" })
 class VirtualThreadsTests {
 
 	@LocalServerPort

@@ -17,6 +17,8 @@ import dev.offload.DeviceRegistry;
 import dev.offload.StreamPoolStatistics;
 import dev.offload.leak.LeakDetector;
 import dev.offload.spi.BackendSelection;
+import dev.offload.spi.DeviceInfo;
+import dev.offload.spi.GpuSharing;
 
 /**
  * {@link Endpoint @Endpoint} that shows each device of a {@link DeviceRegistry} and how
@@ -28,9 +30,9 @@ public class StreamPoolsEndpoint {
 
 	private final DeviceRegistry registry;
 
-	private final LeakDetector leakDetector;
+	private final @Nullable LeakDetector leakDetector;
 
-	private final BackendSelection selection;
+	private final @Nullable BackendSelection selection;
 
 	/**
 	 * Creates an endpoint.
@@ -84,7 +86,8 @@ public class StreamPoolsEndpoint {
 		String error = device.failure().map(StreamPoolsEndpoint::errorText).orElse(null);
 		long leaked = (this.leakDetector != null) ? this.leakDetector.leakedSessions(device.id()) : 0;
 		return new DeviceDescriptor(device.id(), device.name(), device.backendName(), device.isHealthy(), error,
-				device.activeSessions(), leaked, PoolDescriptor.of(device.streamPool().statistics()));
+				device.activeSessions(), leaked, PoolDescriptor.of(device.streamPool().statistics()),
+				SharingDescriptor.of(device.info()));
 	}
 
 	static String errorText(Throwable failure) {
@@ -119,9 +122,36 @@ public class StreamPoolsEndpoint {
 	 * @param leakedSessions sessions that stayed open longer than the leak detection
 	 * threshold since the start (0 when leak detection is off)
 	 * @param pool the state of its stream pool
+	 * @param sharing how the device is shared with other processes
 	 */
 	public record DeviceDescriptor(int id, String name, String backend, boolean healthy, @Nullable String error,
-			int activeSessions, long leakedSessions, PoolDescriptor pool) implements OperationResponseBody {
+			int activeSessions, long leakedSessions, PoolDescriptor pool,
+			SharingDescriptor sharing) implements OperationResponseBody {
+
+	}
+
+	/**
+	 * How a device is shared with other processes: MIG, MPS, time-slicing, or none of
+	 * them ({@code exclusive}, always so on the host emulation).
+	 *
+	 * @param mode {@code exclusive}, or the modes that hold joined by {@code +}
+	 * ({@code mig}, {@code mps}, {@code time-slicing})
+	 * @param mig the MIG instance, or {@code null} if the device is not one
+	 * @param mps the MPS client settings, or {@code null} if the process is no MPS client
+	 * @param timeSlicing the time-slicing the deployment declared, or {@code null}
+	 * @param usableMemoryBytes the device memory the process should use: the total, or
+	 * less under MPS's pinned limit or a declared time-slicing's share
+	 * ({@link DeviceInfo#usableMemoryBytes()})
+	 * @param evidence how each mode was recognised, or why a configured one does not hold
+	 */
+	public record SharingDescriptor(String mode, GpuSharing.@Nullable Mig mig, GpuSharing.@Nullable Mps mps,
+			GpuSharing.@Nullable TimeSlicing timeSlicing, long usableMemoryBytes, List<String> evidence) {
+
+		static SharingDescriptor of(DeviceInfo info) {
+			GpuSharing sharing = info.sharing();
+			return new SharingDescriptor(sharing.mode(), sharing.mig(), sharing.mps(), sharing.timeSlicing(),
+					info.usableMemoryBytes(), sharing.evidence());
+		}
 
 	}
 

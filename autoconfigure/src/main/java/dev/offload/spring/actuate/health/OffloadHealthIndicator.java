@@ -18,7 +18,8 @@ import dev.offload.spi.BackendSelection;
  * every device can take work, {@code DOWN} once a sticky error failed one of them (the
  * details name the device and the error), and {@code OUT_OF_SERVICE} once the registry is
  * shut down. The details always name the backend, with a note when the {@code auto}
- * backend fell back to the host emulation.
+ * backend fell back to the host emulation, and each device's GPU sharing mode
+ * ({@code exclusive}, {@code mig}, {@code mps}, {@code time-slicing}).
  */
 public final class OffloadHealthIndicator implements HealthIndicator {
 
@@ -30,7 +31,7 @@ public final class OffloadHealthIndicator implements HealthIndicator {
 
 	private final DeviceRegistry registry;
 
-	private final String fallbackReason;
+	private final @Nullable String fallbackReason;
 
 	/**
 	 * Creates an indicator.
@@ -42,7 +43,7 @@ public final class OffloadHealthIndicator implements HealthIndicator {
 		this.registry = registry;
 		boolean hostFallback = selection != null && "auto".equals(selection.requested())
 				&& HostBackend.NAME.equals(registry.backend().name());
-		this.fallbackReason = hostFallback ? selection.reason() : null;
+		this.fallbackReason = (hostFallback && selection != null) ? selection.reason() : null;
 	}
 
 	@Override
@@ -70,6 +71,9 @@ public final class OffloadHealthIndicator implements HealthIndicator {
 		details.put("status", device.isHealthy() ? Status.UP.getCode() : Status.DOWN.getCode());
 		device.failure().ifPresent((failure) -> details.put("error", errorText(failure)));
 		details.put("activeSessions", device.activeSessions());
+		// How the GPU is shared decides what its pool and memory budget can hold (MIG:
+		// a slice; MPS, time-slicing: other processes' work beside this one's).
+		details.put("sharing", device.info().sharing().mode());
 		return details;
 	}
 

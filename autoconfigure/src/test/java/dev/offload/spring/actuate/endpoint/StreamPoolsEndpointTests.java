@@ -16,9 +16,12 @@ import dev.offload.StreamPriority;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.leak.LeakDetector;
 import dev.offload.spi.BackendException;
+import dev.offload.spi.DeviceInfo;
+import dev.offload.spi.GpuSharing;
 import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint.DeviceDescriptor;
 import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint.PoolDescriptor;
 import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint.PriorityDescriptor;
+import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint.SharingDescriptor;
 import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint.StreamPoolsDescriptor;
 import dev.offload.test.fault.FaultInjectingBackend;
 
@@ -60,6 +63,25 @@ class StreamPoolsEndpointTests {
 			.isEqualTo(new PoolDescriptor(0, 0, 0, 0, null, false, 0, 0, 0, 0, 0, 0, 0, false, "PT0S", 0, 0, Map.of()));
 		assertThat(descriptor.devices().get(1).pool().max()).isEqualTo(8);
 		assertThat(descriptor.devices().get(1).pool().bounded()).isTrue();
+	}
+
+	@Test
+	void deviceWhenOnTheHostEmulationShouldBeExclusiveWithItsWholeMemory() {
+		DeviceDescriptor device = new StreamPoolsEndpoint(this.registry, null).device(0);
+		assertThat(device.sharing()).isEqualTo(new SharingDescriptor("exclusive", null, null, null,
+				this.registry.device(0).info().totalMemoryBytes(), List.of()));
+	}
+
+	@Test
+	void deviceWhenAnMpsClientShouldShowTheModeAndTheMemoryItMayUse() {
+		GpuSharing mps = new GpuSharing(null, new GpuSharing.Mps(true, 50, 1L << 30), null,
+				List.of("CU_DEVICE_ATTRIBUTE_MPS_ENABLED is 1"));
+		DeviceInfo info = new DeviceInfo(0, "NVIDIA H200", 9, 0, 150L << 30, 132, 0, -5, mps);
+		SharingDescriptor sharing = SharingDescriptor.of(info);
+		assertThat(sharing.mode()).isEqualTo("mps");
+		assertThat(sharing.mps().activeThreadPercentage()).isEqualTo(50);
+		assertThat(sharing.usableMemoryBytes()).isEqualTo(1L << 30);
+		assertThat(sharing.evidence()).containsExactly("CU_DEVICE_ATTRIBUTE_MPS_ENABLED is 1");
 	}
 
 	@Test

@@ -42,6 +42,13 @@ class OffloadHealthIndicatorTests {
 	}
 
 	@Test
+	void healthWhenOnTheHostEmulationShouldReportEachDeviceAsExclusive() {
+		Health health = new OffloadHealthIndicator(this.registry, null).health();
+		assertThat(device(health, "0")).containsEntry("sharing", "exclusive");
+		assertThat(device(health, "1")).containsEntry("sharing", "exclusive");
+	}
+
+	@Test
 	void healthWhenADeviceFailedShouldBeDownNamingTheDeviceAndError() {
 		this.backend.failDevice(1, "injected for a test");
 		assertThatExceptionOfType(BackendException.class).isThrownBy(() -> {
