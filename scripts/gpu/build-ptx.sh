@@ -14,9 +14,9 @@ done
 # A cubin of SAXPY for the test that loads binary images (kernels found by their declared signatures).
 nvcc -cubin -arch=sm_90 -o "$dir/saxpy.cubin" "$dir/saxpy.cu"
 echo "wrote $dir/saxpy.cubin"
-# The session benchmark launches the empty kernel.
-cp "$dir/empty.ptx" benchmarks/src/main/resources/dev/offload/benchmarks/cuda/empty.ptx
-echo "copied empty.ptx to benchmarks/src/main/resources/dev/offload/benchmarks/cuda"
+# The session benchmark launches the empty kernel, the fluent-call benchmark the scale kernel.
+cp "$dir/empty.ptx" "$dir/scale.ptx" benchmarks/src/main/resources/dev/offload/benchmarks/cuda/
+echo "copied empty.ptx and scale.ptx to benchmarks/src/main/resources/dev/offload/benchmarks/cuda"
 # The small-work benchmark's Black-Scholes kernel.
 nvcc -ptx -arch=compute_90 -o benchmarks/src/main/resources/kernels/black_scholes.ptx benchmarks/src/main/cuda/black_scholes.cu
 echo "wrote benchmarks/src/main/resources/kernels/black_scholes.ptx"

@@ -17,6 +17,14 @@
 #   small    not in the default: small work at GPU scale, SmallWorkBenchmark (small-work.md; SMALL_ARGS): 1,000
 #            concurrent one-option price requests batched against unbatched (throughput ratio, p99, prices compared
 #            bit for bit), and a 16-launch flow replayed as a CUDA graph against eager launches
+#   connections  not in the default: the stream-sharing hazard with a heavy kernel always running (HEAVY_ARGS,
+#            default "--heavy-always 1 --heavy-every 0 --strategies offload,bare-pool,round-robin-256,light-only"; HAZARD_ARGS
+#            too), once per value of CUDA_DEVICE_MAX_CONNECTIONS in CONNECTIONS (default "unset 8 32"; hazard-connections.md)
+#   async    not in the default: the session benchmark (benchmark.log; BENCH_ARGS), AsyncThroughputBenchmark: sessions
+#            in flight with closeAsync against a raw query poller, the cold round against the warm ones, and T threads of
+#            closeAsync().join() against raw launch + cuStreamSynchronize (async.md; ASYNC_ARGS, default "8192 5 64"),
+#            the fluent call against hand-written JCuda (fluent.md; FLUENT_ARGS), thousands of borrowers waiting on a
+#            full bounded pool (pool-waiters.txt; WAITERS_ARGS)
 #   multi    not in the default: what needs several GPUs, MultiGpuTests (multi-tests.log; it skips itself, with the
 #            reason, on fewer than two devices) and the hazard benchmark on one GPU against MULTI_DEVICES GPUs
 #            (default 2; hazard-multi.md, with the throughput and light p99 targets; HAZARD_ARGS too)
@@ -123,8 +131,47 @@ if want bench; then
 	done | tee "$out/pool.txt"
 
 	# 10,000 sessions in flight with closeAsync, completed by the device's one completion thread.
-	timeout "${ASYNC_TIMEOUT:-60}" "$java" -cp "$benchcp" dev.offload.benchmarks.cuda.AsyncThroughputBenchmark 10000 5 \
-		2>&1 | tee -a "$out/benchmark.log"
+	# shellcheck disable=SC2086
+	timeout "${ASYNC_TIMEOUT:-120}" "$java" -cp "$benchcp" dev.offload.benchmarks.cuda.AsyncThroughputBenchmark \
+		${ASYNC_ARGS:-10000 5 64} 2>&1 | tee -a "$out/benchmark.log"
+fi
+
+# Asynchronous completion, the fluent call and a full pool's waiters, against raw JCuda where there is one.
+if want async; then
+	# shellcheck disable=SC2086
+	timeout "${BENCH_TIMEOUT:-150}" "$java" -cp "$classpath" dev.offload.benchmarks.cuda.SessionBenchmark ${BENCH_ARGS:-} 2>&1 | tee "$out/benchmark.log"
+	record "${PIPESTATUS[0]}" session-benchmark
+	# shellcheck disable=SC2086
+	timeout "${ASYNC_TIMEOUT:-150}" "$java" -cp "$benchcp" dev.offload.benchmarks.cuda.AsyncThroughputBenchmark \
+		${ASYNC_ARGS:-8192 5 64} 2>&1 | tee "$out/async.md"
+	record "${PIPESTATUS[0]}" async-throughput
+	# shellcheck disable=SC2086
+	timeout "${FLUENT_TIMEOUT:-200}" "$java" -cp "$benchcp" dev.offload.benchmarks.FluentCallBenchmark --backend cuda \
+		${FLUENT_ARGS:-} 2>&1 | tee "$out/fluent.md"
+	record "${PIPESTATUS[0]}" fluent-call
+	# shellcheck disable=SC2086
+	timeout "${WAITERS_TIMEOUT:-90}" "$java" -cp "$benchcp" dev.offload.benchmarks.jmh.PoolWaitersBenchmark \
+		${WAITERS_ARGS:-4000 16 20 20 3} 2>&1 | tee "$out/pool-waiters.txt"
+	record "${PIPESTATUS[0]}" pool-waiters
+fi
+
+# A heavy kernel always running while light tasks are timed, under each CUDA_DEVICE_MAX_CONNECTIONS (the number of
+# hardware queues the driver maps streams onto; 8 by default, so the 17th stream shares a queue with the 1st).
+if want connections; then
+	: >"$out/hazard-connections.md"
+	for connections in ${CONNECTIONS:-unset 8 32}; do
+		if [ "$connections" = unset ]; then
+			setting=(env -u CUDA_DEVICE_MAX_CONNECTIONS)
+		else
+			setting=(env "CUDA_DEVICE_MAX_CONNECTIONS=$connections")
+		fi
+		# shellcheck disable=SC2086
+		timeout "${HAZARD_TIMEOUT:-150}" "${setting[@]}" "$java" -cp "$benchcp" dev.offload.benchmarks.HazardBenchmark \
+			--backend cuda ${HEAVY_ARGS:---heavy-always 1 --heavy-every 0 --strategies offload,bare-pool,round-robin-256,light-only} \
+			${HAZARD_ARGS:-} 2>&1 | tee -a "$out/hazard-connections.md"
+		record "${PIPESTATUS[0]}" "hazard (CUDA_DEVICE_MAX_CONNECTIONS=$connections)"
+		echo >>"$out/hazard-connections.md"
+	done
 fi
 
 # Memory as a pooled resource: stream-ordered allocation, the budget, against a preallocated floor.

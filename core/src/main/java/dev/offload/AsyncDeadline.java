@@ -70,7 +70,9 @@ final class AsyncDeadline<T> implements Runnable {
 				"its work (asynchronous)", Duration.ofNanos(System.nanoTime() - this.startNanos),
 				this.deadline.timeout());
 		device.streamPool().sessionTimedOut();
-		device.complete(this.bounded, null, timeout);
+		// Never on the timer's thread: the future's continuations run on the completion
+		// executor, as for every future Offload completes.
+		device.completionExecutor().execute(() -> this.bounded.completeExceptionally(timeout));
 	}
 
 	private void workCompleted(T value, Throwable failure) {

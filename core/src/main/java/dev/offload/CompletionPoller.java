@@ -3,6 +3,8 @@ package dev.offload;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -15,8 +17,14 @@ import org.slf4j.LoggerFactory;
  * The one thread per device that watches asynchronous work: it polls each pending
  * session's stream ({@link OffloadSession#closeAsync()}) and each watched event
  * ({@link OffloadSession#whenDone()}), and finishes what is done, so no thread blocks per
- * session. It runs no user code: the futures it finishes are completed on the registry's
- * completion executor, so a continuation that blocks cannot stall it.
+ * session. It runs no user code: it {@linkplain CompletionFuture#settle settles} the
+ * futures it finishes, which wakes the threads joining them, and has them
+ * {@linkplain CompletionFuture#publish published} to their dependent stages on the
+ * registry's completion executor, so a continuation that blocks cannot stall it. It
+ * publishes in one executor task per sweep, not one per future (an executor hand-off
+ * costs it about a microsecond, and a waking worker more): that task publishes the
+ * futures without dependent stages itself and hands each future that has some to an
+ * executor task of its own, so that a continuation that blocks delays no other.
  * <p>
  * Polling beats host callbacks here: on an H200 a {@code cuStreamQuery} costs about 9 µs
  * from launch to seen done, a {@code cuLaunchHostFunc} completion 40-65 µs. With nothing
@@ -41,11 +49,25 @@ final class CompletionPoller implements Runnable {
 
 	private static final int YIELD_ROUNDS = 400;
 
+	/** Not-done tasks in a row after which a sweep stops, but every full one. */
+	static final int NOT_DONE_RUN = 64;
+
+	/** Every how many sweeps one polls every pending task. */
+	static final int FULL_SWEEP_EVERY = 8;
+
 	private final ConcurrentLinkedQueue<Task> submitted = new ConcurrentLinkedQueue<>();
 
 	private final List<Task> pending = new ArrayList<>();
 
+	private long sweeps;
+
 	private final AtomicInteger outstanding = new AtomicInteger();
+
+	private final List<CompletionFuture<?>> toPublish = new ArrayList<>();
+
+	private final Executor executor;
+
+	private final int deviceId;
 
 	private final Thread thread;
 
@@ -55,7 +77,9 @@ final class CompletionPoller implements Runnable {
 
 	private volatile boolean exited;
 
-	CompletionPoller(int deviceId) {
+	CompletionPoller(int deviceId, Executor executor) {
+		this.deviceId = deviceId;
+		this.executor = executor;
 		this.thread = new Thread(this, "offload-device" + deviceId + "-completion");
 		this.thread.setDaemon(true);
 		this.thread.start();
@@ -71,6 +95,22 @@ final class CompletionPoller implements Runnable {
 		}
 		else {
 			LockSupport.unpark(this.thread);
+		}
+	}
+
+	/**
+	 * Settles {@code future} and has its dependent stages run on the completion executor:
+	 * in this sweep's batch on the completion thread, at once on another thread.
+	 * @param future the future
+	 * @param failure its failure, or {@code null} for a {@code null} value
+	 */
+	void complete(CompletionFuture<?> future, @Nullable Throwable failure) {
+		future.settle(null, failure);
+		if (Thread.currentThread() == this.thread) {
+			this.toPublish.add(future);
+		}
+		else {
+			execute(future::publish);
 		}
 	}
 
@@ -119,6 +159,7 @@ final class CompletionPoller implements Runnable {
 				|| (this.abandonReason == null && (!this.pending.isEmpty() || !this.submitted.isEmpty()))) {
 			boolean progress = takeSubmitted();
 			progress |= pollPending();
+			publish();
 			if (progress) {
 				idleRounds = 0;
 			}
@@ -135,6 +176,61 @@ final class CompletionPoller implements Runnable {
 		}
 		this.pending.clear();
 		abandonSubmitted();
+		publish();
+	}
+
+	/**
+	 * Hands the futures settled in this sweep to the completion executor, in one task.
+	 */
+	private void publish() {
+		int count = this.toPublish.size();
+		if (count == 0) {
+			return;
+		}
+		CompletionFuture<?>[] batch = this.toPublish.toArray(new CompletionFuture<?>[count]);
+		this.toPublish.clear();
+		execute(() -> publish(batch));
+	}
+
+	/**
+	 * Publishes a batch on an executor thread: the futures without dependent stages at
+	 * once, each other one in a task of its own (the last here, nothing else waits behind
+	 * it).
+	 */
+	private void publish(CompletionFuture<?>[] batch) {
+		CompletionFuture<?> last = null;
+		for (CompletionFuture<?> future : batch) {
+			if (future.getNumberOfDependents() == 0) {
+				future.publish();
+			}
+			else {
+				if (last != null) {
+					execute(last::publish);
+				}
+				last = future;
+			}
+		}
+		if (last != null) {
+			last.publish();
+		}
+	}
+
+	/**
+	 * Runs {@code task} on the completion executor; on a thread of its own if the
+	 * executor refuses it (shut down before the registry, as when an application context
+	 * closes), so that a completion is neither lost nor run on the completion thread.
+	 */
+	private void execute(Runnable task) {
+		try {
+			this.executor.execute(task);
+		}
+		catch (RejectedExecutionException ex) {
+			logger.warn("Device {}: the completion executor refused a completion ({}); completing it on a thread of "
+					+ "its own", this.deviceId, ex.getMessage());
+			Thread fallback = new Thread(task, "offload-device" + this.deviceId + "-completion-fallback");
+			fallback.setDaemon(true);
+			fallback.start();
+		}
 	}
 
 	private void abandonSubmitted() {
@@ -187,10 +283,26 @@ final class CompletionPoller implements Runnable {
 		return any;
 	}
 
+	/**
+	 * Polls the pending tasks oldest first, keeping their order. Work on a GPU mostly
+	 * finishes in the order it was submitted, so after {@link #NOT_DONE_RUN} tasks in a
+	 * row found not done the sweep stops, except every {@link #FULL_SWEEP_EVERY}th sweep,
+	 * which polls them all: with thousands pending, a sweep costs a few dozen queries
+	 * instead of one per task (about 0.3 µs each), and a task that finishes out of order
+	 * waits at most that many sweeps.
+	 */
 	private boolean pollPending() {
-		boolean progress = false;
-		for (int i = this.pending.size() - 1; i >= 0; i--) {
-			Task task = this.pending.get(i);
+		boolean full = ++this.sweeps % FULL_SWEEP_EVERY == 0;
+		List<Task> tasks = this.pending;
+		int size = tasks.size();
+		int kept = 0;
+		int notDoneRun = 0;
+		int i = 0;
+		for (; i < size; i++) {
+			if (!full && notDoneRun >= NOT_DONE_RUN) {
+				break;
+			}
+			Task task = tasks.get(i);
 			boolean done;
 			try {
 				done = task.poll();
@@ -200,14 +312,23 @@ final class CompletionPoller implements Runnable {
 				done = true;
 			}
 			if (done) {
-				int last = this.pending.size() - 1;
-				this.pending.set(i, this.pending.get(last));
-				this.pending.remove(last);
 				this.outstanding.decrementAndGet();
-				progress = true;
+				notDoneRun = 0;
+			}
+			else {
+				tasks.set(kept++, task);
+				notDoneRun++;
 			}
 		}
-		return progress;
+		if (kept == i) {
+			return false;
+		}
+		// Moves the tasks not polled up behind those kept, then drops the rest.
+		for (; i < size; i++) {
+			tasks.set(kept++, tasks.get(i));
+		}
+		tasks.subList(kept, size).clear();
+		return true;
 	}
 
 	private static void backOff(int idleRounds) {

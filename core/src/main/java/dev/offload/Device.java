@@ -4,10 +4,8 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
@@ -465,7 +463,7 @@ public final class Device {
 			synchronized (this) {
 				poller = this.completionPoller;
 				if (poller == null) {
-					poller = new CompletionPoller(id());
+					poller = new CompletionPoller(id(), this.completionExecutor);
 					this.completionPoller = poller;
 				}
 			}
@@ -482,32 +480,18 @@ public final class Device {
 	}
 
 	/**
-	 * Completes {@code future} on the completion executor, never on the calling thread:
-	 * called by the completion thread, which must not run the future's dependent stages
-	 * (user code that may block).
+	 * Returns a future for asynchronous work of this device: its dependent stages run on
+	 * the completion executor.
 	 */
-	<T> void complete(CompletableFuture<T> future, @Nullable T value, @Nullable Throwable failure) {
-		Runnable completion = () -> {
-			if (failure == null) {
-				future.complete(value);
-			}
-			else {
-				future.completeExceptionally(failure);
-			}
-		};
-		try {
-			this.completionExecutor.execute(completion);
-		}
-		catch (RejectedExecutionException ex) {
-			// An executor shut down before the registry (an application context closing)
-			// must neither lose the completion nor push user code onto the completion
-			// thread.
-			logger.warn("Device {}: the completion executor refused a completion ({}); completing it on a thread of "
-					+ "its own", id(), ex.getMessage());
-			Thread thread = new Thread(completion, "offload-device" + id() + "-completion-fallback");
-			thread.setDaemon(true);
-			thread.start();
-		}
+	Executor completionExecutor() {
+		return this.completionExecutor;
+	}
+
+	CompletionFuture<Void> newCompletionFuture() {
+		// On the host backend the work runs on this machine's processors: a joiner that
+		// spins takes a processor from it.
+		return new CompletionFuture<>(this.completionExecutor,
+				!dev.offload.backend.host.HostBackend.NAME.equals(this.backendName));
 	}
 
 	/**
@@ -515,8 +499,9 @@ public final class Device {
 	 * complete {@code reached} once it is, or with the failure of the work before it; the
 	 * event goes back to the pool then.
 	 */
-	void watch(BackendEvent event, CompletableFuture<Void> reached) {
-		completionPoller().submit(new CompletionPoller.Task() {
+	void watch(BackendEvent event, CompletionFuture<Void> reached) {
+		CompletionPoller poller = completionPoller();
+		poller.submit(new CompletionPoller.Task() {
 
 			@Override
 			public boolean poll() {
@@ -527,12 +512,12 @@ public final class Device {
 				catch (RuntimeException ex) {
 					failIfSticky(ex);
 					Device.this.eventPool.release(event);
-					complete(reached, null, ex);
+					poller.complete(reached, ex);
 					return true;
 				}
 				if (done) {
 					Device.this.eventPool.release(event);
-					complete(reached, null, null);
+					poller.complete(reached, null);
 				}
 				return done;
 			}
@@ -541,7 +526,7 @@ public final class Device {
 			public void abandon(String reason) {
 				// The event stays recorded on a stream that is still lent: it is not
 				// given back to the pool.
-				complete(reached, null, new StreamPoolClosedException("Device " + id() + " was " + reason));
+				poller.complete(reached, new StreamPoolClosedException("Device " + id() + " was " + reason));
 			}
 
 		});

@@ -35,9 +35,10 @@ import dev.offload.spi.VirtualThreads;
  * destroyed, never lent again. A session is used by one thread at a time; it may be
  * handed from thread to thread.
  * <p>
- * The futures of {@link #closeAsync()} and {@link #whenDone()} complete on the registry's
- * {@linkplain DeviceRegistry.Builder#completionExecutor completion executor}, never on
- * the device's completion thread.
+ * The dependent stages of the futures of {@link #closeAsync()} and {@link #whenDone()}
+ * run on the registry's {@linkplain DeviceRegistry.Builder#completionExecutor completion
+ * executor}, never on the device's completion thread; a thread that waits for one in
+ * {@code join()} or {@code get()} is woken by the completion thread directly.
  * <p>
  * A session that is never closed keeps its stream and buffers for ever: always close it,
  * as with try-with-resources. Using it after close throws {@link IllegalStateException};
@@ -100,7 +101,7 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	private boolean unwrapped;
 
-	private @Nullable CompletableFuture<Void> completion;
+	private @Nullable CompletionFuture<Void> completion;
 
 	/** The device memory the budget admitted for this session, released when it ends. */
 	private long memoryReserved;
@@ -516,7 +517,8 @@ public final class OffloadSession implements AutoCloseable {
 	 * second stream is borrowed). It completes at once if nothing was enqueued since the
 	 * last synchronize, and fails with the work's failure if that work failed (the
 	 * session's owner sees the failure too when it ends the session).
-	 * @return the future, completed on the registry's completion executor
+	 * @return the future, whose dependent stages run on the registry's completion
+	 * executor
 	 * @throws IllegalStateException if the session is closed
 	 */
 	public CompletableFuture<Void> whenDone() {
@@ -536,7 +538,7 @@ public final class OffloadSession implements AutoCloseable {
 			this.device.eventPool().release(event);
 			throw ex;
 		}
-		CompletableFuture<Void> reached = new CompletableFuture<>();
+		CompletionFuture<Void> reached = this.device.newCompletionFuture();
 		AWAITING.incrementAndGet(this);
 		reached.whenComplete((ignored, failure) -> AWAITING.decrementAndGet(this));
 		this.device.watch(event, reached);
@@ -665,8 +667,9 @@ public final class OffloadSession implements AutoCloseable {
 			return;
 		}
 		List<String> names = new ArrayList<>(List.of(IdleWatch.class.getName(), CompletionPoller.class.getName(),
-				"java.util.function.BooleanSupplier", "java.util.concurrent.CompletableFuture",
-				"java.util.concurrent.CompletableFuture$Signaller", "java.util.concurrent.CompletionException"));
+				CompletionFuture.class.getName(), "java.util.function.BooleanSupplier",
+				"java.util.concurrent.CompletableFuture", "java.util.concurrent.CompletableFuture$Signaller",
+				"java.util.concurrent.CompletionException"));
 		for (Class<?> nested : CompletionPoller.class.getDeclaredClasses()) {
 			names.add(nested.getName());
 		}
@@ -709,7 +712,7 @@ public final class OffloadSession implements AutoCloseable {
 			this.failure = reason;
 		}
 		this.failureReported = true;
-		this.completion = new CompletableFuture<>();
+		this.completion = this.device.newCompletionFuture();
 		this.device.completionPoller().submit(new CloseTask());
 	}
 
@@ -772,8 +775,9 @@ public final class OffloadSession implements AutoCloseable {
 	/**
 	 * Closes the session without blocking: the future completes when its work is done and
 	 * its stream is back in the pool, or fails with the work's failure (the stream is
-	 * then discarded). The device's completion thread sees the work done; the future
-	 * completes on the registry's completion executor, where its dependent stages run
+	 * then discarded). The device's completion thread sees the work done and wakes the
+	 * threads waiting in {@code join()} or {@code get()} itself; the future's dependent
+	 * stages run on the registry's completion executor, never on the completion thread
 	 * (they may block without delaying other completions). With no work pending, it
 	 * completes at once on the calling thread.
 	 * @return the completion; the same future if called again
@@ -783,7 +787,7 @@ public final class OffloadSession implements AutoCloseable {
 			return (this.completion != null) ? this.completion : CompletableFuture.completedFuture(null);
 		}
 		this.closed = true;
-		this.completion = new CompletableFuture<>();
+		this.completion = this.device.newCompletionFuture();
 		if (this.stream == null || this.failure != null || !this.workPending) {
 			finish(this.failure, this.failure, false);
 		}
@@ -850,13 +854,15 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	private void abandon(String reason) {
 		this.failureReported = true;
-		completion().completeExceptionally(new StreamPoolClosedException(
-				"Session " + this.id + " on device " + this.device.id() + " was " + reason));
+		this.device.completionPoller()
+			.complete(completion(), new StreamPoolClosedException(
+					"Session " + this.id + " on device " + this.device.id() + " was " + reason));
 	}
 
 	/**
-	 * Ends the session and completes its future: on the completion executor when called
-	 * by the completion thread, which must not run the future's dependent stages.
+	 * Ends the session and completes its future: settled by the completion thread, which
+	 * must not run the future's dependent stages, and published on the completion
+	 * executor.
 	 */
 	private void finish(@Nullable Throwable result, @Nullable Throwable streamFailure, boolean onCompletionThread) {
 		try {
@@ -867,7 +873,7 @@ public final class OffloadSession implements AutoCloseable {
 				this.failureReported = true;
 			}
 			if (onCompletionThread) {
-				this.device.complete(completion(), null, result);
+				this.device.completionPoller().complete(completion(), result);
 			}
 			else if (result == null) {
 				completion().complete(null);
@@ -963,7 +969,7 @@ public final class OffloadSession implements AutoCloseable {
 	}
 
 	/** The future of closeAsync or of the hand-off, where the caller knows one exists. */
-	private CompletableFuture<Void> completion() {
+	private CompletionFuture<Void> completion() {
 		return Objects.requireNonNull(this.completion, "the session was not handed to the completion thread");
 	}
 

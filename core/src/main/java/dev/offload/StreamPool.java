@@ -1,6 +1,7 @@
 package dev.offload;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
@@ -29,7 +30,12 @@ import dev.offload.spi.BackendStream;
  * How it evolves: nothing is created until the first borrow of a priority class, which
  * creates {@link StreamPoolConfig#initialSize()} streams of that class. When a class has
  * no idle stream, the pool first replaces streams it discarded, then doubles the class,
- * up to {@link StreamPoolConfig#maxSize()} streams in all. The bound is shared by the
+ * up to {@link StreamPoolConfig#maxSize()} streams in all. Growth stays off the
+ * borrowers' path where it can: a borrower that finds no stream creates at most
+ * {@value #GROW_BATCH} itself and the completion executor creates the rest of the
+ * doubling in batches of that size, handing each batch to the waiters; and once
+ * {@value #GROW_BATCH} or more streams exist, a borrow that leaves three quarters of them
+ * lent has the next doubling begin there, ahead of the burst. The bound is shared by the
  * classes: when a bounded pool is full, a borrow that finds no idle stream of its class
  * destroys an idle stream of the other class and creates one of its own, so no borrow
  * waits while a stream is idle. A borrow from a full bounded pool with no idle stream at
@@ -44,7 +50,16 @@ import dev.offload.spi.BackendStream;
  * path, the streams lent now (on a cache line of its own), so that the peak in use is
  * exact; each stream counts its own borrows, and idle and lent streams are counted from
  * their states when asked. The lock serves growth, waiting and shutdown only; a release
- * signals it only when a borrower waits.
+ * takes it only when a borrower waits.
+ * <p>
+ * How it waits: a borrower that finds no stream and cannot grow the pool queues in its
+ * class's queue of waiters, first come, first served. A release while borrowers wait
+ * hands the stream to the oldest waiter of its class and wakes that one alone (it gets
+ * the stream even if a new borrower scans meanwhile); with no waiter of its class, it
+ * wakes the oldest waiter of the other class, which may replace an idle stream by one of
+ * its own. A discard wakes one waiter to replace the stream. So each stream given back
+ * wakes one waiter, not all of them, and waiters of a class are served in their order of
+ * arrival.
  * <p>
  * Invariants: a stream in the pool has no pending work (sessions synchronize before they
  * release); a stream whose work failed is {@linkplain #discard destroyed}, never lent
@@ -66,6 +81,15 @@ public final class StreamPool {
 	 */
 	private static final int LENT_SLOT = 16;
 
+	/**
+	 * The most streams a borrower creates itself, and the size of the batches created in
+	 * the background.
+	 */
+	static final int GROW_BATCH = 64;
+
+	/** The lent streams from which the next doubling begins in the background. */
+	private volatile int growAheadAt = Integer.MAX_VALUE;
+
 	private final Device device;
 
 	private final StreamPoolConfig config;
@@ -79,6 +103,12 @@ public final class StreamPool {
 	private final Condition changed = this.lock.newCondition();
 
 	private final AtomicInteger waiting = new AtomicInteger();
+
+	/** The borrowers waiting, per priority class, oldest first; guarded by the lock. */
+	private final List<ArrayDeque<Waiter>> waiters = new ArrayList<>();
+
+	/** How often a waiting borrower woke up: for tests. */
+	private final AtomicLong wakeUps = new AtomicLong();
 
 	/**
 	 * The streams lent now, in the middle of 32 ints so that no other field shares its
@@ -117,6 +147,7 @@ public final class StreamPool {
 		this.device = device;
 		this.config = config;
 		for (StreamPriority priority : PRIORITIES) {
+			this.waiters.add(new ArrayDeque<>());
 			this.classes[priority.ordinal()] = new ClassState(config.maxSessions(priority),
 					config.borrowTimeout(priority).toNanos());
 		}
@@ -290,6 +321,9 @@ public final class StreamPool {
 		if (lent > this.peakInUse) {
 			raisePeak(lent);
 		}
+		if (lent >= this.growAheadAt) {
+			growAhead(priority);
+		}
 		stream.borrows++;
 		this.device.listener().streamBorrowed(this.device, priority, waitNanos);
 		return stream;
@@ -335,9 +369,14 @@ public final class StreamPool {
 		long[] waitStart = { start };
 		this.waiting.incrementAndGet();
 		this.waitStarts.add(waitStart);
+		ArrayDeque<Waiter> queue = this.waiters.get(priority.ordinal());
+		Waiter waiter = null;
 		this.lock.lock();
 		try {
 			while (true) {
+				if (waiter != null && waiter.stream != null) {
+					return waiter.stream;
+				}
 				checkLending();
 				PooledStream stream = takeIdle(priority);
 				if (stream != null) {
@@ -356,14 +395,32 @@ public final class StreamPool {
 				if (remaining <= 0) {
 					throw timedOut(priority, start);
 				}
-				this.changed.awaitNanos(remaining);
+				if (waiter == null) {
+					waiter = new Waiter(this.lock.newCondition());
+					queue.addLast(waiter);
+				}
+				else if (!waiter.queued) {
+					// Woken to try again and found nothing: it keeps its place.
+					queue.addFirst(waiter);
+				}
+				waiter.queued = true;
+				waiter.wake.awaitNanos(remaining);
+				this.wakeUps.incrementAndGet();
 			}
 		}
 		catch (InterruptedException ex) {
+			if (waiter != null && waiter.stream != null) {
+				// Handed a stream as the interrupt came: keep it, and the interrupt.
+				Thread.currentThread().interrupt();
+				return waiter.stream;
+			}
 			Thread.currentThread().interrupt();
 			throw new OffloadException("Interrupted while waiting for a stream of device " + this.device.id(), ex);
 		}
 		finally {
+			if (waiter != null && waiter.queued) {
+				queue.remove(waiter);
+			}
 			this.waiting.decrementAndGet();
 			this.waitStarts.remove(waitStart);
 			this.lock.unlock();
@@ -417,14 +474,124 @@ public final class StreamPool {
 			// A class at its lane's limit takes no stream from the other class either.
 			return this.config.isBounded() && size < state.limit && replaceIdleOfOtherClass(priority);
 		}
-		int made = createStreams(priority, count);
-		state.capacity = Math.max(state.capacity, state.streams.length);
+		int now = Math.min(count, GROW_BATCH);
+		int made = createStreams(priority, now);
+		state.capacity = Math.max(state.capacity, state.streams.length + ((made == now) ? count - now : 0));
+		if (made == now && count > now) {
+			growInBackground(priority);
+		}
 		if (doubling && made > 0) {
 			this.grows.incrementAndGet();
 			logger.debug("Stream pool of device {} grew its {} class to {} streams", this.device.id(), priority,
 					state.streams.length);
 		}
 		return made > 0;
+	}
+
+	/**
+	 * Begins the next doubling of {@code priority}'s class in the background, unless one
+	 * is under way: a borrow left three quarters of the streams lent.
+	 */
+	private void growAhead(StreamPriority priority) {
+		ClassState state = this.classes[priority.ordinal()];
+		int length = state.streams.length;
+		// Unlocked reads, as a hint: most borrows past the mark return here.
+		if (state.growing || this.closed || length < GROW_BATCH || length >= state.limit || state.capacity > length
+				|| !this.lock.tryLock()) {
+			return;
+		}
+		try {
+			int size = state.streams.length;
+			if (state.growing || size < GROW_BATCH || state.capacity > size) {
+				return;
+			}
+			int target = Math.min(2 * size, state.limit);
+			if (this.config.isBounded()) {
+				int alive = (int) (this.created.get() - this.destroyed.get());
+				target = Math.min(target, size + this.config.maxSize() - alive);
+			}
+			if (target > size) {
+				state.capacity = target;
+				this.grows.incrementAndGet();
+				growInBackground(priority);
+			}
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/**
+	 * Has the completion executor create the streams {@code priority}'s class lacks to
+	 * reach its capacity, in batches, each handed to the waiters as it is made; while
+	 * holding the lock. Borrowers that find no stream meanwhile create their own batch.
+	 */
+	private void growInBackground(StreamPriority priority) {
+		ClassState state = this.classes[priority.ordinal()];
+		if (state.growing) {
+			return;
+		}
+		state.growing = true;
+		try {
+			this.device.completionExecutor().execute(() -> createInBatches(priority));
+		}
+		catch (RuntimeException ex) {
+			state.growing = false;
+			logger.debug("Stream pool of device {} grows on its borrowers' path: {}", this.device.id(),
+					ex.getMessage());
+		}
+	}
+
+	private void createInBatches(StreamPriority priority) {
+		ClassState state = this.classes[priority.ordinal()];
+		try {
+			while (true) {
+				this.lock.lock();
+				try {
+					int size = state.streams.length;
+					int count = Math.min(state.capacity, state.limit) - size;
+					if (this.config.isBounded()) {
+						int alive = (int) (this.created.get() - this.destroyed.get());
+						count = Math.min(count, this.config.maxSize() - alive);
+					}
+					if (count <= 0 || this.closed || this.failure != null) {
+						return;
+					}
+					int made = createStreams(priority, Math.min(count, GROW_BATCH));
+					for (int i = 0; i < made; i++) {
+						wakeOldestOf(priority);
+					}
+				}
+				finally {
+					this.lock.unlock();
+				}
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Stream pool of device {} could not grow its {} class in the background: {}", this.device.id(),
+					priority, ex.getMessage());
+		}
+		finally {
+			this.lock.lock();
+			try {
+				state.growing = false;
+			}
+			finally {
+				this.lock.unlock();
+			}
+		}
+	}
+
+	/**
+	 * Wakes the oldest waiter of {@code priority} to take a stream just made; while
+	 * holding the lock.
+	 */
+	private void wakeOldestOf(StreamPriority priority) {
+		Waiter first = this.waiters.get(priority.ordinal()).pollFirst();
+		if (first != null) {
+			first.queued = false;
+			first.wake.signal();
+		}
 	}
 
 	/**
@@ -473,7 +640,18 @@ public final class StreamPool {
 					ex.getMessage());
 		}
 		this.classes[priority.ordinal()].add(made);
+		updateGrowAhead();
 		return made.size();
+	}
+
+	/**
+	 * Sets the lent count from which the next doubling begins ahead: three quarters of
+	 * the streams, once there are {@link #GROW_BATCH} and the pool may grow.
+	 */
+	private void updateGrowAhead() {
+		int alive = (int) (this.created.get() - this.destroyed.get());
+		boolean mayGrow = !this.config.isBounded() || alive < this.config.maxSize();
+		this.growAheadAt = (alive >= GROW_BATCH && mayGrow) ? alive - alive / 4 : Integer.MAX_VALUE;
 	}
 
 	/**
@@ -490,12 +668,67 @@ public final class StreamPool {
 			signal();
 			return;
 		}
+		if (this.waiting.get() > 0 && handOff(stream)) {
+			return;
+		}
 		if (this.lastReleased.get() != stream) {
 			this.lastReleased.set(stream);
 		}
-		if (this.waiting.get() > 0) {
-			signal();
+	}
+
+	/**
+	 * Gives a stream just made idle to the oldest waiter of its class, or wakes the
+	 * oldest waiter of another class, which may replace an idle stream by one of its own.
+	 * @return whether the stream was handed to a waiter
+	 */
+	private boolean handOff(PooledStream stream) {
+		this.lock.lock();
+		try {
+			Waiter first = this.waiters.get(stream.priority.ordinal()).pollFirst();
+			if (first != null) {
+				first.queued = false;
+				if (stream.compareAndSetState(PooledStream.STATE_IDLE, PooledStream.STATE_IN_USE)) {
+					first.stream = stream;
+					first.wake.signal();
+					return true;
+				}
+				// A borrower that scanned took it: this waiter tries again.
+				first.wake.signal();
+				return false;
+			}
+			wakeOldest();
+			return false;
 		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/**
+	 * Wakes the waiter that has waited longest, of any class, to try again; while holding
+	 * the lock.
+	 */
+	private void wakeOldest() {
+		ArrayDeque<Waiter> from = this.waiters.get(0);
+		for (ArrayDeque<Waiter> queue : this.waiters) {
+			Waiter first = queue.peekFirst();
+			Waiter oldest = from.peekFirst();
+			if (first != null && (oldest == null || first.since - oldest.since < 0)) {
+				from = queue;
+			}
+		}
+		Waiter oldest = from.pollFirst();
+		if (oldest != null) {
+			oldest.queued = false;
+			oldest.wake.signal();
+		}
+	}
+
+	/**
+	 * Returns how often waiting borrowers woke up.
+	 */
+	long wakeUps() {
+		return this.wakeUps.get();
 	}
 
 	/**
@@ -510,7 +743,15 @@ public final class StreamPool {
 		retire(stream);
 		logger.debug("Discarded {} of device {}: {}", stream, this.device.id(), String.valueOf(cause));
 		this.device.listener().streamDiscarded(this.device, cause);
-		signal();
+		if (this.waiting.get() > 0) {
+			this.lock.lock();
+			try {
+				wakeOldest();
+			}
+			finally {
+				this.lock.unlock();
+			}
+		}
 	}
 
 	private void returned(PooledStream stream, int newState) {
@@ -542,13 +783,27 @@ public final class StreamPool {
 		}
 	}
 
+	/**
+	 * Wakes every waiter and the shutdown: the pool stops lending.
+	 */
 	private void signal() {
 		this.lock.lock();
 		try {
 			this.changed.signalAll();
+			wakeAll();
 		}
 		finally {
 			this.lock.unlock();
+		}
+	}
+
+	private void wakeAll() {
+		for (ArrayDeque<Waiter> queue : this.waiters) {
+			Waiter waiter;
+			while ((waiter = queue.pollFirst()) != null) {
+				waiter.queued = false;
+				waiter.wake.signal();
+			}
 		}
 	}
 
@@ -594,6 +849,7 @@ public final class StreamPool {
 		try {
 			this.closed = true;
 			this.changed.signalAll();
+			wakeAll();
 			drainIdle();
 			while (inUse() > 0) {
 				long remaining = deadline - System.nanoTime();
@@ -630,6 +886,27 @@ public final class StreamPool {
 	}
 
 	/**
+	 * A borrower waiting for a stream; guarded by the pool's lock.
+	 */
+	private static final class Waiter {
+
+		final Condition wake;
+
+		final long since = System.nanoTime();
+
+		/** Whether it is in its class's queue. */
+		boolean queued;
+
+		/** The stream a release handed to it. */
+		@Nullable PooledStream stream;
+
+		Waiter(Condition wake) {
+			this.wake = wake;
+		}
+
+	}
+
+	/**
 	 * The streams of one priority class.
 	 */
 	private static final class ClassState {
@@ -642,6 +919,9 @@ public final class StreamPool {
 
 		/** The size the class grew to; guarded by the pool's lock. */
 		int capacity;
+
+		/** Whether streams are being created in the background; guarded by the lock. */
+		volatile boolean growing;
 
 		/**
 		 * The borrows of the class's destroyed streams; changes with {@link #streams},

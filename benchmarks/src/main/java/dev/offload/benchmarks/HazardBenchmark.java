@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
@@ -143,9 +144,13 @@ public final class HazardBenchmark {
 				this.options.backend(), device.id(), device.name(), device.info().multiprocessorCount(),
 				Runtime.version(), Runtime.getRuntime().availableProcessors());
 		this.out.printf(Locale.ROOT,
-				"# %d threads, %d sessions, one %d µs task in every %d, the rest %d µs; %d warm-up tasks; %d rounds%n%n",
+				"# %d threads, %d sessions, one %d µs task in every %d, the rest %d µs; %d warm-up tasks; %d rounds%n",
 				workload.threads(), workload.sessions(), workload.heavyNanos() / 1_000, workload.heavyEvery(),
 				workload.lightNanos() / 1_000, this.options.warmup(), this.options.repeat());
+		this.out.printf(Locale.ROOT, "# %d more threads run %d µs tasks back to back (a heavy kernel always runs)%n",
+				workload.heavyAlways(), workload.heavyNanos() / 1_000);
+		this.out.printf(Locale.ROOT, "# CUDA_DEVICE_MAX_CONNECTIONS=%s%n%n",
+				Objects.requireNonNullElse(System.getenv("CUDA_DEVICE_MAX_CONNECTIONS"), "unset"));
 		this.out.println("| strategy | round | wall ms | light p50 µs | light p99 µs | light p99.9 µs | light max µs "
 				+ "| heavy p50 ms |");
 		this.out.println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");

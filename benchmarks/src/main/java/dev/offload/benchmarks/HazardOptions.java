@@ -34,6 +34,8 @@ record HazardOptions(String backend, int deviceId, HazardWorkload workload, int 
 			  --sessions N            measured tasks per run (20000)
 			  --heavy-every N         one heavy task in every N (200)
 			  --heavy-micros N        a heavy task's kernel time (5000)
+			  --heavy-always N        N more threads run heavy tasks back to back for the whole run, so that a
+			                          heavy kernel is always running; the heavy latencies are theirs (0)
 			  --light-micros N        a light task's kernel time (20)
 			  --warmup N              light tasks before each run, not measured (2000)
 			  --repeat N              rounds over all strategies (3)
@@ -64,6 +66,7 @@ record HazardOptions(String backend, int deviceId, HazardWorkload workload, int 
 		int hostWorkers = 0;
 		Path csv = null;
 		int devices = 1;
+		int heavyAlways = 0;
 		for (int i = 0; i < args.length; i++) {
 			String name = args[i];
 			if (i + 1 >= args.length) {
@@ -84,6 +87,7 @@ record HazardOptions(String backend, int deviceId, HazardWorkload workload, int 
 				case "--host-workers" -> hostWorkers = number(name, value);
 				case "--csv" -> csv = Path.of(value);
 				case "--devices" -> devices = number(name, value);
+				case "--heavy-always" -> heavyAlways = number(name, value);
 				default -> throw new IllegalArgumentException("Unknown option " + name + "\n" + USAGE);
 			}
 		}
@@ -94,7 +98,7 @@ record HazardOptions(String backend, int deviceId, HazardWorkload workload, int 
 			throw new IllegalArgumentException("--devices must be at least 1, was " + devices);
 		}
 		HazardWorkload workload = new HazardWorkload(threads, sessions, heavyEvery, heavyMicros * 1_000,
-				lightMicros * 1_000);
+				lightMicros * 1_000, heavyAlways);
 		return new HazardOptions(backend, deviceId, workload, warmup, repeat, strategies, hostWorkers, csv, devices);
 	}
 

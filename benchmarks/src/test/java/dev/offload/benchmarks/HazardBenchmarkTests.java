@@ -57,4 +57,35 @@ class HazardBenchmarkTests {
 		assertThat(result.wallNanos()).isGreaterThanOrEqualTo(6_000_000);
 	}
 
+	@Test
+	void runWithAHeavyKernelAlwaysRunningShouldTimeTheBackToBackHeavyTasksApart() {
+		HazardWorkload workload = HazardOptions
+			.parse("--threads", "1", "--sessions", "20", "--heavy-every", "0", "--heavy-micros", "1000",
+					"--light-micros", "500", "--heavy-always", "1")
+			.workload();
+		java.util.concurrent.atomic.AtomicInteger heavyRunning = new java.util.concurrent.atomic.AtomicInteger();
+		java.util.concurrent.atomic.AtomicInteger lightBesideHeavy = new java.util.concurrent.atomic.AtomicInteger();
+		HazardWorkload.Result result = workload.run((nanos) -> {
+			boolean heavy = nanos == 1_000_000;
+			if (heavy) {
+				heavyRunning.incrementAndGet();
+			}
+			else if (heavyRunning.get() > 0) {
+				lightBesideHeavy.incrementAndGet();
+			}
+			long start = System.nanoTime();
+			while (System.nanoTime() - start < nanos) {
+				Thread.onSpinWait();
+			}
+			if (heavy) {
+				heavyRunning.decrementAndGet();
+			}
+		});
+		assertThat(workload.heavyAlways()).isEqualTo(1);
+		assertThat(result.light().count()).isEqualTo(20);
+		assertThat(result.heavy().count()).isPositive();
+		assertThat(result.heavy().p50Nanos()).isGreaterThanOrEqualTo(1_000_000);
+		assertThat(lightBesideHeavy.get()).isPositive();
+	}
+
 }

@@ -48,6 +48,9 @@ public final class KernelCall {
 
 	private final List<Object> parameters = new ArrayList<>();
 
+	/** How many of the parameters are outputs. */
+	private int outputCount;
+
 	private @Nullable LaunchConfig config;
 
 	private OffloadAttributes attributes = OffloadAttributes.DEFAULTS;
@@ -269,14 +272,15 @@ public final class KernelCall {
 		return this.template.execute(resolved, (session) -> {
 			session.reserveMemory(deviceBytes());
 			Flow flow = Flow.of(session);
-			List<Output> outputs = enqueue(flow);
-			List<HostBuffer> targets = new ArrayList<>(outputs.size());
-			for (Output output : outputs) {
-				targets.add(session.allocateHost(output.type.bufferBytes(output.count)));
+			DeviceBuffer[] results = enqueue(flow);
+			HostBuffer[] targets = new HostBuffer[results.length];
+			for (int i = 0; i < targets.length; i++) {
+				Output output = output(i);
+				targets[i] = session.allocateHost(output.type.bufferBytes(output.count));
 			}
-			copyBack(flow, outputs, targets);
+			copyBack(flow, results, targets);
 			session.synchronize();
-			return read(session.device(), outputs, targets);
+			return read(session.device(), targets);
 		});
 	}
 
@@ -284,35 +288,32 @@ public final class KernelCall {
 	 * Does what {@link #run()} does without blocking: enqueues on the calling thread and
 	 * returns a future completed with the outputs once the work is done, or with its
 	 * failure. The outputs are copied to page-locked buffers of the device, read and
-	 * given back when the work is done. A new session's timeout bounds the future (see
-	 * {@link OffloadTemplate#submit(OffloadAttributes, SessionCallback)}). The future may
-	 * complete on the device's completion thread: continue with {@code *Async} methods
-	 * for anything slow.
+	 * given back when the work is done. The future completes on the registry's completion
+	 * executor, never on the device's completion thread.
 	 * @return the outputs' future
 	 * @throws IllegalStateException if no launch geometry was given
 	 * @throws IllegalArgumentException if the parameters do not fit the kernel
 	 */
 	public CompletableFuture<KernelResult> runAsync() {
 		OffloadAttributes resolved = resolveAttributes();
-		List<HostBuffer> targets = new ArrayList<>();
-		List<Output> outputs = new ArrayList<>();
+		HostBuffer[] targets = new HostBuffer[this.outputCount];
 		// The outputs are freed only once the work really ended, whatever the deadline.
 		return this.template.submit(resolved, (session) -> {
 			session.reserveMemory(deviceBytes());
 			Flow flow = Flow.of(session);
-			outputs.addAll(enqueue(flow));
-			for (Output output : outputs) {
+			DeviceBuffer[] results = enqueue(flow);
+			for (int i = 0; i < targets.length; i++) {
+				Output output = output(i);
 				// A session's own buffers are given back before its future completes:
 				// copy to the device's.
-				targets.add(session.device().allocateHost(output.type.bufferBytes(output.count)));
+				targets[i] = session.device().allocateHost(output.type.bufferBytes(output.count));
 			}
-			copyBack(flow, outputs, targets);
+			copyBack(flow, results, targets);
 			return session.device();
-		}, (done) -> readWhenDone(done, outputs, targets));
+		}, (done) -> readWhenDone(done, targets));
 	}
 
-	private CompletableFuture<KernelResult> readWhenDone(CompletableFuture<Device> done, List<Output> outputs,
-			List<HostBuffer> targets) {
+	private CompletableFuture<KernelResult> readWhenDone(CompletableFuture<Device> done, HostBuffer[] targets) {
 		CompletableFuture<KernelResult> result = new CompletableFuture<>();
 		done.whenComplete((device, failure) -> {
 			try {
@@ -320,14 +321,18 @@ public final class KernelCall {
 					result.completeExceptionally(failure);
 				}
 				else {
-					result.complete(read(device, outputs, targets));
+					result.complete(read(device, targets));
 				}
 			}
 			catch (RuntimeException ex) {
 				result.completeExceptionally(ex);
 			}
 			finally {
-				targets.forEach(HostBuffer::close);
+				for (HostBuffer target : targets) {
+					if (target != null) {
+						target.close();
+					}
+				}
 			}
 		});
 		return result;
@@ -368,7 +373,21 @@ public final class KernelCall {
 			throw new IllegalArgumentException("Parameter " + this.parameters.size() + " of " + this.kernel.name()
 					+ ": an output needs a count of at least 0, was " + count);
 		}
+		this.outputCount++;
 		return append(new Output(type, count));
+	}
+
+	/**
+	 * Returns the {@code index}-th output parameter.
+	 */
+	private Output output(int index) {
+		int seen = 0;
+		for (Object parameter : this.parameters) {
+			if (parameter instanceof Output output && seen++ == index) {
+				return output;
+			}
+		}
+		throw new IllegalStateException("No output " + index + " in " + this);
 	}
 
 	/**
@@ -399,9 +418,14 @@ public final class KernelCall {
 		return this.attributes.withDevice(device.id());
 	}
 
-	private List<Output> enqueue(Flow flow) {
+	/**
+	 * Enqueues the inputs' copies and the launch.
+	 * @return the outputs' device buffers, in order
+	 */
+	private DeviceBuffer[] enqueue(Flow flow) {
 		Object[] args = new Object[this.parameters.size()];
-		List<Output> outputs = new ArrayList<>();
+		DeviceBuffer[] results = new DeviceBuffer[this.outputCount];
+		int outputs = 0;
 		for (int i = 0; i < args.length; i++) {
 			Object parameter = this.parameters.get(i);
 			if (parameter instanceof Input input) {
@@ -410,7 +434,7 @@ public final class KernelCall {
 			else if (parameter instanceof Output output) {
 				DeviceBuffer buffer = flow.allocate(output.type, output.count);
 				args[i] = buffer;
-				outputs.add(output.on(buffer));
+				results[outputs++] = buffer;
 			}
 			else {
 				args[i] = parameter;
@@ -418,25 +442,26 @@ public final class KernelCall {
 		}
 		// resolveAttributes() refused a call without geometry before any of this ran.
 		flow.launch(this.kernel, Objects.requireNonNull(this.config), args);
-		return outputs;
+		return results;
 	}
 
-	private static void copyBack(Flow flow, List<Output> outputs, List<HostBuffer> targets) {
-		for (int i = 0; i < outputs.size(); i++) {
-			Output output = outputs.get(i);
-			flow.copyBack(output.type, Objects.requireNonNull(output.buffer), targets.get(i), output.count);
+	private void copyBack(Flow flow, DeviceBuffer[] results, HostBuffer[] targets) {
+		for (int i = 0; i < results.length; i++) {
+			Output output = output(i);
+			flow.copyBack(output.type, results[i], targets[i], output.count);
 		}
 	}
 
-	private static KernelResult read(Device device, List<Output> outputs, List<HostBuffer> targets) {
-		List<Object> arrays = new ArrayList<>(outputs.size());
-		List<ElementType> types = new ArrayList<>(outputs.size());
-		for (int i = 0; i < outputs.size(); i++) {
-			Output output = outputs.get(i);
-			arrays.add(output.type.read(targets.get(i), output.count));
-			types.add(output.type);
+	private KernelResult read(Device device, HostBuffer[] targets) {
+		Object[] arrays = new Object[targets.length];
+		ElementType[] types = new ElementType[targets.length];
+		for (int i = 0; i < targets.length; i++) {
+			Output output = output(i);
+			arrays[i] = output.type.read(targets[i], output.count);
+			types[i] = output.type;
 		}
-		return new KernelResult(device, types, arrays);
+		// Immutable lists, which the result keeps without copying.
+		return new KernelResult(device, List.of(types), List.of(arrays));
 	}
 
 	@Override
@@ -448,15 +473,7 @@ public final class KernelCall {
 
 	}
 
-	private record Output(ElementType type, int count, @Nullable DeviceBuffer buffer) {
-
-		Output(ElementType type, int count) {
-			this(type, count, null);
-		}
-
-		Output on(DeviceBuffer deviceBuffer) {
-			return new Output(this.type, this.count, deviceBuffer);
-		}
+	private record Output(ElementType type, int count) {
 
 	}
 

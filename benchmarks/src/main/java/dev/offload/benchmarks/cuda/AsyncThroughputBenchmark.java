@@ -3,10 +3,23 @@ package dev.offload.benchmarks.cuda;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import jcuda.driver.CUcontext;
+import jcuda.driver.CUfunction;
+import jcuda.driver.CUmodule;
+import jcuda.driver.CUresult;
+import jcuda.driver.CUstream;
+import jcuda.driver.CUstream_flags;
+import jcuda.driver.JCudaDriver;
 
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
@@ -14,54 +27,330 @@ import dev.offload.Kernel;
 import dev.offload.OffloadSession;
 import dev.offload.StreamPoolStatistics;
 import dev.offload.backend.cuda.CudaBackend;
+import dev.offload.backend.cuda.CudaSessions;
 import dev.offload.kernel.LaunchConfig;
 import dev.offload.kernel.ModuleDefinition;
 
 /**
- * Many sessions in flight at once, each closed with {@code closeAsync()}: one thread
- * opens {@code N} sessions (an empty-kernel launch each) and closes them asynchronously,
- * then waits for every future. Reports the throughput, how many {@code offload-} threads
- * existed, and the pool afterwards.
- * <p>
+ * Asynchronous completion on a GPU against raw JCuda in the same process, an empty kernel
+ * {@code <<<1,1>>>} per session.
+ * <ol>
+ * <li>In flight: one thread opens {@code N} sessions (a launch each) and closes them with
+ * {@code closeAsync()}, a continuation on each future notes when it ran, then
+ * {@code allOf(...).join()}. Against it, the raw query poller: the same launches on
+ * {@code N} raw streams, one poller thread that queries each pending stream and notes
+ * when it saw it done. Per round: sessions/s and the lag (from the launch returning to
+ * the completion seen by its consumer) p50/p99; the first round runs on a cold pool (it
+ * grows under the burst), the next ones warm, and the ratio of the first to the median of
+ * the others is printed.</li>
+ * <li>Threads: {@code T} threads each run light sessions back to back, {@code N/T} each:
+ * raw launch + {@code cuStreamSynchronize} on a stream of its own, session launch +
+ * {@code closeAsync().join()}, session launch + {@code close()}; the wall time and the
+ * per-iteration p50/p99.</li>
+ * </ol>
  * Usage:
- * {@code java -cp ... dev.offload.benchmarks.cuda.AsyncThroughputBenchmark [sessions] [rounds]}.
+ * {@code java -cp ... dev.offload.benchmarks.cuda.AsyncThroughputBenchmark [sessions] [rounds] [threads]}
+ * (defaults 8192 5 64).
  */
 public final class AsyncThroughputBenchmark {
 
 	private static final String EMPTY_PTX = "dev/offload/benchmarks/cuda/empty.ptx";
 
-	private AsyncThroughputBenchmark() {
+	private final Device device;
+
+	private final Kernel empty;
+
+	private final CUcontext context;
+
+	private final CUfunction rawFunction = new CUfunction();
+
+	private final LaunchConfig one = LaunchConfig.of(1, 1);
+
+	private AsyncThroughputBenchmark(Device device, byte[] ptx) {
+		this.device = device;
+		this.empty = device.loadModule(ModuleDefinition.builder("empty").image(ptx).build()).kernel("empty");
+		try (OffloadSession session = device.openSession()) {
+			this.context = CudaSessions.context(session);
+			CudaSessions.makeContextCurrent(session);
+		}
+		CUmodule module = new CUmodule();
+		check(JCudaDriver.cuModuleLoadData(module, Arrays.copyOf(ptx, ptx.length + 1)), "cuModuleLoadData");
+		check(JCudaDriver.cuModuleGetFunction(this.rawFunction, module, "empty"), "cuModuleGetFunction");
 	}
 
-	public static void main(String[] args) {
-		int sessions = (args.length > 0) ? Integer.parseInt(args[0]) : 10_000;
+	public static void main(String[] args) throws InterruptedException {
+		int sessions = (args.length > 0) ? Integer.parseInt(args[0]) : 8192;
 		int rounds = (args.length > 1) ? Integer.parseInt(args[1]) : 5;
+		int threads = (args.length > 2) ? Integer.parseInt(args[2]) : 64;
 		try (DeviceRegistry registry = DeviceRegistry.builder(CudaBackend.create()).deviceIds(List.of(0)).build()) {
 			Device device = registry.device(0);
-			Kernel empty = device.loadModule(ModuleDefinition.builder("empty").image(read()).build()).kernel("empty");
-			LaunchConfig one = LaunchConfig.of(1, 1);
-			for (int round = 0; round <= rounds; round++) {
-				List<CompletableFuture<Void>> futures = new ArrayList<>(sessions);
-				long start = System.nanoTime();
-				for (int i = 0; i < sessions; i++) {
-					OffloadSession session = device.openSession();
-					session.launch(empty, one);
-					futures.add(session.closeAsync());
-				}
-				CompletableFuture.allOf(futures.toArray(new CompletableFuture[0])).join();
-				double seconds = (System.nanoTime() - start) / 1e9;
-				long threads = Thread.getAllStackTraces()
-					.keySet()
-					.stream()
-					.filter((thread) -> thread.getName().startsWith("offload-"))
-					.count();
-				StreamPoolStatistics stats = device.streamPool().statistics();
-				System.out.println(String.format(Locale.ROOT,
-						"%s %d: %d sessions in %.1f ms = %.0f sessions/s; offload- threads: %d; pool size %d, "
-								+ "peak in use %d, in use after %d",
-						(round == 0) ? "warm-up" : "round", round, sessions, seconds * 1e3, sessions / seconds, threads,
-						stats.size(), stats.peakInUse(), stats.inUse()));
+			System.out.printf(Locale.ROOT, "Device 0: %s; Java %s; %d CPUs; CUDA_DEVICE_MAX_CONNECTIONS=%s%n%n",
+					device.name(), Runtime.version(), Runtime.getRuntime().availableProcessors(),
+					System.getenv().getOrDefault("CUDA_DEVICE_MAX_CONNECTIONS", "unset"));
+			AsyncThroughputBenchmark benchmark = new AsyncThroughputBenchmark(device, read());
+			benchmark.inFlight(sessions, rounds);
+			benchmark.threads(sessions, rounds, threads);
+		}
+	}
+
+	private void inFlight(int sessions, int rounds) throws InterruptedException {
+		System.out.printf(Locale.ROOT, "## %d sessions in flight, closeAsync (round 1 on a cold pool)%n%n", sessions);
+		System.out.println("| mode | round | sessions/s | lag p50 µs | lag p99 µs | pool size | offload- threads |");
+		System.out.println("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+		RawPoller raw = new RawPoller(sessions);
+		double[] offloadRates = new double[rounds];
+		double[] rawRates = new double[rounds];
+		for (int round = 1; round <= rounds; round++) {
+			offloadRates[round - 1] = offloadRound(sessions, round);
+			rawRates[round - 1] = raw.round(round);
+		}
+		raw.stop();
+		double warmOffload = median(Arrays.copyOfRange(offloadRates, 1, rounds));
+		double warmRaw = median(Arrays.copyOfRange(rawRates, 1, rounds));
+		System.out.printf(Locale.ROOT, "%ncold round / warm median: %.2f (target >= 0.8)%n",
+				offloadRates[0] / warmOffload);
+		System.out.printf(Locale.ROOT, "warm closeAsync / raw query poller: %.2f (target >= 0.95)%n%n",
+				warmOffload / warmRaw);
+	}
+
+	private double offloadRound(int sessions, int round) {
+		long[] launched = new long[sessions];
+		long[] seen = new long[sessions];
+		List<CompletableFuture<Void>> futures = new ArrayList<>(sessions);
+		long start = System.nanoTime();
+		for (int i = 0; i < sessions; i++) {
+			int index = i;
+			OffloadSession session = this.device.openSession();
+			session.launch(this.empty, this.one);
+			CompletableFuture<Void> closed = session.closeAsync();
+			launched[i] = System.nanoTime();
+			futures.add(closed.whenComplete((ignored, failure) -> seen[index] = System.nanoTime()));
+		}
+		CompletableFuture.allOf(futures.toArray(new CompletableFuture[0])).join();
+		double seconds = (System.nanoTime() - start) / 1e9;
+		long threads = Thread.getAllStackTraces()
+			.keySet()
+			.stream()
+			.filter((thread) -> thread.getName().startsWith("offload-"))
+			.count();
+		StreamPoolStatistics stats = this.device.streamPool().statistics();
+		long[] lags = lags(launched, seen);
+		System.out.printf(Locale.ROOT, "| offload closeAsync | %d | %.0f | %.1f | %.1f | %d | %d |%n", round,
+				sessions / seconds, percentile(lags, 0.5) / 1e3, percentile(lags, 0.99) / 1e3, stats.size(), threads);
+		return sessions / seconds;
+	}
+
+	private void threads(int sessions, int rounds, int threads) throws InterruptedException {
+		int each = Math.max(1, sessions / threads);
+		System.out.printf(Locale.ROOT, "## %d threads, %d light sessions each%n%n", threads, each);
+		System.out.println("| mode | round | wall ms | p50 µs | p99 µs |");
+		System.out.println("| --- | ---: | ---: | ---: | ---: |");
+		List<String> modes = List.of("raw launch + cuStreamSynchronize", "session closeAsync().join()",
+				"session close()");
+		double[][] walls = new double[modes.size()][rounds];
+		for (int round = 1; round <= rounds; round++) {
+			for (int mode = 0; mode < modes.size(); mode++) {
+				walls[mode][round - 1] = threadsRound(modes.get(mode), mode, round, threads, each);
 			}
+		}
+		double raw = median(Arrays.copyOfRange(walls[0], 1, rounds));
+		System.out.printf(Locale.ROOT, "%nwall closeAsync().join() / raw (median of rounds 2+): %.2f (target <= 1.1)%n",
+				median(Arrays.copyOfRange(walls[1], 1, rounds)) / raw);
+		System.out.printf(Locale.ROOT, "wall close() / raw (median of rounds 2+): %.2f%n",
+				median(Arrays.copyOfRange(walls[2], 1, rounds)) / raw);
+	}
+
+	private double threadsRound(String name, int mode, int round, int threads, int each) throws InterruptedException {
+		long[][] times = new long[threads][each];
+		CountDownLatch start = new CountDownLatch(1);
+		List<Thread> workers = new ArrayList<>();
+		for (int t = 0; t < threads; t++) {
+			long[] mine = times[t];
+			Thread worker = new Thread(() -> {
+				CUstream stream = null;
+				if (mode == 0) {
+					check(JCudaDriver.cuCtxSetCurrent(this.context), "cuCtxSetCurrent");
+					stream = new CUstream();
+					check(JCudaDriver.cuStreamCreate(stream, CUstream_flags.CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+				}
+				awaitQuietly(start);
+				for (int i = 0; i < each; i++) {
+					long begin = System.nanoTime();
+					if (mode == 0) {
+						check(JCudaDriver.cuLaunchKernel(this.rawFunction, 1, 1, 1, 1, 1, 1, 0, stream, null, null),
+								"cuLaunchKernel");
+						check(JCudaDriver.cuStreamSynchronize(stream), "cuStreamSynchronize");
+					}
+					else {
+						OffloadSession session = this.device.openSession();
+						session.launch(this.empty, this.one);
+						if (mode == 1) {
+							session.closeAsync().join();
+						}
+						else {
+							session.close();
+						}
+					}
+					mine[i] = System.nanoTime() - begin;
+				}
+				if (stream != null) {
+					check(JCudaDriver.cuStreamDestroy(stream), "cuStreamDestroy");
+				}
+			}, "bench-" + t);
+			worker.start();
+			workers.add(worker);
+		}
+		long begin = System.nanoTime();
+		start.countDown();
+		for (Thread worker : workers) {
+			worker.join();
+		}
+		double wallMillis = (System.nanoTime() - begin) / 1e6;
+		long[] all = Arrays.stream(times).flatMapToLong(Arrays::stream).sorted().toArray();
+		System.out.printf(Locale.ROOT, "| %s | %d | %.1f | %.1f | %.1f |%n", name, round, wallMillis,
+				percentile(all, 0.5) / 1e3, percentile(all, 0.99) / 1e3);
+		return wallMillis;
+	}
+
+	/**
+	 * The raw baseline of the in-flight mode: raw streams from a lock+deque pool, one
+	 * poller thread querying the pending ones.
+	 */
+	private final class RawPoller {
+
+		private final int sessions;
+
+		private final ArrayDeque<CUstream> free = new ArrayDeque<>();
+
+		private final ConcurrentLinkedQueue<int[]> submitted = new ConcurrentLinkedQueue<>();
+
+		private final CUstream[] byIndex;
+
+		private final long[] launched;
+
+		private final long[] seen;
+
+		private final AtomicInteger done = new AtomicInteger();
+
+		private final Thread poller;
+
+		private volatile boolean stopped;
+
+		RawPoller(int sessions) {
+			this.sessions = sessions;
+			this.byIndex = new CUstream[sessions];
+			this.launched = new long[sessions];
+			this.seen = new long[sessions];
+			check(JCudaDriver.cuCtxSetCurrent(AsyncThroughputBenchmark.this.context), "cuCtxSetCurrent");
+			for (int i = 0; i < sessions; i++) {
+				CUstream stream = new CUstream();
+				check(JCudaDriver.cuStreamCreate(stream, CUstream_flags.CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+				this.free.add(stream);
+			}
+			this.poller = new Thread(this::poll, "raw-poller");
+			this.poller.setDaemon(true);
+			this.poller.start();
+		}
+
+		double round(int round) {
+			this.done.set(0);
+			check(JCudaDriver.cuCtxSetCurrent(AsyncThroughputBenchmark.this.context), "cuCtxSetCurrent");
+			long start = System.nanoTime();
+			for (int i = 0; i < this.sessions; i++) {
+				CUstream stream;
+				synchronized (this.free) {
+					stream = this.free.poll();
+				}
+				this.byIndex[i] = stream;
+				check(JCudaDriver.cuLaunchKernel(AsyncThroughputBenchmark.this.rawFunction, 1, 1, 1, 1, 1, 1, 0, stream,
+						null, null), "cuLaunchKernel");
+				this.launched[i] = System.nanoTime();
+				this.submitted.add(new int[] { i });
+			}
+			while (this.done.get() < this.sessions) {
+				Thread.onSpinWait();
+			}
+			double seconds = (System.nanoTime() - start) / 1e9;
+			long[] lags = lags(this.launched, this.seen);
+			System.out.printf(Locale.ROOT, "| raw query poller | %d | %.0f | %.1f | %.1f | %d | - |%n", round,
+					this.sessions / seconds, percentile(lags, 0.5) / 1e3, percentile(lags, 0.99) / 1e3, this.sessions);
+			return this.sessions / seconds;
+		}
+
+		private void poll() {
+			check(JCudaDriver.cuCtxSetCurrent(AsyncThroughputBenchmark.this.context), "cuCtxSetCurrent");
+			List<int[]> pending = new ArrayList<>();
+			while (!this.stopped) {
+				int[] next;
+				while ((next = this.submitted.poll()) != null) {
+					pending.add(next);
+				}
+				for (int i = pending.size() - 1; i >= 0; i--) {
+					int index = pending.get(i)[0];
+					CUstream stream = this.byIndex[index];
+					int result = JCudaDriver.cuStreamQuery(stream);
+					if (result == CUresult.CUDA_ERROR_NOT_READY) {
+						continue;
+					}
+					check(result, "cuStreamQuery");
+					this.seen[index] = System.nanoTime();
+					pending.set(i, pending.get(pending.size() - 1));
+					pending.remove(pending.size() - 1);
+					synchronized (this.free) {
+						this.free.add(stream);
+					}
+					this.done.incrementAndGet();
+				}
+				Thread.onSpinWait();
+			}
+		}
+
+		void stop() throws InterruptedException {
+			this.stopped = true;
+			this.poller.join();
+			for (CUstream stream : this.free) {
+				check(JCudaDriver.cuStreamDestroy(stream), "cuStreamDestroy");
+			}
+		}
+
+	}
+
+	private static long[] lags(long[] launched, long[] seen) {
+		long[] lags = new long[launched.length];
+		for (int i = 0; i < lags.length; i++) {
+			lags[i] = seen[i] - launched[i];
+		}
+		Arrays.sort(lags);
+		return lags;
+	}
+
+	private static double median(double[] values) {
+		if (values.length == 0) {
+			return Double.NaN;
+		}
+		double[] sorted = values.clone();
+		Arrays.sort(sorted);
+		int middle = sorted.length / 2;
+		return (sorted.length % 2 == 1) ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+	}
+
+	private static double percentile(long[] sorted, double fraction) {
+		int index = (int) Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1);
+		return sorted[Math.max(0, index)];
+	}
+
+	private static void awaitQuietly(CountDownLatch latch) {
+		try {
+			latch.await();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	private static void check(int result, String call) {
+		if (result != CUresult.CUDA_SUCCESS) {
+			throw new IllegalStateException(call + " failed: " + CUresult.stringFor(result));
 		}
 	}
 

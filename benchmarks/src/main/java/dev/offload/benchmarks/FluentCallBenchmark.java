@@ -1,0 +1,321 @@
+package dev.offload.benchmarks;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+
+import dev.offload.Device;
+import dev.offload.DeviceBuffer;
+import dev.offload.DeviceRegistry;
+import dev.offload.HostBuffer;
+import dev.offload.Kernel;
+import dev.offload.OffloadSession;
+import dev.offload.kernel.KernelRef;
+import dev.offload.kernel.LaunchConfig;
+import dev.offload.kernel.ModuleDefinition;
+import dev.offload.kernel.ParamKind;
+import dev.offload.template.OffloadTemplate;
+
+/**
+ * The fluent kernel call against hand-written code doing the same work: float[] in,
+ * {@code out[i] = a * in[i]}, float[] out, at sizes 1, 1k, 64k and 1M, on 1 and 16
+ * threads. The fluent call is {@code template.kernel(SCALE).threads(n).arg(n).arg(a)
+ * .in(x).outFloats(n).run().floats(0)}. The hand-written code allocates its page-locked
+ * and device buffers once per thread and borrows streams from a lock+deque pool: on CUDA
+ * raw JCuda ({@code cuMemcpyHtoDAsync}, {@code cuLaunchKernel},
+ * {@code cuMemcpyDtoHAsync}, {@code cuStreamSynchronize}); on the host backend the
+ * session API with buffers allocated once (what is left is the fluent layer's own cost).
+ * Both return a new float[] per call. Modes are interleaved round by round; prints
+ * calls/s and the per-call p50/p99 per mode, and fluent/hand-written ratios on the median
+ * of the rounds after the first.
+ * <p>
+ * Usage: {@code java -cp benchmarks.jar dev.offload.benchmarks.FluentCallBenchmark
+ * [--backend host|cuda] [--sizes 1,1024,65536,1048576] [--threads 1,16] [--rounds 4]
+ * [--calls N]} (calls per thread and round at n = 1; fewer for larger sizes).
+ */
+public final class FluentCallBenchmark {
+
+	/** The scale kernel's PTX, a resource. */
+	public static final String SCALE_PTX = "dev/offload/benchmarks/cuda/scale.ptx";
+
+	/** The scale kernel: PTX for CUDA, a Java body for the host backend. */
+	static final KernelRef SCALE = KernelRef.of(ModuleDefinition.builder("scale")
+		.imageResource(SCALE_PTX)
+		.hostKernel("scale", List.of(ParamKind.INT32, ParamKind.FLOAT32, ParamKind.POINTER, ParamKind.POINTER), (t) -> {
+			int i = t.globalIdX();
+			if (i < t.intArg(0)) {
+				t.floats(3).put(i, t.floatArg(1) * t.floats(2).get(i));
+			}
+		})
+		.build(), "scale");
+
+	static final int BLOCK = 256;
+
+	private FluentCallBenchmark() {
+	}
+
+	public static void main(String[] args) throws InterruptedException {
+		Map<String, String> options = options(args);
+		String backendName = options.getOrDefault("backend", "host");
+		int[] sizes = ints(options.getOrDefault("sizes", "1,1024,65536,1048576"));
+		int[] threadCounts = ints(options.getOrDefault("threads", "1,16"));
+		int rounds = Integer.parseInt(options.getOrDefault("rounds", "4"));
+		int calls = Integer.parseInt(options.getOrDefault("calls", "20000"));
+		try (DeviceRegistry registry = DeviceRegistry.builder(Backends.create(backendName, 0)).build()) {
+			Device device = registry.device(0);
+			OffloadTemplate template = new OffloadTemplate(registry);
+			System.out.printf(Locale.ROOT,
+					"Fluent call against hand-written code, %s backend, %s; Java %s; %d CPUs%n%n", backendName,
+					device.name(), Runtime.version(), Runtime.getRuntime().availableProcessors());
+			printAllocations(backendName, device, template, sizes);
+			System.out.println("| n | threads | mode | round | calls/s | p50 µs | p99 µs |");
+			System.out.println("| ---: | ---: | --- | ---: | ---: | ---: | ---: |");
+			List<String> summary = new ArrayList<>();
+			for (int n : sizes) {
+				for (int threads : threadCounts) {
+					int perThread = (int) Math.max(20, Math.min(calls, (long) calls * 64 / Math.max(64, n) / threads));
+					Supplier<Scaler> handWritten = handWritten(backendName, device, n);
+					Supplier<Scaler> fluent = () -> fluent(template);
+					double[][] rates = new double[2][rounds];
+					double[][] p99s = new double[2][rounds];
+					for (int round = 1; round <= rounds; round++) {
+						Result hand = measure(handWritten, n, threads, perThread);
+						Result flu = measure(fluent, n, threads, perThread);
+						rates[0][round - 1] = hand.rate;
+						rates[1][round - 1] = flu.rate;
+						p99s[0][round - 1] = hand.p99;
+						p99s[1][round - 1] = flu.p99;
+						print(n, threads, "hand-written", round, hand);
+						print(n, threads, "fluent run()", round, flu);
+					}
+					int from = (rounds > 1) ? 1 : 0;
+					summary.add(String.format(Locale.ROOT, "| %d | %d | %.2f | %.2f |", n, threads,
+							median(Arrays.copyOfRange(rates[1], from, rounds))
+									/ median(Arrays.copyOfRange(rates[0], from, rounds)),
+							median(Arrays.copyOfRange(p99s[1], from, rounds))
+									/ median(Arrays.copyOfRange(p99s[0], from, rounds))));
+				}
+			}
+			System.out.println();
+			System.out.println(
+					"| n | threads | fluent / hand-written throughput (target >= 0.95) | p99 ratio (target <= 1.3) |");
+			System.out.println("| ---: | ---: | ---: | ---: |");
+			summary.forEach(System.out::println);
+		}
+	}
+
+	/**
+	 * Prints the bytes the calling thread allocates per call, fluent and hand-written:
+	 * deterministic where timings are noisy.
+	 */
+	private static void printAllocations(String backendName, Device device, OffloadTemplate template, int[] sizes) {
+		com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory
+			.getThreadMXBean();
+		System.out.println("| n | hand-written bytes/call | fluent bytes/call | array bytes (in + out) "
+				+ "| hand-written caller CPU µs/call | fluent caller CPU µs/call |");
+		System.out.println("| ---: | ---: | ---: | ---: | ---: | ---: |");
+		for (int n : sizes) {
+			float[] x = new float[n];
+			long[] perCall = new long[2];
+			double[] cpuMicros = new double[2];
+			try (Scaler hand = handWritten(backendName, device, n).get()) {
+				Scaler fluent = fluent(template);
+				Scaler[] scalers = { hand, fluent };
+				for (int mode = 0; mode < 2; mode++) {
+					int calls = (n > 65536) ? 200 : 20000;
+					for (int i = 0; i < calls; i++) {
+						scalers[mode].scale(x, 2f);
+					}
+					long before = threads.getCurrentThreadAllocatedBytes();
+					long cpuBefore = threads.getCurrentThreadCpuTime();
+					for (int i = 0; i < calls; i++) {
+						scalers[mode].scale(x, 2f);
+					}
+					cpuMicros[mode] = (threads.getCurrentThreadCpuTime() - cpuBefore) / 1e3 / calls;
+					perCall[mode] = (threads.getCurrentThreadAllocatedBytes() - before) / calls;
+				}
+			}
+			System.out.printf(Locale.ROOT, "| %d | %d | %d | %d | %.1f | %.1f |%n", n, perCall[0], perCall[1],
+					16 + (long) n * Float.BYTES, cpuMicros[0], cpuMicros[1]);
+		}
+		System.out.println();
+	}
+
+	private static Scaler fluent(OffloadTemplate template) {
+		return (x, a) -> template.kernel(SCALE)
+			.threads(x.length)
+			.arg(x.length)
+			.arg(a)
+			.in(x)
+			.outFloats(x.length)
+			.run()
+			.floats(0);
+	}
+
+	private static Supplier<Scaler> handWritten(String backend, Device device, int n) {
+		if (backend.equals("cuda")) {
+			return dev.offload.benchmarks.cuda.HandWrittenScale.factory(device, n);
+		}
+		Kernel scale = device.kernel(SCALE);
+		return () -> new SessionScaler(device, scale, n);
+	}
+
+	private static Result measure(Supplier<Scaler> factory, int n, int threads, int perThread)
+			throws InterruptedException {
+		float[] input = new float[n];
+		for (int i = 0; i < n; i++) {
+			input[i] = i;
+		}
+		long[][] times = new long[threads][perThread];
+		CountDownLatch start = new CountDownLatch(1);
+		AtomicReference<Throwable> failure = new AtomicReference<>();
+		List<Thread> workers = new ArrayList<>();
+		for (int t = 0; t < threads; t++) {
+			long[] mine = times[t];
+			Thread worker = new Thread(() -> {
+				try (Scaler scaler = factory.get()) {
+					start.await();
+					for (int i = 0; i < perThread; i++) {
+						long begin = System.nanoTime();
+						float[] out = scaler.scale(input, 2f);
+						mine[i] = System.nanoTime() - begin;
+						if (out.length != n || (n > 1 && out[n - 1] != 2f * (n - 1))) {
+							throw new IllegalStateException("Wrong result at n = " + n);
+						}
+					}
+				}
+				catch (Throwable ex) {
+					failure.compareAndSet(null, ex);
+				}
+			}, "scale-" + t);
+			worker.start();
+			workers.add(worker);
+		}
+		long begin = System.nanoTime();
+		start.countDown();
+		for (Thread worker : workers) {
+			worker.join();
+		}
+		double seconds = (System.nanoTime() - begin) / 1e9;
+		if (failure.get() != null) {
+			throw new IllegalStateException("A call failed: " + failure.get(), failure.get());
+		}
+		long[] all = Arrays.stream(times).flatMapToLong(Arrays::stream).sorted().toArray();
+		return new Result(all.length / seconds, percentile(all, 0.5), percentile(all, 0.99));
+	}
+
+	private static void print(int n, int threads, String mode, int round, Result result) {
+		System.out.printf(Locale.ROOT, "| %d | %d | %s | %d | %.0f | %.1f | %.1f |%n", n, threads, mode, round,
+				result.rate, result.p50 / 1e3, result.p99 / 1e3);
+	}
+
+	private static double percentile(long[] sorted, double fraction) {
+		int index = (int) Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1);
+		return sorted[Math.max(0, index)];
+	}
+
+	private static double median(double[] values) {
+		double[] sorted = values.clone();
+		Arrays.sort(sorted);
+		int middle = sorted.length / 2;
+		return (sorted.length % 2 == 1) ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+	}
+
+	private static int[] ints(String csv) {
+		return Arrays.stream(csv.split(",")).map(String::trim).mapToInt(Integer::parseInt).toArray();
+	}
+
+	private static Map<String, String> options(String[] args) {
+		Map<String, String> options = new LinkedHashMap<>();
+		for (int i = 0; i + 1 < args.length; i += 2) {
+			if (!args[i].startsWith("--")) {
+				throw new IllegalArgumentException("Expected --name value, was " + args[i]);
+			}
+			options.put(args[i].substring(2), args[i + 1]);
+		}
+		return options;
+	}
+
+	private record Result(double rate, double p50, double p99) {
+
+	}
+
+	/**
+	 * One thread's way of scaling an array, with what it allocated once.
+	 */
+	public interface Scaler extends AutoCloseable {
+
+		/**
+		 * Returns {@code a * x}, computed on the device.
+		 * @param x the input
+		 * @param a the factor
+		 * @return a new array
+		 */
+		float[] scale(float[] x, float a);
+
+		@Override
+		default void close() {
+		}
+
+	}
+
+	/**
+	 * The hand-written code on the session API: buffers allocated once per thread.
+	 */
+	private static final class SessionScaler implements Scaler {
+
+		private final Device device;
+
+		private final Kernel kernel;
+
+		private final HostBuffer in;
+
+		private final HostBuffer out;
+
+		private final DeviceBuffer deviceIn;
+
+		private final DeviceBuffer deviceOut;
+
+		SessionScaler(Device device, Kernel kernel, int n) {
+			this.device = device;
+			this.kernel = kernel;
+			long bytes = Math.max(1, (long) n * Float.BYTES);
+			this.in = device.allocateHost(bytes);
+			this.out = device.allocateHost(bytes);
+			this.deviceIn = device.allocate(bytes);
+			this.deviceOut = device.allocate(bytes);
+		}
+
+		@Override
+		public float[] scale(float[] x, float a) {
+			float[] result = new float[x.length];
+			try (OffloadSession session = this.device.openSession()) {
+				this.in.putFloats(0, x);
+				long bytes = (long) x.length * Float.BYTES;
+				session.copy(this.in, 0, this.deviceIn, 0, bytes);
+				session.launch(this.kernel, LaunchConfig.forThreads(x.length, BLOCK), x.length, a, this.deviceIn,
+						this.deviceOut);
+				session.copy(this.deviceOut, 0, this.out, 0, bytes);
+				session.synchronize();
+				this.out.getFloats(0, result);
+			}
+			return result;
+		}
+
+		@Override
+		public void close() {
+			this.in.close();
+			this.out.close();
+			this.deviceIn.close();
+			this.deviceOut.close();
+		}
+
+	}
+
+}

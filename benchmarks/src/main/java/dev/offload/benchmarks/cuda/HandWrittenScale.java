@@ -1,0 +1,157 @@
+package dev.offload.benchmarks.cuda;
+
+import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
+import java.util.ArrayDeque;
+import java.util.function.Supplier;
+
+import jcuda.Pointer;
+import jcuda.driver.CUcontext;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUfunction;
+import jcuda.driver.CUresult;
+import jcuda.driver.CUstream;
+import jcuda.driver.CUstream_flags;
+import jcuda.driver.JCudaDriver;
+
+import dev.offload.Device;
+import dev.offload.OffloadSession;
+import dev.offload.backend.cuda.CudaSessions;
+import dev.offload.benchmarks.FluentCallBenchmark;
+
+/**
+ * The hand-written JCuda side of {@link FluentCallBenchmark}: page-locked and device
+ * buffers allocated once per thread, streams from a lock+deque pool shared by the
+ * threads, the scale kernel loaded once in the device's primary context.
+ */
+public final class HandWrittenScale implements FluentCallBenchmark.Scaler {
+
+	private static final int BLOCK = 256;
+
+	private static final ArrayDeque<CUstream> streams = new ArrayDeque<>();
+
+	private static CUfunction function;
+
+	private final CUcontext context;
+
+	private final Pointer hostIn = new Pointer();
+
+	private final Pointer hostOut = new Pointer();
+
+	private final FloatBuffer inView;
+
+	private final FloatBuffer outView;
+
+	private final CUdeviceptr deviceIn = new CUdeviceptr();
+
+	private final CUdeviceptr deviceOut = new CUdeviceptr();
+
+	private HandWrittenScale(CUcontext context, int n) {
+		this.context = context;
+		check(JCudaDriver.cuCtxSetCurrent(context), "cuCtxSetCurrent");
+		long bytes = Math.max(1, (long) n * Float.BYTES);
+		check(JCudaDriver.cuMemAllocHost(this.hostIn, bytes), "cuMemAllocHost");
+		check(JCudaDriver.cuMemAllocHost(this.hostOut, bytes), "cuMemAllocHost");
+		this.inView = this.hostIn.getByteBuffer(0, bytes).order(ByteOrder.nativeOrder()).asFloatBuffer();
+		this.outView = this.hostOut.getByteBuffer(0, bytes).order(ByteOrder.nativeOrder()).asFloatBuffer();
+		check(JCudaDriver.cuMemAlloc(this.deviceIn, bytes), "cuMemAlloc");
+		check(JCudaDriver.cuMemAlloc(this.deviceOut, bytes), "cuMemAlloc");
+	}
+
+	/**
+	 * Returns a factory of per-thread scalers on {@code device}'s primary context.
+	 * @param device a device of the CUDA backend
+	 * @param n the largest array
+	 * @return the factory
+	 */
+	public static Supplier<FluentCallBenchmark.Scaler> factory(Device device, int n) {
+		CUcontext context;
+		try (OffloadSession session = device.openSession()) {
+			context = CudaSessions.context(session);
+		}
+		synchronized (HandWrittenScale.class) {
+			if (function == null) {
+				check(JCudaDriver.cuCtxSetCurrent(context), "cuCtxSetCurrent");
+				byte[] ptx = read();
+				jcuda.driver.CUmodule module = new jcuda.driver.CUmodule();
+				check(JCudaDriver.cuModuleLoadData(module, java.util.Arrays.copyOf(ptx, ptx.length + 1)),
+						"cuModuleLoadData");
+				CUfunction loaded = new CUfunction();
+				check(JCudaDriver.cuModuleGetFunction(loaded, module, "scale"), "cuModuleGetFunction");
+				function = loaded;
+			}
+		}
+		return () -> new HandWrittenScale(context, n);
+	}
+
+	@Override
+	public float[] scale(float[] x, float a) {
+		int n = x.length;
+		long bytes = (long) n * Float.BYTES;
+		CUstream stream = borrow();
+		try {
+			this.inView.clear();
+			this.inView.put(x, 0, n);
+			check(JCudaDriver.cuMemcpyHtoDAsync(this.deviceIn, this.hostIn, bytes, stream), "cuMemcpyHtoDAsync");
+			Pointer parameters = Pointer.to(Pointer.to(new int[] { n }), Pointer.to(new float[] { a }),
+					Pointer.to(this.deviceIn), Pointer.to(this.deviceOut));
+			check(JCudaDriver.cuLaunchKernel(function, (n + BLOCK - 1) / BLOCK, 1, 1, BLOCK, 1, 1, 0, stream,
+					parameters, null), "cuLaunchKernel");
+			check(JCudaDriver.cuMemcpyDtoHAsync(this.hostOut, this.deviceOut, bytes, stream), "cuMemcpyDtoHAsync");
+			check(JCudaDriver.cuStreamSynchronize(stream), "cuStreamSynchronize");
+			float[] result = new float[n];
+			this.outView.clear();
+			this.outView.get(result, 0, n);
+			return result;
+		}
+		finally {
+			release(stream);
+		}
+	}
+
+	private static CUstream borrow() {
+		synchronized (streams) {
+			CUstream stream = streams.poll();
+			if (stream != null) {
+				return stream;
+			}
+		}
+		CUstream stream = new CUstream();
+		check(JCudaDriver.cuStreamCreate(stream, CUstream_flags.CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+		return stream;
+	}
+
+	private static void release(CUstream stream) {
+		synchronized (streams) {
+			streams.push(stream);
+		}
+	}
+
+	@Override
+	public void close() {
+		check(JCudaDriver.cuCtxSetCurrent(this.context), "cuCtxSetCurrent");
+		JCudaDriver.cuMemFreeHost(this.hostIn);
+		JCudaDriver.cuMemFreeHost(this.hostOut);
+		JCudaDriver.cuMemFree(this.deviceIn);
+		JCudaDriver.cuMemFree(this.deviceOut);
+	}
+
+	private static byte[] read() {
+		try (var in = HandWrittenScale.class.getClassLoader().getResourceAsStream(FluentCallBenchmark.SCALE_PTX)) {
+			if (in == null) {
+				throw new IllegalStateException("Missing resource " + FluentCallBenchmark.SCALE_PTX);
+			}
+			return in.readAllBytes();
+		}
+		catch (java.io.IOException ex) {
+			throw new java.io.UncheckedIOException(ex);
+		}
+	}
+
+	private static void check(int result, String call) {
+		if (result != CUresult.CUDA_SUCCESS) {
+			throw new IllegalStateException(call + " failed: " + CUresult.stringFor(result));
+		}
+	}
+
+}

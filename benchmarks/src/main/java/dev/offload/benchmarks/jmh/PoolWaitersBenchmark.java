@@ -1,0 +1,102 @@
+package dev.offload.benchmarks.jmh;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+
+import dev.offload.DeviceRegistry;
+import dev.offload.StreamPool;
+import dev.offload.StreamPoolConfig;
+
+/**
+ * Thousands of borrowers waiting on a full bounded pool: {@code threads} platform threads
+ * each borrow a stream {@code borrows} times from a pool bounded at {@code streams}, hold
+ * it for {@code hold} microseconds (spinning, as a launch does) and release it. Every
+ * release finds waiters, so the cost of waking them decides the throughput: a pool that
+ * wakes every waiter per release makes each release cost a pass over all of them. Prints
+ * borrows per second and the borrowers' waits (p50, p99, max); the free backend isolates
+ * the pool.
+ * <p>
+ * Usage: {@code java -cp benchmarks.jar dev.offload.benchmarks.jmh.PoolWaitersBenchmark
+ * [threads] [streams] [borrows] [hold µs] [rounds]} (defaults 2000 16 50 20 3).
+ */
+public final class PoolWaitersBenchmark {
+
+	private PoolWaitersBenchmark() {
+	}
+
+	public static void main(String[] args) throws InterruptedException {
+		int threads = (args.length > 0) ? Integer.parseInt(args[0]) : 2000;
+		int streams = (args.length > 1) ? Integer.parseInt(args[1]) : 16;
+		int borrows = (args.length > 2) ? Integer.parseInt(args[2]) : 50;
+		long holdNanos = ((args.length > 3) ? Long.parseLong(args[3]) : 20) * 1000;
+		int rounds = (args.length > 4) ? Integer.parseInt(args[4]) : 3;
+		System.out.printf(Locale.ROOT, "%d threads, pool of %d streams, %d borrows each, held %d µs; %d CPUs%n",
+				threads, streams, borrows, holdNanos / 1000, Runtime.getRuntime().availableProcessors());
+		try (DeviceRegistry registry = DeviceRegistry.builder(new FreeBackend())
+			.streamPool(StreamPoolConfig.DEFAULTS.withInitialSize(streams)
+				.withMaxSize(streams)
+				.withBorrowTimeout(Duration.ofMinutes(10)))
+			.build()) {
+			StreamPool pool = registry.device(0).streamPool();
+			for (int round = 0; round <= rounds; round++) {
+				run(pool, threads, borrows, holdNanos, (round == 0) ? "warm-up" : "round " + round);
+			}
+		}
+	}
+
+	private static void run(StreamPool pool, int threads, int borrows, long holdNanos, String label)
+			throws InterruptedException {
+		long[][] waits = new long[threads][borrows];
+		CountDownLatch start = new CountDownLatch(1);
+		List<Thread> workers = new ArrayList<>(threads);
+		for (int t = 0; t < threads; t++) {
+			long[] mine = waits[t];
+			Thread worker = new Thread(() -> {
+				awaitQuietly(start);
+				for (int i = 0; i < borrows; i++) {
+					long before = System.nanoTime();
+					Object stream = StreamPoolAccess.borrow(pool);
+					long got = System.nanoTime();
+					mine[i] = got - before;
+					while (System.nanoTime() - got < holdNanos) {
+						Thread.onSpinWait();
+					}
+					StreamPoolAccess.release(pool, stream);
+				}
+			}, "borrower-" + t);
+			worker.setDaemon(true);
+			worker.start();
+			workers.add(worker);
+		}
+		long began = System.nanoTime();
+		start.countDown();
+		for (Thread worker : workers) {
+			worker.join();
+		}
+		double seconds = (System.nanoTime() - began) / 1e9;
+		long[] all = Arrays.stream(waits).flatMapToLong(Arrays::stream).sorted().toArray();
+		System.out.printf(Locale.ROOT,
+				"%s: %.0f borrows/s (%.0f ms); wait p50 %.2f ms, p99 %.2f ms, max %.2f ms; pool %s%n", label,
+				all.length / seconds, seconds * 1e3, percentile(all, 0.50) / 1e6, percentile(all, 0.99) / 1e6,
+				all[all.length - 1] / 1e6, pool);
+	}
+
+	private static void awaitQuietly(CountDownLatch latch) {
+		try {
+			latch.await();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	private static double percentile(long[] sorted, double fraction) {
+		int index = (int) Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1);
+		return sorted[Math.max(0, index)];
+	}
+
+}

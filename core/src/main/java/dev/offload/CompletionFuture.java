@@ -1,0 +1,240 @@
+package dev.offload;
+
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.offload.spi.VirtualThreads;
+
+/**
+ * The future of asynchronous device work ({@link OffloadSession#closeAsync()},
+ * {@link OffloadSession#whenDone()}) that the device's completion thread settles without
+ * ever running a dependent stage.
+ * <p>
+ * Its outcome is decided in two steps. The completion thread <em>settles</em> it: the
+ * outcome is kept in an inner future that nobody else sees, and the threads waiting in
+ * {@link #join()} or {@link #get()} wait on that inner future, so they wake at once,
+ * without an executor hop. The outcome is then <em>published</em> to this future itself,
+ * on the completion executor, and only publishing runs the dependent stages
+ * ({@code thenApply}, {@code whenComplete}, the relays of {@code allOf}): whatever is
+ * registered, and however it races with the completion, no dependent stage runs on the
+ * completion thread. The completion thread publishes in batches, one executor task per
+ * sweep of its pending work; a future with dependent stages gets an executor task of its
+ * own, so that a continuation that blocks delays no other.
+ * <p>
+ * Between settling and publishing, {@link #isDone()}, {@link #join()}, {@link #get()},
+ * {@link #getNow} and the like answer from the outcome already decided. Completing it
+ * from outside ({@link #complete}, {@link #completeExceptionally}, {@link #cancel}, the
+ * timeouts) decides the outcome first as well, then publishes on the calling thread.
+ * Dependent stages registered without an executor ({@code thenApply}) run on the thread
+ * that publishes; the {@code *Async} ones without an executor run on the completion
+ * executor.
+ *
+ * @param <T> the value's type
+ */
+final class CompletionFuture<T> extends CompletableFuture<T> {
+
+	/**
+	 * How long a thread that joins spins for the outcome before it parks: waking a parked
+	 * thread costs several microseconds, as long as a short kernel.
+	 */
+	static final long JOIN_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
+
+	/**
+	 * How long it then yields its processor, so that a busy completion thread runs,
+	 * before it parks.
+	 */
+	static final long JOIN_YIELD_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
+
+	private final CompletableFuture<T> outcome = new CompletableFuture<>();
+
+	private final Executor executor;
+
+	private final boolean spinBeforeParking;
+
+	CompletionFuture(Executor executor) {
+		this(executor, true);
+	}
+
+	/**
+	 * Creates a future.
+	 * @param executor the completion executor
+	 * @param spinBeforeParking whether a joiner spins and yields before it parks: not
+	 * where the device's work runs on this machine's processors (the host backend), which
+	 * a spinning joiner would take from it
+	 */
+	CompletionFuture(Executor executor, boolean spinBeforeParking) {
+		this.executor = executor;
+		this.spinBeforeParking = spinBeforeParking;
+	}
+
+	/**
+	 * Decides the outcome and wakes the threads waiting for it, without running a
+	 * dependent stage: what the completion thread calls, before it has the future
+	 * {@linkplain #publish() published}.
+	 * @param value the value if {@code failure} is {@code null}
+	 * @param failure the failure, or {@code null}
+	 * @return {@code true} if this decided the outcome
+	 */
+	boolean settle(@Nullable T value, @Nullable Throwable failure) {
+		return (failure != null) ? this.outcome.completeExceptionally(failure) : this.outcome.complete(value);
+	}
+
+	/**
+	 * Tells whether the outcome is decided and dependent stages wait for it to be
+	 * published.
+	 */
+	boolean isSettledOnly() {
+		return this.outcome.isDone() && !super.isDone();
+	}
+
+	/**
+	 * Completes this future with the outcome decided, running its dependent stages on the
+	 * calling thread; a no-op if it is published already or not decided yet.
+	 */
+	void publish() {
+		if (super.isDone() || !this.outcome.isDone()) {
+			return;
+		}
+		this.outcome.whenComplete(this::publishOutcome);
+	}
+
+	private void publishOutcome(@Nullable T value, @Nullable Throwable failure) {
+		if (failure != null) {
+			super.completeExceptionally(failure);
+		}
+		else {
+			super.complete(value);
+		}
+	}
+
+	@Override
+	public boolean complete(@Nullable T value) {
+		boolean decided = this.outcome.complete(value);
+		publish();
+		return decided;
+	}
+
+	@Override
+	public boolean completeExceptionally(Throwable ex) {
+		boolean decided = this.outcome.completeExceptionally(Objects.requireNonNull(ex, "ex must not be null"));
+		publish();
+		return decided;
+	}
+
+	@Override
+	public boolean cancel(boolean mayInterruptIfRunning) {
+		boolean decided = this.outcome.cancel(mayInterruptIfRunning);
+		publish();
+		return decided || isCancelled();
+	}
+
+	@Override
+	public void obtrudeValue(@Nullable T value) {
+		this.outcome.obtrudeValue(value);
+		super.obtrudeValue(value);
+	}
+
+	@Override
+	public void obtrudeException(Throwable ex) {
+		this.outcome.obtrudeException(ex);
+		super.obtrudeException(ex);
+	}
+
+	@Override
+	public boolean isDone() {
+		return super.isDone() || this.outcome.isDone();
+	}
+
+	@Override
+	public boolean isCancelled() {
+		return super.isDone() ? super.isCancelled() : this.outcome.isCancelled();
+	}
+
+	@Override
+	public boolean isCompletedExceptionally() {
+		return super.isDone() ? super.isCompletedExceptionally() : this.outcome.isCompletedExceptionally();
+	}
+
+	@Override
+	public T getNow(@Nullable T valueIfAbsent) {
+		return super.isDone() ? super.getNow(valueIfAbsent) : this.outcome.getNow(valueIfAbsent);
+	}
+
+	@Override
+	public T join() {
+		if (super.isDone()) {
+			return super.join();
+		}
+		awaitBriefly();
+		return this.outcome.join();
+	}
+
+	@Override
+	public T get() throws InterruptedException, ExecutionException {
+		if (super.isDone()) {
+			return super.get();
+		}
+		awaitBriefly();
+		return this.outcome.get();
+	}
+
+	@Override
+	public T get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
+		if (super.isDone()) {
+			return super.get(timeout, unit);
+		}
+		return this.outcome.get(timeout, unit);
+	}
+
+	/**
+	 * Spins, then yields, for a short while before the caller parks, unless it is a
+	 * virtual thread (whose spinning would hold its carrier) or the device's work runs on
+	 * this machine's processors.
+	 */
+	private void awaitBriefly() {
+		if (!this.spinBeforeParking || this.outcome.isDone() || VirtualThreads.isCurrentThreadVirtual()) {
+			return;
+		}
+		long start = System.nanoTime();
+		long waited;
+		do {
+			Thread.onSpinWait();
+			if (this.outcome.isDone()) {
+				return;
+			}
+			waited = System.nanoTime() - start;
+		}
+		while (waited < JOIN_SPIN_NANOS);
+		while (waited < JOIN_YIELD_NANOS && !this.outcome.isDone()) {
+			Thread.yield();
+			waited = System.nanoTime() - start;
+		}
+	}
+
+	/**
+	 * Returns the completion executor: the {@code *Async} stages without an executor run
+	 * there.
+	 */
+	@Override
+	public Executor defaultExecutor() {
+		return this.executor;
+	}
+
+	@Override
+	public <U> CompletableFuture<U> newIncompleteFuture() {
+		return new CompletableFuture<>();
+	}
+
+	@Override
+	public String toString() {
+		return super.isDone() ? super.toString() : "CompletionFuture[" + (this.outcome.isDone() ? "settled" : "pending")
+				+ ", " + getNumberOfDependents() + " dependents]";
+	}
+
+}
