@@ -40,11 +40,13 @@ mvn -B -q dependency:copy -Dartifact="org.junit.platform:junit-platform-console-
 parts=" ${PACK_PARTS:-app bench} "
 if [[ "$parts" == *" app "* ]]; then
 # The sample app, run there on the CUDA backend by dev.offload.sample.GpuSmokeCheck: its classes and its runtime
-# dependencies as Maven lists them, less JCuda (lib/ holds it); its checker needs Commons Math (bench-lib/ has it).
+# dependencies as Maven lists them, less JCuda (lib/ holds it) and the test tooling the reactor's other modules bring
+# (the device tool carries 64 MiB at most); its checker needs Commons Math (bench-lib/ has it).
 rm -rf "$dest/app"
 mkdir -p "$dest/app/lib"
 mvn -B -q -pl sample-app -am -DskipTests package dependency:copy-dependencies -DincludeScope=runtime \
-	-DoutputDirectory="$dest/app/lib" -DexcludeArtifactIds=jcuda,jcuda-natives
+	-DoutputDirectory="$dest/app/lib" \
+	-DexcludeArtifactIds=jcuda,jcuda-natives,byte-buddy,byte-buddy-agent,mockito-core,mockito-junit-jupiter,assertj-core,spring-test,spring-boot-test,spring-boot-test-autoconfigure,awaitility,hamcrest,spring-boot-configuration-processor,junit-jupiter-api,junit-platform-commons,opentest4j,apiguardian-api
 cp -r sample-app/target/classes "$dest/app/classes"
 cp -r sample-app/target/test-classes "$dest/app/test-classes"
 

@@ -12,8 +12,11 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import dev.offload.Device;
 import dev.offload.DeviceBuffer;
+import dev.offload.DeviceOutOfMemoryException;
 import dev.offload.DeviceRegistry;
 import dev.offload.Kernel;
+import dev.offload.MemoryBudgetExceededException;
+import dev.offload.MemoryConfig;
 import dev.offload.OffloadSession;
 import dev.offload.StreamPoolConfig;
 import dev.offload.kernel.LaunchConfig;
@@ -72,20 +75,31 @@ class CudaExceptionModeGpuTests {
 
 	@ParameterizedTest
 	@EnumSource(JCudaExceptionMode.class)
-	void allocateWhenMoreThanTheDeviceHoldsShouldThrowBackendExceptionAndStayHealthy(JCudaExceptionMode mode) {
-		runSwitchedTo(mode, (device) -> {
-			assertThatExceptionOfType(BackendException.class).isThrownBy(() -> device.allocate(1L << 50))
+	void allocateWhenMoreThanTheDeviceHoldsShouldThrowOutOfMemoryAndStayHealthy(JCudaExceptionMode mode) {
+		// No budget: the driver itself must refuse, in either of JCuda's modes.
+		runSwitchedTo(mode, MemoryConfig.UNLIMITED, (device) -> {
+			assertThatExceptionOfType(DeviceOutOfMemoryException.class).isThrownBy(() -> device.allocate(1L << 50))
 				.satisfies((ex) -> {
-					assertThat(ex.getErrorName()).isEqualTo("CUDA_ERROR_OUT_OF_MEMORY");
-					assertThat(ex.isSticky()).isFalse();
-					assertThat(ex.getDeviceId()).isZero();
-				})
-				.withMessageContaining("cuMemAlloc(" + (1L << 50) + " bytes)");
+					assertThat(ex.getRequestedBytes()).isGreaterThanOrEqualTo(1L << 50);
+					assertThat(ex.getCause()).isInstanceOfSatisfying(BackendException.class, (cause) -> {
+						assertThat(cause.getErrorName()).isEqualTo("CUDA_ERROR_OUT_OF_MEMORY");
+						assertThat(cause.isSticky()).isFalse();
+					});
+				});
 			assertThat(device.isHealthy()).isTrue();
 			try (OffloadSession session = device.openSession()) {
 				session.fill(session.allocate(64), (byte) 1);
 				session.synchronize();
 			}
+		});
+	}
+
+	@ParameterizedTest
+	@EnumSource(JCudaExceptionMode.class)
+	void allocateWhenMoreThanTheBudgetShouldFailAtOnceAndStayHealthy(JCudaExceptionMode mode) {
+		runSwitchedTo(mode, MemoryConfig.DEFAULTS, (device) -> {
+			assertThatExceptionOfType(MemoryBudgetExceededException.class).isThrownBy(() -> device.allocate(1L << 50));
+			assertThat(device.isHealthy()).isTrue();
 		});
 	}
 
@@ -95,7 +109,12 @@ class CudaExceptionModeGpuTests {
 	 * restores the run's mode.
 	 */
 	private static void runSwitchedTo(JCudaExceptionMode mode, Consumer<Device> scenario) {
+		runSwitchedTo(mode, MemoryConfig.DEFAULTS, scenario);
+	}
+
+	private static void runSwitchedTo(JCudaExceptionMode mode, MemoryConfig memory, Consumer<Device> scenario) {
 		DeviceRegistry registry = DeviceRegistry.builder(CudaBackend.create())
+			.memory(memory)
 			.deviceIds(List.of(0))
 			// Every session of a test has a stream from the start: no stream is created
 			// while kernels spin.
