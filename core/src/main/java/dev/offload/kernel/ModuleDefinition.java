@@ -16,7 +16,7 @@ import java.util.function.Supplier;
 /**
  * A module's code for every backend that may run it: a CUDA image (PTX, cubin or fatbin)
  * and/or Java implementations of its kernels for the host backend. Load it with
- * {@link Device#loadModule(ModuleDefinition)}.
+ * {@link dev.offload.Device#loadModule(ModuleDefinition)}.
  * <p>
  * A kernel's parameter list comes from its {@link Builder#hostKernel host kernel} or
  * {@link Builder#signature signature} declaration; failing that, the CUDA backend reads
