@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Builds one commit twice, in two fresh clones at different paths, in different time zones and with different umasks,
+# and compares every jar the two builds produce byte for byte. Exits 0 when all are identical, 1 when one differs (it
+# is named, with the entries that differ).
+#
+#   scripts/check-reproducible.sh            # HEAD
+#   scripts/check-reproducible.sh v0.1.0     # any commit, tag or branch
+#
+# Extra Maven arguments go in MAVEN_ARGS (e.g. MAVEN_ARGS=-o to build offline). Uncommitted changes are not built.
+set -euo pipefail
+
+ref="${1:-HEAD}"
+repo="$(git -C "$(dirname "$0")/.." rev-parse --show-toplevel)"
+commit="$(git -C "$repo" rev-parse --verify "$ref^{commit}")"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+build() {
+	local dir="$1" tz="$2" mask="$3"
+	git clone --quiet --no-checkout "$repo" "$dir"
+	git -C "$dir" checkout --quiet "$commit"
+	(cd "$dir" && umask "$mask" && TZ="$tz" mvn -B -q ${MAVEN_ARGS:-} package -DskipTests -Dspring-javaformat.skip=true)
+}
+
+echo "Building $commit twice..."
+build "$work/first" UTC 022
+build "$work/second-build-elsewhere" Pacific/Chatham 077
+
+status=0
+count=0
+while IFS= read -r jar; do
+	other="$work/second-build-elsewhere/${jar#"$work/first/"}"
+	count=$((count + 1))
+	if [[ ! -f "$other" ]]; then
+		echo "MISSING in the second build: ${jar#"$work/first/"}"
+		status=1
+	elif ! cmp --silent "$jar" "$other"; then
+		echo "DIFFERS: ${jar#"$work/first/"}"
+		diff <(unzip -lv "$jar" | awk 'NR>3 {print $1, $5, $6, $7, $8}') \
+			<(unzip -lv "$other" | awk 'NR>3 {print $1, $5, $6, $7, $8}') | head -20 || true
+		status=1
+	fi
+done < <(find "$work/first" -path '*/target/*.jar' -not -path '*/target/lib/*' | sort)
+
+if [[ $count -eq 0 ]]; then
+	echo "No jars were built"
+	exit 1
+fi
+if [[ $status -eq 0 ]]; then
+	echo "Reproducible: $count jars identical byte for byte"
+fi
+exit $status
