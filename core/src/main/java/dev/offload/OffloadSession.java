@@ -15,7 +15,6 @@ import java.util.function.BooleanSupplier;
 import dev.offload.kernel.KernelRef;
 import dev.offload.kernel.LaunchConfig;
 import dev.offload.spi.BackendEvent;
-import dev.offload.spi.BackendException;
 import dev.offload.spi.BackendStream;
 import dev.offload.spi.NativeMemory;
 import dev.offload.spi.VirtualThreads;

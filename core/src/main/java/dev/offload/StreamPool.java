@@ -17,7 +17,6 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.offload.spi.BackendException;
 import dev.offload.spi.BackendStream;
 
 /**

@@ -11,10 +11,10 @@ import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
 import jcuda.driver.CUstream_flags;
 
+import dev.offload.BackendException;
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.spi.BackendDevice;
 import dev.offload.spi.BackendEvent;
-import dev.offload.spi.BackendException;
 import dev.offload.spi.BackendModule;
 import dev.offload.spi.BackendStream;
 import dev.offload.spi.DeviceInfo;

@@ -3,7 +3,7 @@ package dev.offload.backend.cuda;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
-import dev.offload.spi.BackendException;
+import dev.offload.BackendException;
 import dev.offload.spi.NativeMemory;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;

@@ -10,10 +10,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
+import dev.offload.BackendException;
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.spi.BackendDevice;
 import dev.offload.spi.BackendEvent;
-import dev.offload.spi.BackendException;
 import dev.offload.spi.BackendKernel;
 import dev.offload.spi.BackendModule;
 import dev.offload.spi.BackendStream;

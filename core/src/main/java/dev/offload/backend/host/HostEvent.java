@@ -3,9 +3,9 @@ package dev.offload.backend.host;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.offload.BackendException;
 import dev.offload.OffloadException;
 import dev.offload.spi.BackendEvent;
-import dev.offload.spi.BackendException;
 
 /**
  * An emulated event: each record is a generation; the event is complete when its last

@@ -6,11 +6,11 @@ import java.util.List;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
+import dev.offload.BackendException;
 import dev.offload.OffloadException;
 import dev.offload.kernel.HostKernel;
 import dev.offload.kernel.ParamKind;
 import dev.offload.spi.BackendEvent;
-import dev.offload.spi.BackendException;
 import dev.offload.spi.BackendKernel;
 import dev.offload.spi.BackendStream;
 import dev.offload.spi.NativeMemory;

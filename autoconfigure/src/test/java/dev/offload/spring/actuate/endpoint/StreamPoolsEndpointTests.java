@@ -9,13 +9,13 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import dev.offload.BackendException;
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
 import dev.offload.StreamPoolConfig;
 import dev.offload.StreamPriority;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.leak.LeakDetector;
-import dev.offload.spi.BackendException;
 import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint.DeviceDescriptor;
 import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint.PoolDescriptor;
 import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint.PriorityDescriptor;
