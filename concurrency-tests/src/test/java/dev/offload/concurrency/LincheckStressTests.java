@@ -7,8 +7,7 @@ import dev.offload.concurrency.lincheck.LincheckChecks;
 
 /**
  * Lincheck's stress checks, in the mode the build names. Stress testing needs the
- * machine's cores for real races, so the build runs these alone, after the model checks
- * and with jcstress, never beside another check.
+ * machine's cores for real races, so no other check runs beside these.
  */
 class LincheckStressTests {
 

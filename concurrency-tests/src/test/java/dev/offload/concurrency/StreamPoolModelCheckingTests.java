@@ -7,9 +7,7 @@ import dev.offload.concurrency.lincheck.LincheckChecks;
 
 /**
  * Lincheck's model checker over the pool and over a session's life, in the mode the build
- * names (quick unless {@code -Dconcurrency.long=true}). Model checking chooses every
- * interleaving itself, so it loses nothing when another check runs beside it: the build
- * runs the model-checking classes in two JVMs at once.
+ * names (quick unless {@code -Dconcurrency.long=true}).
  */
 class StreamPoolModelCheckingTests {
 

@@ -7,8 +7,7 @@ import dev.offload.concurrency.lincheck.LincheckChecks;
 
 /**
  * Lincheck's model checker over a borrow that waits for a stream, in the mode the build
- * names: the longest check, in a JVM of its own beside
- * {@link StreamPoolModelCheckingTests}.
+ * names: the longest of the quick mode's checks.
  */
 class WaitingBorrowModelCheckingTests {
 
