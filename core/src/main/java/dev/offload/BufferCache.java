@@ -8,7 +8,6 @@ import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 import dev.offload.spi.BackendDevice;
-import dev.offload.spi.BackendException;
 import dev.offload.spi.BackendStream;
 import dev.offload.spi.NativeMemory;
 

@@ -19,7 +19,6 @@ import dev.offload.kernel.KernelRef;
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.spi.BackendDevice;
 import dev.offload.spi.BackendEvent;
-import dev.offload.spi.BackendException;
 import dev.offload.spi.BackendStream;
 import dev.offload.spi.DeviceInfo;
 import dev.offload.spi.NativeMemory;

@@ -19,7 +19,6 @@ import org.jspecify.annotations.Nullable;
 import dev.offload.kernel.KernelRef;
 import dev.offload.kernel.LaunchConfig;
 import dev.offload.spi.BackendEvent;
-import dev.offload.spi.BackendException;
 import dev.offload.spi.BackendStream;
 import dev.offload.spi.NativeMemory;
 import dev.offload.spi.VirtualThreads;

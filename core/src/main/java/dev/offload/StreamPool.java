@@ -19,7 +19,6 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.offload.spi.BackendException;
 import dev.offload.spi.BackendStream;
 
 /**

@@ -168,8 +168,7 @@ class BadInputTests {
 	@Test
 	void moduleWithoutHostKernelsShouldFailToLoadOnTheHostBackend() {
 		ModuleDefinition ptxOnly = ModuleDefinition.builder("ptxOnly").image(".version 8.0".getBytes()).build();
-		assertThatExceptionOfType(dev.offload.spi.BackendException.class)
-			.isThrownBy(() -> this.device.loadModule(ptxOnly))
+		assertThatExceptionOfType(dev.offload.BackendException.class).isThrownBy(() -> this.device.loadModule(ptxOnly))
 			.withMessageContaining("HOST_ERROR_NO_HOST_CODE")
 			.withMessageContaining("module 'ptxOnly' has no host kernels");
 	}

@@ -15,7 +15,6 @@ import org.junit.jupiter.api.Test;
 
 import dev.offload.backend.host.HostBackend;
 import dev.offload.kernel.LaunchConfig;
-import dev.offload.spi.BackendException;
 import dev.offload.template.OffloadTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;

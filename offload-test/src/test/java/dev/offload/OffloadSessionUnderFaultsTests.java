@@ -8,10 +8,9 @@ import org.junit.jupiter.api.Test;
 
 import dev.offload.backend.host.HostBackend;
 import dev.offload.kernel.LaunchConfig;
-import dev.offload.spi.BackendException;
 import dev.offload.test.OffloadAssertions;
-import dev.offload.test.fault.FaultInjectingBackend;
 import dev.offload.test.fault.FaultInjectingBackend.Operation;
+import dev.offload.test.fault.FaultInjectingBackend;
 import dev.offload.test.kernel.TestKernels;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -19,10 +19,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import dev.offload.backend.host.HostBackend;
 import dev.offload.kernel.LaunchConfig;
-import dev.offload.spi.BackendException;
 import dev.offload.spi.BackendStream;
-import dev.offload.test.fault.FaultInjectingBackend;
 import dev.offload.test.fault.FaultInjectingBackend.Operation;
+import dev.offload.test.fault.FaultInjectingBackend;
 import dev.offload.test.kernel.TestKernels;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -150,7 +149,7 @@ class PoolUnderFaultsPropertyTests {
 					}
 					session = step(session, action);
 				}
-				catch (OffloadException | BackendException | IllegalStateException ex) {
+				catch (OffloadException | IllegalStateException ex) {
 					// Injected faults, failed devices and timeouts are expected; the
 					// invariants are checked anyway.
 					if (session != null && (session.isClosed() || session.failure() != null)) {
@@ -205,7 +204,7 @@ class PoolUnderFaultsPropertyTests {
 					this.dirtyLends.incrementAndGet();
 				}
 			}
-			catch (OffloadException | BackendException ex) {
+			catch (OffloadException ex) {
 				if (this.device.isHealthy()) {
 					this.dirtyLends.incrementAndGet();
 				}
@@ -223,7 +222,7 @@ class PoolUnderFaultsPropertyTests {
 			try {
 				session.close();
 			}
-			catch (OffloadException | BackendException ex) {
+			catch (OffloadException ex) {
 				// The session's failure, reported at close.
 			}
 			return null;

@@ -15,9 +15,8 @@ import org.junit.jupiter.api.Test;
 
 import dev.offload.backend.host.HostBackend;
 import dev.offload.kernel.LaunchConfig;
-import dev.offload.spi.BackendException;
-import dev.offload.test.fault.FaultInjectingBackend;
 import dev.offload.test.fault.FaultInjectingBackend.Operation;
+import dev.offload.test.fault.FaultInjectingBackend;
 import dev.offload.test.kernel.TestKernels;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -66,12 +65,12 @@ class SoakUnderFaultsTests {
 								completed.incrementAndGet();
 							}
 						}
-						catch (OffloadException | BackendException ex) {
+						catch (OffloadException ex) {
 							failed.incrementAndGet();
 							try {
 								session.close();
 							}
-							catch (OffloadException | BackendException reported) {
+							catch (OffloadException reported) {
 								// The failure is counted once.
 							}
 						}

@@ -3,7 +3,6 @@ package dev.offload.autoconfigure;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
-import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -27,7 +26,8 @@ import dev.offload.spi.BackendSelection;
  * Chooses the {@link Backend} that {@code offload.backend} asks for, once: {@code host},
  * {@code cuda} (or a startup failure that says why CUDA is not usable), or for
  * {@code auto} CUDA when it is usable, else host; then creates it with one log line that
- * says why when {@code auto} fell back to the host emulation.
+ * says why when {@code auto} fell back to the host emulation. The selection is final:
+ * creating the backend never falls back to another.
  */
 final class BackendFactory {
 
@@ -142,12 +142,15 @@ final class BackendFactory {
 	}
 
 	/**
-	 * Creates the selected backend. When {@code auto} chose CUDA and it fails to start,
-	 * falls back to the host emulation with a warning.
+	 * Creates the selected backend, and nothing else: the selection is the one decision
+	 * that logs, health and the endpoint report, so a backend that the probe found usable
+	 * and that then fails to start fails the startup rather than running on another
+	 * backend than the selection says.
 	 * @param selection the selection
 	 * @return the backend
-	 * @throws InvalidOffloadConfigurationException if {@code offload.backend} is
-	 * {@code cuda} and CUDA is not usable, or a host setting is out of bounds
+	 * @throws InvalidOffloadConfigurationException if the selected backend cannot run or
+	 * start (CUDA required and not usable, or CUDA failing to start), or a host setting
+	 * is out of bounds
 	 */
 	Backend create(BackendSelection selection) {
 		if (!selection.isChosen()) {
@@ -161,23 +164,21 @@ final class BackendFactory {
 			return Objects.requireNonNull(selection.provider()).create();
 		}
 		catch (RuntimeException | LinkageError ex) {
-			if (HostBackend.NAME.equals(selection.backend())) {
+			if (!"cuda".equals(selection.backend())) {
 				throw ex;
 			}
-			if (this.properties.getBackend() == BackendType.CUDA) {
-				throw cudaUnusable(describe(ex), ex);
-			}
-			logger.warn(HOST_LOG_PREFIX + "the CUDA backend could not start: {}", describe(ex));
-			return hostProvider().create();
+			throw cudaUnusable("the CUDA backend could not start: " + describe(ex), ex);
 		}
 	}
 
 	private InvalidOffloadConfigurationException cudaUnusable(String reason, @Nullable Throwable cause) {
-		return this.errors.invalid(BACKEND_PROPERTY, "cuda", "CUDA is not usable: " + reason,
+		String value = this.properties.getBackend().name().toLowerCase(Locale.ROOT);
+		return this.errors.invalid(BACKEND_PROPERTY, value, "CUDA is not usable: " + reason,
 				"Run on a machine with an NVIDIA GPU and driver that this process can see (check nvidia-smi and "
 						+ "CUDA_VISIBLE_DEVICES), with JCuda and its natives for this platform on the classpath "
 						+ "(offload-spring-boot-starter brings them for linux-x86_64); or set '" + BACKEND_PROPERTY
-						+ "' to 'auto' to fall back to the host emulation, or " + "to 'host'.",
+						+ "' to " + ((this.properties.getBackend() == BackendType.CUDA)
+								? "'auto' to fall back to the host emulation, or to 'host'." : "'host'."),
 				cause);
 	}
 

@@ -11,7 +11,8 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 /**
  * The layering of the auto-configuration module's packages, as {@code docs/design.md}
  * ("Packages") states it: the runtime beans ({@code dev.offload.spring..}) never depend
- * on the auto-configurations that create them.
+ * on the auto-configurations that create them, and the Spring layer reaches the backends
+ * only through the SPI, except where the backend is chosen and created.
  */
 @AnalyzeClasses(packages = { "dev.offload.autoconfigure", "dev.offload.spring" },
 		importOptions = ImportOption.DoNotIncludeTests.class)
@@ -28,5 +29,17 @@ class AutoconfigureLayeringTests {
 		.should()
 		.dependOnClassesThat()
 		.resideInAPackage("dev.offload.autoconfigure..");
+
+	// BackendFactory makes the one decision (BackendSelection) and builds the host
+	// backend
+	// from offload.host.*; everything else reads that decision.
+	@ArchTest
+	static final ArchRule springLayerShouldNotImportBackendsOutsideTheBackendFactory = noClasses().that()
+		.resideInAnyPackage("dev.offload.autoconfigure..", "dev.offload.spring..")
+		.and()
+		.haveNameNotMatching("dev\\.offload\\.autoconfigure\\.BackendFactory(\\$.*)?")
+		.should()
+		.dependOnClassesThat()
+		.resideInAPackage("dev.offload.backend..");
 
 }

@@ -56,14 +56,18 @@ class BackendFactoryTests {
 	}
 
 	@Test
-	void backendWhenAutoAndCudaFailsToStartShouldBeHostAndSayWhy(CapturedOutput output) {
+	void backendWhenAutoAndCudaFailsToStartShouldFailRatherThanContradictTheSelection(CapturedOutput output) {
 		BackendFactory factory = factory(BackendType.AUTO,
 				new FakeCuda(() -> USABLE, BackendFactoryTests::outOfMemory));
-		Backend backend = factory.create(factory.select());
-		assertThat(backend).isInstanceOf(HostBackend.class);
-		assertThat(output).containsOnlyOnce("the CUDA backend could not start: IllegalStateException: "
-				+ "cuDevicePrimaryCtxRetain failed: CUDA_ERROR_OUT_OF_MEMORY");
-		backend.close();
+		BackendSelection selection = factory.select();
+		assertThat(selection.backend()).isEqualTo("cuda");
+		assertThatExceptionOfType(InvalidOffloadConfigurationException.class)
+			.isThrownBy(() -> factory.create(selection))
+			.withMessage("Invalid value 'auto' for 'offload.backend': CUDA is not usable: the CUDA backend could not "
+					+ "start: IllegalStateException: cuDevicePrimaryCtxRetain failed: CUDA_ERROR_OUT_OF_MEMORY")
+			.withCauseInstanceOf(IllegalStateException.class)
+			.satisfies((ex) -> assertThat(ex.getAction()).endsWith("set 'offload.backend' to 'host'."));
+		assertThat(output).doesNotContain("Offload uses the host backend");
 	}
 
 	@Test

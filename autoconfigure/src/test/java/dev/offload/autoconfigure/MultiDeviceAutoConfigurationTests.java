@@ -13,6 +13,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import dev.offload.BackendException;
 import dev.offload.DeviceFailedException;
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
@@ -22,7 +23,6 @@ import dev.offload.autoconfigure.health.OffloadHealthContributorAutoConfiguratio
 import dev.offload.autoconfigure.pool.OffloadStreamPoolsAutoConfiguration;
 import dev.offload.autoconfigure.template.OffloadTemplateAutoConfiguration;
 import dev.offload.backend.host.HostBackend;
-import dev.offload.spi.BackendException;
 import dev.offload.spring.actuate.health.OffloadHealthIndicator;
 import dev.offload.template.Offload;
 import dev.offload.template.OffloadSessionBinding;

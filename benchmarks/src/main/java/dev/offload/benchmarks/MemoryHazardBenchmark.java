@@ -12,6 +12,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 
+import dev.offload.BackendException;
 import dev.offload.Device;
 import dev.offload.DeviceOutOfMemoryException;
 import dev.offload.DeviceRegistry;
@@ -27,7 +28,6 @@ import dev.offload.kernel.ModuleDefinition;
 import dev.offload.kernel.ParamKind;
 import dev.offload.spi.Backend;
 import dev.offload.spi.BackendDevice;
-import dev.offload.spi.BackendException;
 import dev.offload.spi.BackendKernel;
 import dev.offload.spi.BackendStream;
 import dev.offload.spi.NativeMemory;

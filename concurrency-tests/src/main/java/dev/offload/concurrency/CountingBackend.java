@@ -3,11 +3,11 @@ package dev.offload.concurrency;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.offload.BackendException;
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.spi.Backend;
 import dev.offload.spi.BackendDevice;
 import dev.offload.spi.BackendEvent;
-import dev.offload.spi.BackendException;
 import dev.offload.spi.BackendKernel;
 import dev.offload.spi.BackendModule;
 import dev.offload.spi.BackendStream;

@@ -16,8 +16,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Runs the jcstress tests as jcstress runs them, in forked JVMs on this test's classpath:
- * briefly in the quick mode (one JVM configuration, one fork, 2 s per test), jcstress's
- * {@code quick} preset in the long mode.
+ * briefly in the quick mode (one fork, 2 s per test and JVM configuration; jcstress 0.16
+ * still runs each test with and without biased locking), jcstress's {@code quick} preset
+ * in the long mode.
  */
 class JcstressTests {
 

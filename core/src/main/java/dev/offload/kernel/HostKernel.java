@@ -1,8 +1,8 @@
 package dev.offload.kernel;
 
 /**
- * A kernel's Java implementation for the {@link HostBackend}, called once per emulated
- * thread of the grid, like a CUDA kernel's body. Registered in a
+ * A kernel's Java implementation for the host backend ({@code dev.offload.backend.host}),
+ * called once per emulated thread of the grid, like a CUDA kernel's body. Registered in a
  * {@link dev.offload.kernel.ModuleDefinition}.
  * <p>
  * A kernel that throws fails its stream's work; an {@link IndexOutOfBoundsException} (a

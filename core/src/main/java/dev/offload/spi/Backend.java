@@ -21,7 +21,7 @@ public interface Backend extends AutoCloseable {
 	/**
 	 * Discovers the devices of this backend, in id order.
 	 * @return the devices; never empty
-	 * @throws BackendException if discovery fails
+	 * @throws dev.offload.BackendException if discovery fails
 	 */
 	List<BackendDevice> devices();
 

@@ -29,14 +29,14 @@ public interface BackendDevice {
 	 * @param priority a native priority within {@link DeviceInfo#leastPriority()} ..
 	 * {@link DeviceInfo#greatestPriority()}
 	 * @return a new stream with no work on it
-	 * @throws BackendException if the runtime refuses
+	 * @throws dev.offload.BackendException if the runtime refuses
 	 */
 	BackendStream createStream(int priority);
 
 	/**
 	 * Creates an event with timing disabled.
 	 * @return a new event, complete until first recorded
-	 * @throws BackendException if the runtime refuses
+	 * @throws dev.offload.BackendException if the runtime refuses
 	 */
 	BackendEvent createEvent();
 
@@ -44,7 +44,8 @@ public interface BackendDevice {
 	 * Allocates device memory.
 	 * @param bytes the size, at least 1
 	 * @return the memory
-	 * @throws BackendException if the runtime refuses (out of memory among others)
+	 * @throws dev.offload.BackendException if the runtime refuses (out of memory among
+	 * others)
 	 */
 	NativeMemory allocateDevice(long bytes);
 
@@ -76,7 +77,7 @@ public interface BackendDevice {
 	 * Allocates page-locked host memory that copies can use asynchronously.
 	 * @param bytes the size, at least 1
 	 * @return the memory, with a {@link NativeMemory#hostView() host view}
-	 * @throws BackendException if the runtime refuses
+	 * @throws dev.offload.BackendException if the runtime refuses
 	 */
 	NativeMemory allocateHost(long bytes);
 
@@ -84,8 +85,8 @@ public interface BackendDevice {
 	 * Loads a module on this device.
 	 * @param definition the module's code for the backends that can run it
 	 * @return the loaded module
-	 * @throws BackendException if the module cannot be loaded (no code for this backend
-	 * among others)
+	 * @throws dev.offload.BackendException if the module cannot be loaded (no code for
+	 * this backend among others)
 	 */
 	BackendModule loadModule(ModuleDefinition definition);
 

@@ -9,13 +9,13 @@ public interface BackendEvent {
 	/**
 	 * Tells whether the work before the last record is done, without blocking.
 	 * @return {@code true} when complete (also when never recorded)
-	 * @throws BackendException if that work failed
+	 * @throws dev.offload.BackendException if that work failed
 	 */
 	boolean query();
 
 	/**
 	 * Blocks until the work before the last record is done.
-	 * @throws BackendException if that work failed
+	 * @throws dev.offload.BackendException if that work failed
 	 */
 	void synchronize();
 

@@ -5,7 +5,7 @@ import java.util.function.Consumer;
 /**
  * An in-order work queue on one device (a CUDA stream). Work is enqueued asynchronously;
  * errors of enqueued work surface from {@link #query()} or {@link #synchronize()} as a
- * {@link BackendException}.
+ * {@link dev.offload.BackendException}.
  * <p>
  * A stream is used by one session at a time (the pool guarantees it), so implementations
  * need not make enqueueing from several threads at once safe; {@link #query()} may be
@@ -90,13 +90,13 @@ public interface BackendStream {
 	/**
 	 * Tells whether all work enqueued so far is done, without blocking.
 	 * @return {@code true} when the stream is idle
-	 * @throws BackendException if enqueued work failed
+	 * @throws dev.offload.BackendException if enqueued work failed
 	 */
 	boolean query();
 
 	/**
 	 * Blocks until all work enqueued before this call is done.
-	 * @throws BackendException if enqueued work failed
+	 * @throws dev.offload.BackendException if enqueued work failed
 	 */
 	void synchronize();
 

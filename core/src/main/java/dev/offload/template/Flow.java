@@ -169,7 +169,7 @@ public final class Flow {
 	 * @param source the device buffer
 	 * @param count the number of floats
 	 * @return the floats
-	 * @throws dev.offload.spi.BackendException if the session's work failed
+	 * @throws dev.offload.BackendException if the session's work failed
 	 */
 	public float[] downloadFloats(DeviceBuffer source, int count) {
 		return (float[]) download(ElementType.FLOAT, source, count);
@@ -181,7 +181,7 @@ public final class Flow {
 	 * @param source the device buffer
 	 * @param count the number of doubles
 	 * @return the doubles
-	 * @throws dev.offload.spi.BackendException if the session's work failed
+	 * @throws dev.offload.BackendException if the session's work failed
 	 */
 	public double[] downloadDoubles(DeviceBuffer source, int count) {
 		return (double[]) download(ElementType.DOUBLE, source, count);
@@ -193,7 +193,7 @@ public final class Flow {
 	 * @param source the device buffer
 	 * @param count the number of ints
 	 * @return the ints
-	 * @throws dev.offload.spi.BackendException if the session's work failed
+	 * @throws dev.offload.BackendException if the session's work failed
 	 */
 	public int[] downloadInts(DeviceBuffer source, int count) {
 		return (int[]) download(ElementType.INT, source, count);
@@ -205,7 +205,7 @@ public final class Flow {
 	 * @param source the device buffer
 	 * @param count the number of longs
 	 * @return the longs
-	 * @throws dev.offload.spi.BackendException if the session's work failed
+	 * @throws dev.offload.BackendException if the session's work failed
 	 */
 	public long[] downloadLongs(DeviceBuffer source, int count) {
 		return (long[]) download(ElementType.LONG, source, count);
@@ -217,7 +217,7 @@ public final class Flow {
 	 * @param source the device buffer
 	 * @param count the number of bytes
 	 * @return the bytes
-	 * @throws dev.offload.spi.BackendException if the session's work failed
+	 * @throws dev.offload.BackendException if the session's work failed
 	 */
 	public byte[] downloadBytes(DeviceBuffer source, int count) {
 		return (byte[]) download(ElementType.BYTE, source, count);

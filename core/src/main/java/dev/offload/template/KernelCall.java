@@ -265,7 +265,7 @@ public final class KernelCall {
 	 * @throws IllegalStateException if no launch geometry was given
 	 * @throws IllegalArgumentException if the parameters do not fit the kernel, before
 	 * anything runs
-	 * @throws dev.offload.spi.BackendException if the work failed on the device
+	 * @throws dev.offload.BackendException if the work failed on the device
 	 */
 	public KernelResult run() {
 		OffloadAttributes resolved = resolveAttributes();

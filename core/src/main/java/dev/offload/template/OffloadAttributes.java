@@ -65,9 +65,14 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 		if (priority == null) {
 			throw new IllegalArgumentException("priority must not be null");
 		}
-		if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
+		if (!isPositive(timeout)) {
 			throw new IllegalArgumentException("timeout must be positive (or null for the default), was " + timeout);
 		}
+	}
+
+	// The one rule for a timeout, whether written as a Duration or as @Offload's text.
+	private static boolean isPositive(@Nullable Duration timeout) {
+		return timeout == null || !(timeout.isNegative() || timeout.isZero());
 	}
 
 	/**
@@ -151,7 +156,7 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 		catch (DateTimeParseException | ArithmeticException ex) {
 			throw invalidTimeout(value, ex);
 		}
-		if (parsed.isNegative() || parsed.isZero()) {
+		if (!isPositive(parsed)) {
 			throw invalidTimeout(value, null);
 		}
 		return parsed;

@@ -9,6 +9,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import dev.offload.BackendException;
 import dev.offload.Device;
 import dev.offload.DeviceBuffer;
 import dev.offload.DeviceRegistry;
@@ -16,7 +17,6 @@ import dev.offload.MemoryStatistics;
 import dev.offload.StreamPoolConfig;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.kernel.LaunchConfig;
-import dev.offload.spi.BackendException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import dev.offload.BackendException;
 import dev.offload.Device;
 import dev.offload.DeviceBuffer;
 import dev.offload.DeviceRegistry;
@@ -17,7 +18,6 @@ import dev.offload.StreamPoolStatistics;
 import dev.offload.StreamPriority;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.kernel.LaunchConfig;
-import dev.offload.spi.BackendException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;

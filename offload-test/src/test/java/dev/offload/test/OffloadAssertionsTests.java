@@ -7,13 +7,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import dev.offload.BackendException;
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
 import dev.offload.StreamPoolConfig;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.kernel.LaunchConfig;
-import dev.offload.spi.BackendException;
 import dev.offload.test.kernel.Gate;
 import dev.offload.test.kernel.TestKernels;
 

@@ -6,9 +6,9 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.context.annotation.Import;
 import org.springframework.test.annotation.DirtiesContext;
 
+import dev.offload.BackendException;
 import dev.offload.DeviceFailedException;
 import dev.offload.DeviceRegistry;
-import dev.offload.spi.BackendException;
 import dev.offload.test.autoconfigure.OffloadTest;
 import dev.offload.test.fault.FaultInjectingBackend;
 

@@ -5,8 +5,8 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.context.annotation.Import;
 
+import dev.offload.BackendException;
 import dev.offload.DeviceRegistry;
-import dev.offload.spi.BackendException;
 import dev.offload.test.autoconfigure.OffloadTest;
 
 import static dev.offload.test.OffloadAssertions.assertThat;

@@ -14,7 +14,8 @@ import dev.offload.spring.observation.OffloadSessionObservationConvention;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
- * Auto-configuration} for the {@value DefaultOffloadSessionObservationConvention#NAME}
+ * Auto-configuration} for the
+ * {@value dev.offload.spring.observation.DefaultOffloadSessionObservationConvention#NAME}
  * observation around each session, when an {@link ObservationRegistry} bean exists.
  */
 @AutoConfiguration(afterName = { "dev.offload.autoconfigure.OffloadAutoConfiguration",

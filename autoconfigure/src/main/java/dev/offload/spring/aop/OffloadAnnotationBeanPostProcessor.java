@@ -41,6 +41,10 @@ public class OffloadAnnotationBeanPostProcessor extends AbstractBeanFactoryAware
 
 	private final transient Supplier<DeviceRegistry> registry;
 
+	// One source for the startup check and the calls: each annotation is read and
+	// validated once.
+	private final transient OffloadAttributeSource attributes = new OffloadAttributeSource();
+
 	// Bean name to the devices its annotations name, each with the method (or class) that
 	// names it.
 	private final transient Map<String, Map<String, Integer>> namedDevices = new ConcurrentHashMap<>();
@@ -51,7 +55,7 @@ public class OffloadAnnotationBeanPostProcessor extends AbstractBeanFactoryAware
 	 */
 	public OffloadAnnotationBeanPostProcessor(Supplier<DeviceRegistry> registry) {
 		this.registry = registry;
-		this.advisor = new OffloadAnnotationAdvisor(new OffloadMethodInterceptor(registry));
+		this.advisor = new OffloadAnnotationAdvisor(new OffloadMethodInterceptor(registry, this.attributes));
 	}
 
 	@Override
@@ -60,8 +64,7 @@ public class OffloadAnnotationBeanPostProcessor extends AbstractBeanFactoryAware
 		if (advised) {
 			// A timeout that is no duration fails the startup, not the first call.
 			Class<?> type = AopUtils.getTargetClass(bean);
-			OffloadAttributeSource attributes = new OffloadAttributeSource();
-			ReflectionUtils.doWithMethods(type, (method) -> check(attributes, beanName, type, method),
+			ReflectionUtils.doWithMethods(type, (method) -> check(this.attributes, beanName, type, method),
 					(method) -> !ReflectionUtils.isObjectMethod(method) && !method.isSynthetic());
 		}
 		Object result = super.postProcessAfterInitialization(bean, beanName);

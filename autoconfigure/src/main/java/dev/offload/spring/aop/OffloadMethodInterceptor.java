@@ -28,7 +28,7 @@ public final class OffloadMethodInterceptor implements MethodInterceptor {
 
 	private final Supplier<OffloadInvoker> invoker;
 
-	private final OffloadAttributeSource attributeSource = new OffloadAttributeSource();
+	private final OffloadAttributeSource attributeSource;
 
 	/**
 	 * Creates an interceptor that finds the registry on its first call, so that the
@@ -36,8 +36,17 @@ public final class OffloadMethodInterceptor implements MethodInterceptor {
 	 * @param registry supplies the registry
 	 */
 	public OffloadMethodInterceptor(Supplier<DeviceRegistry> registry) {
+		this(registry, new OffloadAttributeSource());
+	}
+
+	/**
+	 * Creates an interceptor that reads the annotations through {@code attributeSource},
+	 * which the post-processor has already filled (and so validated) at startup.
+	 */
+	OffloadMethodInterceptor(Supplier<DeviceRegistry> registry, OffloadAttributeSource attributeSource) {
 		Objects.requireNonNull(registry, "registry must not be null");
 		this.invoker = SingletonSupplier.of(() -> new OffloadInvoker(registry.get()));
+		this.attributeSource = attributeSource;
 	}
 
 	@Override

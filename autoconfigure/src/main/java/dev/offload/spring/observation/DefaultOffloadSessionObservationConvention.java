@@ -1,5 +1,7 @@
 package dev.offload.spring.observation;
 
+import java.util.Locale;
+
 import io.micrometer.common.KeyValues;
 
 import dev.offload.OffloadSession;
@@ -31,7 +33,7 @@ public class DefaultOffloadSessionObservationConvention implements OffloadSessio
 	public KeyValues getLowCardinalityKeyValues(OffloadSessionObservationContext context) {
 		OffloadSession session = context.getSession();
 		return KeyValues.of("device", String.valueOf(session.device().id()), "backend", session.device().backendName(),
-				"priority", session.priority().name().toLowerCase());
+				"priority", session.priority().name().toLowerCase(Locale.ROOT));
 	}
 
 	@Override

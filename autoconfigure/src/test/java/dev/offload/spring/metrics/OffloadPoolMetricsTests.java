@@ -12,6 +12,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import dev.offload.BackendException;
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
 import dev.offload.SessionOptions;
@@ -21,7 +22,6 @@ import dev.offload.StreamPoolConfig;
 import dev.offload.StreamPriority;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.leak.LeakDetector;
-import dev.offload.spi.BackendException;
 import dev.offload.test.fault.FaultInjectingBackend;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -2,11 +2,11 @@ package dev.offload.benchmarks.jmh;
 
 import java.util.List;
 
+import dev.offload.BackendException;
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.spi.Backend;
 import dev.offload.spi.BackendDevice;
 import dev.offload.spi.BackendEvent;
-import dev.offload.spi.BackendException;
 import dev.offload.spi.BackendKernel;
 import dev.offload.spi.BackendModule;
 import dev.offload.spi.BackendStream;

@@ -7,11 +7,11 @@ import org.openjdk.jcstress.annotations.Outcome;
 import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.JJ_Result;
 
+import dev.offload.BackendException;
 import dev.offload.Device;
 import dev.offload.OffloadSession;
-import dev.offload.concurrency.CountingBackend;
 import dev.offload.concurrency.CountingBackend.CountingStream;
-import dev.offload.spi.BackendException;
+import dev.offload.concurrency.CountingBackend;
 
 /**
  * Statistics read while a stream is discarded: the pool lent its stream twice before the

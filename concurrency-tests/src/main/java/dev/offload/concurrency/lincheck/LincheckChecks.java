@@ -2,6 +2,7 @@ package dev.offload.concurrency.lincheck;
 
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.Consumer;
 
@@ -83,15 +84,16 @@ public final class LincheckChecks {
 			try {
 				run(name, mode);
 				passed++;
-				System.out.printf("PASSED %s (%s, %d s)%n", name, mode, (System.nanoTime() - start) / 1_000_000_000L);
+				System.out.printf(Locale.ROOT, "PASSED %s (%s, %d s)%n", name, mode,
+						(System.nanoTime() - start) / 1_000_000_000L);
 			}
 			catch (Throwable ex) {
 				failed++;
-				System.out.printf("FAILED %s (%s, %d s)%n%s%n", name, mode,
+				System.out.printf(Locale.ROOT, "FAILED %s (%s, %d s)%n%s%n", name, mode,
 						(System.nanoTime() - start) / 1_000_000_000L, ex);
 			}
 		}
-		System.out.printf("%d passed, %d failed%n", passed, failed);
+		System.out.printf(Locale.ROOT, "%d passed, %d failed%n", passed, failed);
 		System.exit((failed > 0) ? 1 : 0);
 	}
 

@@ -10,6 +10,7 @@ import org.jetbrains.lincheck.datastructures.Param;
 import org.jetbrains.lincheck.datastructures.ThreadIdGen;
 import org.jetbrains.lincheck.datastructures.Validate;
 
+import dev.offload.BackendException;
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
@@ -18,9 +19,8 @@ import dev.offload.StreamPool;
 import dev.offload.StreamPoolClosedException;
 import dev.offload.StreamPoolConfig;
 import dev.offload.StreamPoolStatistics;
-import dev.offload.concurrency.CountingBackend;
 import dev.offload.concurrency.CountingBackend.CountingStream;
-import dev.offload.spi.BackendException;
+import dev.offload.concurrency.CountingBackend;
 
 /**
  * A Lincheck check of one device's {@link StreamPool} through the public API: borrow (a

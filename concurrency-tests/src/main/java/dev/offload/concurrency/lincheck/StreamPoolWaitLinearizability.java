@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Validate;
 
+import dev.offload.BackendException;
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
@@ -13,9 +14,8 @@ import dev.offload.StreamPool;
 import dev.offload.StreamPoolClosedException;
 import dev.offload.StreamPoolConfig;
 import dev.offload.StreamPoolStatistics;
-import dev.offload.concurrency.CountingBackend;
 import dev.offload.concurrency.CountingBackend.CountingStream;
-import dev.offload.spi.BackendException;
+import dev.offload.concurrency.CountingBackend;
 
 /**
  * A Lincheck check of borrowers that wait: a pool of one stream, a borrow timeout of an

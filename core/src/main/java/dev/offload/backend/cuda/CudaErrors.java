@@ -3,7 +3,7 @@ package dev.offload.backend.cuda;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.offload.spi.BackendException;
+import dev.offload.BackendException;
 import jcuda.driver.CUresult;
 
 /**

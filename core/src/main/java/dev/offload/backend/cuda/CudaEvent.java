@@ -1,7 +1,7 @@
 package dev.offload.backend.cuda;
 
+import dev.offload.BackendException;
 import dev.offload.spi.BackendEvent;
-import dev.offload.spi.BackendException;
 import jcuda.driver.CUevent;
 
 /**

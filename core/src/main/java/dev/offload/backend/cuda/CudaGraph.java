@@ -2,9 +2,10 @@ package dev.offload.backend.cuda;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import dev.offload.spi.BackendException;
-import dev.offload.spi.BackendGraph;
 import jcuda.driver.CUgraphExec;
+
+import dev.offload.BackendException;
+import dev.offload.spi.BackendGraph;
 
 /**
  * An instantiated CUDA graph of one device.

@@ -4,14 +4,14 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Objects;
 
-import org.jspecify.annotations.Nullable;
-
-import dev.offload.spi.BackendException;
-import dev.offload.spi.BackendStream;
-import dev.offload.spi.NativeMemory;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUstream;
+import org.jspecify.annotations.Nullable;
+
+import dev.offload.BackendException;
+import dev.offload.spi.BackendStream;
+import dev.offload.spi.NativeMemory;
 
 /**
  * Device memory ({@code cuMemAllocAsync} from the device's default memory pool, or

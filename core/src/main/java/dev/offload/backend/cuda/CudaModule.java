@@ -14,9 +14,9 @@ import jcuda.driver.CUmodule;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.offload.BackendException;
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.kernel.ParamKind;
-import dev.offload.spi.BackendException;
 import dev.offload.spi.BackendKernel;
 import dev.offload.spi.BackendModule;
 

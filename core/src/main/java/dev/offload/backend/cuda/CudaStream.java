@@ -2,17 +2,18 @@ package dev.offload.backend.cuda;
 
 import java.util.function.Consumer;
 
-import dev.offload.spi.BackendEvent;
-import dev.offload.spi.BackendGraph;
-import dev.offload.spi.BackendException;
-import dev.offload.spi.BackendKernel;
-import dev.offload.spi.BackendStream;
-import dev.offload.spi.NativeMemory;
 import jcuda.Pointer;
 import jcuda.driver.CUgraph;
 import jcuda.driver.CUgraphExec;
 import jcuda.driver.CUresult;
 import jcuda.driver.CUstreamCaptureMode;
+
+import dev.offload.BackendException;
+import dev.offload.spi.BackendEvent;
+import dev.offload.spi.BackendGraph;
+import dev.offload.spi.BackendKernel;
+import dev.offload.spi.BackendStream;
+import dev.offload.spi.NativeMemory;
 
 /**
  * A {@code CU_STREAM_NON_BLOCKING} stream. {@link #query()} allocates nothing: the

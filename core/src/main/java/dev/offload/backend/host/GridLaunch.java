@@ -3,8 +3,8 @@ package dev.offload.backend.host;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
+import dev.offload.BackendException;
 import dev.offload.kernel.HostKernel;
-import dev.offload.spi.BackendException;
 
 /**
  * One kernel launch of a host stream, split into chunks of consecutive blocks that the

@@ -5,9 +5,9 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.offload.BackendException;
 import dev.offload.OffloadException;
 import dev.offload.spi.BackendEvent;
-import dev.offload.spi.BackendException;
 
 /**
  * An emulated event: each record is a generation; the event is complete when its last

@@ -5,18 +5,18 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.function.Consumer;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.offload.BackendException;
 import dev.offload.OffloadException;
 import dev.offload.kernel.HostKernel;
 import dev.offload.kernel.ParamKind;
 import dev.offload.spi.BackendEvent;
 import dev.offload.spi.BackendGraph;
-import dev.offload.spi.BackendException;
 import dev.offload.spi.BackendKernel;
 import dev.offload.spi.BackendStream;
 import dev.offload.spi.NativeMemory;

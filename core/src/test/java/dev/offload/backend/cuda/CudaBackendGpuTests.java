@@ -9,6 +9,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import dev.offload.BackendException;
 import dev.offload.Device;
 import dev.offload.DeviceBuffer;
 import dev.offload.DeviceRegistry;
@@ -18,7 +19,6 @@ import dev.offload.OffloadSession;
 import dev.offload.kernel.LaunchConfig;
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.kernel.ParamKind;
-import dev.offload.spi.BackendException;
 import dev.offload.spi.DeviceInfo;
 
 import static org.assertj.core.api.Assertions.assertThat;

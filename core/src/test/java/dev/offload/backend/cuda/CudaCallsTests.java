@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import dev.offload.spi.BackendException;
+import dev.offload.BackendException;
 import jcuda.CudaException;
 import jcuda.driver.CUresult;
 

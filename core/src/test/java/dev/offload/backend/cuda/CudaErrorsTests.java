@@ -4,7 +4,7 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
-import dev.offload.spi.BackendException;
+import dev.offload.BackendException;
 import jcuda.driver.CUresult;
 
 import static org.assertj.core.api.Assertions.assertThat;

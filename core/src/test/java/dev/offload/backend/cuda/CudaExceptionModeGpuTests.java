@@ -10,6 +10,7 @@ import java.util.function.Consumer;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import dev.offload.BackendException;
 import dev.offload.Device;
 import dev.offload.DeviceBuffer;
 import dev.offload.DeviceOutOfMemoryException;
@@ -20,7 +21,6 @@ import dev.offload.MemoryConfig;
 import dev.offload.OffloadSession;
 import dev.offload.StreamPoolConfig;
 import dev.offload.kernel.LaunchConfig;
-import dev.offload.spi.BackendException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;

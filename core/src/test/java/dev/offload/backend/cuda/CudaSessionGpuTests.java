@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import dev.offload.BackendException;
 import dev.offload.Device;
 import dev.offload.DeviceBuffer;
 import dev.offload.DeviceRegistry;
@@ -25,7 +26,6 @@ import dev.offload.OffloadSession;
 import dev.offload.StreamEvent;
 import dev.offload.StreamPriority;
 import dev.offload.kernel.LaunchConfig;
-import dev.offload.spi.BackendException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;

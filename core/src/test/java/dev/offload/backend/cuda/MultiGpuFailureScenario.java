@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.TreeSet;
 
+import dev.offload.BackendException;
 import dev.offload.Device;
 import dev.offload.DeviceBuffer;
 import dev.offload.DeviceFailedException;
@@ -13,7 +14,6 @@ import dev.offload.HostBuffer;
 import dev.offload.Kernel;
 import dev.offload.OffloadSession;
 import dev.offload.kernel.LaunchConfig;
-import dev.offload.spi.BackendException;
 
 /**
  * Fails GPU 1 with a kernel that writes far outside its buffer, then reports, one

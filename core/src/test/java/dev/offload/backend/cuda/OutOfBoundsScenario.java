@@ -2,13 +2,13 @@ package dev.offload.backend.cuda;
 
 import java.util.List;
 
+import dev.offload.BackendException;
 import dev.offload.Device;
 import dev.offload.DeviceFailedException;
 import dev.offload.DeviceRegistry;
 import dev.offload.Kernel;
 import dev.offload.OffloadSession;
 import dev.offload.kernel.LaunchConfig;
-import dev.offload.spi.BackendException;
 
 /**
  * Runs a kernel that writes far outside its buffer and reports, one {@code KEY=value}

@@ -188,7 +188,7 @@ class HostBackendTests {
 	@Test
 	void invalidPriorityShouldBeRejected() {
 		BackendDevice device = device(1);
-		assertThatExceptionOfType(dev.offload.spi.BackendException.class).isThrownBy(() -> device.createStream(3))
+		assertThatExceptionOfType(dev.offload.BackendException.class).isThrownBy(() -> device.createStream(3))
 			.withMessageContaining("priority 3 is outside 0..-5");
 	}
 

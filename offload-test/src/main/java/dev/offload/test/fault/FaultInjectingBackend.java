@@ -12,9 +12,9 @@ import java.util.concurrent.locks.LockSupport;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.offload.BackendException;
 import dev.offload.spi.Backend;
 import dev.offload.spi.BackendDevice;
-import dev.offload.spi.BackendException;
 
 /**
  * Wraps any {@link Backend} and makes chosen operations fail — on the Nth call, at a

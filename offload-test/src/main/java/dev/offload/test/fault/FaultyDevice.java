@@ -2,15 +2,15 @@ package dev.offload.test.fault;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.offload.test.fault.FaultInjectingBackend.Operation;
+import dev.offload.BackendException;
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.spi.BackendDevice;
 import dev.offload.spi.BackendEvent;
-import dev.offload.spi.BackendException;
 import dev.offload.spi.BackendModule;
 import dev.offload.spi.BackendStream;
 import dev.offload.spi.DeviceInfo;
 import dev.offload.spi.NativeMemory;
+import dev.offload.test.fault.FaultInjectingBackend.Operation;
 
 /**
  * A device whose streams, events and memory may fail as its {@link FaultInjectingBackend}

@@ -4,13 +4,13 @@ import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.offload.test.fault.FaultInjectingBackend.Operation;
+import dev.offload.BackendException;
 import dev.offload.spi.BackendEvent;
 import dev.offload.spi.BackendGraph;
-import dev.offload.spi.BackendException;
 import dev.offload.spi.BackendKernel;
 import dev.offload.spi.BackendStream;
 import dev.offload.spi.NativeMemory;
+import dev.offload.test.fault.FaultInjectingBackend.Operation;
 
 /**
  * A stream whose calls may fail; a failed launch poisons the stream until it is

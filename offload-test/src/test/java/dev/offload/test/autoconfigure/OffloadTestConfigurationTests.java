@@ -1,9 +1,9 @@
 package dev.offload.test.autoconfigure;
 
 import org.junit.jupiter.api.Test;
-
 import org.springframework.mock.env.MockEnvironment;
 
+import dev.offload.BackendException;
 import dev.offload.Device;
 import dev.offload.DeviceBuffer;
 import dev.offload.DeviceOutOfMemoryException;
@@ -12,10 +12,9 @@ import dev.offload.MemoryStatistics;
 import dev.offload.OffloadSession;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.kernel.LaunchConfig;
-import dev.offload.spi.BackendException;
 import dev.offload.test.OffloadAssertions;
-import dev.offload.test.fault.FaultInjectingBackend;
 import dev.offload.test.fault.FaultInjectingBackend.Operation;
+import dev.offload.test.fault.FaultInjectingBackend;
 import dev.offload.test.kernel.TestKernels;
 
 import static org.assertj.core.api.Assertions.assertThat;

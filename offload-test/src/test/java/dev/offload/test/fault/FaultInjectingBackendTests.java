@@ -6,6 +6,7 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import dev.offload.BackendException;
 import dev.offload.CapturedFlow;
 import dev.offload.Device;
 import dev.offload.DeviceBuffer;
@@ -15,11 +16,10 @@ import dev.offload.HostBuffer;
 import dev.offload.KernelModule;
 import dev.offload.OffloadSession;
 import dev.offload.StreamPoolConfig;
-import dev.offload.test.fault.FaultInjectingBackend.Operation;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.kernel.LaunchConfig;
 import dev.offload.kernel.ModuleDefinition;
-import dev.offload.spi.BackendException;
+import dev.offload.test.fault.FaultInjectingBackend.Operation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;

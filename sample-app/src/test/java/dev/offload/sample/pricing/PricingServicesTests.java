@@ -6,16 +6,15 @@ import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.context.annotation.Import;
 
+import dev.offload.BackendException;
 import dev.offload.DeviceRegistry;
 import dev.offload.sample.ReferencePrices;
-import dev.offload.spi.BackendException;
 import dev.offload.test.autoconfigure.OffloadTest;
-import dev.offload.test.fault.FaultInjectingBackend;
 import dev.offload.test.fault.FaultInjectingBackend.Operation;
+import dev.offload.test.fault.FaultInjectingBackend;
 
 import static dev.offload.test.OffloadAssertions.assertThat;
 import static dev.offload.test.OffloadAssertions.assertThatExceptionOfType;

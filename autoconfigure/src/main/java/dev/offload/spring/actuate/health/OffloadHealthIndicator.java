@@ -11,7 +11,6 @@ import org.springframework.boot.health.contributor.Status;
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.MemoryStatistics;
-import dev.offload.backend.host.HostBackend;
 import dev.offload.spi.BackendSelection;
 
 /**
@@ -43,8 +42,10 @@ public final class OffloadHealthIndicator implements HealthIndicator {
 	 */
 	public OffloadHealthIndicator(DeviceRegistry registry, @Nullable BackendSelection selection) {
 		this.registry = registry;
-		boolean hostFallback = selection != null && "auto".equals(selection.requested())
-				&& HostBackend.NAME.equals(registry.backend().name());
+		// The selection is the one decision; it applies when the registry runs the
+		// backend it chose (an application's own backend was not selected).
+		boolean hostFallback = selection != null && selection.fallback()
+				&& registry.backend().name().equals(selection.backend());
 		this.fallbackReason = (hostFallback && selection != null) ? selection.reason() : null;
 	}
 

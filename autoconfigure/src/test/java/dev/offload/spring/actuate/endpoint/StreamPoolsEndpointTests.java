@@ -1,25 +1,22 @@
 package dev.offload.spring.actuate.endpoint;
 
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import dev.offload.BackendException;
 import dev.offload.DeviceRegistry;
-import dev.offload.template.BatchPolicy;
-import dev.offload.template.Batcher;
-import dev.offload.template.OffloadTemplate;
 import dev.offload.OffloadSession;
 import dev.offload.StreamPoolConfig;
 import dev.offload.StreamPriority;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.leak.LeakDetector;
-import dev.offload.spi.BackendException;
 import dev.offload.spi.DeviceInfo;
 import dev.offload.spi.GpuSharing;
 import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint.DeviceDescriptor;
@@ -28,6 +25,9 @@ import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint.PoolDescriptor;
 import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint.PriorityDescriptor;
 import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint.SharingDescriptor;
 import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint.StreamPoolsDescriptor;
+import dev.offload.template.BatchPolicy;
+import dev.offload.template.Batcher;
+import dev.offload.template.OffloadTemplate;
 import dev.offload.test.fault.FaultInjectingBackend;
 
 import static org.assertj.core.api.Assertions.assertThat;

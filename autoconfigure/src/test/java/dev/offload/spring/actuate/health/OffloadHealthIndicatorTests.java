@@ -8,10 +8,13 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 
+import dev.offload.BackendException;
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
 import dev.offload.backend.host.HostBackend;
-import dev.offload.spi.BackendException;
+import dev.offload.spi.Backend;
+import dev.offload.spi.BackendAvailability;
+import dev.offload.spi.BackendProvider;
 import dev.offload.spi.BackendSelection;
 import dev.offload.test.fault.FaultInjectingBackend;
 
@@ -83,11 +86,48 @@ class OffloadHealthIndicatorTests {
 
 	@Test
 	void healthWhenAutoBackendFellBackToHostShouldAddANote() {
-		BackendSelection fallback = new BackendSelection("auto", null, true, "no NVIDIA driver here", 2);
+		BackendSelection fallback = new BackendSelection("auto", provider(this.backend.name()), true,
+				"no NVIDIA driver here", 2);
 		Health health = new OffloadHealthIndicator(this.registry, fallback).health();
 		assertThat(health.getStatus()).isEqualTo(Status.UP);
 		assertThat(health.getDetails()).containsEntry("note", OffloadHealthIndicator.HOST_FALLBACK_NOTE)
 			.containsEntry("reason", "no NVIDIA driver here");
+	}
+
+	@Test
+	void healthWhenRegistryRunsAnotherBackendThanTheSelectionShouldAddNoNote() {
+		BackendSelection fallback = new BackendSelection("auto", provider("another"), true, "no NVIDIA driver here", 2);
+		Health health = new OffloadHealthIndicator(this.registry, fallback).health();
+		assertThat(health.getDetails()).doesNotContainKeys("note", "reason");
+	}
+
+	@Test
+	void healthWhenCudaWasSelectedShouldAddNoNote() {
+		BackendSelection cuda = new BackendSelection("auto", provider(this.backend.name()), false, "2 CUDA device(s)",
+				2);
+		Health health = new OffloadHealthIndicator(this.registry, cuda).health();
+		assertThat(health.getDetails()).doesNotContainKeys("note", "reason");
+	}
+
+	private static BackendProvider provider(String name) {
+		return new BackendProvider() {
+
+			@Override
+			public String name() {
+				return name;
+			}
+
+			@Override
+			public BackendAvailability probe() {
+				return BackendAvailability.available(2, name);
+			}
+
+			@Override
+			public Backend create() {
+				throw new UnsupportedOperationException("not created by these tests");
+			}
+
+		};
 	}
 
 	@Test

@@ -1,4 +1,4 @@
-package dev.offload.spi;
+package dev.offload;
 
 import org.jspecify.annotations.Nullable;
 
@@ -9,12 +9,13 @@ import org.jspecify.annotations.Nullable;
  * A {@link #isSticky() sticky} error leaves the device unusable (CUDA's illegal address,
  * launch failure and the like): the device is marked failed and stops lending streams.
  * <p>
- * It is not a {@code dev.offload.OffloadException}: the backend contract sits below the
- * API and depends on none of it, so an application that handles both catches
- * {@code OffloadException} (Offload refused or could not lend) and
- * {@code BackendException} (the device failed the work).
+ * Backends ({@link dev.offload.spi.Backend}) throw it and the API passes it on as it is,
+ * so an application catches every failure of Offload, the device's included, as an
+ * {@link OffloadException}, as Spring's {@code DataAccessException} roots every data
+ * access failure. It lives here rather than in {@code dev.offload.spi} because the
+ * backend contract depends on nothing of the API (backends themselves may).
  */
-public class BackendException extends RuntimeException {
+public class BackendException extends OffloadException {
 
 	private final String call;
 

@@ -6,15 +6,10 @@ import dev.offload.concurrency.lincheck.CheckMode;
 import dev.offload.concurrency.lincheck.LincheckChecks;
 
 /**
- * Each Lincheck check in the mode the build names (quick unless
- * {@code -Dconcurrency.long=true}).
+ * Lincheck's stress checks, in the mode the build names. Stress testing needs the
+ * machine's cores for real races, so no other check runs beside these.
  */
-class LincheckTests {
-
-	@Test
-	void unboundedPoolWhenModelCheckedShouldBeLinearizable() {
-		LincheckChecks.run("pool, model checked", CheckMode.current());
-	}
+class LincheckStressTests {
 
 	@Test
 	void boundedPoolWhenStressedShouldBeLinearizable() {
@@ -22,18 +17,8 @@ class LincheckTests {
 	}
 
 	@Test
-	void waitingBorrowWhenModelCheckedShouldAlwaysBeWokenAndLinearizable() {
-		LincheckChecks.run("waiting borrow, model checked", CheckMode.current());
-	}
-
-	@Test
 	void waitingBorrowWhenStressedShouldAlwaysBeWokenAndLinearizable() {
 		LincheckChecks.run("waiting borrow, stressed", CheckMode.current());
-	}
-
-	@Test
-	void sessionsWhenModelCheckedShouldBeLinearizable() {
-		LincheckChecks.run("session life, model checked", CheckMode.current());
 	}
 
 	@Test
