@@ -170,6 +170,11 @@ final class BufferCache {
 	 * Frees every cached device block (in the memory thread's stream order).
 	 */
 	void trimDevice() {
+		if (this.cachedBytes.get() == 0) {
+			// Nothing cached (the usual case at shutdown): skip the walk over every size
+			// class.
+			return;
+		}
 		for (ConcurrentLinkedDeque<NativeMemory> blocks : this.deviceBlocks) {
 			NativeMemory memory;
 			while ((memory = blocks.pollFirst()) != null) {
