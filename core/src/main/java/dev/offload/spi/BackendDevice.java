@@ -57,8 +57,8 @@ public interface BackendDevice {
 	 * @param stream the stream whose order the allocation joins
 	 * @return the memory, to be freed in a stream's order with
 	 * {@link NativeMemory#free(BackendStream)}
-	 * @throws BackendException if the runtime refuses (out of memory among others: see
-	 * {@link BackendException#isOutOfMemory()})
+	 * @throws dev.offload.BackendException if the runtime refuses (out of memory among
+	 * others: see {@link dev.offload.BackendException#isOutOfMemory()})
 	 */
 	default NativeMemory allocateDevice(long bytes, BackendStream stream) {
 		return allocateDevice(bytes);

@@ -57,7 +57,7 @@ public interface BackendStream {
 	 * {@link #query} and {@link #synchronize} must not be called meanwhile.
 	 * @param steps enqueues the operations on the stream it is given
 	 * @return the graph, ready to launch on any stream of this device
-	 * @throws BackendException if the runtime refuses the capture
+	 * @throws dev.offload.BackendException if the runtime refuses the capture
 	 * @throws UnsupportedOperationException if the backend has no graphs
 	 */
 	default BackendGraph capture(Consumer<BackendStream> steps) {
