@@ -1,5 +1,6 @@
 package dev.offload.backend.cuda;
 
+import java.util.Locale;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.jspecify.annotations.Nullable;
@@ -121,7 +122,7 @@ final class CudaDevice implements BackendDevice {
 			if (i == 4 || i == 6 || i == 8 || i == 10) {
 				text.append('-');
 			}
-			text.append(String.format("%02x", uuid.bytes[i] & 0xff));
+			text.append(String.format(Locale.ROOT, "%02x", uuid.bytes[i] & 0xff));
 		}
 		return text.toString();
 	}
