@@ -105,6 +105,11 @@ final class HostStagingArena {
 	 * @return the driver frees made
 	 */
 	int close() {
+		if (this.totalBytes.get() == 0) {
+			// Nothing was ever allocated (a device that staged nothing): no free list
+			// holds a block.
+			return 0;
+		}
 		for (ConcurrentLinkedDeque<NativeMemory> blocks : this.free) {
 			blocks.clear();
 		}
