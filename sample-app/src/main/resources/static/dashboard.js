@@ -1,4 +1,4 @@
-// The Offload dashboard: polls /api/pools (each device's health and pool: size, in use, idle, waiting), keeps 5 minutes of history per device, draws it, and fires
+// The Offload dashboard: polls /api/pools (each device's health, pool: size, in use, idle, waiting, and memory budget in use), keeps 5 minutes of history per device, draws it, and fires
 // light and heavy requests at the pricing API. Plain JavaScript, no build step.
 'use strict';
 
@@ -24,7 +24,7 @@ function deviceCard(device) {
     return card;
   }
   const numbers = el('div', { class: 'numbers' });
-  [['size', 'size'], ['inUse', 'in use'], ['idle', 'idle'], ['waiting', 'waiting']].forEach(([key, label]) => {
+  [['size', 'size'], ['inUse', 'in use'], ['idle', 'idle'], ['waiting', 'waiting'], ['memory', 'of memory budget']].forEach(([key, label]) => {
     numbers.append(el('div', {}, el('b', { class: `value-${key}` }, '0'), el('span', {}, label)));
   });
   const legend = el('div', { class: 'legend' });
@@ -45,7 +45,8 @@ function deviceCard(device) {
 function update(device, now) {
   const card = deviceCard(device);
   const pool = device;
-  const values = { size: pool.size, inUse: pool.inUse, idle: pool.idle, waiting: pool.waiting };
+  const memory = (pool.memoryUse === null || pool.memoryUse === undefined) ? 'no budget' : `${(100 * pool.memoryUse).toFixed(1)}%`;
+  const values = { size: pool.size, inUse: pool.inUse, idle: pool.idle, waiting: pool.waiting, memory };
   Object.keys(values).forEach((key) => {
     const cell = card.querySelector(`.value-${key}`);
     if (cell) {

@@ -7,13 +7,15 @@ import org.springframework.web.bind.annotation.RestController;
 
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
+import dev.offload.MemoryStatistics;
 import dev.offload.StreamPoolStatistics;
 
 /**
  * What the dashboard draws, on the application's own port: per device whether it is
- * healthy and its pool's size, in use, idle and waiting. Nothing more: device names,
- * failure messages, configuration and counters are for operators, on the actuator's
- * {@code /actuator/streampools} (on the management port, bound to localhost).
+ * healthy, its pool's size, in use, idle and waiting, and the share of its memory budget
+ * in use. Nothing more: device names, failure messages, configuration and counters are
+ * for operators, on the actuator's {@code /actuator/streampools} (on the management port,
+ * bound to localhost).
  */
 @RestController
 class PoolsController {
@@ -36,7 +38,10 @@ class PoolsController {
 
 	private static DevicePool describe(Device device) {
 		StreamPoolStatistics pool = device.streamPool().statistics();
-		return new DevicePool(device.id(), device.isHealthy(), pool.size(), pool.inUse(), pool.idle(), pool.waiting());
+		MemoryStatistics memory = device.memoryStatistics();
+		Double memoryUse = memory.isBudgeted() ? (double) memory.usedBytes() / memory.budgetBytes() : null;
+		return new DevicePool(device.id(), device.isHealthy(), pool.size(), pool.inUse(), pool.idle(), pool.waiting(),
+				memoryUse);
 	}
 
 	/**
@@ -58,8 +63,10 @@ class PoolsController {
 	 * @param inUse streams lent
 	 * @param idle streams in the pool
 	 * @param waiting borrowers waiting for a stream
+	 * @param memoryUse the share of the device's memory budget in use, from 0 to 1, or
+	 * {@code null} without a budget
 	 */
-	record DevicePool(int id, boolean healthy, int size, int inUse, int idle, int waiting) {
+	record DevicePool(int id, boolean healthy, int size, int inUse, int idle, int waiting, Double memoryUse) {
 
 	}
 
