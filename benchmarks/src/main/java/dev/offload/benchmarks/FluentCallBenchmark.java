@@ -207,17 +207,12 @@ public final class FluentCallBenchmark {
 			throw new IllegalStateException("A call failed: " + failure.get(), failure.get());
 		}
 		long[] all = Arrays.stream(times).flatMapToLong(Arrays::stream).sorted().toArray();
-		return new Result(all.length / seconds, percentile(all, 0.5), percentile(all, 0.99));
+		return new Result(all.length / seconds, LatencySummary.percentile(all, 50), LatencySummary.percentile(all, 99));
 	}
 
 	private static void print(int n, int threads, String mode, int round, Result result) {
 		System.out.printf(Locale.ROOT, "| %d | %d | %s | %d | %.0f | %.1f | %.1f |%n", n, threads, mode, round,
 				result.rate, result.p50 / 1e3, result.p99 / 1e3);
-	}
-
-	private static double percentile(long[] sorted, double fraction) {
-		int index = (int) Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1);
-		return sorted[Math.max(0, index)];
 	}
 
 	private static double median(double[] values) {

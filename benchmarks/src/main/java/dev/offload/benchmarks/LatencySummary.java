@@ -11,7 +11,7 @@ import java.util.Arrays;
  * @param p999Nanos the 99.9th percentile
  * @param maxNanos the largest value
  */
-record LatencySummary(int count, long p50Nanos, long p99Nanos, long p999Nanos, long maxNanos) {
+public record LatencySummary(int count, long p50Nanos, long p99Nanos, long p999Nanos, long maxNanos) {
 
 	static final LatencySummary EMPTY = new LatencySummary(0, 0, 0, 0, 0);
 
@@ -31,9 +31,12 @@ record LatencySummary(int count, long p50Nanos, long p99Nanos, long p999Nanos, l
 
 	/**
 	 * Returns the smallest value that at least {@code percent} % of the sorted values do
-	 * not exceed.
+	 * not exceed (the nearest rank), for every benchmark that reports percentiles.
+	 * @param sorted the values, in ascending order, at least one
+	 * @param percent the percentile, from 0 to 100
+	 * @return the value at that rank
 	 */
-	static long percentile(long[] sorted, double percent) {
+	public static long percentile(long[] sorted, double percent) {
 		// The epsilon keeps a rank that is whole in decimal (99.9 % of 1000) from
 		// rounding up in binary.
 		int rank = (int) Math.ceil(percent * sorted.length / 100 - 1e-9);

@@ -28,6 +28,7 @@ import dev.offload.OffloadSession;
 import dev.offload.StreamPoolStatistics;
 import dev.offload.backend.cuda.CudaBackend;
 import dev.offload.backend.cuda.CudaSessions;
+import dev.offload.benchmarks.LatencySummary;
 import dev.offload.kernel.LaunchConfig;
 import dev.offload.kernel.ModuleDefinition;
 
@@ -136,7 +137,8 @@ public final class AsyncThroughputBenchmark {
 		StreamPoolStatistics stats = this.device.streamPool().statistics();
 		long[] lags = lags(launched, seen);
 		System.out.printf(Locale.ROOT, "| offload closeAsync | %d | %.0f | %.1f | %.1f | %d | %d |%n", round,
-				sessions / seconds, percentile(lags, 0.5) / 1e3, percentile(lags, 0.99) / 1e3, stats.size(), threads);
+				sessions / seconds, LatencySummary.percentile(lags, 50) / 1e3,
+				LatencySummary.percentile(lags, 99) / 1e3, stats.size(), threads);
 		return sessions / seconds;
 	}
 
@@ -208,7 +210,7 @@ public final class AsyncThroughputBenchmark {
 		double wallMillis = (System.nanoTime() - begin) / 1e6;
 		long[] all = Arrays.stream(times).flatMapToLong(Arrays::stream).sorted().toArray();
 		System.out.printf(Locale.ROOT, "| %s | %d | %.1f | %.1f | %.1f |%n", name, round, wallMillis,
-				percentile(all, 0.5) / 1e3, percentile(all, 0.99) / 1e3);
+				LatencySummary.percentile(all, 50) / 1e3, LatencySummary.percentile(all, 99) / 1e3);
 		return wallMillis;
 	}
 
@@ -273,7 +275,8 @@ public final class AsyncThroughputBenchmark {
 			double seconds = (System.nanoTime() - start) / 1e9;
 			long[] lags = lags(this.launched, this.seen);
 			System.out.printf(Locale.ROOT, "| raw query poller | %d | %.0f | %.1f | %.1f | %d | - |%n", round,
-					this.sessions / seconds, percentile(lags, 0.5) / 1e3, percentile(lags, 0.99) / 1e3, this.sessions);
+					this.sessions / seconds, LatencySummary.percentile(lags, 50) / 1e3,
+					LatencySummary.percentile(lags, 99) / 1e3, this.sessions);
 			return this.sessions / seconds;
 		}
 
@@ -332,11 +335,6 @@ public final class AsyncThroughputBenchmark {
 		Arrays.sort(sorted);
 		int middle = sorted.length / 2;
 		return (sorted.length % 2 == 1) ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-	}
-
-	private static double percentile(long[] sorted, double fraction) {
-		int index = (int) Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1);
-		return sorted[Math.max(0, index)];
 	}
 
 	private static void awaitQuietly(CountDownLatch latch) {

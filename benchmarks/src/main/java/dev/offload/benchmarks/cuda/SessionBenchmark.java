@@ -24,6 +24,7 @@ import dev.offload.OffloadSession;
 import dev.offload.backend.cuda.CudaAvailability;
 import dev.offload.backend.cuda.CudaBackend;
 import dev.offload.backend.cuda.CudaSessions;
+import dev.offload.benchmarks.LatencySummary;
 import dev.offload.kernel.LaunchConfig;
 import dev.offload.kernel.ModuleDefinition;
 
@@ -196,7 +197,7 @@ public final class SessionBenchmark {
 		System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- |");
 		for (Map.Entry<String, List<long[]>> entry : samples.entrySet()) {
 			long[] all = entry.getValue().stream().flatMapToLong(Arrays::stream).sorted().toArray();
-			double p50 = micros(percentile(all, 0.50));
+			double p50 = micros(LatencySummary.percentile(all, 50));
 			if (rawP50 == 0) {
 				rawP50 = p50;
 			}
@@ -208,28 +209,23 @@ public final class SessionBenchmark {
 			for (long[] round : entry.getValue()) {
 				long[] sorted = round.clone();
 				Arrays.sort(sorted);
-				double roundP50 = micros(percentile(sorted, 0.50));
+				double roundP50 = micros(LatencySummary.percentile(sorted, 50));
 				roundMin = Math.min(roundMin, roundP50);
 				roundMax = Math.max(roundMax, roundP50);
 			}
 			System.out.printf(Locale.ROOT, "| %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f-%.1f | %.2fx |%n",
-					entry.getKey(), p50, micros(percentile(all, 0.90)), micros(percentile(all, 0.99)),
-					micros(percentile(all, 0.999)), micros(Arrays.stream(all).average().orElse(0)), roundMin, roundMax,
-					p50 / rawP50);
+					entry.getKey(), p50, micros(LatencySummary.percentile(all, 90)),
+					micros(LatencySummary.percentile(all, 99)), micros(LatencySummary.percentile(all, 99.9)),
+					micros(Arrays.stream(all).average().orElse(0)), roundMin, roundMax, p50 / rawP50);
 		}
-		double asyncP50 = micros(percentile(samples.get("session: launch, closeAsync (completed)")
+		double asyncP50 = micros(LatencySummary.percentile(samples.get("session: launch, closeAsync (completed)")
 			.stream()
 			.flatMapToLong(Arrays::stream)
 			.sorted()
-			.toArray(), 0.50));
+			.toArray(), 50));
 		System.out.printf(Locale.ROOT, "%nsession p50 / raw p50 = %.2f (target <= 1.10)%n", sessionP50 / rawP50);
 		System.out.printf(Locale.ROOT, "closeAsync completion p50 / session p50 = %.2f (target <= 1.5)%n",
 				asyncP50 / sessionP50);
-	}
-
-	private static double percentile(long[] sorted, double fraction) {
-		int index = (int) Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1);
-		return sorted[Math.max(0, index)];
 	}
 
 	private static double micros(double nanos) {

@@ -10,6 +10,7 @@ import java.util.concurrent.CountDownLatch;
 import dev.offload.DeviceRegistry;
 import dev.offload.StreamPool;
 import dev.offload.StreamPoolConfig;
+import dev.offload.benchmarks.LatencySummary;
 
 /**
  * Thousands of borrowers waiting on a full bounded pool: {@code threads} platform threads
@@ -81,8 +82,8 @@ public final class PoolWaitersBenchmark {
 		long[] all = Arrays.stream(waits).flatMapToLong(Arrays::stream).sorted().toArray();
 		System.out.printf(Locale.ROOT,
 				"%s: %.0f borrows/s (%.0f ms); wait p50 %.2f ms, p99 %.2f ms, max %.2f ms; pool %s%n", label,
-				all.length / seconds, seconds * 1e3, percentile(all, 0.50) / 1e6, percentile(all, 0.99) / 1e6,
-				all[all.length - 1] / 1e6, pool);
+				all.length / seconds, seconds * 1e3, LatencySummary.percentile(all, 50) / 1e6,
+				LatencySummary.percentile(all, 99) / 1e6, all[all.length - 1] / 1e6, pool);
 	}
 
 	private static void awaitQuietly(CountDownLatch latch) {
@@ -92,11 +93,6 @@ public final class PoolWaitersBenchmark {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
-	}
-
-	private static double percentile(long[] sorted, double fraction) {
-		int index = (int) Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1);
-		return sorted[Math.max(0, index)];
 	}
 
 }
