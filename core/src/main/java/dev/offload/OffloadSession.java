@@ -108,11 +108,14 @@ public final class OffloadSession implements AutoCloseable {
 	/** The device memory of the session's buffers, within {@link #memoryReserved}. */
 	private long memoryDrawn;
 
-	/**
-	 * Waits for this session's work in progress: callers blocked in synchronize or close,
-	 * and pending {@link #whenDone()} futures.
-	 */
+	/** Callers blocked in synchronize or close, waiting for this session's work. */
 	private volatile int awaiting;
+
+	/**
+	 * The future of the last {@link #whenDone()}: the session's work finishes in stream
+	 * order, so while an earlier one is pending this one is too.
+	 */
+	private volatile @Nullable CompletableFuture<Void> lastWhenDone;
 
 	/**
 	 * Set when the session was closed for its caller and left to the completion thread to
@@ -538,8 +541,9 @@ public final class OffloadSession implements AutoCloseable {
 			throw ex;
 		}
 		CompletionFuture<Void> reached = this.device.newCompletionFuture();
-		AWAITING.incrementAndGet(this);
-		reached.whenComplete((ignored, failure) -> AWAITING.decrementAndGet(this));
+		// Read by isAwaitingWork: no dependent stage, so the future completes without an
+		// executor task of its own.
+		this.lastWhenDone = reached;
 		this.device.watch(event, reached);
 		return reached;
 	}
@@ -804,7 +808,8 @@ public final class OffloadSession implements AutoCloseable {
 	 * @return {@code true} while its work is awaited
 	 */
 	public boolean isAwaitingWork() {
-		return this.awaiting > 0;
+		CompletableFuture<Void> pending = this.lastWhenDone;
+		return this.awaiting > 0 || (pending != null && !pending.isDone());
 	}
 
 	/**
