@@ -1,4 +1,4 @@
-// The Offload dashboard: polls /api/pools (each device's health, pool: size, in use, idle, waiting, and memory budget in use), keeps 5 minutes of history per device, draws it, and fires
+// The Offload dashboard: polls /api/pools (each device's health, pool: size, in use, idle, waiting, and memory budget in use), the most streams lent at once, keeps 5 minutes of history per device, draws it, and fires
 // light and heavy requests at the pricing API. Plain JavaScript, no build step.
 'use strict';
 
@@ -24,7 +24,7 @@ function deviceCard(device) {
     return card;
   }
   const numbers = el('div', { class: 'numbers' });
-  [['size', 'size'], ['inUse', 'in use'], ['idle', 'idle'], ['waiting', 'waiting'], ['memory', 'of memory budget']].forEach(([key, label]) => {
+  [['size', 'size'], ['inUse', 'in use'], ['idle', 'idle'], ['waiting', 'waiting'], ['peakInUse', 'most lent at once'], ['memory', 'of memory budget']].forEach(([key, label]) => {
     numbers.append(el('div', {}, el('b', { class: `value-${key}` }, '0'), el('span', {}, label)));
   });
   const legend = el('div', { class: 'legend' });
@@ -46,7 +46,7 @@ function update(device, now) {
   const card = deviceCard(device);
   const pool = device;
   const memory = (pool.memoryUse === null || pool.memoryUse === undefined) ? 'no budget' : `${(100 * pool.memoryUse).toFixed(1)}%`;
-  const values = { size: pool.size, inUse: pool.inUse, idle: pool.idle, waiting: pool.waiting, memory };
+  const values = { size: pool.size, inUse: pool.inUse, idle: pool.idle, waiting: pool.waiting, peakInUse: pool.peakInUse, memory };
   Object.keys(values).forEach((key) => {
     const cell = card.querySelector(`.value-${key}`);
     if (cell) {
@@ -63,10 +63,10 @@ function update(device, now) {
     points.shift();
   }
   history.set(device.id, points);
-  draw(card.querySelector('canvas'), points, now);
+  draw(card.querySelector('canvas'), points, now, pool.peakInUse);
 }
 
-function draw(canvas, points, now) {
+function draw(canvas, points, now, peakInUse) {
   const ctx = canvas.getContext('2d');
   const { width, height } = canvas;
   ctx.clearRect(0, 0, width, height);
@@ -92,7 +92,8 @@ function draw(canvas, points, now) {
     ctx.stroke();
   });
   canvas.dataset.points = String(points.length);
-  const peak = Math.max(Number(canvas.dataset.maxInUse), ...points.map((p) => p.inUse));
+  // A lend shorter than the poll never shows in the points: the pool's own peak does.
+  const peak = Math.max(Number(canvas.dataset.maxInUse), peakInUse || 0, ...points.map((p) => p.inUse));
   canvas.dataset.maxInUse = String(peak);
 }
 

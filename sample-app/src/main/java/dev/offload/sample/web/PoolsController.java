@@ -12,10 +12,11 @@ import dev.offload.StreamPoolStatistics;
 
 /**
  * What the dashboard draws, on the application's own port: per device whether it is
- * healthy, its pool's size, in use, idle and waiting, and the share of its memory budget
- * in use. Nothing more: device names, failure messages, configuration and counters are
- * for operators, on the actuator's {@code /actuator/streampools} (on the management port,
- * bound to localhost).
+ * healthy, its pool's size, in use, idle and waiting, the most streams it has lent at
+ * once (a lend shorter than the dashboard's poll shows only there), and the share of its
+ * memory budget in use. Nothing more: device names, failure messages, configuration and
+ * counters are for operators, on the actuator's {@code /actuator/streampools} (on the
+ * management port, bound to localhost).
  */
 @RestController
 class PoolsController {
@@ -41,7 +42,7 @@ class PoolsController {
 		MemoryStatistics memory = device.memoryStatistics();
 		Double memoryUse = memory.isBudgeted() ? (double) memory.usedBytes() / memory.budgetBytes() : null;
 		return new DevicePool(device.id(), device.isHealthy(), pool.size(), pool.inUse(), pool.idle(), pool.waiting(),
-				memoryUse);
+				pool.peakInUse(), memoryUse);
 	}
 
 	/**
@@ -63,10 +64,12 @@ class PoolsController {
 	 * @param inUse streams lent
 	 * @param idle streams in the pool
 	 * @param waiting borrowers waiting for a stream
+	 * @param peakInUse the most streams lent at once since the pool started
 	 * @param memoryUse the share of the device's memory budget in use, from 0 to 1, or
 	 * {@code null} without a budget
 	 */
-	record DevicePool(int id, boolean healthy, int size, int inUse, int idle, int waiting, Double memoryUse) {
+	record DevicePool(int id, boolean healthy, int size, int inUse, int idle, int waiting, int peakInUse,
+			Double memoryUse) {
 
 	}
 

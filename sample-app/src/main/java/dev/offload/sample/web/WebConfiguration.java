@@ -37,10 +37,12 @@ class WebConfiguration implements WebMvcConfigurer {
 
 	WebConfiguration(@Value("${sample.price.max-in-flight:0}") int maxPricesInFlight,
 			@Value("${sample.price.timeout:1s}") Duration priceTimeout) {
-		// By default two per CPU: parsing and validating a batch is CPU work.
-		this.priceAdmission = new PriceAdmission(
-				(maxPricesInFlight > 0) ? maxPricesInFlight : 2 * Runtime.getRuntime().availableProcessors(),
-				priceTimeout);
+		// By default two per CPU (parsing and validating a batch is CPU work), and never
+		// fewer than 16: a browser alone opens 6 connections to one host, and the
+		// deadline
+		// stamped at admission bounds what an admitted request waits.
+		this.priceAdmission = new PriceAdmission((maxPricesInFlight > 0) ? maxPricesInFlight
+				: Math.max(16, 2 * Runtime.getRuntime().availableProcessors()), priceTimeout);
 	}
 
 	@Bean

@@ -182,7 +182,7 @@ class HardenedApiTests {
 		JsonNode pools = json.readTree(send(this.port, "GET", "/api/pools", null).body());
 		JsonNode device = pools.get("devices").get(0);
 		assertThat(device.propertyNames()).containsExactlyInAnyOrder("id", "healthy", "size", "inUse", "idle",
-				"waiting", "memoryUse");
+				"waiting", "peakInUse", "memoryUse");
 		assertThat(device.get("memoryUse").asDouble()).isBetween(0.0, 1.0);
 		assertThat(pools.propertyNames()).containsExactlyInAnyOrder("backend", "devices");
 	}
