@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
@@ -50,6 +52,9 @@ public final class Batcher<I, O> implements AutoCloseable {
 
 	private static final Logger logger = LoggerFactory.getLogger(Batcher.class);
 
+	/** How many callers one task of the completion executor wakes. */
+	static final int COMPLETION_SLICE = 64;
+
 	private final String name;
 
 	private final int deviceId;
@@ -63,6 +68,8 @@ public final class Batcher<I, O> implements AutoCloseable {
 	private final BatchListener listener;
 
 	private final Consumer<Batcher<?, ?>> onClose;
+
+	private final Executor completer;
 
 	private final ReentrantLock lock = new ReentrantLock();
 
@@ -85,7 +92,7 @@ public final class Batcher<I, O> implements AutoCloseable {
 	private boolean closed;
 
 	Batcher(String name, int deviceId, BatchPolicy policy, Consumer<I> validator, Runner<I, O> runner,
-			BatchListener listener, Consumer<Batcher<?, ?>> onClose) {
+			BatchListener listener, Consumer<Batcher<?, ?>> onClose, Executor completer) {
 		this.name = name;
 		this.deviceId = deviceId;
 		this.policy = Objects.requireNonNull(policy, "policy must not be null");
@@ -93,6 +100,7 @@ public final class Batcher<I, O> implements AutoCloseable {
 		this.runner = runner;
 		this.listener = Objects.requireNonNull(listener, "listener must not be null");
 		this.onClose = onClose;
+		this.completer = Objects.requireNonNull(completer, "completer must not be null");
 		this.dispatcher = new Thread(this::dispatchLoop, "offload-batcher-" + name);
 		this.dispatcher.setDaemon(true);
 		this.dispatcher.start();
@@ -330,11 +338,32 @@ public final class Batcher<I, O> implements AutoCloseable {
 		catch (RuntimeException ex) {
 			logger.warn("Batch listener failed on a batch of '{}'", this.name, ex);
 		}
-		for (int i = 0; i < batch.size(); i++) {
+		// Each result wakes its caller's thread, a few microseconds each: a batch of a
+		// thousand callers woken one after another on one thread would take milliseconds,
+		// longer than the batch's kernel. The callers are woken in slices on the
+		// completion executor, the first slice here.
+		int size = batch.size();
+		for (int from = COMPLETION_SLICE; from < size; from += COMPLETION_SLICE) {
+			int start = from;
+			int end = Math.min(size, from + COMPLETION_SLICE);
+			Runnable slice = () -> completeSlice(batch, start, end, slices, cause);
+			try {
+				this.completer.execute(slice);
+			}
+			catch (RejectedExecutionException ex) {
+				slice.run();
+			}
+		}
+		completeSlice(batch, 0, Math.min(size, COMPLETION_SLICE), slices, cause);
+	}
+
+	private void completeSlice(List<Item<I, O>> batch, int from, int to, @Nullable Slices<O> slices,
+			@Nullable Throwable cause) {
+		for (int i = from; i < to; i++) {
 			CompletableFuture<O> future = batch.get(i).future;
-			if (cause != null) {
+			if (cause != null || slices == null) {
 				this.failed.increment();
-				future.completeExceptionally(cause);
+				future.completeExceptionally((cause != null) ? cause : new IllegalStateException("No results"));
 				continue;
 			}
 			try {

@@ -307,7 +307,7 @@ public class OffloadTemplate {
 						(index) -> kernel.slice(result, index)));
 		};
 		return register(new Batcher<>(kernel.kernel().name(), attributes.device(), policy, kernel::validate, runner,
-				this.batchListener, this.batchers::remove));
+				this.batchListener, this.batchers::remove, this.registry.completionExecutor()));
 	}
 
 	/**
@@ -331,7 +331,7 @@ public class OffloadTemplate {
 			return new Batcher.Slices<O>(OffloadAttributes.ANY_DEVICE, results::get);
 		});
 		return register(new Batcher<>(name, OffloadAttributes.ANY_DEVICE, policy, (item) -> {
-		}, runner, this.batchListener, this.batchers::remove));
+		}, runner, this.batchListener, this.batchers::remove, this.registry.completionExecutor()));
 	}
 
 	/**

@@ -7,7 +7,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -357,6 +360,54 @@ class BatcherTests {
 		assertThat(batcher.statistics().items()).isEqualTo(1000);
 		assertThat(this.batches.stream().mapToInt(BatchListener.CompletedBatch::size).sum()).isEqualTo(1000);
 		assertThat(this.batches).allMatch((batch) -> batch.size() <= 64);
+	}
+
+	/**
+	 * A batcher over a runner that answers each item with its index times 10, completing
+	 * callers' futures through {@code completer}.
+	 */
+	private static Batcher<Integer, Integer> indexBatcher(int batchSize, Executor completer) {
+		Batcher.Runner<Integer, Integer> runner = (items) -> CompletableFuture
+			.completedFuture(new Batcher.Slices<>(0, (index) -> items.get(index) * 10));
+		return new Batcher<>("slices", 0, fullBatchesOf(batchSize), (item) -> {
+		}, runner, BatchListener.NONE, (batcher) -> {
+		}, completer);
+	}
+
+	@Test
+	void callersOfALargeBatchShouldBeWokenInSlicesOnTheCompletionExecutor() throws Exception {
+		AtomicInteger slices = new AtomicInteger();
+		Executor completer = (task) -> {
+			slices.incrementAndGet();
+			new Thread(task, "slice").start();
+		};
+		try (Batcher<Integer, Integer> batcher = indexBatcher(300, completer)) {
+			List<CompletableFuture<Integer>> results = new ArrayList<>();
+			for (int i = 0; i < 300; i++) {
+				results.add(batcher.submit(i));
+			}
+			for (int i = 0; i < 300; i++) {
+				assertThat(results.get(i).get(10, TimeUnit.SECONDS)).isEqualTo(i * 10);
+			}
+		}
+		// 300 callers: the first 64 on the batch's thread, four slices handed off.
+		assertThat(slices).hasValue((300 - 1) / Batcher.COMPLETION_SLICE);
+	}
+
+	@Test
+	void callersShouldStillBeWokenWhenTheCompletionExecutorRefusesASlice() throws Exception {
+		Executor refusing = (task) -> {
+			throw new RejectedExecutionException("shut down");
+		};
+		try (Batcher<Integer, Integer> batcher = indexBatcher(200, refusing)) {
+			List<CompletableFuture<Integer>> results = new ArrayList<>();
+			for (int i = 0; i < 200; i++) {
+				results.add(batcher.submit(i));
+			}
+			for (int i = 0; i < 200; i++) {
+				assertThat(results.get(i).get(10, TimeUnit.SECONDS)).isEqualTo(i * 10);
+			}
+		}
 	}
 
 }
