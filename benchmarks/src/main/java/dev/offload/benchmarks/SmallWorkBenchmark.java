@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -29,12 +30,14 @@ import dev.offload.template.OffloadTemplate;
 /**
  * Small work at GPU scale, on the host backend or CUDA: (1) {@code --requests} concurrent
  * one-option price requests (one caller thread each), unbatched (a launch per request)
- * against batched ({@link Batcher}, {@code --max-delay-us}), with throughput, p50/p99 and
- * a bit-for-bit comparison of the prices; (2) a flow of {@code --launches} Black-Scholes
- * launches with a copy in and out, eager against replayed ({@link CapturedFlow}), with
- * the outputs compared. It prints Markdown with the targets (batched throughput at least
- * 10 times unbatched; batched p99 within max delay + one batch kernel + unbatched p99;
- * replay at least 4 times faster) and exits 1 if a result differs. <pre>
+ * against batched ({@link Batcher}, {@code --max-delay-us}), in bursts (all requests at
+ * once, round after round) and sustained (each caller's requests back to back), with
+ * throughput, p50/p99 and a bit-for-bit comparison of the prices; (2) a flow of
+ * {@code --launches} Black-Scholes launches with a copy in and out, eager against
+ * replayed ({@link CapturedFlow}), with the outputs compared. It prints Markdown with the
+ * targets (batched throughput at least 10 times unbatched; batched p99 within max delay +
+ * one batch kernel + unbatched p99; replay at least 4 times faster) and exits 1 if a
+ * result differs. <pre>
  * java -cp ... dev.offload.benchmarks.SmallWorkBenchmark --backend cuda --requests 1000 --rounds 20
  * </pre>
  */
@@ -86,7 +89,8 @@ public final class SmallWorkBenchmark {
 			this.out.printf(Locale.ROOT, "# Small work: %s backend, %s%n%n", this.options.backend,
 					this.registry.device(0).name());
 			boolean batched = batching();
-			return flow() && batched;
+			boolean withCopies = flow(true);
+			return flow(false) && withCopies && batched;
 		}
 		finally {
 			this.template.batchers().forEach(Batcher::close);
@@ -113,25 +117,30 @@ public final class SmallWorkBenchmark {
 			round(callers, (i) -> batcher.submit(option(i)).join());
 			Run unbatched = rounds(callers, (i) -> priceAlone(option(i)));
 			Run batched = rounds(callers, (i) -> batcher.submit(option(i)).join());
+			Run unbatchedSustained = sustained(callers, (i) -> priceAlone(option(i)));
+			Run batchedSustained = sustained(callers, (i) -> batcher.submit(option(i)).join());
 			long kernelNanos = oneBatchKernel(requests);
 			Batcher.Statistics statistics = batcher.statistics();
-			boolean identical = Arrays.deepEquals(bits(unbatched.prices), bits(batched.prices));
-			double ratio = batched.throughput() / unbatched.throughput();
-			long bound = this.options.maxDelayMicros * 1000L + kernelNanos + unbatched.latency.p99Nanos();
+			boolean identical = Arrays.deepEquals(bits(unbatched.prices), bits(batched.prices))
+					&& Arrays.deepEquals(bits(unbatched.prices), bits(batchedSustained.prices))
+					&& Arrays.deepEquals(bits(unbatched.prices), bits(unbatchedSustained.prices));
 			this.out.printf(Locale.ROOT, "## %d concurrent one-option price requests, %d rounds%n%n", requests,
 					this.options.rounds);
 			this.out.println("| mode | requests/s | p50 µs | p99 µs | max µs |");
 			this.out.println("| --- | ---: | ---: | ---: | ---: |");
-			row("unbatched (one launch each)", unbatched);
-			row("batched (max delay " + this.options.maxDelayMicros + " µs)", batched);
+			row("unbatched (one launch each), bursts", unbatched);
+			row("batched (max delay " + this.options.maxDelayMicros + " µs), bursts", batched);
+			row("unbatched (one launch each), sustained", unbatchedSustained);
+			row("batched (max delay " + this.options.maxDelayMicros + " µs), sustained", batchedSustained);
 			this.out.printf(Locale.ROOT,
-					"%nMean batch size %.1f over %d batches. One batch kernel of %d options: %d µs (median).%n",
+					"%nBursts: all %d requests submitted to their callers at once, each round waiting for the last; "
+							+ "sustained: each of the %d callers makes %d requests back to back.%n",
+					requests, requests, this.options.rounds);
+			this.out.printf(Locale.ROOT,
+					"Mean batch size %.1f over %d batches. One batch kernel of %d options: %d µs (median).%n",
 					statistics.meanBatchSize(), statistics.batches(), requests, kernelNanos / 1000);
-			this.out.printf(Locale.ROOT, "- throughput ratio %.1f× (target ≥ 10×): %s%n", ratio,
-					(ratio >= 10) ? "met" : "missed");
-			this.out.printf(Locale.ROOT, "- batched p99 %d µs ≤ max delay + one kernel + unbatched p99 = %d µs: %s%n",
-					batched.latency.p99Nanos() / 1000, bound / 1000,
-					(batched.latency.p99Nanos() <= bound) ? "met" : "missed");
+			targets("bursts", unbatched, batched, kernelNanos);
+			targets("sustained", unbatchedSustained, batchedSustained, kernelNanos);
 			this.out.printf(Locale.ROOT, "- batched prices bit-identical to unbatched: %s%n%n",
 					identical ? "yes" : "NO");
 			return identical;
@@ -139,6 +148,49 @@ public final class SmallWorkBenchmark {
 		finally {
 			callers.shutdownNow();
 		}
+	}
+
+	private void targets(String mode, Run unbatched, Run batched, long kernelNanos) {
+		double ratio = batched.throughput() / unbatched.throughput();
+		long bound = this.options.maxDelayMicros * 1000L + kernelNanos + unbatched.latency.p99Nanos();
+		this.out.printf(Locale.ROOT, "- %s: throughput ratio %.1f× (target ≥ 10×): %s%n", mode, ratio,
+				(ratio >= 10) ? "met" : "missed");
+		this.out.printf(Locale.ROOT, "- %s: batched p99 %d µs ≤ max delay + one kernel + unbatched p99 = %d µs: %s%n",
+				mode, batched.latency.p99Nanos() / 1000, bound / 1000,
+				(batched.latency.p99Nanos() <= bound) ? "met" : "missed");
+	}
+
+	/**
+	 * Each of the {@code --requests} callers makes {@code --rounds} requests back to
+	 * back, all callers started together: the steady state of that many concurrent
+	 * clients, without a barrier between rounds.
+	 */
+	private Run sustained(ExecutorService callers, IntFunction<double[]> price) throws Exception {
+		int requests = this.options.requests;
+		int perCaller = this.options.rounds;
+		long[] latencies = new long[requests * perCaller];
+		double[][] prices = new double[requests][];
+		CountDownLatch start = new CountDownLatch(1);
+		List<Future<?>> futures = new ArrayList<>(requests);
+		for (int i = 0; i < requests; i++) {
+			int index = i;
+			futures.add(callers.submit(() -> {
+				start.await();
+				for (int r = 0; r < perCaller; r++) {
+					long begun = System.nanoTime();
+					prices[index] = price.apply(index);
+					latencies[index * perCaller + r] = System.nanoTime() - begun;
+				}
+				return null;
+			}));
+		}
+		long begun = System.nanoTime();
+		start.countDown();
+		for (Future<?> future : futures) {
+			future.get();
+		}
+		long elapsed = System.nanoTime() - begun;
+		return new Run(latencies.length, elapsed, LatencySummary.of(latencies), prices);
 	}
 
 	private Run rounds(ExecutorService callers, IntFunction<double[]> price) throws Exception {
@@ -188,7 +240,12 @@ public final class SmallWorkBenchmark {
 		return times[times.length / 2];
 	}
 
-	private boolean flow() {
+	/**
+	 * Eager launches against their captured flow; with {@code copies}, each run also
+	 * copies the input in and the output out (inside the flow when replayed); without, it
+	 * is the launches and the synchronize only (the input copied once before).
+	 */
+	private boolean flow(boolean copies) {
 		int n = this.options.flowOptions;
 		int launches = this.options.launches;
 		Device device = this.registry.device(0);
@@ -203,26 +260,37 @@ public final class SmallWorkBenchmark {
 		double[] eagerOut;
 		double[] replayedOut;
 		try (OffloadSession session = device.openSession()) {
+			session.copy(input, in);
 			for (int warm = 0; warm < 2; warm++) {
 				for (int i = 0; i < eager.length; i++) {
 					long start = System.nanoTime();
-					session.copy(input, in);
+					if (copies) {
+						session.copy(input, in);
+					}
 					for (int k = 0; k < launches; k++) {
 						session.launch(BLACK_SCHOLES, config, n, in, out);
 					}
-					session.copy(out, output);
+					if (copies) {
+						session.copy(out, output);
+					}
 					session.synchronize();
 					eager[i] = System.nanoTime() - start;
 				}
 			}
+			copyOut(session, copies, out, output);
 			eagerOut = output.getDoubles(0, new double[2 * n]);
+			session.fill(out, (byte) 0);
 			output.putDoubles(0, new double[2 * n]);
 			try (CapturedFlow flow = CapturedFlow.capture(session, (steps) -> {
-				steps.copy(input, in);
+				if (copies) {
+					steps.copy(input, in);
+				}
 				for (int k = 0; k < launches; k++) {
 					steps.launch(BLACK_SCHOLES, config, n, in, out);
 				}
-				steps.copy(out, output);
+				if (copies) {
+					steps.copy(out, output);
+				}
 			})) {
 				for (int warm = 0; warm < 2; warm++) {
 					for (int i = 0; i < replayed.length; i++) {
@@ -233,6 +301,7 @@ public final class SmallWorkBenchmark {
 					}
 				}
 			}
+			copyOut(session, copies, out, output);
 			replayedOut = output.getDoubles(0, new double[2 * n]);
 		}
 		finally {
@@ -245,9 +314,8 @@ public final class SmallWorkBenchmark {
 		LatencySummary replayedSummary = LatencySummary.of(replayed);
 		boolean identical = Arrays.equals(bits(eagerOut), bits(replayedOut));
 		double speedup = (double) eagerSummary.p50Nanos() / Math.max(1, replayedSummary.p50Nanos());
-		this.out.printf(Locale.ROOT,
-				"## A flow of %d launches (%d options each) with a copy in and out, then a synchronize; %d times%n%n",
-				launches, n, this.options.replays);
+		this.out.printf(Locale.ROOT, "## A flow of %d launches (%d options each)%s, then a synchronize; %d times%n%n",
+				launches, n, copies ? " with a copy in and out" : "", this.options.replays);
 		this.out.println("| mode | p50 µs | p99 µs | max µs |");
 		this.out.println("| --- | ---: | ---: | ---: |");
 		this.out.printf(Locale.ROOT, "| eager launches | %.1f | %.1f | %.1f |%n", eagerSummary.p50Nanos() / 1e3,
@@ -256,8 +324,15 @@ public final class SmallWorkBenchmark {
 				replayedSummary.p50Nanos() / 1e3, replayedSummary.p99Nanos() / 1e3, replayedSummary.maxNanos() / 1e3);
 		this.out.printf(Locale.ROOT, "%n- replay %.1f× faster at the median (target ≥ 4×): %s%n", speedup,
 				(speedup >= 4) ? "met" : "missed");
-		this.out.printf(Locale.ROOT, "- replayed outputs bit-identical to eager: %s%n", identical ? "yes" : "NO");
+		this.out.printf(Locale.ROOT, "- replayed outputs bit-identical to eager: %s%n%n", identical ? "yes" : "NO");
 		return identical;
+	}
+
+	private static void copyOut(OffloadSession session, boolean copied, DeviceBuffer out, HostBuffer output) {
+		if (!copied) {
+			session.copy(out, output);
+		}
+		session.synchronize();
 	}
 
 	private void row(String mode, Run run) {

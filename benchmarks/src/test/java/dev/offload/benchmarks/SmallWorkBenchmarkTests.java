@@ -24,7 +24,9 @@ class SmallWorkBenchmarkTests {
 		assertThat(identical).isTrue();
 		assertThat(bytes.toString(StandardCharsets.UTF_8)).contains("16 concurrent one-option price requests")
 			.contains("batched prices bit-identical to unbatched: yes")
-			.contains("A flow of 4 launches (8 options each)")
+			.contains("batched (max delay 200 µs), sustained")
+			.contains("A flow of 4 launches (8 options each) with a copy in and out")
+			.contains("A flow of 4 launches (8 options each), then a synchronize")
 			.contains("replayed outputs bit-identical to eager: yes");
 	}
 
