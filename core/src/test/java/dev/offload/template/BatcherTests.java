@@ -374,6 +374,17 @@ class BatcherTests {
 		}, completer);
 	}
 
+	private static void assertEachCallerGetsItsOwnResult(Batcher<Integer, Integer> batcher, int callers)
+			throws Exception {
+		List<CompletableFuture<Integer>> results = new ArrayList<>();
+		for (int i = 0; i < callers; i++) {
+			results.add(batcher.submit(i));
+		}
+		for (int i = 0; i < callers; i++) {
+			assertThat(results.get(i).get(10, TimeUnit.SECONDS)).isEqualTo(i * 10);
+		}
+	}
+
 	@Test
 	void callersOfALargeBatchShouldBeWokenInSlicesOnTheCompletionExecutor() throws Exception {
 		AtomicInteger slices = new AtomicInteger();
@@ -382,13 +393,7 @@ class BatcherTests {
 			new Thread(task, "slice").start();
 		};
 		try (Batcher<Integer, Integer> batcher = indexBatcher(300, completer)) {
-			List<CompletableFuture<Integer>> results = new ArrayList<>();
-			for (int i = 0; i < 300; i++) {
-				results.add(batcher.submit(i));
-			}
-			for (int i = 0; i < 300; i++) {
-				assertThat(results.get(i).get(10, TimeUnit.SECONDS)).isEqualTo(i * 10);
-			}
+			assertEachCallerGetsItsOwnResult(batcher, 300);
 		}
 		// 300 callers: the first 64 on the batch's thread, four slices handed off.
 		assertThat(slices).hasValue((300 - 1) / Batcher.COMPLETION_SLICE);
@@ -400,13 +405,7 @@ class BatcherTests {
 			throw new RejectedExecutionException("shut down");
 		};
 		try (Batcher<Integer, Integer> batcher = indexBatcher(200, refusing)) {
-			List<CompletableFuture<Integer>> results = new ArrayList<>();
-			for (int i = 0; i < 200; i++) {
-				results.add(batcher.submit(i));
-			}
-			for (int i = 0; i < 200; i++) {
-				assertThat(results.get(i).get(10, TimeUnit.SECONDS)).isEqualTo(i * 10);
-			}
+			assertEachCallerGetsItsOwnResult(batcher, 200);
 		}
 	}
 
