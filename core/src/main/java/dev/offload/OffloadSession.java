@@ -21,7 +21,7 @@ import dev.offload.kernel.LaunchConfig;
 import dev.offload.spi.BackendEvent;
 import dev.offload.spi.BackendStream;
 import dev.offload.spi.NativeMemory;
-import dev.offload.spi.VirtualThreads;
+import dev.offload.internal.VirtualThreads;
 
 /**
  * A unit of work on one device: the stream it borrows on its first operation is its own

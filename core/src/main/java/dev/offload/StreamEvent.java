@@ -1,7 +1,7 @@
 package dev.offload;
 
 import dev.offload.spi.BackendEvent;
-import dev.offload.spi.VirtualThreads;
+import dev.offload.internal.VirtualThreads;
 
 /**
  * A point in one session's work that other sessions can wait for
