@@ -98,7 +98,7 @@ public final class Device {
 		long ceiling = Math.min(this.memoryBudget.budgetBytes(), this.info.totalMemoryBytes());
 		this.bufferCache = new BufferCache(this.info.id(), backendDevice, this.info.totalMemoryBytes(),
 				this.info.leastPriority(), bufferCacheMaxBytes, () -> ceiling - this.memoryBudget.usedBytes());
-		OffloadSession.initializeVirtualThreadWaits();
+		SessionWaits.initializeVirtualThreadWaits();
 	}
 
 	/**

@@ -39,7 +39,7 @@ public final class StreamEvent {
 	public void synchronize() {
 		BackendEvent backend = backendEvent();
 		if (VirtualThreads.isCurrentThreadVirtual()) {
-			OffloadSession.parkUntil(this.session.device(), backend::query);
+			SessionWaits.parkUntil(this.session.device(), backend::query);
 		}
 		else {
 			backend.synchronize();
