@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine, from the folder scripts/gpu/pack.sh filled. GPU_RUN_PARTS picks what runs (default
 # "tests bench app startup"), each part bounded by its own timeout so that a hung part leaves time for the rest:
-#   tests    the CUDA backend's tests (JUnit console launcher), twice: in JCuda's default mode (tests.log), then with
-#            -Doffload.test.jcuda-exceptions=true, which makes every CUDA test switch
+#   tests    the tests of the CUDA backend and of the kernel compilation (JUnit console launcher), twice: in JCuda's
+#            default mode (tests.log), then with -Doffload.test.jcuda-exceptions=true, which makes every CUDA test switch
 #            JCudaDriver.setExceptionsEnabled(true) on once its registry started (tests-exceptions.log); among them
 #            NvrtcTests and CudaSourceGpuTests compile CUDA C with the machine's libnvrtc.so.13 (through JNA), run it,
 #            print the warm-cache module load time and a bad kernel's file:line
@@ -82,6 +82,7 @@ run_tests() {
 	shift
 	timeout "${TESTS_TIMEOUT:-300}" "$java" "$@" -cp "$console:$classpath" org.junit.platform.console.ConsoleLauncher \
 		execute --disable-banner --disable-ansi-colors --details=tree --select-package dev.offload.backend.cuda \
+		--select-package dev.offload.compile \
 		--reports-dir "${TMPDIR:-/tmp}/offload-junit/$log" 2>&1 | tee "$out/$log.log"
 	return "${PIPESTATUS[0]}"
 }

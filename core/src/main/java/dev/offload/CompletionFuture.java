@@ -9,7 +9,7 @@ import java.util.concurrent.TimeoutException;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.offload.spi.VirtualThreads;
+import dev.offload.internal.VirtualThreads;
 
 /**
  * The future of asynchronous device work ({@link OffloadSession#closeAsync()},

@@ -11,9 +11,10 @@ import org.slf4j.LoggerFactory;
  * An {@link OffloadListener} that calls several listeners in order, so that metrics,
  * tracing and leak detection each plug in their own, and isolates them: what a listener
  * throws is logged and dropped, the next one is still called, and a pool or its threads
- * never see it. Every device calls its listener through one.
+ * never see it. Every device calls its listener through one;
+ * {@link OffloadListener#composite(List)} makes one.
  */
-public final class CompositeOffloadListener implements OffloadListener {
+final class CompositeOffloadListener implements OffloadListener {
 
 	private static final Logger logger = LoggerFactory.getLogger(CompositeOffloadListener.class);
 
@@ -23,7 +24,7 @@ public final class CompositeOffloadListener implements OffloadListener {
 	 * Creates a composite.
 	 * @param listeners the listeners, called in this order
 	 */
-	public CompositeOffloadListener(List<? extends OffloadListener> listeners) {
+	CompositeOffloadListener(List<? extends OffloadListener> listeners) {
 		this.listeners = List.copyOf(listeners);
 	}
 
@@ -33,7 +34,7 @@ public final class CompositeOffloadListener implements OffloadListener {
 	 * @param listeners the listeners, in order
 	 * @return the listener
 	 */
-	public static OffloadListener of(List<? extends OffloadListener> listeners) {
+	static OffloadListener of(List<? extends OffloadListener> listeners) {
 		return listeners.isEmpty() ? OffloadListener.NONE : new CompositeOffloadListener(listeners);
 	}
 
@@ -54,7 +55,7 @@ public final class CompositeOffloadListener implements OffloadListener {
 	 * Returns the listeners.
 	 * @return the listeners, in calling order
 	 */
-	public List<OffloadListener> listeners() {
+	List<OffloadListener> listeners() {
 		return this.listeners;
 	}
 

@@ -7,6 +7,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -69,6 +70,12 @@ public final class Device {
 	private volatile boolean closing;
 
 	/**
+	 * The sticky error that failed the device, set once: the device's health, which its
+	 * pool reads to stop lending.
+	 */
+	private final AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
+
+	/**
 	 * Signalled when a session ends while the device closes; a lock, not a monitor, so
 	 * that waiting never pins.
 	 */
@@ -91,7 +98,7 @@ public final class Device {
 		long ceiling = Math.min(this.memoryBudget.budgetBytes(), this.info.totalMemoryBytes());
 		this.bufferCache = new BufferCache(this.info.id(), backendDevice, this.info.totalMemoryBytes(),
 				this.info.leastPriority(), bufferCacheMaxBytes, () -> ceiling - this.memoryBudget.usedBytes());
-		OffloadSession.initializeVirtualThreadWaits();
+		SessionWaits.initializeVirtualThreadWaits();
 	}
 
 	/**
@@ -173,7 +180,7 @@ public final class Device {
 	 * @return {@code false} once a sticky error failed it
 	 */
 	public boolean isHealthy() {
-		return this.streamPool.failure() == null;
+		return this.failure.get() == null;
 	}
 
 	/**
@@ -181,7 +188,11 @@ public final class Device {
 	 * @return the error, or empty while the device is healthy
 	 */
 	public Optional<Throwable> failure() {
-		return Optional.ofNullable(this.streamPool.failure());
+		return Optional.ofNullable(this.failure.get());
+	}
+
+	@Nullable Throwable stickyError() {
+		return this.failure.get();
 	}
 
 	/**
@@ -437,8 +448,8 @@ public final class Device {
 	 * @param cause the sticky error
 	 */
 	void fail(Throwable cause) {
-		if (this.streamPool.failure() == null) {
-			this.streamPool.fail(cause);
+		if (this.failure.compareAndSet(null, cause)) {
+			this.streamPool.deviceFailed();
 			logger.error("Device {} ({}) failed and stops lending streams: {}", id(), name(), cause.getMessage());
 			this.listener.deviceFailed(this, cause);
 		}

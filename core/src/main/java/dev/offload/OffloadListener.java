@@ -1,5 +1,7 @@
 package dev.offload;
 
+import java.util.List;
+
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -14,6 +16,17 @@ public interface OffloadListener {
 	 */
 	OffloadListener NONE = new OffloadListener() {
 	};
+
+	/**
+	 * Returns a listener that calls all of {@code listeners} in order, so that metrics,
+	 * tracing and leak detection each plug in their own, and isolates them: what one
+	 * throws is logged and dropped, and the next one is still called.
+	 * @param listeners the listeners, in calling order
+	 * @return {@link #NONE} for none, else a listener that calls each
+	 */
+	static OffloadListener composite(List<? extends OffloadListener> listeners) {
+		return CompositeOffloadListener.of(listeners);
+	}
 
 	/**
 	 * A stream was lent.

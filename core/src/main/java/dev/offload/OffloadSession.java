@@ -7,12 +7,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -21,7 +17,6 @@ import dev.offload.kernel.LaunchConfig;
 import dev.offload.spi.BackendEvent;
 import dev.offload.spi.BackendStream;
 import dev.offload.spi.NativeMemory;
-import dev.offload.spi.VirtualThreads;
 
 /**
  * A unit of work on one device: the stream it borrows on its first operation is its own
@@ -61,8 +56,6 @@ public final class OffloadSession implements AutoCloseable {
 
 	private static final AtomicIntegerFieldUpdater<OffloadSession> AWAITING = AtomicIntegerFieldUpdater
 		.newUpdater(OffloadSession.class, "awaiting");
-
-	private static volatile boolean virtualThreadWaitsInitialized;
 
 	private final long id = ids.incrementAndGet();
 
@@ -325,7 +318,7 @@ public final class OffloadSession implements AutoCloseable {
 		return allocateHost(Math.max(1, (long) values.length * Double.BYTES)).putDoubles(0, values);
 	}
 
-	private void own(Buffer buffer) {
+	void own(Buffer buffer) {
 		if (this.buffers == null) {
 			this.buffers = new ArrayList<>();
 		}
@@ -366,12 +359,7 @@ public final class OffloadSession implements AutoCloseable {
 		}
 		var to = dst.memoryFor(this.device, "the copy's destination");
 		if (src.device() != this.device) {
-			src.checkOpen("the copy's source");
-			src.checkRange(srcOffset, bytes, "the copy's source");
-			dst.checkRange(dstOffset, bytes, "the copy's destination");
-			if (bytes > 0) {
-				copyFromOtherDevice(src, srcOffset, to, dstOffset, bytes);
-			}
+			CrossDeviceCopy.copy(this, src, srcOffset, dst, to, dstOffset, bytes);
 			return;
 		}
 		var from = src.memoryFor(this.device, "the copy's source");
@@ -380,31 +368,21 @@ public final class OffloadSession implements AutoCloseable {
 		if (bytes == 0) {
 			return;
 		}
+		enqueueCopy(from, srcOffset, to, dstOffset, bytes);
+	}
+
+	/**
+	 * Enqueues a copy between two memories this session's stream can reach.
+	 */
+	void enqueueCopy(NativeMemory from, long srcOffset, NativeMemory to, long dstOffset, long bytes) {
 		enqueue(() -> stream().backend.copy(from, srcOffset, to, dstOffset, bytes));
 	}
 
 	/**
-	 * Stages a copy from another device's buffer through page-locked host memory of that
-	 * device (portable on CUDA, so this device's stream can read it). Peer copies are not
-	 * used yet: staging works between any two devices.
+	 * Tells whether work was enqueued since the last synchronize.
 	 */
-	private void copyFromOtherDevice(Buffer src, long srcOffset, NativeMemory to, long dstOffset, long bytes) {
-		if (bytes > Integer.MAX_VALUE) {
-			throw new IllegalArgumentException("A copy between devices stages at most " + Integer.MAX_VALUE
-					+ " bytes through host memory, was " + bytes);
-		}
-		Device source = src.device();
-		HostBuffer staging = new HostBuffer(source, source.acquireHostMemory(bytes), bytes, this);
-		own(staging);
-		StreamEvent enqueuedSoFar = this.workPending ? recordEvent() : null;
-		try (OffloadSession stage = source.openSession(this.priority)) {
-			if (enqueuedSoFar != null) {
-				stage.waitFor(enqueuedSoFar);
-			}
-			stage.copy(src, srcOffset, staging, 0, bytes);
-		}
-		NativeMemory from = staging.memory();
-		enqueue(() -> stream().backend.copy(from, 0, to, dstOffset, bytes));
+	boolean hasPendingWork() {
+		return this.workPending;
 	}
 
 	/**
@@ -561,7 +539,7 @@ public final class OffloadSession implements AutoCloseable {
 		}
 		if (this.failure != null) {
 			this.failureReported = true;
-			throw asRuntime(this.failure);
+			throw SessionWaits.asRuntime(this.failure);
 		}
 		try {
 			awaitWork("its work (synchronize)");
@@ -591,108 +569,21 @@ public final class OffloadSession implements AutoCloseable {
 	private void waitForWork(String waitedFor) {
 		BackendStream backend = lent().backend;
 		if (this.deadline == null) {
-			awaitIdle(backend);
+			SessionWaits.awaitIdle(this.device, backend);
 			return;
 		}
 		long start = System.nanoTime();
-		if (backend.query()) {
-			return;
-		}
-		CompletableFuture<Void> idle = new CompletableFuture<>();
-		this.device.completionPoller().submit(new IdleWatch(backend::query, idle));
 		try {
-			long remaining = this.deadline.remainingNanos();
-			if (remaining <= 0) {
-				throw new TimeoutException();
-			}
-			idle.get(remaining, TimeUnit.NANOSECONDS);
-		}
-		catch (TimeoutException ex) {
-			if (idle.cancel(false)) {
+			if (!SessionWaits.awaitIdle(this.device, backend, this.deadline)) {
 				throw expire(waitedFor, start);
 			}
-			// The work finished just as the deadline passed: report its outcome.
-			awaitDone(idle);
-		}
-		catch (ExecutionException ex) {
-			throw asRuntime(ex.getCause());
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			idle.cancel(false);
 			OffloadException interrupted = new OffloadException("Interrupted while session " + this.id + " on device "
 					+ this.device.id() + " waited for " + waitedFor, ex);
 			handOff(interrupted);
 			throw interrupted;
-		}
-	}
-
-	/**
-	 * Waits until {@code backend} is idle, throwing its work's failure. A platform thread
-	 * synchronizes in the driver (the fastest wait). A virtual thread must not: a
-	 * blocking native call holds its carrier for the whole wait, so a few hundred waiting
-	 * requests would stall every other virtual thread. It parks instead, and the device's
-	 * completion thread, which polls the stream, wakes it.
-	 */
-	private void awaitIdle(BackendStream backend) {
-		if (!VirtualThreads.isCurrentThreadVirtual()) {
-			backend.synchronize();
-			return;
-		}
-		parkUntil(this.device, backend::query);
-	}
-
-	/**
-	 * Parks the calling thread until {@code done} answers {@code true}, polled by
-	 * {@code device}'s completion thread; throws what {@code done} throws. The wait of a
-	 * virtual thread that leaves its carrier free.
-	 */
-	static void parkUntil(Device device, BooleanSupplier done) {
-		if (done.getAsBoolean()) {
-			return;
-		}
-		CompletableFuture<Void> reached = new CompletableFuture<>();
-		device.completionPoller().submit(new IdleWatch(done, reached));
-		// join() parks without pinning the carrier and, as the driver's synchronize, is
-		// not cut short by an interrupt (the interrupt stays set).
-		awaitDone(reached);
-	}
-
-	/**
-	 * Initializes the classes a virtual thread's wait goes through. Thousands of virtual
-	 * threads that wait for the first time at once would otherwise queue on those
-	 * classes' initialization, and a virtual thread waiting for a class initializer pins
-	 * its carrier (JFR reports each as {@code jdk.VirtualThreadPinned}). A no-op once
-	 * done.
-	 */
-	static void initializeVirtualThreadWaits() {
-		if (virtualThreadWaitsInitialized || !VirtualThreads.isSupported()) {
-			return;
-		}
-		List<String> names = new ArrayList<>(List.of(IdleWatch.class.getName(), CompletionPoller.class.getName(),
-				CompletionFuture.class.getName(), "java.util.function.BooleanSupplier",
-				"java.util.concurrent.CompletableFuture", "java.util.concurrent.CompletableFuture$Signaller",
-				"java.util.concurrent.CompletionException"));
-		for (Class<?> nested : CompletionPoller.class.getDeclaredClasses()) {
-			names.add(nested.getName());
-		}
-		for (String name : names) {
-			try {
-				Class.forName(name, true, OffloadSession.class.getClassLoader());
-			}
-			catch (ClassNotFoundException | LinkageError ex) {
-				// A runtime without that JDK class: nothing of it to initialize.
-			}
-		}
-		virtualThreadWaitsInitialized = true;
-	}
-
-	private static void awaitDone(CompletableFuture<Void> idle) {
-		try {
-			idle.join();
-		}
-		catch (java.util.concurrent.CompletionException ex) {
-			throw asRuntime(ex.getCause());
 		}
 	}
 
@@ -771,7 +662,7 @@ public final class OffloadSession implements AutoCloseable {
 		end(result);
 		if (result != null && !this.failureReported) {
 			this.failureReported = true;
-			throw asRuntime(result);
+			throw SessionWaits.asRuntime(result);
 		}
 	}
 
@@ -923,7 +814,7 @@ public final class OffloadSession implements AutoCloseable {
 			// Earlier work may still run on a stream whose later call failed: let it
 			// finish before the stream and the buffers are given back.
 			try {
-				awaitIdle(lent.backend);
+				SessionWaits.awaitIdle(this.device, lent.backend);
 			}
 			catch (RuntimeException ignored) {
 				// The failure is already recorded.
@@ -993,11 +884,6 @@ public final class OffloadSession implements AutoCloseable {
 		}
 	}
 
-	private static RuntimeException asRuntime(@Nullable Throwable failure) {
-		return (failure instanceof RuntimeException runtime) ? runtime
-				: new OffloadException("The session's work failed", failure);
-	}
-
 	/**
 	 * Ends this session on the completion thread once its stream is idle.
 	 */
@@ -1011,49 +897,6 @@ public final class OffloadSession implements AutoCloseable {
 		@Override
 		public void abandon(String reason) {
 			OffloadSession.this.abandon(reason);
-		}
-
-	}
-
-	/**
-	 * Completes a future when a stream is idle (or an event reached), for a wait bounded
-	 * by a deadline or the wait of a virtual thread. The future has no dependent stages
-	 * but its waiter's, so it is completed on the completion thread itself.
-	 */
-	private static final class IdleWatch implements CompletionPoller.Task {
-
-		private final BooleanSupplier done;
-
-		private final CompletableFuture<Void> idle;
-
-		IdleWatch(BooleanSupplier done, CompletableFuture<Void> idle) {
-			this.done = done;
-			this.idle = idle;
-		}
-
-		@Override
-		public boolean poll() {
-			if (this.idle.isDone()) {
-				// The waiter gave up (its deadline passed) and the session's close task
-				// watches the stream now.
-				return true;
-			}
-			try {
-				if (!this.done.getAsBoolean()) {
-					return false;
-				}
-				this.idle.complete(null);
-			}
-			catch (RuntimeException ex) {
-				this.idle.completeExceptionally(ex);
-			}
-			return true;
-		}
-
-		@Override
-		public void abandon(String reason) {
-			this.idle.completeExceptionally(
-					new StreamPoolClosedException("A session's wait for its work was cut " + "short: " + reason));
 		}
 
 	}

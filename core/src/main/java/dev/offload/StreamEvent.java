@@ -1,7 +1,7 @@
 package dev.offload;
 
 import dev.offload.spi.BackendEvent;
-import dev.offload.spi.VirtualThreads;
+import dev.offload.internal.VirtualThreads;
 
 /**
  * A point in one session's work that other sessions can wait for
@@ -39,7 +39,7 @@ public final class StreamEvent {
 	public void synchronize() {
 		BackendEvent backend = backendEvent();
 		if (VirtualThreads.isCurrentThreadVirtual()) {
-			OffloadSession.parkUntil(this.session.device(), backend::query);
+			SessionWaits.parkUntil(this.session.device(), backend::query);
 		}
 		else {
 			backend.synchronize();

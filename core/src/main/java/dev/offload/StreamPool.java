@@ -140,8 +140,6 @@ public final class StreamPool {
 
 	private volatile boolean closed;
 
-	private volatile @Nullable Throwable failure;
-
 	StreamPool(Device device, StreamPoolConfig config) {
 		this.device = device;
 		this.config = config;
@@ -553,7 +551,7 @@ public final class StreamPool {
 						int alive = (int) (this.created.get() - this.destroyed.get());
 						count = Math.min(count, this.config.maxSize() - alive);
 					}
-					if (count <= 0 || this.closed || this.failure != null) {
+					if (count <= 0 || this.closed || this.device.stickyError() != null) {
 						return;
 					}
 					int made = createStreams(priority, Math.min(count, GROW_BATCH));
@@ -810,7 +808,7 @@ public final class StreamPool {
 	 * Throws if the pool lends no streams: the device failed, or the pool is shut down.
 	 */
 	void checkLending() {
-		Throwable cause = this.failure;
+		Throwable cause = this.device.stickyError();
 		if (cause != null) {
 			throw new DeviceFailedException(this.device.id(), cause);
 		}
@@ -820,19 +818,11 @@ public final class StreamPool {
 	}
 
 	/**
-	 * Stops lending because the device failed; streams already lent are discarded as
-	 * their sessions end.
-	 * @param cause the sticky error
+	 * Wakes every waiter, once the device failed, so that each fails at once instead of
+	 * at its deadline; streams already lent are discarded as their sessions end.
 	 */
-	void fail(Throwable cause) {
-		if (this.failure == null) {
-			this.failure = cause;
-			signal();
-		}
-	}
-
-	@Nullable Throwable failure() {
-		return this.failure;
+	void deviceFailed() {
+		signal();
 	}
 
 	/**

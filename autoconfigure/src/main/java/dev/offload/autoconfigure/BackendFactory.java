@@ -14,7 +14,7 @@ import org.springframework.util.unit.DataSize;
 import dev.offload.autoconfigure.OffloadProperties.BackendType;
 import dev.offload.autoconfigure.OffloadProperties.Host;
 import dev.offload.backend.cuda.CudaBackendProvider;
-import dev.offload.backend.cuda.KernelCache;
+import dev.offload.compile.KernelCache;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.backend.host.HostBackendProvider;
 import dev.offload.spi.Backend;

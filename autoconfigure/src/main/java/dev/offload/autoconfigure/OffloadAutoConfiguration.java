@@ -10,9 +10,8 @@ import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
 import org.springframework.core.io.ResourceLoader;
 
-import dev.offload.CompositeOffloadListener;
 import dev.offload.DeviceRegistry;
-import dev.offload.backend.cuda.KernelCache;
+import dev.offload.compile.KernelCache;
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.OffloadListener;
 import dev.offload.StreamPool;
@@ -65,7 +64,7 @@ public final class OffloadAutoConfiguration {
 	@ConditionalOnMissingBean
 	DeviceRegistry deviceRegistry(Backend backend, OffloadProperties properties,
 			ObjectProvider<OffloadListener> listeners, Environment environment, BeanFactory beanFactory) {
-		OffloadListener listener = CompositeOffloadListener.of(listeners.orderedStream().toList());
+		OffloadListener listener = OffloadListener.composite(listeners.orderedStream().toList());
 		return new DeviceRegistryFactory(properties, environment).create(backend, listener, beanFactory);
 	}
 

@@ -13,7 +13,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
 import dev.offload.StreamPriority;
-import dev.offload.backend.cuda.KernelCache;
+import dev.offload.compile.KernelCache;
 
 /**
  * Configuration of Offload's devices, stream pools and shutdown, bound from

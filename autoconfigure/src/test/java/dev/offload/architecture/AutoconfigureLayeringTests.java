@@ -1,27 +1,19 @@
 package dev.offload.architecture;
 
-import com.tngtech.archunit.base.DescribedPredicate;
-import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
 
-import dev.offload.backend.cuda.KernelCache;
-import dev.offload.backend.cuda.KernelCacheStatistics;
-import dev.offload.backend.cuda.KernelCompilationException;
-import dev.offload.backend.cuda.NvrtcUnavailableException;
-
-import static com.tngtech.archunit.base.DescribedPredicate.not;
-import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 /**
  * The layering of the auto-configuration module's packages, as {@code docs/design.md}
  * ("Packages") states it: the runtime beans ({@code dev.offload.spring..}) never depend
- * on the auto-configurations that create them, and the Spring layer reaches the backends
- * only through the SPI, except where the backend is chosen and created.
+ * on the auto-configurations that create them, the Spring layer reaches the backends only
+ * through the SPI, except where the backend is chosen and created, and it never uses
+ * core's internal package.
  */
 @AnalyzeClasses(packages = { "dev.offload.autoconfigure", "dev.offload.spring" },
 		importOptions = ImportOption.DoNotIncludeTests.class)
@@ -39,21 +31,24 @@ class AutoconfigureLayeringTests {
 		.dependOnClassesThat()
 		.resideInAPackage("dev.offload.autoconfigure..");
 
-	private static final DescribedPredicate<JavaClass> KERNEL_COMPILATION_API = JavaClass.Predicates.belongToAnyOf(
-			KernelCache.class, KernelCacheStatistics.class, KernelCompilationException.class,
-			NvrtcUnavailableException.class);
-
 	// BackendFactory makes the one decision (BackendSelection) and builds the host
-	// backend
-	// from offload.host.*; everything else reads that decision. The CUDA backend's kernel
-	// compilation API (its cache, its statistics and its two exceptions) is the one part
-	// of a backend that the Spring layer configures, measures and reports.
+	// backend from offload.host.*; everything else reads that decision, and reaches the
+	// kernel compilation (its cache, statistics and exceptions) through
+	// dev.offload.compile.
 	@ArchTest
 	static final ArchRule springLayerShouldNotImportBackendsOutsideTheBackendFactory = noClasses().that()
 		.resideInAnyPackage("dev.offload.autoconfigure..", "dev.offload.spring..")
 		.and()
 		.haveNameNotMatching("dev\\.offload\\.autoconfigure\\.BackendFactory(\\$.*)?")
 		.should()
-		.dependOnClassesThat(resideInAPackage("dev.offload.backend..").and(not(KERNEL_COMPILATION_API)));
+		.dependOnClassesThat()
+		.resideInAPackage("dev.offload.backend..");
+
+	@ArchTest
+	static final ArchRule springLayerShouldNotImportCoreInternals = noClasses().that()
+		.resideInAnyPackage("dev.offload.autoconfigure..", "dev.offload.spring..")
+		.should()
+		.dependOnClassesThat()
+		.resideInAPackage("dev.offload.internal..");
 
 }

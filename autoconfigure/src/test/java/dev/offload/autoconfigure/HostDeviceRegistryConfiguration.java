@@ -6,7 +6,6 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-import dev.offload.CompositeOffloadListener;
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadListener;
 import dev.offload.StreamPoolConfig;
@@ -47,7 +46,7 @@ public class HostDeviceRegistryConfiguration {
 		return DeviceRegistry.builder(backend)
 			.streamPool(new StreamPoolConfig(INITIAL_SIZE, 0, Duration.ofSeconds(30)))
 			.streamPool(1, new StreamPoolConfig(BOUNDED_INITIAL_SIZE, MAX_SIZE, Duration.ofMillis(50)))
-			.listener(CompositeOffloadListener.of(listeners.orderedStream().toList()))
+			.listener(OffloadListener.composite(listeners.orderedStream().toList()))
 			.awaitTermination(Duration.ofSeconds(1))
 			.build();
 	}

@@ -10,7 +10,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import dev.offload.DeviceRegistry;
-import dev.offload.backend.cuda.KernelCache;
+import dev.offload.compile.KernelCache;
 import dev.offload.kernel.HostKernel;
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.kernel.ParamKind;

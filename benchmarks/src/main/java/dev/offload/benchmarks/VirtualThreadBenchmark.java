@@ -28,7 +28,7 @@ import dev.offload.Kernel;
 import dev.offload.OffloadSession;
 import dev.offload.StreamPoolConfig;
 import dev.offload.kernel.LaunchConfig;
-import dev.offload.spi.VirtualThreads;
+import dev.offload.internal.VirtualThreads;
 
 /**
  * Requests that each run one session with a short kernel, all in flight at once: one

@@ -43,6 +43,26 @@ class CoreLayeringTests {
 		.resideInAPackage("dev.offload.backend..");
 
 	@ArchTest
+	static final ArchRule onlyBackendsShouldImportBackends = noClasses().that()
+		.resideOutsideOfPackage("dev.offload.backend..")
+		.should()
+		.dependOnClassesThat()
+		.resideInAPackage("dev.offload.backend..");
+
+	@ArchTest
+	static final ArchRule compileShouldImportOnlyTheRootAndTheKernel = noClasses().that()
+		.resideInAPackage("dev.offload.compile..")
+		.should()
+		.dependOnClassesThat(resideInAPackage("dev.offload..")
+			.and(not(resideInAnyPackage("dev.offload", "dev.offload.compile..", "dev.offload.kernel.."))));
+
+	@ArchTest
+	static final ArchRule internalShouldImportNothingElseOfOffload = noClasses().that()
+		.resideInAPackage("dev.offload.internal..")
+		.should()
+		.dependOnClassesThat(resideInAPackage("dev.offload..").and(not(resideInAPackage("dev.offload.internal.."))));
+
+	@ArchTest
 	static final ArchRule backendsShouldNotImportTheTemplate = noClasses().that()
 		.resideInAPackage("dev.offload.backend..")
 		.should()

@@ -13,7 +13,7 @@ import dev.offload.spi.BackendModule;
 import dev.offload.spi.BackendStream;
 import dev.offload.spi.DeviceInfo;
 import dev.offload.spi.NativeMemory;
-import dev.offload.spi.VirtualThreads;
+import dev.offload.internal.VirtualThreads;
 
 /**
  * Wraps a backend so that a stream's or an event's {@code synchronize()} holds its

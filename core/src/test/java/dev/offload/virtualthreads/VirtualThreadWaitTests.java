@@ -24,7 +24,7 @@ import dev.offload.backend.host.HostBackend;
 import dev.offload.kernel.LaunchConfig;
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.kernel.ParamKind;
-import dev.offload.spi.VirtualThreads;
+import dev.offload.internal.VirtualThreads;
 import dev.offload.template.OffloadTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -3,7 +3,7 @@ package dev.offload.autoconfigure.diagnostics;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
-import dev.offload.backend.cuda.KernelCompilationException;
+import dev.offload.compile.KernelCompilationException;
 
 /**
  * Reports a module whose CUDA C source does not compile: its errors by file and line, and

@@ -5,7 +5,7 @@ import java.util.Map;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
-import dev.offload.backend.cuda.NvrtcUnavailableException;
+import dev.offload.compile.NvrtcUnavailableException;
 
 /**
  * Reports that a module from CUDA C source had to compile and NVRTC could not be loaded:

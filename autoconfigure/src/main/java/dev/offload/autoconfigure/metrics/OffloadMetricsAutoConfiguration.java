@@ -9,7 +9,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 import dev.offload.DeviceRegistry;
-import dev.offload.backend.cuda.KernelCache;
+import dev.offload.compile.KernelCache;
 import dev.offload.leak.LeakDetector;
 import dev.offload.spring.metrics.OffloadBatchMetrics;
 import dev.offload.spring.metrics.OffloadKernelMetrics;

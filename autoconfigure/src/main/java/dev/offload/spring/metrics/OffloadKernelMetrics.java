@@ -7,7 +7,7 @@ import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
-import dev.offload.backend.cuda.KernelCache;
+import dev.offload.compile.KernelCache;
 
 /**
  * Binds a {@link KernelCache}'s counts: {@code offload.kernels.cache.requests} tagged

@@ -9,8 +9,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-import dev.offload.backend.cuda.KernelCompilationException;
-import dev.offload.backend.cuda.NvrtcUnavailableException;
+import dev.offload.compile.KernelCompilationException;
+import dev.offload.compile.NvrtcUnavailableException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

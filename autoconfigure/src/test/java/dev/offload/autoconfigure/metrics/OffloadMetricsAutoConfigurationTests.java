@@ -11,7 +11,7 @@ import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
 import dev.offload.autoconfigure.HostDeviceRegistryConfiguration;
 import dev.offload.autoconfigure.leak.OffloadLeakDetectionAutoConfiguration;
-import dev.offload.backend.cuda.KernelCache;
+import dev.offload.compile.KernelCache;
 import dev.offload.spring.metrics.OffloadKernelMetrics;
 import dev.offload.spring.metrics.OffloadPoolMetrics;
 import dev.offload.spring.metrics.OffloadSessionMetrics;

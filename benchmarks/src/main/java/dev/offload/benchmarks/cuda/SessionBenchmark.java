@@ -21,12 +21,13 @@ import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.Kernel;
 import dev.offload.OffloadSession;
-import dev.offload.backend.cuda.CudaAvailability;
 import dev.offload.backend.cuda.CudaBackend;
+import dev.offload.backend.cuda.CudaBackendProvider;
 import dev.offload.backend.cuda.CudaSessions;
 import dev.offload.benchmarks.LatencySummary;
 import dev.offload.kernel.LaunchConfig;
 import dev.offload.kernel.ModuleDefinition;
+import dev.offload.spi.BackendAvailability;
 
 /**
  * The cost of a session on a real GPU, against raw JCuda in the same process: one
@@ -92,9 +93,9 @@ public final class SessionBenchmark {
 		int iterations = options.getOrDefault("iterations", 50_000);
 		int warmup = options.getOrDefault("warmup", 20_000);
 		int rounds = options.getOrDefault("rounds", 5);
-		CudaAvailability availability = CudaBackend.probe();
+		BackendAvailability availability = new CudaBackendProvider().probe();
 		if (!availability.available()) {
-			System.out.println("No CUDA device: " + availability.reason() + ": " + availability.message());
+			System.out.println("No CUDA device: " + availability.message());
 			System.exit(2);
 		}
 		try (DeviceRegistry registry = DeviceRegistry.builder(CudaBackend.create()).deviceIds(List.of(0)).build()) {

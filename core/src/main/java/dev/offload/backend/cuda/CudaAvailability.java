@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  * error
  * @param cause the underlying error, or {@code null}
  */
-public record CudaAvailability(boolean available, CudaUnavailableException.@Nullable Reason reason, int deviceCount,
+record CudaAvailability(boolean available, CudaUnavailableException.@Nullable Reason reason, int deviceCount,
 		int driverVersion, String message, @Nullable Throwable cause) {
 
 	static CudaAvailability available(int deviceCount, int driverVersion) {
@@ -35,7 +35,7 @@ public record CudaAvailability(boolean available, CudaUnavailableException.@Null
 	 * @return the exception
 	 * @throws IllegalStateException if CUDA is available
 	 */
-	public CudaUnavailableException toException() {
+	CudaUnavailableException toException() {
 		if (this.available) {
 			throw new IllegalStateException("CUDA is available: " + this.message);
 		}

@@ -7,6 +7,7 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.offload.compile.KernelCache;
 import dev.offload.spi.Backend;
 import dev.offload.spi.BackendDevice;
 
@@ -45,7 +46,7 @@ public final class CudaBackend implements Backend {
 	 * initializes the driver; later calls return the same answer. Never throws.
 	 * @return the availability, with the reason and the underlying error when unavailable
 	 */
-	public static synchronized CudaAvailability probe() {
+	static synchronized CudaAvailability probe() {
 		if (availability == null) {
 			availability = initialize();
 		}

@@ -1,5 +1,6 @@
 package dev.offload.backend.cuda;
 
+import dev.offload.compile.KernelCache;
 import dev.offload.spi.BackendAvailability;
 import dev.offload.spi.BackendProvider;
 

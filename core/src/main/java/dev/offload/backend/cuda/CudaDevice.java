@@ -16,6 +16,7 @@ import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
 import jcuda.driver.CUuuid;
 
+import dev.offload.compile.KernelCache;
 import dev.offload.BackendException;
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.spi.BackendDevice;
@@ -25,7 +26,7 @@ import dev.offload.spi.BackendStream;
 import dev.offload.spi.DeviceInfo;
 import dev.offload.spi.GpuSharing;
 import dev.offload.spi.NativeMemory;
-import dev.offload.spi.VirtualThreads;
+import dev.offload.internal.VirtualThreads;
 
 /**
  * One CUDA device and its primary context. The context is retained on first use (so
@@ -334,7 +335,7 @@ final class CudaDevice implements BackendDevice {
 	/**
 	 * Returns the image a module's CUDA source compiles to for this device.
 	 */
-	KernelCompiler.CompiledImage compile(ModuleDefinition definition) {
+	byte[] compile(ModuleDefinition definition) {
 		return this.kernelCache.image(definition, 10 * this.computeCapabilityMajor + this.computeCapabilityMinor,
 				this.driverVersion);
 	}

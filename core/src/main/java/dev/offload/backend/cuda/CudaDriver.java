@@ -3,6 +3,7 @@ package dev.offload.backend.cuda;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.offload.compile.KernelCache;
 import dev.offload.spi.BackendDevice;
 import jcuda.driver.CUdevice;
 import jcuda.driver.CUresult;

@@ -14,6 +14,7 @@ import jcuda.driver.CUmodule;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.offload.compile.KernelCache;
 import dev.offload.BackendException;
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.kernel.ParamKind;
@@ -55,9 +56,8 @@ final class CudaModule implements BackendModule {
 		byte[] image;
 		boolean ptx;
 		if (definition.hasCudaSource()) {
-			KernelCompiler.CompiledImage compiled = device.compile(definition);
-			image = compiled.image();
-			ptx = compiled.isPtx();
+			image = device.compile(definition);
+			ptx = PtxEntries.isPtx(image);
 		}
 		else {
 			image = definition.image();

@@ -9,6 +9,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.offload.compile.KernelCache;
+import dev.offload.compile.KernelCompilationException;
+import dev.offload.compile.NvrtcAvailableCondition;
+import dev.offload.compile.NvrtcTests;
 import dev.offload.Device;
 import dev.offload.DeviceBuffer;
 import dev.offload.DeviceRegistry;

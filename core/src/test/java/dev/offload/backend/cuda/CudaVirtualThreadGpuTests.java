@@ -13,7 +13,7 @@ import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.Kernel;
 import dev.offload.StreamPoolConfig;
-import dev.offload.spi.VirtualThreads;
+import dev.offload.internal.VirtualThreads;
 import dev.offload.virtualthreads.OnVirtualThreads;
 import dev.offload.virtualthreads.PinnedEvents;
 

@@ -1,4 +1,4 @@
-package dev.offload.backend.cuda;
+package dev.offload.compile;
 
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package dev.offload.backend.cuda;
+package dev.offload.compile;
 
 /**
  * A snapshot of a {@link KernelCache}'s counts since it was created.

@@ -1,4 +1,4 @@
-package dev.offload.spi;
+package dev.offload.internal;
 
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;

@@ -1,4 +1,4 @@
-package dev.offload.backend.cuda;
+package dev.offload.compile;
 
 import java.util.LinkedHashMap;
 import java.util.List;

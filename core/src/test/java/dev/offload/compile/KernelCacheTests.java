@@ -1,4 +1,4 @@
-package dev.offload.backend.cuda;
+package dev.offload.compile;
 
 import java.io.IOException;
 import java.net.URL;
@@ -45,8 +45,8 @@ class KernelCacheTests {
 		KernelCache cache = cache(this.compiler);
 		ModuleDefinition module = module((builder) -> builder);
 
-		KernelCompiler.CompiledImage first = cache.image(module, H200, DRIVER);
-		KernelCompiler.CompiledImage second = cache.image(module, H200, DRIVER);
+		KernelCompiler.CompiledImage first = cache.compiledImage(module, H200, DRIVER);
+		KernelCompiler.CompiledImage second = cache.compiledImage(module, H200, DRIVER);
 
 		assertThat(this.compiler.compilations).hasValue(1);
 		assertThat(second.image()).isEqualTo(first.image());
@@ -60,10 +60,10 @@ class KernelCacheTests {
 	@Test
 	void imageWhenFreshCacheOverSameDirectoryShouldNotCompile() {
 		ModuleDefinition module = module((builder) -> builder);
-		cache(this.compiler).image(module, H200, DRIVER);
+		cache(this.compiler).compiledImage(module, H200, DRIVER);
 
 		KernelCache restarted = cache(this.compiler);
-		KernelCompiler.CompiledImage image = restarted.image(module, H200, DRIVER);
+		KernelCompiler.CompiledImage image = restarted.compiledImage(module, H200, DRIVER);
 
 		assertThat(this.compiler.compilations).hasValue(1);
 		assertThat(new String(image.image(), StandardCharsets.UTF_8)).isEqualTo("image 1 for sm_90");
@@ -118,7 +118,7 @@ class KernelCacheTests {
 
 	@Test
 	void imageWhenOnlyModuleNameOrHostKernelsChangeShouldNotRecompile() {
-		cache(this.compiler).image(module((builder) -> builder), H200, DRIVER);
+		cache(this.compiler).compiledImage(module((builder) -> builder), H200, DRIVER);
 		ModuleDefinition renamed = ModuleDefinition.builder("renamed")
 			.cudaSource("saxpy.cu", SAXPY)
 			.include("common.cuh", "#define ONE 1")
@@ -126,7 +126,7 @@ class KernelCacheTests {
 			})
 			.build();
 
-		cache(this.compiler).image(renamed, H200, DRIVER);
+		cache(this.compiler).compiledImage(renamed, H200, DRIVER);
 
 		assertThat(this.compiler.compilations).hasValue(1);
 	}
@@ -139,7 +139,7 @@ class KernelCacheTests {
 
 		for (int attempt = 0; attempt < 2; attempt++) {
 			assertThatExceptionOfType(KernelCompilationException.class)
-				.isThrownBy(() -> cache.image(broken, H200, DRIVER))
+				.isThrownBy(() -> cache.compiledImage(broken, H200, DRIVER))
 				.withMessageContaining("broken.cu:1: error: identifier \"undefined\" is undefined");
 		}
 		assertThat(cache.statistics().misses()).isEqualTo(2);
@@ -158,7 +158,7 @@ class KernelCacheTests {
 			List<CompletableFuture<KernelCompiler.CompiledImage>> loads = java.util.stream.IntStream.range(0, threads)
 				.mapToObj((i) -> CompletableFuture.supplyAsync(() -> {
 					await(start);
-					return cache.image(module, H200, DRIVER);
+					return cache.compiledImage(module, H200, DRIVER);
 				}, executor))
 				.toList();
 			start.countDown();
@@ -178,8 +178,8 @@ class KernelCacheTests {
 				getClass().getClassLoader());
 		ModuleDefinition module = module((builder) -> builder);
 
-		cache.image(module, H200, DRIVER);
-		cache.image(module, H200, DRIVER);
+		cache.compiledImage(module, H200, DRIVER);
+		cache.compiledImage(module, H200, DRIVER);
 
 		assertThat(this.compiler.compilations).hasValue(1);
 	}
@@ -196,7 +196,7 @@ class KernelCacheTests {
 				return this.compiler;
 			}, classLoader);
 
-			KernelCompiler.CompiledImage image = cache.image(module, H200, DRIVER);
+			KernelCompiler.CompiledImage image = cache.compiledImage(module, H200, DRIVER);
 			cache.image(module, 100, DRIVER);
 
 			assertThat(new String(image.image(), StandardCharsets.UTF_8)).isEqualTo("image 2 for sm_90");
@@ -210,7 +210,7 @@ class KernelCacheTests {
 	private void assertRecompilesOnce(ModuleDefinition changed, int architecture, int driver,
 			CountingCompiler changedCompiler) {
 		ModuleDefinition original = module((builder) -> builder);
-		cache(this.compiler).image(original, H200, DRIVER);
+		cache(this.compiler).compiledImage(original, H200, DRIVER);
 		int before = compilations(changedCompiler);
 
 		cache(changedCompiler).image(changed, architecture, driver);

@@ -1,4 +1,4 @@
-package dev.offload.backend.cuda;
+package dev.offload.compile;
 
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
 import org.junit.jupiter.api.extension.ExecutionCondition;
@@ -14,7 +14,7 @@ public final class NvrtcAvailableCondition implements ExecutionCondition {
 	/**
 	 * The system property that names NVRTC's library for the tests.
 	 */
-	static final String LIBRARY_PROPERTY = "offload.kernels.nvrtc-library";
+	public static final String LIBRARY_PROPERTY = "offload.kernels.nvrtc-library";
 
 	@Override
 	public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {

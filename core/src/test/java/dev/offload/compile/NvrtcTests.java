@@ -1,4 +1,4 @@
-package dev.offload.backend.cuda;
+package dev.offload.compile;
 
 import java.util.List;
 
@@ -16,9 +16,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * skipped with what was tried where NVRTC does not load.
  */
 @ExtendWith(NvrtcAvailableCondition.class)
-class NvrtcTests {
+public class NvrtcTests {
 
-	static final String INCLUDING = """
+	public static final String INCLUDING = """
 			#include "axpy.cuh"
 			extern "C" __global__ void saxpy(int n, float a, const float* x, float* y) {
 				int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -53,7 +53,6 @@ class NvrtcTests {
 		KernelCompiler.CompiledImage image = nvrtc.compile(module.name(), module.cudaSource(), 90);
 
 		assertThat(image.target()).isEqualTo("sm_90");
-		assertThat(PtxEntries.isPtx(image.image())).isFalse();
 		assertThat(new String(image.image(), 0, 4, java.nio.charset.StandardCharsets.ISO_8859_1))
 			.isEqualTo("\u007fELF");
 		assertThat(new String(image.image(), java.nio.charset.StandardCharsets.ISO_8859_1)).contains("saxpy");
@@ -68,9 +67,7 @@ class NvrtcTests {
 		KernelCompiler.CompiledImage image = nvrtc.compile(module.name(), module.cudaSource(), unknown);
 
 		assertThat(image.target()).isEqualTo("compute_" + known[known.length - 1]);
-		assertThat(PtxEntries.parse(new String(image.image(), java.nio.charset.StandardCharsets.US_ASCII)))
-			.extracting(PtxEntries.PtxEntry::name)
-			.containsExactly("saxpy");
+		assertThat(new String(image.image(), java.nio.charset.StandardCharsets.US_ASCII)).contains(".entry saxpy");
 	}
 
 	@Test

@@ -1,4 +1,4 @@
-package dev.offload.backend.cuda;
+package dev.offload.compile;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;

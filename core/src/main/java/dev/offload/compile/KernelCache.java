@@ -1,4 +1,4 @@
-package dev.offload.backend.cuda;
+package dev.offload.compile;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -111,15 +111,19 @@ public final class KernelCache {
 	}
 
 	/**
-	 * Returns a module's image for a device.
+	 * Returns a module's image for a device, as the CUDA backend loads it.
 	 * @param definition a module with CUDA source
 	 * @param architecture the device's compute capability as {@code 10 * major + minor}
 	 * @param driverVersion the driver's CUDA version ({@code 1000 * major + 10 * minor})
-	 * @return a cubin or PTX image
+	 * @return the bytes of a cubin or of PTX text
 	 * @throws NvrtcUnavailableException if it must compile and NVRTC cannot be loaded
 	 * @throws KernelCompilationException if the source does not compile
 	 */
-	KernelCompiler.CompiledImage image(ModuleDefinition definition, int architecture, int driverVersion) {
+	public byte[] image(ModuleDefinition definition, int architecture, int driverVersion) {
+		return compiledImage(definition, architecture, driverVersion).image();
+	}
+
+	KernelCompiler.CompiledImage compiledImage(ModuleDefinition definition, int architecture, int driverVersion) {
 		CudaSource source = definition.cudaSource();
 		String sourceKey = sourceKey(source);
 		KernelCompiler.CompiledImage packaged = packaged(sourceKey, architecture);

@@ -1,0 +1,55 @@
+package dev.offload;
+
+import dev.offload.spi.NativeMemory;
+
+/**
+ * A session's copy from a buffer of another device, staged through page-locked host
+ * memory of that device (portable on CUDA, so the session's stream can read it): a short
+ * session there waits for the work the session enqueued so far (so an event the session
+ * waits for also holds the staging back), copies the range out, and is waited for on the
+ * calling thread; the copy into the destination is then enqueued on the session. Peer
+ * copies are not used yet: staging works between any two devices.
+ */
+final class CrossDeviceCopy {
+
+	private CrossDeviceCopy() {
+	}
+
+	/**
+	 * Checks the ranges, stages the source's range and enqueues the copy into {@code to}.
+	 * @param session the session that copies
+	 * @param src the source, of another device than the session's
+	 * @param srcOffset the offset in the source
+	 * @param dst the destination
+	 * @param to the destination's memory on the session's device
+	 * @param dstOffset the offset in the destination
+	 * @param bytes the number of bytes
+	 * @throws IllegalArgumentException if a range is outside its buffer, or the copy is
+	 * larger than one staging buffer can hold
+	 */
+	static void copy(OffloadSession session, Buffer src, long srcOffset, Buffer dst, NativeMemory to, long dstOffset,
+			long bytes) {
+		src.checkOpen("the copy's source");
+		src.checkRange(srcOffset, bytes, "the copy's source");
+		dst.checkRange(dstOffset, bytes, "the copy's destination");
+		if (bytes == 0) {
+			return;
+		}
+		if (bytes > Integer.MAX_VALUE) {
+			throw new IllegalArgumentException("A copy between devices stages at most " + Integer.MAX_VALUE
+					+ " bytes through host memory, was " + bytes);
+		}
+		Device source = src.device();
+		HostBuffer staging = new HostBuffer(source, source.acquireHostMemory(bytes), bytes, session);
+		session.own(staging);
+		StreamEvent enqueuedSoFar = session.hasPendingWork() ? session.recordEvent() : null;
+		try (OffloadSession stage = source.openSession(session.priority())) {
+			if (enqueuedSoFar != null) {
+				stage.waitFor(enqueuedSoFar);
+			}
+			stage.copy(src, srcOffset, staging, 0, bytes);
+		}
+		session.enqueueCopy(staging.memory(), 0, to, dstOffset, bytes);
+	}
+
+}
