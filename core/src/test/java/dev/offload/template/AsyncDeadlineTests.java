@@ -73,6 +73,12 @@ class AsyncDeadlineTests {
 			return "late";
 		});
 		AtomicReference<String> continuationThread = new AtomicReference<>();
+		// On a loaded machine the 100 ms deadline can pass before submit returns: the
+		// continuation then runs here, as any completed future's does. Either way never
+		// on
+		// the device's completion thread.
+		String registering = Thread.currentThread().getName();
+		boolean doneBeforeRegistering = future.isDone();
 		CompletableFuture<Void> continuation = future.handle((value, failure) -> {
 			continuationThread.set(Thread.currentThread().getName());
 			return null;
@@ -80,7 +86,7 @@ class AsyncDeadlineTests {
 		attached.countDown();
 		assertTimedOut(future);
 		continuation.get(30, TimeUnit.SECONDS);
-		assertThat(continuationThread.get()).isEqualTo("test-completion");
+		assertThat(continuationThread.get()).isEqualTo(doneBeforeRegistering ? registering : "test-completion");
 		assertThat(this.device.streamPool().statistics().sessionTimeouts()).isEqualTo(1);
 		assertThat(this.device.streamPool().inUse()).isEqualTo(1);
 		TemplateTestKernels.open(this.gate);
