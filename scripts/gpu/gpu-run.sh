@@ -32,6 +32,7 @@
 #            always running, against a per-thread preallocated floor; p50/p99/throughput ratios), the flood with 10%
 #            of sessions wanting 30% of the budget, budget on and off (memory-flood.md), and the memory path with JMH
 #            at 1 and 16 threads (memory-jmh.txt); MEMORY_ARGS adds options (e.g. "--seconds 20")
+#   memory-jmh   not in the default: only the memory path with JMH of the memory part (memory-jmh.txt)
 #   memory-soak  not in the default: MEMORY_SOAK_SECONDS (default 540) of varying sizes, counting driver allocations
 #            and frees and device-synchronizing calls on request and completion threads after warm-up
 #            (memory-soak.md); run it as a call of its own (a 600 s soak needs the whole per-call limit)
@@ -185,6 +186,8 @@ if want memory; then
 	timeout "${MEMORY_TIMEOUT:-150}" "$java" -cp "$benchcp" dev.offload.benchmarks.MemoryHazardBenchmark --backend cuda \
 		--mode flood ${MEMORY_ARGS:-} 2>&1 | tee "$out/memory-flood.md"
 	record "${PIPESTATUS[0]}" memory-flood
+fi
+if want memory || want memory-jmh; then
 	for t in 1 16; do
 		timeout "${POOL_TIMEOUT:-90}" "$java" -cp "$benchcp" org.openjdk.jmh.Main MemoryBenchmark -f 1 -wi 3 -w 1s -i 5 \
 			-r 1s -t "$t" 2>&1 | grep -E '^(# Run complete|Benchmark|MemoryBenchmark)' | sed "s/^/t=$t /"
