@@ -70,7 +70,8 @@ fi
 } >"$out/environment.txt" 2>&1
 head -3 "$out/environment.txt"
 
-console=$(ls "$here"/lib/junit-platform-console-standalone-*.jar)
+# A pack of the sample app alone (PACK_PARTS=app) has no test runtime: no console launcher.
+console=$(ls "$here"/lib/junit-platform-console-standalone-*.jar 2>/dev/null || true)
 classpath="$here/classes/core:$here/classes/core-test:$here/classes/offload-test:$here/classes/offload-test-test"
 classpath="$classpath:$here/classes/benchmarks"
 for jar in "$here"/lib/*.jar; do

@@ -13,8 +13,10 @@ jdk=${JDK:-${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v java)"
 modules=${JRE_MODULES:-java.base,java.logging,java.desktop,java.management,java.naming,java.sql,java.xml,java.instrument,jdk.unsupported,jdk.management,jdk.jfr,java.net.http,java.security.jgss,java.security.sasl,jdk.crypto.ec}
 mkdir -p "$dest"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-# The default CDS archive too, which class data sharing of applications (-XX:ArchiveClassesAtExit) builds on.
-"$jdk/bin/jlink" --add-modules "$modules" --strip-debug --no-man-pages --no-header-files --generate-cds-archive \
-	--output "$tmp/jre"
-tar cJf "$dest/$name.txz" -C "$tmp" jre
+# The default CDS archive too, which class data sharing of applications (-XX:ArchiveClassesAtExit) builds on, unless
+# JRE_CDS=no (4.7 MB less compressed; startup measurements need it).
+cds=--generate-cds-archive
+[ "${JRE_CDS:-yes}" = no ] && cds=""
+"$jdk/bin/jlink" --add-modules "$modules" --strip-debug --no-man-pages --no-header-files $cds --output "$tmp/jre"
+XZ_OPT=-9 tar cJf "$dest/$name.txz" -C "$tmp" jre
 ls -la "$dest/$name.txz"

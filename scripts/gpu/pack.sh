@@ -6,10 +6,12 @@
 # gpu-run.sh, the script that runs there.
 #
 # Usage (from the project's root):   scripts/gpu/pack.sh [DEST]      (DEST defaults to .device, git-ignored)
-# PACK_PARTS (default "app bench") adds the sample app (for the app and startup parts of gpu-run.sh) and the
+# PACK_PARTS (default "app bench", 73 MiB: over the device tool's limit) adds the sample app (for the app and startup parts of gpu-run.sh) and the
 # benchmarks' runtime (bench, which the memory and memory-soak parts need too); PACK_PARTS=tests packs only what the tests need. PACK_PARTS=vt packs what the vt part
 # needs and the Java 25 runtime only (JDK25 must name a JDK 25; a jre.txz left by an earlier pack is removed), so
-# that both runtimes do not have to travel. The device tool carries at most 64 MiB: pack only what the run needs.
+# that both runtimes do not have to travel. PACK_PARTS=app packs the sample app without the test runtime and with a
+# JRE without its CDS archive (about 60 MiB with the checkout), for GPU_RUN_PARTS=app alone. The device tool carries
+# at most 64 MiB: pack only what the run needs.
 # Then, with the device tool:         run  command="bash .device/gpu-run.sh"  carry=[".device"]
 # The tool sends the checkout the session started in; when packing from another worktree, pass that checkout's
 # .device folder as DEST (e.g. the main checkout's .device).
@@ -19,25 +21,32 @@ dest=$(realpath -m "${1:-$root/.device}")
 console_version=${JUNIT_CONSOLE_VERSION:-6.0.3}
 cd "$root"
 
+parts=" ${PACK_PARTS:-app bench} "
+# PACK_PARTS=app alone packs no test runtime (test classes, AssertJ, the JUnit console launcher): the sample app
+# and its checker need only core's runtime, and without the rest the pack fits the device tool's 64 MiB.
+tests=1
+[[ "$parts" == " app " ]] && tests=""
 mvn -B -q -pl core,offload-test,benchmarks -am -DskipTests package
 mkdir -p "$dest"
 rm -rf "$dest/classes" "$dest/lib"
 mkdir -p "$dest/classes" "$dest/lib"
 cp -r core/target/classes "$dest/classes/core"
-cp -r core/target/test-classes "$dest/classes/core-test"
 cp -r offload-test/target/classes "$dest/classes/offload-test"
-cp -r offload-test/target/test-classes "$dest/classes/offload-test-test"
 cp -r benchmarks/target/classes "$dest/classes/benchmarks"
-
-# The test runtime of core, from Maven's dependency list, less JUnit (the console launcher brings its own) and
-# Byte Buddy (9 MB; AssertJ needs it only for soft-assertion proxies, which these tests do not use).
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-mvn -B -q -pl core dependency:copy-dependencies -DincludeScope=test -DoutputDirectory="$dest/lib" \
-	-DexcludeGroupIds=org.junit.jupiter,org.junit.platform,org.opentest4j,org.apiguardian,net.bytebuddy,com.tngtech.archunit
-mvn -B -q dependency:copy -Dartifact="org.junit.platform:junit-platform-console-standalone:$console_version" \
-	-DoutputDirectory="$dest/lib"
-
-parts=" ${PACK_PARTS:-app bench} "
+if [ -n "$tests" ]; then
+	cp -r core/target/test-classes "$dest/classes/core-test"
+	cp -r offload-test/target/test-classes "$dest/classes/offload-test-test"
+	# The test runtime of core, from Maven's dependency list, less JUnit (the console launcher brings its own) and
+	# Byte Buddy (9 MB; AssertJ needs it only for soft-assertion proxies, which these tests do not use).
+	mvn -B -q -pl core dependency:copy-dependencies -DincludeScope=test -DoutputDirectory="$dest/lib" \
+		-DexcludeGroupIds=org.junit.jupiter,org.junit.platform,org.opentest4j,org.apiguardian,net.bytebuddy,com.tngtech.archunit
+	mvn -B -q dependency:copy -Dartifact="org.junit.platform:junit-platform-console-standalone:$console_version" \
+		-DoutputDirectory="$dest/lib"
+else
+	# JCuda for the app's class path (its own lib/ has everything else).
+	mvn -B -q -pl core dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$dest/lib" \
+		-DincludeGroupIds=org.jcuda
+fi
 if [[ "$parts" == *" app "* ]]; then
 # The sample app, run there on the CUDA backend by dev.offload.sample.GpuSmokeCheck: its classes and its runtime
 # dependencies as Maven lists them, less JCuda (lib/ holds it) and the test tooling the reactor's other modules bring
@@ -64,13 +73,19 @@ if [[ "$parts" == " vt " ]]; then
 	[ -n "${JDK25:-}" ] || { echo "PACK_PARTS=vt needs JDK25=<a JDK 25>" >&2; exit 2; }
 	rm -f "$dest/jre.txz"
 else
-	[ -f "$dest/jre.txz" ] || scripts/gpu/pack-jre.sh "$dest" jre
+	# The sample app alone travels without the CDS archive (the startup part, which needs it, packs with bench).
+	if [ -z "$tests" ]; then
+		[ -f "$dest/jre.txz" ] || JRE_CDS=no scripts/gpu/pack-jre.sh "$dest" jre
+	else
+		[ -f "$dest/jre.txz" ] || scripts/gpu/pack-jre.sh "$dest" jre
+	fi
 fi
 if [ -n "${JDK25:-}" ] && [ ! -f "$dest/jre25.txz" ]; then
 	JDK="$JDK25" scripts/gpu/pack-jre.sh "$dest" jre25
 fi
 # Modules from CUDA C source call NVRTC through JNA: without its jar they cannot compile there.
-ls "$dest"/lib/jna-[0-9]*.jar >/dev/null || { echo "JNA is missing from $dest/lib" >&2; exit 1; }
+[ -n "$(ls "$dest"/lib/jna-[0-9]*.jar "$dest"/app/lib/jna-[0-9]*.jar 2>/dev/null || true)" ] \
+	|| { echo "JNA is missing from $dest/lib" >&2; exit 1; }
 cp scripts/gpu/gpu-run.sh "$dest/gpu-run.sh"
 cp scripts/load/overload.py "$dest/overload.py"
 du -sh "$dest"
