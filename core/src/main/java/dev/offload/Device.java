@@ -90,7 +90,7 @@ public final class Device {
 		this.memoryBudget = new MemoryBudget(this.info.id(), memoryConfig.budgetFor(this.info.usableMemoryBytes()));
 		long ceiling = Math.min(this.memoryBudget.budgetBytes(), this.info.totalMemoryBytes());
 		this.bufferCache = new BufferCache(this.info.id(), backendDevice, this.info.totalMemoryBytes(),
-				this.info.leastPriority(), bufferCacheMaxBytes, () -> ceiling - this.memoryBudget.usedBytes());
+				this.info.leastPriority(), bufferCacheMaxBytes, ceiling, this.memoryBudget::usedBytes);
 		OffloadSession.initializeVirtualThreadWaits();
 	}
 
@@ -353,7 +353,7 @@ public final class Device {
 		checkUsable();
 		// No lambda: a cache hit allocates nothing but the buffer.
 		try {
-			return this.bufferCache.acquireDevice(bytes, stream, this.memoryBudget.usedBytes());
+			return this.bufferCache.acquireDevice(bytes, stream);
 		}
 		catch (BackendException ex) {
 			failIfSticky(ex);

@@ -243,6 +243,54 @@ class MemoryTests {
 	}
 
 	@Test
+	void allocateWhenSmallBlocksWaitInAThreadsMagazineShouldCountTrimAndRetryWithThem() {
+		Device device = open(4 * MIB, MemoryConfig.UNLIMITED, 1024 * MIB);
+		DeviceBuffer[] buffers = new DeviceBuffer[3];
+		for (int i = 0; i < buffers.length; i++) {
+			buffers[i] = device.allocate(MIB);
+		}
+		for (DeviceBuffer buffer : buffers) {
+			buffer.close();
+		}
+		assertThat(device.cachedBufferBytes()).isEqualTo(3 * MIB);
+		assertThat(device.memoryStatistics().cachedBytes()).isEqualTo(3 * MIB);
+		// A larger class does not fit beside them: the retry must free the parked blocks.
+		try (DeviceBuffer large = device.allocate(2 * MIB)) {
+			assertThat(large.size()).isEqualTo(2 * MIB);
+		}
+		MemoryStatistics statistics = device.memoryStatistics();
+		assertThat(statistics.outOfMemoryRetries()).isEqualTo(1);
+		assertThat(statistics.outOfMemoryFailures()).isZero();
+		assertThat(statistics.deviceFrees()).isEqualTo(3);
+		assertThat(statistics.cacheEvictions()).isEqualTo(3);
+		assertThat(statistics.cachedBytes()).isEqualTo(2 * MIB);
+		assertThat(statistics.usedBytes()).isZero();
+	}
+
+	@Test
+	void allocateWhenAnEndedThreadParkedTheBlockShouldReuseItAndTrimShouldFreeIt() throws Exception {
+		Device device = open(64 * MIB, MemoryConfig.DEFAULTS, 1024 * MIB);
+		int stripes = BufferCache.stripes(Runtime.getRuntime().availableProcessors());
+		int ours = BufferCache.stripe(Thread.currentThread().getId(), stripes);
+		Thread other;
+		do {
+			other = new Thread(() -> device.allocate(4 * KIB).close());
+		}
+		while (BufferCache.stripe(other.getId(), stripes) == ours);
+		other.start();
+		other.join();
+		assertThat(device.cachedBufferBytes()).isEqualTo(4 * KIB);
+		device.allocate(4 * KIB).close();
+		MemoryStatistics statistics = device.memoryStatistics();
+		assertThat(statistics.deviceAllocations()).isEqualTo(1);
+		assertThat(statistics.cacheHits()).isEqualTo(1);
+		assertThat(statistics.cachedBytes()).isEqualTo(4 * KIB);
+		device.trimBufferCache();
+		assertThat(device.cachedBufferBytes()).isZero();
+		assertThat(device.memoryStatistics().deviceFrees()).isEqualTo(1);
+	}
+
+	@Test
 	void allocateWhenTheDeviceHasNoMemoryShouldThrowARetryableErrorAndLeakNothing() {
 		Device device = open(4 * MIB, MemoryConfig.UNLIMITED, 64 * MIB);
 		try (OffloadSession session = device.openSession()) {
