@@ -207,6 +207,8 @@ final class BufferCache {
 
 	/**
 	 * Returns a page-locked host block of at least {@code bytes} from the staging arena.
+	 * @throws HostStagingOutOfMemoryException if the host had no page-locked memory for a
+	 * chunk it needed
 	 */
 	NativeMemory acquireHost(long bytes) {
 		return this.hostArena.acquire(bytes);
@@ -391,7 +393,22 @@ final class BufferCache {
 		if (!this.memoryThread.isCurrent()) {
 			this.synchronizingCalls.increment();
 		}
-		NativeMemory memory = this.backendDevice.allocateHost(bytes);
+		NativeMemory memory;
+		try {
+			memory = this.backendDevice.allocateHost(bytes);
+		}
+		catch (BackendException ex) {
+			if (!ex.isOutOfMemory()) {
+				throw ex;
+			}
+			if (!this.memoryThread.isCurrent()) {
+				// Growing ahead on the memory thread is not a caller's failure: the
+				// request that needs the chunk tries again and reports it.
+				this.outOfMemoryFailures.increment();
+			}
+			throw new HostStagingOutOfMemoryException(this.deviceId, bytes, this.hostArena.usedBytes(),
+					this.hostArena.cachedBytes(), this.hostArena.totalBytes(), ex);
+		}
 		this.hostAllocations.increment();
 		return memory;
 	}

@@ -292,6 +292,8 @@ public final class Device {
 	 * session uses it.
 	 * @param bytes the size, from 1 to 2^31-1
 	 * @return the buffer
+	 * @throws HostStagingOutOfMemoryException if the host had no page-locked memory for
+	 * the staging chunk it needed (retryable)
 	 */
 	public HostBuffer allocateHost(long bytes) {
 		return new HostBuffer(this, acquireHostMemory(bytes), bytes, null);

@@ -92,6 +92,11 @@ final class HostStagingArena {
 		return this.peakBytes.get();
 	}
 
+	/** Returns the page-locked bytes the arena holds: its chunks and dedicated blocks. */
+	long totalBytes() {
+		return this.totalBytes.get();
+	}
+
 	/**
 	 * Returns the page-locked bytes held and not in use: free blocks and uncarved chunk
 	 * space.

@@ -299,6 +299,8 @@ public final class OffloadSession implements AutoCloseable {
 	 * done.
 	 * @param bytes the size, from 1 to 2^31-1
 	 * @return the buffer
+	 * @throws HostStagingOutOfMemoryException if the host had no page-locked memory for
+	 * the staging chunk it needed (retryable)
 	 */
 	public HostBuffer allocateHost(long bytes) {
 		checkOpen("allocateHost");
