@@ -135,7 +135,7 @@ final class BufferCache {
 		this.totalBytes = totalBytes;
 		this.maxBytes = maxBytes;
 		this.memoryThread = new MemoryThread(deviceId, backendDevice, leastPriority);
-		this.hostArena = new HostStagingArena(this::allocateHostBlock, this.memoryThread);
+		this.hostArena = new HostStagingArena(this::allocateHostBlock, this::freeHostBlock, this.memoryThread);
 		this.deviceBlocks = new ConcurrentLinkedDeque[SizeClasses.COUNT];
 		for (int i = 0; i < this.deviceBlocks.length; i++) {
 			this.deviceBlocks[i] = new ConcurrentLinkedDeque<>();
@@ -387,6 +387,11 @@ final class BufferCache {
 	private void freeDevice(NativeMemory memory) {
 		this.deviceFrees.increment();
 		this.memoryThread.free(memory);
+	}
+
+	private void freeHostBlock(NativeMemory memory) {
+		memory.free();
+		this.hostFrees.increment();
 	}
 
 	private NativeMemory allocateHostBlock(long bytes) {

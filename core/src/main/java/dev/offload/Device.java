@@ -302,7 +302,8 @@ public final class Device {
 	/**
 	 * Frees the device memory kept for reuse by closed buffers, without synchronizing the
 	 * device (the frees are stream-ordered, on the device's memory thread). Page-locked
-	 * staging memory is kept until the device closes.
+	 * staging is not trimmed here: the memory thread gives back its chunks once they have
+	 * gone unused for about 30 seconds, and the rest when the device closes.
 	 */
 	public void trimBufferCache() {
 		this.bufferCache.trimDevice();
