@@ -51,7 +51,7 @@ import dev.offload.spi.NativeMemory;
 final class BufferCache {
 
 	/** The largest block a magazine keeps: small buffers are where a hit's cost shows. */
-	static final long MAGAZINE_MAX_BLOCK_BYTES = 1L << 20;
+	static final long MAGAZINE_MAX_BLOCK_BYTES = 256L * 1024;
 
 	/** Blocks per stripe's magazine. */
 	private static final int MAGAZINE_SLOTS = 4;
@@ -140,19 +140,10 @@ final class BufferCache {
 		for (int i = 0; i < this.deviceBlocks.length; i++) {
 			this.deviceBlocks[i] = new ConcurrentLinkedDeque<>();
 		}
-		int stripes = stripes(Runtime.getRuntime().availableProcessors());
+		int stripes = ThreadStripes.stripes(Runtime.getRuntime().availableProcessors());
 		this.stripeMask = stripes - 1;
 		this.magazines = new AtomicReferenceArray<>(stripes * STRIPE_STRIDE);
 		this.magazineCapacityBytes = stripes * MAGAZINE_SLOTS * MAGAZINE_MAX_BLOCK_BYTES;
-	}
-
-	/**
-	 * Returns the number of stripes for a number of processors: twice as many, rounded up
-	 * to a power of two, at most 64, so that threads seldom share one.
-	 */
-	static int stripes(int processors) {
-		int wanted = Math.min(64, Math.max(1, processors * 2));
-		return Integer.highestOneBit(wanted - 1) << 1;
 	}
 
 	/**
@@ -257,17 +248,7 @@ final class BufferCache {
 
 	/** The first slot of the calling thread's stripe. */
 	private int stripeBase() {
-		return stripe(Thread.currentThread().getId(), this.stripeMask + 1) * STRIPE_STRIDE;
-	}
-
-	/**
-	 * Returns the stripe of a thread.
-	 * @param threadId the thread's id
-	 * @param stripes a value of {@link #stripes(int)}
-	 * @return the stripe, from 0 to {@code stripes - 1}
-	 */
-	static int stripe(long threadId, int stripes) {
-		return (int) ((threadId * 0x9E3779B97F4A7C15L) >>> 32) & (stripes - 1);
+		return ThreadStripes.current(this.stripeMask + 1) * STRIPE_STRIDE;
 	}
 
 	private @Nullable NativeMemory takeFromMagazine(int base, long size) {

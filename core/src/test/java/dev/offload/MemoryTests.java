@@ -244,39 +244,40 @@ class MemoryTests {
 
 	@Test
 	void allocateWhenSmallBlocksWaitInAThreadsMagazineShouldCountTrimAndRetryWithThem() {
-		Device device = open(4 * MIB, MemoryConfig.UNLIMITED, 1024 * MIB);
+		long block = BufferCache.MAGAZINE_MAX_BLOCK_BYTES;
+		Device device = open(4 * block, MemoryConfig.UNLIMITED, 1024 * MIB);
 		DeviceBuffer[] buffers = new DeviceBuffer[3];
 		for (int i = 0; i < buffers.length; i++) {
-			buffers[i] = device.allocate(MIB);
+			buffers[i] = device.allocate(block);
 		}
 		for (DeviceBuffer buffer : buffers) {
 			buffer.close();
 		}
-		assertThat(device.cachedBufferBytes()).isEqualTo(3 * MIB);
-		assertThat(device.memoryStatistics().cachedBytes()).isEqualTo(3 * MIB);
+		assertThat(device.cachedBufferBytes()).isEqualTo(3 * block);
+		assertThat(device.memoryStatistics().cachedBytes()).isEqualTo(3 * block);
 		// A larger class does not fit beside them: the retry must free the parked blocks.
-		try (DeviceBuffer large = device.allocate(2 * MIB)) {
-			assertThat(large.size()).isEqualTo(2 * MIB);
+		try (DeviceBuffer large = device.allocate(2 * block)) {
+			assertThat(large.size()).isEqualTo(2 * block);
 		}
 		MemoryStatistics statistics = device.memoryStatistics();
 		assertThat(statistics.outOfMemoryRetries()).isEqualTo(1);
 		assertThat(statistics.outOfMemoryFailures()).isZero();
 		assertThat(statistics.deviceFrees()).isEqualTo(3);
 		assertThat(statistics.cacheEvictions()).isEqualTo(3);
-		assertThat(statistics.cachedBytes()).isEqualTo(2 * MIB);
+		assertThat(statistics.cachedBytes()).isEqualTo(2 * block);
 		assertThat(statistics.usedBytes()).isZero();
 	}
 
 	@Test
 	void allocateWhenAnEndedThreadParkedTheBlockShouldReuseItAndTrimShouldFreeIt() throws Exception {
 		Device device = open(64 * MIB, MemoryConfig.DEFAULTS, 1024 * MIB);
-		int stripes = BufferCache.stripes(Runtime.getRuntime().availableProcessors());
-		int ours = BufferCache.stripe(Thread.currentThread().getId(), stripes);
+		int stripes = ThreadStripes.stripes(Runtime.getRuntime().availableProcessors());
+		int ours = ThreadStripes.current(stripes);
 		Thread other;
 		do {
 			other = new Thread(() -> device.allocate(4 * KIB).close());
 		}
-		while (BufferCache.stripe(other.getId(), stripes) == ours);
+		while (ThreadStripes.stripe(other.getId(), stripes) == ours);
 		other.start();
 		other.join();
 		assertThat(device.cachedBufferBytes()).isEqualTo(4 * KIB);
