@@ -11,7 +11,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 
 import org.jspecify.annotations.Nullable;
@@ -57,14 +56,12 @@ import dev.offload.spi.VirtualThreads;
  */
 public final class OffloadSession implements AutoCloseable {
 
-	private static final AtomicLong ids = new AtomicLong();
-
 	private static final AtomicIntegerFieldUpdater<OffloadSession> AWAITING = AtomicIntegerFieldUpdater
 		.newUpdater(OffloadSession.class, "awaiting");
 
 	private static volatile boolean virtualThreadWaitsInitialized;
 
-	private final long id = ids.incrementAndGet();
+	private final long id = SessionIds.next();
 
 	private final Device device;
 
