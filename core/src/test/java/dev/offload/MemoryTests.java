@@ -292,6 +292,34 @@ class MemoryTests {
 	}
 
 	@Test
+	void closeWhenTwoThreadsCloseOneBufferAtOnceShouldGiveItBackOnce() throws Exception {
+		Device device = open(64 * MIB, MemoryConfig.DEFAULTS, 1024 * MIB);
+		int rounds = 10_000;
+		DeviceBuffer[] buffers = new DeviceBuffer[rounds];
+		for (int i = 0; i < rounds; i++) {
+			buffers[i] = device.allocate(4 * KIB);
+		}
+		java.util.concurrent.atomic.AtomicInteger ready = new java.util.concurrent.atomic.AtomicInteger();
+		// Both threads close each buffer as soon as both reached it.
+		Runnable closer = () -> {
+			for (int i = 0; i < rounds; i++) {
+				ready.incrementAndGet();
+				while (ready.get() < 2 * (i + 1)) {
+					Thread.onSpinWait();
+				}
+				buffers[i].close();
+			}
+		};
+		Thread other = new Thread(closer);
+		other.start();
+		closer.run();
+		other.join();
+		MemoryStatistics statistics = device.memoryStatistics();
+		assertThat(statistics.usedBytes()).isZero();
+		assertThat(statistics.cachedBytes()).isEqualTo(rounds * 4 * KIB);
+	}
+
+	@Test
 	void allocateWhenTheDeviceHasNoMemoryShouldThrowARetryableErrorAndLeakNothing() {
 		Device device = open(4 * MIB, MemoryConfig.UNLIMITED, 64 * MIB);
 		try (OffloadSession session = device.openSession()) {
