@@ -214,11 +214,21 @@ final class BufferCache {
 			this.hostArena.release(memory);
 			return;
 		}
-		long size = memory.size();
-		if (size <= MAGAZINE_MAX_BLOCK_BYTES && withinBound(this.cachedBytes.get() + this.magazineCapacityBytes)
-				&& parkInMagazine(memory)) {
-			return;
+		NativeMemory block = memory;
+		if (block.size() <= MAGAZINE_MAX_BLOCK_BYTES
+				&& withinBound(this.cachedBytes.get() + this.magazineCapacityBytes)) {
+			NativeMemory displaced = parkInMagazine(block);
+			if (displaced == null) {
+				return;
+			}
+			block = displaced;
 		}
+		releaseShared(block);
+	}
+
+	/** Into the shared list of the block's class, or past the bound to be freed. */
+	private void releaseShared(NativeMemory memory) {
+		long size = memory.size();
 		long cached = this.cachedBytes.addAndGet(size);
 		// The magazines' bytes count too: their capacity first, which spares reading
 		// them while the cache is far from its bound.
@@ -272,17 +282,24 @@ final class BufferCache {
 		return null;
 	}
 
-	private boolean parkInMagazine(NativeMemory memory) {
+	/**
+	 * Parks a block in the thread's stripe: in a free slot, or, in a full magazine, in
+	 * place of a block that then goes to the shared lists, so that a magazine holds what
+	 * its threads gave back last, not the classes they used long ago.
+	 * @return {@code null}, or the block displaced
+	 */
+	private @Nullable NativeMemory parkInMagazine(NativeMemory memory) {
 		if (!this.magazinesUsed) {
 			this.magazinesUsed = true;
 		}
 		int base = stripeBase();
 		for (int slot = base; slot < base + MAGAZINE_SLOTS; slot++) {
 			if (this.magazines.get(slot) == null && this.magazines.compareAndSet(slot, null, memory)) {
-				return true;
+				return null;
 			}
 		}
-		return false;
+		int slot = base + (SizeClasses.index(memory.size()) & (MAGAZINE_SLOTS - 1));
+		return this.magazines.getAndSet(slot, memory);
 	}
 
 	private long magazineBytes() {

@@ -269,6 +269,31 @@ class MemoryTests {
 	}
 
 	@Test
+	void releaseWhenTheThreadsMagazineIsFullShouldKeepTheDisplacedBlockCached() {
+		Device device = open(64 * MIB, MemoryConfig.DEFAULTS, 1024 * MIB);
+		DeviceBuffer[] small = new DeviceBuffer[4];
+		for (int i = 0; i < small.length; i++) {
+			small[i] = device.allocate(512);
+		}
+		DeviceBuffer larger = device.allocate(4 * KIB);
+		for (DeviceBuffer buffer : small) {
+			buffer.close();
+		}
+		// The magazine is full: the larger block takes a slot and a small one moves on.
+		larger.close();
+		assertThat(device.cachedBufferBytes()).isEqualTo(4 * 512 + 4 * KIB);
+		device.allocate(512).close();
+		device.allocate(4 * KIB).close();
+		MemoryStatistics statistics = device.memoryStatistics();
+		assertThat(statistics.deviceAllocations()).isEqualTo(5);
+		assertThat(statistics.cacheHits()).isEqualTo(2);
+		assertThat(statistics.cachedBytes()).isEqualTo(4 * 512 + 4 * KIB);
+		device.trimBufferCache();
+		assertThat(device.cachedBufferBytes()).isZero();
+		assertThat(device.memoryStatistics().deviceFrees()).isEqualTo(5);
+	}
+
+	@Test
 	void allocateWhenAnEndedThreadParkedTheBlockShouldReuseItAndTrimShouldFreeIt() throws Exception {
 		Device device = open(64 * MIB, MemoryConfig.DEFAULTS, 1024 * MIB);
 		int stripes = ThreadStripes.stripes(Runtime.getRuntime().availableProcessors());
