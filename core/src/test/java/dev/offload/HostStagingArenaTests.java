@@ -60,6 +60,9 @@ class HostStagingArenaTests {
 	/** Two chunks: the first (4 MiB) and the one grown ahead (8 MiB), now current. */
 	private NativeMemory[] blocksInTwoChunks() {
 		NativeMemory first = this.arena.acquire(3 * MIB);
+		// Past half of the first chunk: the memory thread grows the next one; once it
+		// allocated, its job holds the lock that flush waits for, until the chunk is set.
+		await().until(() -> this.allocated.size() == 2);
 		this.memoryThread.flush();
 		NativeMemory second = this.arena.acquire(3 * MIB);
 		assertThat(this.allocated).hasSize(2);
@@ -87,7 +90,6 @@ class HostStagingArenaTests {
 		assertThat(sweep(2 * HostStagingArena.IDLE_SWEEPS)).isZero();
 		// The freed chunk's block left the free list; the current chunk's serves again.
 		assertThat(this.arena.acquire(3 * MIB)).isSameAs(blocks[1]);
-		assertThat(this.arena.acquire(3 * MIB)).isNotSameAs(blocks[0]);
 		assertThat(this.allocated).hasSize(2);
 	}
 
