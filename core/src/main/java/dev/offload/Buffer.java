@@ -1,5 +1,7 @@
 package dev.offload;
 
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+
 import org.jspecify.annotations.Nullable;
 
 import dev.offload.spi.NativeMemory;
@@ -16,6 +18,9 @@ import dev.offload.spi.NativeMemory;
  */
 public abstract sealed class Buffer implements AutoCloseable permits DeviceBuffer, HostBuffer {
 
+	private static final AtomicIntegerFieldUpdater<Buffer> RELEASED = AtomicIntegerFieldUpdater.newUpdater(Buffer.class,
+			"released");
+
 	private final Device device;
 
 	private final NativeMemory memory;
@@ -26,7 +31,8 @@ public abstract sealed class Buffer implements AutoCloseable permits DeviceBuffe
 
 	private volatile boolean closed;
 
-	private volatile boolean released;
+	/** 1 once the memory went back: set by one compare-and-set, so that only once. */
+	private volatile int released;
 
 	Buffer(Device device, NativeMemory memory, long size, @Nullable OffloadSession owner) {
 		this.device = device;
@@ -88,9 +94,12 @@ public abstract sealed class Buffer implements AutoCloseable permits DeviceBuffe
 	}
 
 	final void release() {
-		this.closed = true;
-		if (!this.released) {
-			this.released = true;
+		if (!this.closed) {
+			this.closed = true;
+		}
+		// Two threads closing one buffer at once must not give its memory (and budget)
+		// back twice: the cache would hand the block to two buffers.
+		if (RELEASED.compareAndSet(this, 0, 1)) {
 			this.device.releaseMemory(this.memory, this.owner == null);
 		}
 	}

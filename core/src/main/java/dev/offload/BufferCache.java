@@ -2,6 +2,7 @@ package dev.offload;
 
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
@@ -32,8 +33,34 @@ import dev.offload.spi.NativeMemory;
  * <p>
  * When the driver has no memory, the cache is emptied, the frees in flight are waited for
  * and the allocation retried once; then a {@link DeviceOutOfMemoryException}.
+ * <p>
+ * In front of the shared per-class lists, blocks of up to
+ * {@link #MAGAZINE_MAX_BLOCK_BYTES} go to small magazines, one per stripe of threads
+ * (chosen by a hash of the thread's id, so virtual threads share them too): a thread that
+ * closes a buffer and allocates one of the same class again touches only its stripe's
+ * cache line, not the shared lists, the cached-bytes counter or a list node, which made a
+ * hit collapse under many threads. A block in a magazine is cached like any other:
+ * {@link #cachedBytes()} counts it, {@link #trimDevice()} (and so the out-of-memory retry
+ * and shutdown) frees it, and a miss of the magazine and of the shared list takes it from
+ * another stripe before allocating, so blocks parked by a thread that went idle or ended
+ * serve the others. The magazines hold at most {@link #magazineCapacityBytes}; a block is
+ * parked only while the shared list's bytes plus that capacity stay within the cache's
+ * bound, and a block for the shared lists is weighed with the magazines' bytes, so the
+ * bound holds as it did without them.
  */
 final class BufferCache {
+
+	/** The largest block a magazine keeps: small buffers are where a hit's cost shows. */
+	static final long MAGAZINE_MAX_BLOCK_BYTES = 256L * 1024;
+
+	/** Blocks per stripe's magazine. */
+	private static final int MAGAZINE_SLOTS = 4;
+
+	/**
+	 * References between the first slots of two stripes: 128 bytes with compressed
+	 * references, so that two stripes never share a cache line (or its prefetched pair).
+	 */
+	private static final int STRIPE_STRIDE = 32;
 
 	private final int deviceId;
 
@@ -44,10 +71,13 @@ final class BufferCache {
 	private final long maxBytes;
 
 	/**
-	 * The device memory the cache may hold beyond {@link #maxBytes}: what the budget
-	 * leaves free.
+	 * The device memory the cache may hold beyond {@link #maxBytes} with what is in use:
+	 * the budget, or the device's total if smaller.
 	 */
-	private final LongSupplier headroom;
+	private final long ceilingBytes;
+
+	/** The device memory in use: read only when the cache nears its bound, or fails. */
+	private final LongSupplier usedBytes;
 
 	private final MemoryThread memoryThread;
 
@@ -55,7 +85,25 @@ final class BufferCache {
 
 	private final ConcurrentLinkedDeque<NativeMemory>[] deviceBlocks;
 
+	/** The device bytes in {@link #deviceBlocks}; the magazines' are not in it. */
 	private final AtomicLong cachedBytes = new AtomicLong();
+
+	/**
+	 * The magazines: stripe {@code s} owns slots {@code s * STRIPE_STRIDE} to
+	 * {@code s * STRIPE_STRIDE + MAGAZINE_SLOTS - 1}; the rest is padding.
+	 */
+	private final AtomicReferenceArray<@Nullable NativeMemory> magazines;
+
+	private final int stripeMask;
+
+	/** The most the magazines can hold together. */
+	private final long magazineCapacityBytes;
+
+	/**
+	 * Set before a block is first parked in a magazine: until then a trim (at shutdown in
+	 * particular) need not look at them.
+	 */
+	private volatile boolean magazinesUsed;
 
 	private final LongAdder hits = new LongAdder();
 
@@ -79,18 +127,23 @@ final class BufferCache {
 
 	@SuppressWarnings("unchecked")
 	BufferCache(int deviceId, BackendDevice backendDevice, long totalBytes, int leastPriority, long maxBytes,
-			LongSupplier headroom) {
+			long ceilingBytes, LongSupplier usedBytes) {
 		this.deviceId = deviceId;
-		this.headroom = headroom;
+		this.ceilingBytes = ceilingBytes;
+		this.usedBytes = usedBytes;
 		this.backendDevice = backendDevice;
 		this.totalBytes = totalBytes;
 		this.maxBytes = maxBytes;
 		this.memoryThread = new MemoryThread(deviceId, backendDevice, leastPriority);
-		this.hostArena = new HostStagingArena(this::allocateHostBlock, this.memoryThread);
+		this.hostArena = new HostStagingArena(this::allocateHostBlock, this::freeHostBlock, this.memoryThread);
 		this.deviceBlocks = new ConcurrentLinkedDeque[SizeClasses.COUNT];
 		for (int i = 0; i < this.deviceBlocks.length; i++) {
 			this.deviceBlocks[i] = new ConcurrentLinkedDeque<>();
 		}
+		int stripes = ThreadStripes.stripes(Runtime.getRuntime().availableProcessors());
+		this.stripeMask = stripes - 1;
+		this.magazines = new AtomicReferenceArray<>(stripes * STRIPE_STRIDE);
+		this.magazineCapacityBytes = stripes * MAGAZINE_SLOTS * MAGAZINE_MAX_BLOCK_BYTES;
 	}
 
 	/**
@@ -99,14 +152,22 @@ final class BufferCache {
 	 * @param bytes the size asked for
 	 * @param stream the session's stream, or {@code null} for memory not bound to a
 	 * session (allocated on the memory thread's stream, which is then waited for)
-	 * @param usedBytes the device memory in use, for an out-of-memory message
 	 * @throws DeviceOutOfMemoryException if the driver has no memory even after a trim
 	 */
-	NativeMemory acquireDevice(long bytes, @Nullable BackendStream stream, long usedBytes) {
+	NativeMemory acquireDevice(long bytes, @Nullable BackendStream stream) {
 		long size = SizeClasses.sizeClass(bytes);
-		NativeMemory block = this.deviceBlocks[SizeClasses.index(size)].pollFirst();
+		boolean small = size <= MAGAZINE_MAX_BLOCK_BYTES;
+		NativeMemory block = small ? takeFromMagazine(stripeBase(), size) : null;
+		if (block == null) {
+			block = this.deviceBlocks[SizeClasses.index(size)].pollFirst();
+			if (block != null) {
+				this.cachedBytes.addAndGet(-size);
+			}
+			else if (small && this.magazinesUsed) {
+				block = takeFromOtherStripes(size);
+			}
+		}
 		if (block != null) {
-			this.cachedBytes.addAndGet(-size);
 			this.hits.increment();
 			return block;
 		}
@@ -130,13 +191,15 @@ final class BufferCache {
 				throw ex;
 			}
 			this.outOfMemoryFailures.increment();
-			throw new DeviceOutOfMemoryException(this.deviceId, size, usedBytes, this.cachedBytes.get(),
+			throw new DeviceOutOfMemoryException(this.deviceId, size, this.usedBytes.getAsLong(), cachedBytes(),
 					this.backendDevice.freeMemoryBytes(), this.totalBytes, ex);
 		}
 	}
 
 	/**
 	 * Returns a page-locked host block of at least {@code bytes} from the staging arena.
+	 * @throws HostStagingOutOfMemoryException if the host had no page-locked memory for a
+	 * chunk it needed
 	 */
 	NativeMemory acquireHost(long bytes) {
 		return this.hostArena.acquire(bytes);
@@ -151,9 +214,25 @@ final class BufferCache {
 			this.hostArena.release(memory);
 			return;
 		}
+		NativeMemory block = memory;
+		if (block.size() <= MAGAZINE_MAX_BLOCK_BYTES
+				&& withinBound(this.cachedBytes.get() + this.magazineCapacityBytes)) {
+			NativeMemory displaced = parkInMagazine(block);
+			if (displaced == null) {
+				return;
+			}
+			block = displaced;
+		}
+		releaseShared(block);
+	}
+
+	/** Into the shared list of the block's class, or past the bound to be freed. */
+	private void releaseShared(NativeMemory memory) {
 		long size = memory.size();
 		long cached = this.cachedBytes.addAndGet(size);
-		if (cached > this.maxBytes && cached > this.headroom.getAsLong()) {
+		// The magazines' bytes count too: their capacity first, which spares reading
+		// them while the cache is far from its bound.
+		if (!withinBound(cached + this.magazineCapacityBytes) && !withinBound(cached + magazineBytes())) {
 			this.cachedBytes.addAndGet(-size);
 			this.evictions.increment();
 			freeDevice(memory);
@@ -162,17 +241,101 @@ final class BufferCache {
 		this.deviceBlocks[SizeClasses.index(size)].offerFirst(memory);
 	}
 
+	/**
+	 * Tells whether the cache may hold {@code cached} bytes: up to its maximum, or beyond
+	 * it as long as the budget leaves room.
+	 */
+	private boolean withinBound(long cached) {
+		return cached <= this.maxBytes || cached <= this.ceilingBytes - this.usedBytes.getAsLong();
+	}
+
+	/**
+	 * Returns the device memory the cache holds: its shared lists and its magazines.
+	 */
 	long cachedBytes() {
-		return this.cachedBytes.get();
+		return this.cachedBytes.get() + magazineBytes();
+	}
+
+	/** The first slot of the calling thread's stripe. */
+	private int stripeBase() {
+		return ThreadStripes.current(this.stripeMask + 1) * STRIPE_STRIDE;
+	}
+
+	private @Nullable NativeMemory takeFromMagazine(int base, long size) {
+		for (int slot = base; slot < base + MAGAZINE_SLOTS; slot++) {
+			NativeMemory block = this.magazines.get(slot);
+			if (block != null && block.size() == size && this.magazines.compareAndSet(slot, block, null)) {
+				return block;
+			}
+		}
+		return null;
+	}
+
+	/** A miss of the thread's stripe and of the shared list: the other stripes. */
+	private @Nullable NativeMemory takeFromOtherStripes(long size) {
+		for (int base = 0; base < this.magazines.length(); base += STRIPE_STRIDE) {
+			NativeMemory block = takeFromMagazine(base, size);
+			if (block != null) {
+				return block;
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * Parks a block in the thread's stripe: in a free slot, or, in a full magazine, in
+	 * place of a block that then goes to the shared lists, so that a magazine holds what
+	 * its threads gave back last, not the classes they used long ago.
+	 * @return {@code null}, or the block displaced
+	 */
+	private @Nullable NativeMemory parkInMagazine(NativeMemory memory) {
+		if (!this.magazinesUsed) {
+			this.magazinesUsed = true;
+		}
+		int base = stripeBase();
+		for (int slot = base; slot < base + MAGAZINE_SLOTS; slot++) {
+			if (this.magazines.get(slot) == null && this.magazines.compareAndSet(slot, null, memory)) {
+				return null;
+			}
+		}
+		int slot = base + (SizeClasses.index(memory.size()) & (MAGAZINE_SLOTS - 1));
+		return this.magazines.getAndSet(slot, memory);
+	}
+
+	private long magazineBytes() {
+		if (!this.magazinesUsed) {
+			return 0;
+		}
+		long bytes = 0;
+		for (int base = 0; base < this.magazines.length(); base += STRIPE_STRIDE) {
+			for (int slot = base; slot < base + MAGAZINE_SLOTS; slot++) {
+				NativeMemory block = this.magazines.get(slot);
+				if (block != null) {
+					bytes += block.size();
+				}
+			}
+		}
+		return bytes;
 	}
 
 	/**
 	 * Frees every cached device block (in the memory thread's stream order).
 	 */
 	void trimDevice() {
+		if (this.magazinesUsed) {
+			for (int base = 0; base < this.magazines.length(); base += STRIPE_STRIDE) {
+				for (int slot = base; slot < base + MAGAZINE_SLOTS; slot++) {
+					NativeMemory memory = this.magazines.get(slot);
+					if (memory != null && this.magazines.compareAndSet(slot, memory, null)) {
+						this.evictions.increment();
+						freeDevice(memory);
+					}
+				}
+			}
+		}
 		if (this.cachedBytes.get() == 0) {
-			// Nothing cached (the usual case at shutdown): skip the walk over every size
-			// class.
+			// Nothing in the shared lists (the usual case at shutdown): skip the walk
+			// over every size class.
 			return;
 		}
 		for (ConcurrentLinkedDeque<NativeMemory> blocks : this.deviceBlocks) {
@@ -198,12 +361,11 @@ final class BufferCache {
 	 * Fills the memory part of a statistics snapshot.
 	 */
 	MemoryStatistics statistics(MemoryBudget budget) {
-		return new MemoryStatistics(budget.budgetBytes(), budget.usedBytes(), this.cachedBytes.get(),
-				budget.peakBytes(), this.hostArena.usedBytes(), this.hostArena.cachedBytes(),
-				this.hostArena.peakBytes(), this.hits.sum(), this.misses.sum(), this.evictions.sum(),
-				this.deviceAllocations.sum(), this.deviceFrees.sum(), this.hostAllocations.sum(), this.hostFrees.sum(),
-				this.outOfMemoryRetries.sum(), this.outOfMemoryFailures.sum(), budget.waiting(), budget.waitTimeouts(),
-				this.synchronizingCalls.sum());
+		return new MemoryStatistics(budget.budgetBytes(), budget.usedBytes(), cachedBytes(), budget.peakBytes(),
+				this.hostArena.usedBytes(), this.hostArena.cachedBytes(), this.hostArena.peakBytes(), this.hits.sum(),
+				this.misses.sum(), this.evictions.sum(), this.deviceAllocations.sum(), this.deviceFrees.sum(),
+				this.hostAllocations.sum(), this.hostFrees.sum(), this.outOfMemoryRetries.sum(),
+				this.outOfMemoryFailures.sum(), budget.waiting(), budget.waitTimeouts(), this.synchronizingCalls.sum());
 	}
 
 	private NativeMemory allocateDevice(long size, @Nullable BackendStream stream) {
@@ -225,11 +387,31 @@ final class BufferCache {
 		this.memoryThread.free(memory);
 	}
 
+	private void freeHostBlock(NativeMemory memory) {
+		memory.free();
+		this.hostFrees.increment();
+	}
+
 	private NativeMemory allocateHostBlock(long bytes) {
 		if (!this.memoryThread.isCurrent()) {
 			this.synchronizingCalls.increment();
 		}
-		NativeMemory memory = this.backendDevice.allocateHost(bytes);
+		NativeMemory memory;
+		try {
+			memory = this.backendDevice.allocateHost(bytes);
+		}
+		catch (BackendException ex) {
+			if (!ex.isOutOfMemory()) {
+				throw ex;
+			}
+			if (!this.memoryThread.isCurrent()) {
+				// Growing ahead on the memory thread is not a caller's failure: the
+				// request that needs the chunk tries again and reports it.
+				this.outOfMemoryFailures.increment();
+			}
+			throw new HostStagingOutOfMemoryException(this.deviceId, bytes, this.hostArena.usedBytes(),
+					this.hostArena.cachedBytes(), this.hostArena.totalBytes(), ex);
+		}
 		this.hostAllocations.increment();
 		return memory;
 	}

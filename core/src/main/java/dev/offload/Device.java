@@ -97,7 +97,7 @@ public final class Device {
 		this.memoryBudget = new MemoryBudget(this.info.id(), memoryConfig.budgetFor(this.info.usableMemoryBytes()));
 		long ceiling = Math.min(this.memoryBudget.budgetBytes(), this.info.totalMemoryBytes());
 		this.bufferCache = new BufferCache(this.info.id(), backendDevice, this.info.totalMemoryBytes(),
-				this.info.leastPriority(), bufferCacheMaxBytes, () -> ceiling - this.memoryBudget.usedBytes());
+				this.info.leastPriority(), bufferCacheMaxBytes, ceiling, this.memoryBudget::usedBytes);
 		SessionWaits.initializeVirtualThreadWaits();
 	}
 
@@ -303,6 +303,8 @@ public final class Device {
 	 * session uses it.
 	 * @param bytes the size, from 1 to 2^31-1
 	 * @return the buffer
+	 * @throws HostStagingOutOfMemoryException if the host had no page-locked memory for
+	 * the staging chunk it needed (retryable)
 	 */
 	public HostBuffer allocateHost(long bytes) {
 		return new HostBuffer(this, acquireHostMemory(bytes), bytes, null);
@@ -311,7 +313,8 @@ public final class Device {
 	/**
 	 * Frees the device memory kept for reuse by closed buffers, without synchronizing the
 	 * device (the frees are stream-ordered, on the device's memory thread). Page-locked
-	 * staging memory is kept until the device closes.
+	 * staging is not trimmed here: the memory thread gives back its chunks once they have
+	 * gone unused for about 30 seconds, and the rest when the device closes.
 	 */
 	public void trimBufferCache() {
 		this.bufferCache.trimDevice();
@@ -364,7 +367,7 @@ public final class Device {
 		checkUsable();
 		// No lambda: a cache hit allocates nothing but the buffer.
 		try {
-			return this.bufferCache.acquireDevice(bytes, stream, this.memoryBudget.usedBytes());
+			return this.bufferCache.acquireDevice(bytes, stream);
 		}
 		catch (BackendException ex) {
 			failIfSticky(ex);

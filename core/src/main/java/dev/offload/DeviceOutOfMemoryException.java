@@ -32,9 +32,26 @@ public class DeviceOutOfMemoryException extends OffloadException {
 	 */
 	public DeviceOutOfMemoryException(int deviceId, long requestedBytes, long usedBytes, long cachedBytes,
 			long freeBytes, long totalBytes, Throwable cause) {
-		super("Device " + deviceId + " is out of memory: requested " + requestedBytes + " bytes, in use " + usedBytes
+		this("Device " + deviceId + " is out of memory: requested " + requestedBytes + " bytes, in use " + usedBytes
 				+ ", cached " + cachedBytes + ", free " + ((freeBytes >= 0) ? freeBytes : "unknown") + ", total "
-				+ totalBytes + " (after trimming the cache and one retry)", cause);
+				+ totalBytes + " (after trimming the cache and one retry)", deviceId, requestedBytes, usedBytes,
+				cachedBytes, freeBytes, totalBytes, cause);
+	}
+
+	/**
+	 * Creates an exception with its own message, for a subtype.
+	 * @param message the message
+	 * @param deviceId the device
+	 * @param requestedBytes the size asked for
+	 * @param usedBytes the memory Offload's buffers held
+	 * @param cachedBytes the memory Offload kept for reuse
+	 * @param freeBytes the memory the driver reported free, or -1 if unknown
+	 * @param totalBytes the total memory
+	 * @param cause the driver's error
+	 */
+	protected DeviceOutOfMemoryException(String message, int deviceId, long requestedBytes, long usedBytes,
+			long cachedBytes, long freeBytes, long totalBytes, Throwable cause) {
+		super(message, cause);
 		this.deviceId = deviceId;
 		this.requestedBytes = requestedBytes;
 		this.usedBytes = usedBytes;

@@ -1,10 +1,14 @@
 package dev.offload;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.LongFunction;
 
 import org.jspecify.annotations.Nullable;
@@ -21,11 +25,27 @@ import dev.offload.spi.NativeMemory;
  * class. When the current chunk is half used, the memory thread allocates the next (twice
  * as large, up to {@link #MAX_CHUNK_BYTES}) so that it is ready before it is needed; only
  * if a request finds both the current chunk and the next one exhausted does it allocate a
- * chunk itself. A block larger than half a chunk gets a dedicated allocation. Chunks are
- * freed when the device closes: page-locked staging is sized by the peak of concurrent
- * copies, and freeing it would synchronize the device.
+ * chunk itself. A block larger than half a chunk gets a dedicated allocation.
+ * <p>
+ * Staging follows the peak of concurrent copies, so a burst leaves chunks behind: every
+ * {@link #SWEEP_PERIOD_NANOS} the memory thread gives back each chunk (and dedicated
+ * allocation) none of whose blocks was taken or given back for {@link #IDLE_SWEEPS}
+ * sweeps and none of whose blocks is in use, except the current chunk and the one grown
+ * ahead. Freeing page-locked memory can synchronize the device, so only the memory thread
+ * does it, never a request or a completion thread. Each chunk counts the blocks taken
+ * from it; a sweep retires a chunk only by turning that count from 0 to retired in one
+ * compare-and-set, and a request takes a block only by raising it from a count that is
+ * not retired, so a block in use never loses its memory: a request that polled a free
+ * block of a chunk retired meanwhile drops it and looks again. The rest is freed when the
+ * device closes.
  */
 final class HostStagingArena {
+
+	/** How often the memory thread looks for idle chunks. */
+	static final long SWEEP_PERIOD_NANOS = TimeUnit.SECONDS.toNanos(5);
+
+	/** The sweeps a chunk must go unused before it is given back: 30 seconds. */
+	static final int IDLE_SWEEPS = 6;
 
 	static final long FIRST_CHUNK_BYTES = 4L * 1024 * 1024;
 
@@ -33,11 +53,24 @@ final class HostStagingArena {
 
 	private final LongFunction<NativeMemory> allocator;
 
+	/** The counted driver free, run on the memory thread. */
+	private final Consumer<NativeMemory> freer;
+
 	private final MemoryThread memoryThread;
 
 	private final ConcurrentLinkedDeque<NativeMemory>[] free;
 
-	private final List<NativeMemory> allocations = new CopyOnWriteArrayList<>();
+	/** Every chunk and dedicated allocation held; under the arena's monitor. */
+	private final List<Chunk> chunks = new ArrayList<>();
+
+	/** The chunk of every block carved (by identity). */
+	private final ConcurrentHashMap<Identity, Chunk> owners = new ConcurrentHashMap<>();
+
+	private final AtomicInteger sweeps = new AtomicInteger();
+
+	private final long sweepPeriodNanos;
+
+	private final AtomicBoolean sweeping = new AtomicBoolean();
 
 	private final AtomicBoolean growing = new AtomicBoolean();
 
@@ -54,11 +87,23 @@ final class HostStagingArena {
 	/**
 	 * Creates an arena.
 	 * @param allocator the counted driver allocation of page-locked memory
-	 * @param memoryThread where chunks are grown
+	 * @param freer the counted driver free of an idle chunk
+	 * @param memoryThread where chunks are grown and idle ones freed
+	 */
+	HostStagingArena(LongFunction<NativeMemory> allocator, Consumer<NativeMemory> freer, MemoryThread memoryThread) {
+		this(allocator, freer, memoryThread, SWEEP_PERIOD_NANOS);
+	}
+
+	/**
+	 * Creates an arena whose memory thread looks for idle chunks every
+	 * {@code sweepPeriodNanos}.
 	 */
 	@SuppressWarnings("unchecked")
-	HostStagingArena(LongFunction<NativeMemory> allocator, MemoryThread memoryThread) {
+	HostStagingArena(LongFunction<NativeMemory> allocator, Consumer<NativeMemory> freer, MemoryThread memoryThread,
+			long sweepPeriodNanos) {
+		this.sweepPeriodNanos = sweepPeriodNanos;
 		this.allocator = allocator;
+		this.freer = freer;
 		this.memoryThread = memoryThread;
 		this.free = new ConcurrentLinkedDeque[SizeClasses.COUNT];
 		for (int i = 0; i < this.free.length; i++) {
@@ -68,7 +113,15 @@ final class HostStagingArena {
 
 	NativeMemory acquire(long bytes) {
 		long size = SizeClasses.sizeClass(bytes);
-		NativeMemory block = this.free[SizeClasses.index(size)].pollFirst();
+		ConcurrentLinkedDeque<NativeMemory> blocks = this.free[SizeClasses.index(size)];
+		NativeMemory block;
+		while ((block = blocks.pollFirst()) != null) {
+			Chunk owner = this.owners.get(new Identity(block));
+			if (owner != null && owner.enter(this.sweeps.get())) {
+				break;
+			}
+			// Its chunk was given back while the block waited: the block went with it.
+		}
 		if (block == null) {
 			block = carve(size);
 		}
@@ -81,7 +134,13 @@ final class HostStagingArena {
 
 	void release(NativeMemory block) {
 		this.usedBytes.addAndGet(-block.size());
+		Chunk owner = this.owners.get(new Identity(block));
+		// Back in the free list before the chunk's count falls: a chunk is retired only
+		// with none of its blocks on their way back.
 		this.free[SizeClasses.index(block.size())].offerFirst(block);
+		if (owner != null) {
+			owner.exit(this.sweeps.get());
+		}
 	}
 
 	long usedBytes() {
@@ -90,6 +149,11 @@ final class HostStagingArena {
 
 	long peakBytes() {
 		return this.peakBytes.get();
+	}
+
+	/** Returns the page-locked bytes the arena holds: its chunks and dedicated blocks. */
+	long totalBytes() {
+		return this.totalBytes.get();
 	}
 
 	/**
@@ -113,31 +177,76 @@ final class HostStagingArena {
 		for (ConcurrentLinkedDeque<NativeMemory> blocks : this.free) {
 			blocks.clear();
 		}
-		this.current = null;
-		this.next = null;
-		int freed = this.allocations.size();
-		for (NativeMemory allocation : this.allocations) {
-			allocation.free();
+		this.owners.clear();
+		List<Chunk> held;
+		synchronized (this) {
+			this.current = null;
+			this.next = null;
+			held = new ArrayList<>(this.chunks);
+			this.chunks.clear();
 		}
-		this.allocations.clear();
+		for (Chunk chunk : held) {
+			chunk.memory.free();
+		}
 		this.totalBytes.set(0);
-		return freed;
+		return held.size();
+	}
+
+	/**
+	 * Gives back the chunks and dedicated allocations unused for {@link #IDLE_SWEEPS}
+	 * sweeps, but the current chunk and the next; run by the memory thread every
+	 * {@link #SWEEP_PERIOD_NANOS}.
+	 * @return the allocations freed
+	 */
+	int releaseIdle() {
+		int sweep = this.sweeps.incrementAndGet();
+		List<Chunk> retired = new ArrayList<>();
+		synchronized (this) {
+			for (Chunk chunk : this.chunks) {
+				if (chunk != this.current && chunk != this.next && sweep - chunk.lastUsedSweep >= IDLE_SWEEPS
+						&& chunk.retire()) {
+					retired.add(chunk);
+				}
+			}
+			this.chunks.removeAll(retired);
+		}
+		if (retired.isEmpty()) {
+			return 0;
+		}
+		for (ConcurrentLinkedDeque<NativeMemory> blocks : this.free) {
+			if (!blocks.isEmpty()) {
+				blocks.removeIf((block) -> retired.contains(this.owners.get(new Identity(block))));
+			}
+		}
+		this.owners.values().removeIf(retired::contains);
+		for (Chunk chunk : retired) {
+			this.totalBytes.addAndGet(-chunk.memory.size());
+			this.freer.accept(chunk.memory);
+		}
+		return retired.size();
 	}
 
 	private NativeMemory carve(long size) {
 		if (size > MAX_CHUNK_BYTES / 2) {
-			return allocate(size);
+			// A dedicated allocation: a chunk of one block, the whole of it.
+			Chunk dedicated = allocate(size, 1);
+			dedicated.top.set(dedicated.memory.size());
+			this.owners.put(new Identity(dedicated.memory), dedicated);
+			return dedicated.memory;
 		}
 		while (true) {
 			Chunk chunk = this.current;
-			if (chunk != null) {
+			if (chunk != null && chunk.enter(this.sweeps.get())) {
 				long offset = chunk.carve(size);
 				if (offset >= 0) {
 					if (offset + size > chunk.memory.size() / 2) {
 						growSoon(chunk.memory.size());
 					}
-					return chunk.memory.slice(offset, size);
+					NativeMemory block = chunk.memory.slice(offset, size);
+					this.owners.put(new Identity(block), chunk);
+					return block;
 				}
+				chunk.exit(this.sweeps.get());
 			}
 			advance(chunk, size);
 		}
@@ -155,7 +264,7 @@ final class HostStagingArena {
 		this.next = null;
 		if (ready == null || ready.memory.size() < size) {
 			long chunkBytes = Math.max(size, nextChunkBytes((exhausted != null) ? exhausted.memory.size() : 0));
-			ready = new Chunk(allocate(chunkBytes));
+			ready = allocate(chunkBytes, 0);
 		}
 		this.current = ready;
 	}
@@ -166,7 +275,7 @@ final class HostStagingArena {
 		}
 		this.memoryThread.submit(() -> {
 			try {
-				Chunk grown = new Chunk(allocate(nextChunkBytes(chunkBytes)));
+				Chunk grown = allocate(nextChunkBytes(chunkBytes), 0);
 				synchronized (this) {
 					if (this.next == null) {
 						this.next = grown;
@@ -183,11 +292,21 @@ final class HostStagingArena {
 		return (chunkBytes == 0) ? FIRST_CHUNK_BYTES : Math.min(MAX_CHUNK_BYTES, chunkBytes * 2);
 	}
 
-	private NativeMemory allocate(long bytes) {
+	/**
+	 * Allocates a chunk, with {@code users} blocks taken already (1 for a dedicated
+	 * allocation, which no sweep may retire before its block is given back).
+	 */
+	private Chunk allocate(long bytes, int users) {
 		NativeMemory memory = this.allocator.apply(bytes);
-		this.allocations.add(memory);
+		Chunk chunk = new Chunk(memory, this.sweeps.get(), users);
+		synchronized (this) {
+			this.chunks.add(chunk);
+		}
 		this.totalBytes.addAndGet(memory.size());
-		return memory;
+		if (this.sweeping.compareAndSet(false, true)) {
+			this.memoryThread.every(this.sweepPeriodNanos, this::releaseIdle);
+		}
+		return chunk;
 	}
 
 	/**
@@ -199,8 +318,48 @@ final class HostStagingArena {
 
 		final AtomicLong top = new AtomicLong();
 
-		Chunk(NativeMemory memory) {
+		/** The blocks taken from the chunk and not given back; -1 once retired. */
+		final AtomicInteger users = new AtomicInteger();
+
+		/** The last sweep during which a block was taken or given back. */
+		volatile int lastUsedSweep;
+
+		Chunk(NativeMemory memory, int sweep, int users) {
 			this.memory = memory;
+			this.lastUsedSweep = sweep;
+			this.users.set(users);
+		}
+
+		/**
+		 * Counts a block taken; fails once the chunk is retired.
+		 */
+		boolean enter(int sweep) {
+			while (true) {
+				int count = this.users.get();
+				if (count < 0) {
+					return false;
+				}
+				if (this.users.compareAndSet(count, count + 1)) {
+					if (this.lastUsedSweep != sweep) {
+						this.lastUsedSweep = sweep;
+					}
+					return true;
+				}
+			}
+		}
+
+		void exit(int sweep) {
+			if (this.lastUsedSweep != sweep) {
+				this.lastUsedSweep = sweep;
+			}
+			this.users.decrementAndGet();
+		}
+
+		/**
+		 * Retires the chunk if none of its blocks is taken.
+		 */
+		boolean retire() {
+			return this.users.compareAndSet(0, -1);
 		}
 
 		/**
@@ -216,6 +375,23 @@ final class HostStagingArena {
 					return offset;
 				}
 			}
+		}
+
+	}
+
+	/**
+	 * A block as a map key: by identity, whatever the backend's {@code equals}.
+	 */
+	private record Identity(NativeMemory memory) {
+
+		@Override
+		public boolean equals(@Nullable Object other) {
+			return other instanceof Identity identity && identity.memory == this.memory;
+		}
+
+		@Override
+		public int hashCode() {
+			return System.identityHashCode(this.memory);
 		}
 
 	}

@@ -1,6 +1,7 @@
 package dev.offload;
 
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.jspecify.annotations.Nullable;
@@ -27,6 +28,9 @@ final class MemoryThread {
 	private static final Runnable STOP = () -> {
 	};
 
+	private static final Runnable WAKE = () -> {
+	};
+
 	private final int deviceId;
 
 	private final BackendDevice backendDevice;
@@ -42,6 +46,11 @@ final class MemoryThread {
 	private volatile @Nullable Thread thread;
 
 	private volatile boolean stopped;
+
+	/** A job run every {@link #tickNanos} while the thread waits for others. */
+	private volatile @Nullable Runnable tick;
+
+	private volatile long tickNanos;
 
 	MemoryThread(int deviceId, BackendDevice backendDevice, int leastPriority) {
 		this.deviceId = deviceId;
@@ -83,6 +92,18 @@ final class MemoryThread {
 		}
 		start();
 		this.jobs.add(job);
+	}
+
+	/**
+	 * Runs {@code job} on this thread every {@code periodNanos}, between the other jobs,
+	 * until the thread stops; starts the thread.
+	 */
+	void every(long periodNanos, Runnable job) {
+		this.tickNanos = periodNanos;
+		this.tick = job;
+		start();
+		// Wakes a thread waiting with no period yet.
+		this.jobs.add(WAKE);
 	}
 
 	/**
@@ -163,10 +184,18 @@ final class MemoryThread {
 	}
 
 	private void run() {
+		long nextTick = 0;
+		boolean ticking = false;
 		while (true) {
 			Runnable job;
+			Runnable periodic = this.tick;
+			if (periodic != null && !ticking) {
+				ticking = true;
+				nextTick = System.nanoTime() + this.tickNanos;
+			}
 			try {
-				job = this.jobs.take();
+				job = (periodic != null) ? this.jobs.poll(nextTick - System.nanoTime(), TimeUnit.NANOSECONDS)
+						: this.jobs.take();
 			}
 			catch (InterruptedException ex) {
 				return;
@@ -174,7 +203,13 @@ final class MemoryThread {
 			if (job == STOP) {
 				return;
 			}
-			runLocked(job);
+			if (job != null && job != WAKE) {
+				runLocked(job);
+			}
+			if (periodic != null && System.nanoTime() - nextTick >= 0) {
+				runLocked(periodic);
+				nextTick = System.nanoTime() + this.tickNanos;
+			}
 		}
 	}
 

@@ -8,7 +8,6 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
-import java.util.concurrent.atomic.AtomicLong;
 
 import org.jspecify.annotations.Nullable;
 
@@ -52,12 +51,10 @@ import dev.offload.spi.NativeMemory;
  */
 public final class OffloadSession implements AutoCloseable {
 
-	private static final AtomicLong ids = new AtomicLong();
-
 	private static final AtomicIntegerFieldUpdater<OffloadSession> AWAITING = AtomicIntegerFieldUpdater
 		.newUpdater(OffloadSession.class, "awaiting");
 
-	private final long id = ids.incrementAndGet();
+	private final long id = SessionIds.next();
 
 	private final Device device;
 
@@ -292,6 +289,8 @@ public final class OffloadSession implements AutoCloseable {
 	 * done.
 	 * @param bytes the size, from 1 to 2^31-1
 	 * @return the buffer
+	 * @throws HostStagingOutOfMemoryException if the host had no page-locked memory for
+	 * the staging chunk it needed (retryable)
 	 */
 	public HostBuffer allocateHost(long bytes) {
 		checkOpen("allocateHost");

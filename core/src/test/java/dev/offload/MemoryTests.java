@@ -243,6 +243,108 @@ class MemoryTests {
 	}
 
 	@Test
+	void allocateWhenSmallBlocksWaitInAThreadsMagazineShouldCountTrimAndRetryWithThem() {
+		long block = BufferCache.MAGAZINE_MAX_BLOCK_BYTES;
+		Device device = open(4 * block, MemoryConfig.UNLIMITED, 1024 * MIB);
+		DeviceBuffer[] buffers = new DeviceBuffer[3];
+		for (int i = 0; i < buffers.length; i++) {
+			buffers[i] = device.allocate(block);
+		}
+		for (DeviceBuffer buffer : buffers) {
+			buffer.close();
+		}
+		assertThat(device.cachedBufferBytes()).isEqualTo(3 * block);
+		assertThat(device.memoryStatistics().cachedBytes()).isEqualTo(3 * block);
+		// A larger class does not fit beside them: the retry must free the parked blocks.
+		try (DeviceBuffer large = device.allocate(2 * block)) {
+			assertThat(large.size()).isEqualTo(2 * block);
+		}
+		MemoryStatistics statistics = device.memoryStatistics();
+		assertThat(statistics.outOfMemoryRetries()).isEqualTo(1);
+		assertThat(statistics.outOfMemoryFailures()).isZero();
+		assertThat(statistics.deviceFrees()).isEqualTo(3);
+		assertThat(statistics.cacheEvictions()).isEqualTo(3);
+		assertThat(statistics.cachedBytes()).isEqualTo(2 * block);
+		assertThat(statistics.usedBytes()).isZero();
+	}
+
+	@Test
+	void releaseWhenTheThreadsMagazineIsFullShouldKeepTheDisplacedBlockCached() {
+		Device device = open(64 * MIB, MemoryConfig.DEFAULTS, 1024 * MIB);
+		DeviceBuffer[] small = new DeviceBuffer[4];
+		for (int i = 0; i < small.length; i++) {
+			small[i] = device.allocate(512);
+		}
+		DeviceBuffer larger = device.allocate(4 * KIB);
+		for (DeviceBuffer buffer : small) {
+			buffer.close();
+		}
+		// The magazine is full: the larger block takes a slot and a small one moves on.
+		larger.close();
+		assertThat(device.cachedBufferBytes()).isEqualTo(4 * 512 + 4 * KIB);
+		device.allocate(512).close();
+		device.allocate(4 * KIB).close();
+		MemoryStatistics statistics = device.memoryStatistics();
+		assertThat(statistics.deviceAllocations()).isEqualTo(5);
+		assertThat(statistics.cacheHits()).isEqualTo(2);
+		assertThat(statistics.cachedBytes()).isEqualTo(4 * 512 + 4 * KIB);
+		device.trimBufferCache();
+		assertThat(device.cachedBufferBytes()).isZero();
+		assertThat(device.memoryStatistics().deviceFrees()).isEqualTo(5);
+	}
+
+	@Test
+	void allocateWhenAnEndedThreadParkedTheBlockShouldReuseItAndTrimShouldFreeIt() throws Exception {
+		Device device = open(64 * MIB, MemoryConfig.DEFAULTS, 1024 * MIB);
+		int stripes = ThreadStripes.stripes(Runtime.getRuntime().availableProcessors());
+		int ours = ThreadStripes.current(stripes);
+		Thread other;
+		do {
+			other = new Thread(() -> device.allocate(4 * KIB).close());
+		}
+		while (ThreadStripes.stripe(other.getId(), stripes) == ours);
+		other.start();
+		other.join();
+		assertThat(device.cachedBufferBytes()).isEqualTo(4 * KIB);
+		device.allocate(4 * KIB).close();
+		MemoryStatistics statistics = device.memoryStatistics();
+		assertThat(statistics.deviceAllocations()).isEqualTo(1);
+		assertThat(statistics.cacheHits()).isEqualTo(1);
+		assertThat(statistics.cachedBytes()).isEqualTo(4 * KIB);
+		device.trimBufferCache();
+		assertThat(device.cachedBufferBytes()).isZero();
+		assertThat(device.memoryStatistics().deviceFrees()).isEqualTo(1);
+	}
+
+	@Test
+	void closeWhenTwoThreadsCloseOneBufferAtOnceShouldGiveItBackOnce() throws Exception {
+		Device device = open(64 * MIB, MemoryConfig.DEFAULTS, 1024 * MIB);
+		int rounds = 10_000;
+		DeviceBuffer[] buffers = new DeviceBuffer[rounds];
+		for (int i = 0; i < rounds; i++) {
+			buffers[i] = device.allocate(4 * KIB);
+		}
+		java.util.concurrent.atomic.AtomicInteger ready = new java.util.concurrent.atomic.AtomicInteger();
+		// Both threads close each buffer as soon as both reached it.
+		Runnable closer = () -> {
+			for (int i = 0; i < rounds; i++) {
+				ready.incrementAndGet();
+				while (ready.get() < 2 * (i + 1)) {
+					Thread.onSpinWait();
+				}
+				buffers[i].close();
+			}
+		};
+		Thread other = new Thread(closer);
+		other.start();
+		closer.run();
+		other.join();
+		MemoryStatistics statistics = device.memoryStatistics();
+		assertThat(statistics.usedBytes()).isZero();
+		assertThat(statistics.cachedBytes()).isEqualTo(rounds * 4 * KIB);
+	}
+
+	@Test
 	void allocateWhenTheDeviceHasNoMemoryShouldThrowARetryableErrorAndLeakNothing() {
 		Device device = open(4 * MIB, MemoryConfig.UNLIMITED, 64 * MIB);
 		try (OffloadSession session = device.openSession()) {

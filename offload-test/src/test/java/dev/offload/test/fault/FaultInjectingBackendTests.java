@@ -12,7 +12,9 @@ import dev.offload.Device;
 import dev.offload.DeviceBuffer;
 import dev.offload.DeviceFailedException;
 import dev.offload.DeviceRegistry;
+import dev.offload.DeviceOutOfMemoryException;
 import dev.offload.HostBuffer;
+import dev.offload.HostStagingOutOfMemoryException;
 import dev.offload.KernelModule;
 import dev.offload.OffloadSession;
 import dev.offload.StreamPoolConfig;
@@ -72,6 +74,30 @@ class FaultInjectingBackendTests {
 		assertThat(this.faults.injected(Operation.LAUNCH)).isEqualTo(1);
 		assertThat(this.device.streamPool().statistics().discarded()).isEqualTo(1);
 		assertThat(this.device.isHealthy()).isTrue();
+	}
+
+	@Test
+	void pageLockedAllocationWhenTheHostIsOutOfMemoryShouldThrowTheTypedRetryableError() {
+		start(StreamPoolConfig.DEFAULTS.withInitialSize(2));
+		this.faults.failOutOfMemoryNth(1, 1);
+		assertThatExceptionOfType(HostStagingOutOfMemoryException.class)
+			.isThrownBy(() -> this.device.allocateHost(4096))
+			.isInstanceOf(DeviceOutOfMemoryException.class)
+			.withMessageStartingWith("Device 0 could not get page-locked host memory for staging: the host refused "
+					+ 4 * 1024 * 1024 + " bytes")
+			.withCauseInstanceOf(BackendException.class)
+			.satisfies((ex) -> {
+				assertThat(ex.getDeviceId()).isZero();
+				assertThat(ex.getRequestedBytes()).isEqualTo(4 * 1024 * 1024);
+				assertThat(ex.getUsedBytes()).isZero();
+				assertThat(ex.getFreeBytes()).isEqualTo(-1);
+			});
+		try (OffloadSession session = this.device.openSession()) {
+			assertThat(session.allocateHost(4096).size()).isEqualTo(4096);
+		}
+		assertThat(this.device.isHealthy()).isTrue();
+		assertThat(this.device.memoryStatistics().outOfMemoryFailures()).isEqualTo(1);
+		assertThat(this.device.memoryStatistics().hostUsedBytes()).isZero();
 	}
 
 	@Test

@@ -1,0 +1,44 @@
+package dev.offload;
+
+/**
+ * Stripes of threads, for state that every thread would otherwise write on one cache
+ * line: a thread writes its stripe's, chosen by a hash of its id, so that virtual threads
+ * share the stripes too and nothing grows with the number of threads.
+ */
+final class ThreadStripes {
+
+	private ThreadStripes() {
+	}
+
+	/**
+	 * Returns the number of stripes for a number of processors: four times as many,
+	 * rounded up to a power of two, at most 64, so that threads seldom share one (a hash
+	 * puts two of 16 threads on one of 64 stripes about twice).
+	 * @param processors the processors available
+	 * @return a power of two from 4 to 64
+	 */
+	static int stripes(int processors) {
+		int wanted = Math.min(64, Math.max(1, processors * 4));
+		return Integer.highestOneBit(wanted - 1) << 1;
+	}
+
+	/**
+	 * Returns the stripe of a thread.
+	 * @param threadId the thread's id
+	 * @param stripes a power of two
+	 * @return the stripe, from 0 to {@code stripes - 1}
+	 */
+	static int stripe(long threadId, int stripes) {
+		return (int) ((threadId * 0x9E3779B97F4A7C15L) >>> 32) & (stripes - 1);
+	}
+
+	/**
+	 * Returns the calling thread's stripe.
+	 * @param stripes a power of two
+	 * @return the stripe, from 0 to {@code stripes - 1}
+	 */
+	static int current(int stripes) {
+		return stripe(Thread.currentThread().getId(), stripes);
+	}
+
+}
