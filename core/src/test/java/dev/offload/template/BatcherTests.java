@@ -409,4 +409,40 @@ class BatcherTests {
 		}
 	}
 
+	@Test
+	void everyItemAcceptedAsTheBatcherClosesShouldComplete() throws Exception {
+		for (int round = 0; round < 200; round++) {
+			Batcher<Integer, Integer> batcher = indexBatcher(8, Runnable::run);
+			List<CompletableFuture<Integer>> accepted = new CopyOnWriteArrayList<>();
+			AtomicInteger refused = new AtomicInteger();
+			CountDownLatch go = new CountDownLatch(1);
+			List<Thread> callers = new ArrayList<>();
+			for (int t = 0; t < 4; t++) {
+				Thread caller = new Thread(() -> {
+					await(go);
+					for (int i = 0; i < 50; i++) {
+						try {
+							accepted.add(batcher.submit(i));
+						}
+						catch (IllegalStateException ex) {
+							refused.incrementAndGet();
+						}
+					}
+				});
+				caller.start();
+				callers.add(caller);
+			}
+			go.countDown();
+			batcher.close();
+			for (Thread caller : callers) {
+				caller.join();
+			}
+			for (CompletableFuture<Integer> future : accepted) {
+				assertThat(future.get(10, TimeUnit.SECONDS)).isNotNull();
+			}
+			assertThat(accepted.size() + refused.get()).isEqualTo(200);
+			assertThat(batcher.statistics().queued()).isZero();
+		}
+	}
+
 }
