@@ -43,9 +43,10 @@ if [ -n "$tests" ]; then
 	mvn -B -q dependency:copy -Dartifact="org.junit.platform:junit-platform-console-standalone:$console_version" \
 		-DoutputDirectory="$dest/lib"
 else
-	# JCuda for the app's class path (its own lib/ has everything else).
+	# JCuda for the app's class path (its own lib/ has everything else), and SLF4J for the benchmarks (the small
+	# part runs from this pack too).
 	mvn -B -q -pl core dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$dest/lib" \
-		-DincludeGroupIds=org.jcuda
+		-DincludeGroupIds=org.jcuda,org.slf4j
 fi
 if [[ "$parts" == *" app "* ]]; then
 # The sample app, run there on the CUDA backend by dev.offload.sample.GpuSmokeCheck: its classes and its runtime

@@ -27,6 +27,7 @@ class SmallWorkBenchmarkTests {
 			.contains("batched (max delay 200 µs), sustained")
 			.contains("A flow of 4 launches (8 options each) with a copy in and out")
 			.contains("A flow of 4 launches (8 options each), then a synchronize")
+			.contains("4 launches of an empty kernel, then a synchronize")
 			.contains("replayed outputs bit-identical to eager: yes");
 	}
 
