@@ -294,14 +294,7 @@ public final class SmallWorkBenchmark {
 					steps.copy(out, output);
 				}
 			})) {
-				for (int warm = 0; warm < 2; warm++) {
-					for (int i = 0; i < replayed.length; i++) {
-						long start = System.nanoTime();
-						flow.replay(session);
-						session.synchronize();
-						replayed[i] = System.nanoTime() - start;
-					}
-				}
+				timeReplays(flow, session, replayed);
 			}
 			copyOut(session, copies, out, output);
 			replayedOut = output.getDoubles(0, new double[2 * n]);
@@ -348,20 +341,28 @@ public final class SmallWorkBenchmark {
 					steps.launch(empty, one, 0L);
 				}
 			})) {
-				for (int warm = 0; warm < 2; warm++) {
-					for (int i = 0; i < replayed.length; i++) {
-						long start = System.nanoTime();
-						flow.replay(session);
-						session.synchronize();
-						replayed[i] = System.nanoTime() - start;
-					}
-				}
+				timeReplays(flow, session, replayed);
 			}
 		}
 		this.out.printf(Locale.ROOT, "## %d launches of an empty kernel, then a synchronize; %d times%n%n", launches,
 				this.options.replays);
 		flowTable(LatencySummary.of(eager), LatencySummary.of(replayed));
 		this.out.println();
+	}
+
+	/**
+	 * Replays {@code flow} twice as many times as {@code times} holds, timing the second
+	 * pass.
+	 */
+	private static void timeReplays(CapturedFlow flow, OffloadSession session, long[] times) {
+		for (int warm = 0; warm < 2; warm++) {
+			for (int i = 0; i < times.length; i++) {
+				long start = System.nanoTime();
+				flow.replay(session);
+				session.synchronize();
+				times[i] = System.nanoTime() - start;
+			}
+		}
 	}
 
 	private void flowTable(LatencySummary eager, LatencySummary replayed) {
