@@ -823,6 +823,13 @@ public final class LendingPool<E extends Lendable> {
 		}
 	}
 
+	@Override
+	public String toString() {
+		Census census = census();
+		return "LendingPool[" + this.owner + ", size=" + (this.created.get() - this.destroyed.get()) + ", inUse="
+				+ census.inUse() + ", idle=" + census.idle() + ", waiting=" + this.waiting.get() + "]";
+	}
+
 	/**
 	 * What a pool's items are: how they are made and destroyed, whether their source can
 	 * still lend, and what a borrower that gets none sees.
