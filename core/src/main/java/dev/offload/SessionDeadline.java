@@ -24,6 +24,14 @@ final class SessionDeadline {
 	}
 
 	/**
+	 * Returns when the deadline passes.
+	 * @return the time on {@link System#nanoTime()}'s clock
+	 */
+	long deadlineNanos() {
+		return this.deadlineNanos;
+	}
+
+	/**
 	 * Returns the time left, at most 0 once the deadline passed.
 	 */
 	long remainingNanos() {

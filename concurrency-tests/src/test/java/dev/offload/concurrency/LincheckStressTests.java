@@ -17,6 +17,11 @@ class LincheckStressTests {
 	}
 
 	@Test
+	void boundedLendingPoolWhenStressedShouldBeLinearizable() {
+		LincheckChecks.run("bounded lending pool, stressed", CheckMode.current());
+	}
+
+	@Test
 	void waitingBorrowWhenStressedShouldAlwaysBeWokenAndLinearizable() {
 		LincheckChecks.run("waiting borrow, stressed", CheckMode.current());
 	}

@@ -17,6 +17,11 @@ class StreamPoolModelCheckingTests {
 	}
 
 	@Test
+	void lendingPoolWhenModelCheckedShouldBeLinearizable() {
+		LincheckChecks.run("lending pool, model checked", CheckMode.current());
+	}
+
+	@Test
 	void sessionsWhenModelCheckedShouldBeLinearizable() {
 		LincheckChecks.run("session life, model checked", CheckMode.current());
 	}

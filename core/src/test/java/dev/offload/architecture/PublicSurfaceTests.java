@@ -66,7 +66,7 @@ class PublicSurfaceTests {
 			Set.of("CudaBackend", "CudaBackendProvider", "CudaSessions", "CudaUnavailableException"),
 			"dev.offload.backend.host", Set.of("HostBackend", "HostBackendProvider"),
 			// No API: no compatibility promise, left out of japicmp's check.
-			INTERNAL, Set.of("VirtualThreads"));
+			INTERNAL, Set.of("Lendable", "LendingPool", "VirtualThreads"));
 
 	private static JavaClasses classes;
 

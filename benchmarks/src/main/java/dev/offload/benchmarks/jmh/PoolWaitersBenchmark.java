@@ -1,16 +1,15 @@
 package dev.offload.benchmarks.jmh;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
-import dev.offload.DeviceRegistry;
-import dev.offload.StreamPool;
-import dev.offload.StreamPoolConfig;
+import dev.offload.StreamPriority;
 import dev.offload.benchmarks.LatencySummary;
+import dev.offload.internal.LendingPool;
 
 /**
  * Thousands of borrowers waiting on a full bounded pool: {@code threads} platform threads
@@ -18,13 +17,15 @@ import dev.offload.benchmarks.LatencySummary;
  * it for {@code hold} microseconds (spinning, as a launch does) and release it. Every
  * release finds waiters, so the cost of waking them decides the throughput: a pool that
  * wakes every waiter per release makes each release cost a pass over all of them. Prints
- * borrows per second and the borrowers' waits (p50, p99, max); the free backend isolates
- * the pool.
+ * borrows per second and the borrowers' waits (p50, p99, max). The pool is the stream
+ * pool's lending algorithm over {@link FreeItems}, which isolates it.
  * <p>
  * Usage: {@code java -cp benchmarks.jar dev.offload.benchmarks.jmh.PoolWaitersBenchmark
  * [threads] [streams] [borrows] [hold µs] [rounds]} (defaults 2000 16 50 20 3).
  */
 public final class PoolWaitersBenchmark {
+
+	private static final int NORMAL = StreamPriority.NORMAL.ordinal();
 
 	private PoolWaitersBenchmark() {
 	}
@@ -37,19 +38,18 @@ public final class PoolWaitersBenchmark {
 		int rounds = (args.length > 4) ? Integer.parseInt(args[4]) : 3;
 		System.out.printf(Locale.ROOT, "%d threads, pool of %d streams, %d borrows each, held %d µs; %d CPUs%n",
 				threads, streams, borrows, holdNanos / 1000, Runtime.getRuntime().availableProcessors());
-		try (DeviceRegistry registry = DeviceRegistry.builder(new FreeBackend())
-			.streamPool(StreamPoolConfig.DEFAULTS.withInitialSize(streams)
-				.withMaxSize(streams)
-				.withBorrowTimeout(Duration.ofMinutes(10)))
-			.build()) {
-			StreamPool pool = registry.device(0).streamPool();
+		LendingPool<FreeItems.Item> pool = FreeItems.pool(streams, streams, TimeUnit.MINUTES.toNanos(10));
+		try {
 			for (int round = 0; round <= rounds; round++) {
 				run(pool, threads, borrows, holdNanos, (round == 0) ? "warm-up" : "round " + round);
 			}
 		}
+		finally {
+			pool.shutdown(0);
+		}
 	}
 
-	private static void run(StreamPool pool, int threads, int borrows, long holdNanos, String label)
+	private static void run(LendingPool<FreeItems.Item> pool, int threads, int borrows, long holdNanos, String label)
 			throws InterruptedException {
 		long[][] waits = new long[threads][borrows];
 		CountDownLatch start = new CountDownLatch(1);
@@ -60,13 +60,13 @@ public final class PoolWaitersBenchmark {
 				awaitQuietly(start);
 				for (int i = 0; i < borrows; i++) {
 					long before = System.nanoTime();
-					Object stream = StreamPoolAccess.borrow(pool);
+					FreeItems.Item stream = pool.borrow(NORMAL);
 					long got = System.nanoTime();
 					mine[i] = got - before;
 					while (System.nanoTime() - got < holdNanos) {
 						Thread.onSpinWait();
 					}
-					StreamPoolAccess.release(pool, stream);
+					pool.release(stream);
 				}
 			}, "borrower-" + t);
 			worker.setDaemon(true);

@@ -21,21 +21,24 @@ import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
 import dev.offload.StreamPool;
 import dev.offload.StreamPoolConfig;
+import dev.offload.StreamPriority;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.benchmarks.baseline.CommonsStreamPool;
 import dev.offload.benchmarks.baseline.LlvmStreamManager;
 import dev.offload.benchmarks.prototype.SlotStreamPool;
+import dev.offload.internal.LendingPool;
 import dev.offload.spi.Backend;
 import dev.offload.spi.BackendDevice;
 import dev.offload.spi.BackendStream;
 
 /**
  * Borrow + release of one stream, by every thread of the run on one device's pool:
- * Offload's {@link StreamPool} alone and through a session, against the LLVM runtime's
- * design ({@link LlvmStreamManager}) and Commons Pool2 ({@link CommonsStreamPool}), and
- * beside a prototype of the fix proposed for the pool ({@link SlotStreamPool}), on a
- * backend whose streams cost nothing ({@link FreeBackend}) and on the host backend. Run
- * the thread counts with {@code -t}:
+ * Offload's lending algorithm alone (the {@link LendingPool} inside {@link StreamPool},
+ * over {@link FreeItems}) and the stream pool through a session, against the LLVM
+ * runtime's design ({@link LlvmStreamManager}) and Commons Pool2
+ * ({@link CommonsStreamPool}), and beside a prototype of the fix proposed for the pool
+ * ({@link SlotStreamPool}), on a backend whose streams cost nothing ({@link FreeBackend})
+ * and on the host backend. Run the thread counts with {@code -t}:
  * {@code java -jar benchmarks.jar StreamPoolBenchmark -t 16}.
  */
 @BenchmarkMode(Mode.Throughput)
@@ -52,11 +55,13 @@ public class StreamPoolBenchmark {
 	@Param({ FreeBackend.NAME, HostBackend.NAME })
 	public String backend;
 
+	private static final int NORMAL = StreamPriority.NORMAL.ordinal();
+
 	private DeviceRegistry registry;
 
 	private Device device;
 
-	private StreamPool pool;
+	private LendingPool<FreeItems.Item> pool;
 
 	private Backend llvmBackend;
 
@@ -78,7 +83,8 @@ public class StreamPoolBenchmark {
 	public void setUp() {
 		this.registry = DeviceRegistry.builder(newBackend()).build();
 		this.device = this.registry.device(0);
-		this.pool = this.device.streamPool();
+		this.pool = FreeItems.pool(StreamPoolConfig.DEFAULT_INITIAL_SIZE, 0,
+				StreamPoolConfig.DEFAULTS.borrowTimeout().toNanos());
 		this.llvmBackend = newBackend();
 		BackendDevice llvmDevice = this.llvmBackend.devices().get(0);
 		this.llvm = new LlvmStreamManager(llvmDevice, llvmDevice.info().leastPriority(),
@@ -106,6 +112,7 @@ public class StreamPoolBenchmark {
 	 */
 	@TearDown(Level.Trial)
 	public void tearDown() {
+		this.pool.shutdown(0);
 		this.registry.close();
 		this.llvm.destroy();
 		this.llvmBackend.close();
@@ -116,15 +123,16 @@ public class StreamPoolBenchmark {
 	}
 
 	/**
-	 * Offload's pool alone: {@code StreamPool.borrow} + {@code release}, as a session
-	 * does them.
-	 * @return the stream, so that the work is not eliminated
+	 * Offload's lending algorithm alone: {@code LendingPool.borrow} + {@code release} of
+	 * a {@link dev.offload.StreamPriority#NORMAL} item, as the stream pool does them for
+	 * a session, without the device's checks and events (the same for either backend).
+	 * @return the item, so that the work is not eliminated
 	 */
 	@Benchmark
 	public Object offloadPool() {
-		Object stream = StreamPoolAccess.borrow(this.pool);
-		StreamPoolAccess.release(this.pool, stream);
-		return stream;
+		FreeItems.Item item = this.pool.borrow(NORMAL);
+		this.pool.release(item);
+		return item;
 	}
 
 	/**

@@ -26,6 +26,14 @@ public final class LincheckChecks {
 				(mode) -> mode.stress(3, 4)
 					.sequentialSpecification(StreamPoolLinearizability.Bounded.Specification.class)
 					.check(StreamPoolLinearizability.Bounded.class));
+		CHECKS.put("lending pool, model checked",
+				(mode) -> mode.modelChecking(3, 3)
+					.sequentialSpecification(StreamPoolLinearizability.Unbounded.Specification.class)
+					.check(LendingPoolLinearizability.Unbounded.class));
+		CHECKS.put("bounded lending pool, stressed",
+				(mode) -> mode.stress(3, 4)
+					.sequentialSpecification(StreamPoolLinearizability.Bounded.Specification.class)
+					.check(LendingPoolLinearizability.Bounded.class));
 		CHECKS.put("waiting borrow, model checked",
 				(mode) -> mode.modelChecking(3, 2)
 					.sequentialSpecification(StreamPoolWaitLinearizability.Specification.class)

@@ -1,0 +1,100 @@
+package dev.offload.internal;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * An item of a {@link LendingPool} and its state there: {@link #IDLE}, {@link #IN_USE} or
+ * {@link #DISCARDED}, changed only by compare-and-set so that an item is never lent
+ * twice. The state sits between padding fields so that threads lending neighbouring items
+ * do not share a cache line.
+ */
+public abstract class Lendable extends LendableFields {
+
+	/** In the pool, free to lend. */
+	public static final int IDLE = 0;
+
+	/** Lent. */
+	public static final int IN_USE = 1;
+
+	/** Out of the pool for good: destroyed, or being destroyed. */
+	public static final int DISCARDED = 2;
+
+	private static final VarHandle STATE;
+
+	static {
+		try {
+			STATE = MethodHandles.lookup().findVarHandle(LendableState.class, "state", int.class);
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new ExceptionInInitializerError(ex);
+		}
+	}
+
+	/** The index of the item's class in its pool. */
+	final int classIndex;
+
+	/** Times lent; written only by the borrower, published by the state changes. */
+	long borrows;
+
+	/** How long the latest borrow waited; written only by the borrower. */
+	long waitNanos;
+
+	/**
+	 * Creates an idle item.
+	 * @param classIndex the index of the item's class in its pool
+	 */
+	protected Lendable(int classIndex) {
+		this.classIndex = classIndex;
+	}
+
+	/**
+	 * Returns the index of the item's class in its pool.
+	 * @return the index
+	 */
+	public final int classIndex() {
+		return this.classIndex;
+	}
+
+	/**
+	 * Returns how long the borrow that lent the item last waited; read by the borrower.
+	 * @return the time in nanoseconds, 0 for a borrow that found an idle item at once
+	 */
+	public final long waitNanos() {
+		return this.waitNanos;
+	}
+
+	/**
+	 * Returns the item's state.
+	 * @return {@link #IDLE}, {@link #IN_USE} or {@link #DISCARDED}
+	 */
+	public final int state() {
+		return (int) STATE.getVolatile(this);
+	}
+
+	final boolean compareAndSetState(int expected, int next) {
+		return STATE.compareAndSet(this, expected, next);
+	}
+
+}
+
+/** Padding before the state. */
+abstract class LendablePadding {
+
+	long p01, p02, p03, p04, p05, p06, p07;
+
+}
+
+/** The state, between paddings. */
+abstract class LendableState extends LendablePadding {
+
+	volatile int state;
+
+}
+
+/** Padding after the state. */
+abstract class LendableFields extends LendableState {
+
+	long p11, p12, p13, p14, p15, p16, p17;
+
+}
