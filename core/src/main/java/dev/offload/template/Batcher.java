@@ -1,6 +1,7 @@
 package dev.offload.template;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -8,12 +9,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
 
@@ -72,16 +71,11 @@ public final class Batcher<I, O> implements AutoCloseable {
 
 	private final Executor completer;
 
-	/**
-	 * The items waiting for a batch. Submitting takes no lock: a thousand callers
-	 * submitting at once would otherwise queue on it, one wake-up each.
-	 */
-	private final ConcurrentLinkedQueue<Item<I, O>> queue = new ConcurrentLinkedQueue<>();
+	private final ReentrantLock lock = new ReentrantLock();
 
-	/**
-	 * Items counted in, ahead of being queued; taken out as the dispatcher takes them.
-	 */
-	private final AtomicInteger queued = new AtomicInteger();
+	private final Condition changed = this.lock.newCondition();
+
+	private final ArrayDeque<Item<I, O>> queue = new ArrayDeque<>();
 
 	private final Thread dispatcher;
 
@@ -95,7 +89,7 @@ public final class Batcher<I, O> implements AutoCloseable {
 
 	private final LongAdder failed = new LongAdder();
 
-	private final AtomicBoolean closed = new AtomicBoolean();
+	private boolean closed;
 
 	Batcher(String name, int deviceId, BatchPolicy policy, Consumer<I> validator, Runner<I, O> runner,
 			BatchListener listener, Consumer<Batcher<?, ?>> onClose, Executor completer) {
@@ -146,31 +140,27 @@ public final class Batcher<I, O> implements AutoCloseable {
 	private CompletableFuture<O> enqueue(I item, @Nullable Duration timeout) {
 		this.validator.accept(item);
 		Item<I, O> entry = new Item<>(item, System.nanoTime(), timeout, new CompletableFuture<>());
-		if (this.closed.get()) {
-			throw closedException();
+		this.lock.lock();
+		try {
+			if (this.closed) {
+				throw new IllegalStateException("The batcher '" + this.name + "' is closed");
+			}
+			if (this.queue.size() >= this.policy.maxQueue()) {
+				this.refused.increment();
+				throw new BatchQueueFullException(this.name, this.policy.maxQueue());
+			}
+			this.queue.addLast(entry);
+			int size = this.queue.size();
+			// The dispatcher waits for the first item, then for a full batch or the
+			// delay.
+			if (size == 1 || size == this.policy.maxBatchSize()) {
+				this.changed.signal();
+			}
 		}
-		int size = this.queued.incrementAndGet();
-		if (size > this.policy.maxQueue()) {
-			this.queued.decrementAndGet();
-			this.refused.increment();
-			throw new BatchQueueFullException(this.name, this.policy.maxQueue());
-		}
-		this.queue.offer(entry);
-		if (this.closed.get() && this.queue.remove(entry)) {
-			// Closed as it was queued, and the dispatcher has not taken it: refused,
-			// since the dispatcher may have drained the queue for the last time.
-			this.queued.decrementAndGet();
-			throw closedException();
-		}
-		// The dispatcher waits for the first item, then for a full batch or the delay.
-		if (size == 1 || size == this.policy.maxBatchSize()) {
-			LockSupport.unpark(this.dispatcher);
+		finally {
+			this.lock.unlock();
 		}
 		return entry.future;
-	}
-
-	private IllegalStateException closedException() {
-		return new IllegalStateException("The batcher '" + this.name + "' is closed");
 	}
 
 	/**
@@ -203,7 +193,14 @@ public final class Batcher<I, O> implements AutoCloseable {
 	 * @return a snapshot
 	 */
 	public Statistics statistics() {
-		int queued = Math.max(0, this.queued.get());
+		int queued;
+		this.lock.lock();
+		try {
+			queued = this.queue.size();
+		}
+		finally {
+			this.lock.unlock();
+		}
 		return new Statistics(this.name, queued, this.policy.maxQueue(), this.batches.sum(), this.items.sum(),
 				this.refused.sum(), this.expired.sum(), this.failed.sum());
 	}
@@ -215,10 +212,17 @@ public final class Batcher<I, O> implements AutoCloseable {
 	 */
 	@Override
 	public void close() {
-		if (!this.closed.compareAndSet(false, true)) {
-			return;
+		this.lock.lock();
+		try {
+			if (this.closed) {
+				return;
+			}
+			this.closed = true;
+			this.changed.signal();
 		}
-		LockSupport.unpark(this.dispatcher);
+		finally {
+			this.lock.unlock();
+		}
 		this.onClose.accept(this);
 		if (Thread.currentThread() != this.dispatcher) {
 			try {
@@ -259,36 +263,31 @@ public final class Batcher<I, O> implements AutoCloseable {
 	 * delay; returns {@code null} once closed and drained.
 	 */
 	private @Nullable List<Item<I, O>> nextBatch() throws InterruptedException {
-		Item<I, O> first;
-		while ((first = this.queue.peek()) == null) {
-			if (this.closed.get() && this.queue.isEmpty()) {
-				return null;
+		this.lock.lock();
+		try {
+			while (this.queue.isEmpty()) {
+				if (this.closed) {
+					return null;
+				}
+				this.changed.await();
 			}
-			LockSupport.park(this);
-			checkInterrupted();
-		}
-		long delayNanos = this.policy.maxDelay().toNanos();
-		while (!this.closed.get() && this.queued.get() < this.policy.maxBatchSize()) {
-			long remaining = first.submittedNanos + delayNanos - System.nanoTime();
-			if (remaining <= 0) {
-				break;
+			long delayNanos = this.policy.maxDelay().toNanos();
+			while (!this.closed && this.queue.size() < this.policy.maxBatchSize()) {
+				long remaining = this.queue.peekFirst().submittedNanos + delayNanos - System.nanoTime();
+				if (remaining <= 0) {
+					break;
+				}
+				this.changed.awaitNanos(remaining);
 			}
-			LockSupport.parkNanos(this, remaining);
-			checkInterrupted();
+			int size = this.policy.cut(this.queue.size());
+			List<Item<I, O>> batch = new ArrayList<>(size);
+			for (int i = 0; i < size; i++) {
+				batch.add(this.queue.pollFirst());
+			}
+			return batch;
 		}
-		int size = this.policy.cut(Math.max(1, this.queued.get()));
-		List<Item<I, O>> batch = new ArrayList<>(size);
-		Item<I, O> next;
-		while (batch.size() < size && (next = this.queue.poll()) != null) {
-			batch.add(next);
-		}
-		this.queued.addAndGet(-batch.size());
-		return batch;
-	}
-
-	private static void checkInterrupted() throws InterruptedException {
-		if (Thread.interrupted()) {
-			throw new InterruptedException();
+		finally {
+			this.lock.unlock();
 		}
 	}
 
@@ -378,11 +377,16 @@ public final class Batcher<I, O> implements AutoCloseable {
 	}
 
 	private void failQueued(RuntimeException reason) {
-		this.closed.set(true);
-		Item<I, O> item;
-		while ((item = this.queue.poll()) != null) {
-			this.queued.decrementAndGet();
-			item.future.completeExceptionally(reason);
+		this.lock.lock();
+		try {
+			// Without its dispatcher the batcher takes nothing more: a later submit is
+			// refused instead of waiting for ever.
+			this.closed = true;
+			this.queue.forEach((item) -> item.future.completeExceptionally(reason));
+			this.queue.clear();
+		}
+		finally {
+			this.lock.unlock();
 		}
 	}
 
