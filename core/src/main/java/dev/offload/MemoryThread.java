@@ -1,6 +1,7 @@
 package dev.offload;
 
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -18,18 +19,14 @@ import dev.offload.spi.NativeMemory;
  * synchronization) and grows the page-locked staging arena, so that no request and no
  * completion thread waits for either. Started on first use.
  * <p>
- * Jobs run under one lock, so that {@link #flush()} (the out-of-memory path) sees every
- * free queued before it done, including one the thread is running.
+ * Jobs are taken from the queue and run under one lock, so that {@link #flush()} (the
+ * out-of-memory path) sees every free queued before it done: one the thread is running,
+ * and none taken off the queue but not yet run (the thread waits for a permit, not for
+ * the queue, and takes its job only once it holds the lock).
  */
 final class MemoryThread {
 
 	private static final Logger logger = LoggerFactory.getLogger(MemoryThread.class);
-
-	private static final Runnable STOP = () -> {
-	};
-
-	private static final Runnable WAKE = () -> {
-	};
 
 	private final int deviceId;
 
@@ -37,7 +34,10 @@ final class MemoryThread {
 
 	private final int leastPriority;
 
-	private final LinkedBlockingQueue<Runnable> jobs = new LinkedBlockingQueue<>();
+	private final ConcurrentLinkedQueue<Runnable> jobs = new ConcurrentLinkedQueue<>();
+
+	/** One permit per job queued, and one per wake-up; a permit may outlive its job. */
+	private final Semaphore available = new Semaphore(0);
 
 	private final ReentrantLock lock = new ReentrantLock();
 
@@ -92,6 +92,11 @@ final class MemoryThread {
 		}
 		start();
 		this.jobs.add(job);
+		this.available.release();
+		if (this.stopped) {
+			// Stopped as it was queued: the thread may have ended and stop() flushed.
+			flush();
+		}
 	}
 
 	/**
@@ -103,7 +108,7 @@ final class MemoryThread {
 		this.tick = job;
 		start();
 		// Wakes a thread waiting with no period yet.
-		this.jobs.add(WAKE);
+		this.available.release();
 	}
 
 	/**
@@ -135,14 +140,14 @@ final class MemoryThread {
 	}
 
 	/**
-	 * Stops the thread after the jobs queued so far, runs what is left, and destroys the
-	 * stream.
+	 * Stops the thread, then runs the jobs still queued on the calling thread, waits for
+	 * the frees, and destroys the stream.
 	 */
 	void stop() {
 		this.stopped = true;
 		Thread current = this.thread;
 		if (current != null) {
-			this.jobs.add(STOP);
+			this.available.release();
 			try {
 				current.join(10_000);
 			}
@@ -187,29 +192,47 @@ final class MemoryThread {
 		long nextTick = 0;
 		boolean ticking = false;
 		while (true) {
-			Runnable job;
 			Runnable periodic = this.tick;
 			if (periodic != null && !ticking) {
 				ticking = true;
 				nextTick = System.nanoTime() + this.tickNanos;
 			}
 			try {
-				job = (periodic != null) ? this.jobs.poll(nextTick - System.nanoTime(), TimeUnit.NANOSECONDS)
-						: this.jobs.take();
+				if (periodic != null) {
+					this.available.tryAcquire(nextTick - System.nanoTime(), TimeUnit.NANOSECONDS);
+				}
+				else {
+					this.available.acquire();
+				}
 			}
 			catch (InterruptedException ex) {
 				return;
 			}
-			if (job == STOP) {
+			if (this.stopped) {
+				// stop() runs what is left, once this thread has ended.
 				return;
 			}
-			if (job != null && job != WAKE) {
-				runLocked(job);
-			}
+			runNext();
 			if (periodic != null && System.nanoTime() - nextTick >= 0) {
 				runLocked(periodic);
 				nextTick = System.nanoTime() + this.tickNanos;
 			}
+		}
+	}
+
+	/**
+	 * Takes the next job, if flush() has not run it already, and runs it; under the lock.
+	 */
+	private void runNext() {
+		this.lock.lock();
+		try {
+			Runnable job = this.jobs.poll();
+			if (job != null) {
+				runQuietly(job);
+			}
+		}
+		finally {
+			this.lock.unlock();
 		}
 	}
 
