@@ -56,6 +56,26 @@ class CoreLayeringTests {
 		.dependOnClassesThat(resideInAPackage("dev.offload..")
 			.and(not(resideInAnyPackage("dev.offload", "dev.offload.compile..", "dev.offload.kernel.."))));
 
+	/**
+	 * The engine under the API: the root package's machinery that a device builds (the
+	 * buffer cache and its size classes, the memory budget, the staging arena, the memory
+	 * thread, the event pool, the completion thread and its future, the pooled stream,
+	 * the session ids). It takes what it needs as values and interfaces and never reads
+	 * back the types users navigate (device, registry, session, pool, buffers, flows,
+	 * kernels), so that the only loops left in the package are that navigation
+	 * ({@code device.streamPool().device()}, as JDBC's
+	 * {@code Statement.getConnection()}).
+	 */
+	@ArchTest
+	static final ArchRule engineShouldNotReadTheApiBack = noClasses().that()
+		.haveNameMatching(
+				"dev\\.offload\\.(BufferCache|SizeClasses|MemoryBudget|HostStagingArena|MemoryThread|EventPool"
+						+ "|CompletionPoller|CompletionFuture|PooledStream|SessionIds|ThreadStripes)(\\$.*)?")
+		.should()
+		.dependOnClassesThat()
+		.haveNameMatching("dev\\.offload\\.(Device|DeviceRegistry|OffloadSession|StreamPool|StreamPools|Buffer"
+				+ "|DeviceBuffer|HostBuffer|CapturedFlow|Kernel|KernelModule)(\\$.*)?");
+
 	@ArchTest
 	static final ArchRule internalShouldImportNothingElseOfOffload = noClasses().that()
 		.resideInAPackage("dev.offload.internal..")
