@@ -2,6 +2,7 @@ package dev.offload.sample.web;
 
 import java.time.Duration;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -10,10 +11,11 @@ import org.springframework.web.servlet.HandlerInterceptor;
 
 /**
  * Admits price requests before their bodies are read: at most {@code maxInFlight} are
- * parsed, validated and priced at once, and one more is refused at once with 503 and
- * {@code Retry-After} ({@link ShedException}). The 1 s price deadline starts when a
- * stream is asked for; without this bound, requests would wait for a CPU to parse their
- * bodies and for the device's queue, unbounded, before the deadline even started.
+ * parsed, validated and priced at once; one more waits up to {@code wait} for a place (a
+ * burst of short requests passes), then is refused with 503 and {@code Retry-After}
+ * ({@link ShedException}). The price deadline starts when the request arrives, so the
+ * wait counts against it; without this bound, requests would wait for a CPU to parse
+ * their bodies and for the device's queue, unbounded, before the deadline even started.
  */
 final class PriceAdmission implements HandlerInterceptor {
 
@@ -27,23 +29,45 @@ final class PriceAdmission implements HandlerInterceptor {
 
 	private final int maxInFlight;
 
-	PriceAdmission(int maxInFlight, Duration deadline) {
+	private final long waitNanos;
+
+	PriceAdmission(int maxInFlight, Duration deadline, Duration wait) {
 		if (maxInFlight < 1) {
 			throw new IllegalArgumentException("sample.price.max-in-flight must be at least 1, was " + maxInFlight);
 		}
+		if (wait.isNegative()) {
+			throw new IllegalArgumentException("sample.price.admission-wait must not be negative, was " + wait);
+		}
 		this.maxInFlight = maxInFlight;
 		this.deadlineNanos = deadline.toNanos();
-		this.permits = new Semaphore(maxInFlight);
+		// Never longer than the deadline, which the wait counts against.
+		this.waitNanos = Math.min(wait.toNanos(), this.deadlineNanos);
+		// Fair: a request that waits is admitted before one that arrives later.
+		this.permits = new Semaphore(maxInFlight, true);
 	}
 
 	@Override
 	public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler) {
-		if (!this.permits.tryAcquire()) {
+		long arrived = System.nanoTime();
+		if (!admit()) {
 			throw new ShedException("All " + this.maxInFlight + " price requests in flight");
 		}
 		request.setAttribute(ADMITTED, Boolean.TRUE);
-		request.setAttribute(DEADLINE, System.nanoTime() + this.deadlineNanos);
+		request.setAttribute(DEADLINE, arrived + this.deadlineNanos);
 		return true;
+	}
+
+	private boolean admit() {
+		if (this.permits.tryAcquire()) {
+			return true;
+		}
+		try {
+			return this.waitNanos > 0 && this.permits.tryAcquire(this.waitNanos, TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
 	}
 
 	@Override
@@ -65,6 +89,14 @@ final class PriceAdmission implements HandlerInterceptor {
 	static Duration remaining(HttpServletRequest request) {
 		Object deadline = request.getAttribute(DEADLINE);
 		return (deadline instanceof Long nanos) ? Duration.ofNanos(nanos - System.nanoTime()) : null;
+	}
+
+	/**
+	 * Counts the requests waiting for a place (for tests).
+	 * @return the requests waiting
+	 */
+	int waiting() {
+		return this.permits.getQueueLength();
 	}
 
 	/**

@@ -36,13 +36,14 @@ class WebConfiguration implements WebMvcConfigurer {
 	private final PriceAdmission priceAdmission;
 
 	WebConfiguration(@Value("${sample.price.max-in-flight:0}") int maxPricesInFlight,
-			@Value("${sample.price.timeout:1s}") Duration priceTimeout) {
-		// By default two per CPU (parsing and validating a batch is CPU work), and never
-		// fewer than 16: a browser alone opens 6 connections to one host, and the
-		// deadline
-		// stamped at admission bounds what an admitted request waits.
-		this.priceAdmission = new PriceAdmission((maxPricesInFlight > 0) ? maxPricesInFlight
-				: Math.max(16, 2 * Runtime.getRuntime().availableProcessors()), priceTimeout);
+			@Value("${sample.price.timeout:1s}") Duration priceTimeout,
+			@Value("${sample.price.admission-wait:250ms}") Duration admissionWait) {
+		// By default two per CPU: parsing and validating a batch is CPU work. A burst
+		// beyond that (a browser alone opens 6 connections) waits for a place, up to the
+		// admission wait; the deadline, stamped on arrival, counts that wait.
+		this.priceAdmission = new PriceAdmission(
+				(maxPricesInFlight > 0) ? maxPricesInFlight : 2 * Runtime.getRuntime().availableProcessors(),
+				priceTimeout, admissionWait);
 	}
 
 	@Bean
