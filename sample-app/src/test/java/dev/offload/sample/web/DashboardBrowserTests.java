@@ -29,7 +29,11 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * the test is skipped, saying so.
  */
 @Tag("browser")
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+// What the dashboard shows is checked here, not admission under load (AdmissionTests and
+// AdmissionWaitTests do that): on a loaded machine the burst's 50 requests must wait for
+// a place rather than be shed.
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+		properties = { "sample.price.timeout=30s", "sample.price.admission-wait=20s" })
 class DashboardBrowserTests {
 
 	private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
