@@ -377,16 +377,22 @@ public final class Batcher<I, O> implements AutoCloseable {
 	}
 
 	private void failQueued(RuntimeException reason) {
+		boolean wasOpen;
 		this.lock.lock();
 		try {
 			// Without its dispatcher the batcher takes nothing more: a later submit is
 			// refused instead of waiting for ever.
+			wasOpen = !this.closed;
 			this.closed = true;
 			this.queue.forEach((item) -> item.future.completeExceptionally(reason));
 			this.queue.clear();
 		}
 		finally {
 			this.lock.unlock();
+		}
+		if (wasOpen) {
+			// Closed here, so close() will return at once: the template forgets it now.
+			this.onClose.accept(this);
 		}
 	}
 

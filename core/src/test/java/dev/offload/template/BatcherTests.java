@@ -445,4 +445,23 @@ class BatcherTests {
 		}
 	}
 
+	@Test
+	void aBatcherWhoseDispatcherIsInterruptedShouldRefuseItemsAndLeaveTheTemplate() throws Exception {
+		Batcher<Double, Double> batcher = this.template.batcher(new RootBatch(), fullBatchesOf(100));
+		CompletableFuture<Double> queued = batcher.submit(4.0);
+		Thread dispatcher = Thread.getAllStackTraces()
+			.keySet()
+			.stream()
+			.filter((thread) -> thread.getName().equals("offload-batcher-" + batcher.name()))
+			.findFirst()
+			.orElseThrow();
+		dispatcher.interrupt();
+		dispatcher.join(TimeUnit.SECONDS.toMillis(30));
+		assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> queued.get(10, TimeUnit.SECONDS))
+			.withMessageContaining("interrupted");
+		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> batcher.submit(1.0))
+			.withMessageContaining("closed");
+		assertThat(this.template.batchers()).doesNotContain(batcher);
+	}
+
 }
