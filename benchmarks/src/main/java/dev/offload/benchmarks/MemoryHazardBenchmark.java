@@ -74,7 +74,7 @@ public final class MemoryHazardBenchmark {
 
 	private static final KernelRef SCALE_KERNEL = KernelRef.of(MODULE, SCALE);
 
-	private static final KernelRef SPIN_KERNEL = KernelRef.of(SpinKernel.definition(), SpinKernel.NAME);
+	private static final KernelRef SPIN_KERNEL = SpinKernel.KERNEL;
 
 	private final Options options;
 

@@ -321,7 +321,7 @@ public final class SmallWorkBenchmark {
 	 */
 	private void emptyFlow() {
 		int launches = this.options.launches;
-		KernelRef empty = KernelRef.of(SpinKernel.definition(), SpinKernel.NAME);
+		KernelRef empty = SpinKernel.KERNEL;
 		LaunchConfig one = LaunchConfig.of(1, 1);
 		long[] eager = new long[this.options.replays];
 		long[] replayed = new long[this.options.replays];

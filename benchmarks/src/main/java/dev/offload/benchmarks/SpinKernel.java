@@ -3,6 +3,7 @@ package dev.offload.benchmarks;
 import java.util.List;
 
 import dev.offload.kernel.HostThread;
+import dev.offload.kernel.KernelRef;
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.kernel.ParamKind;
 
@@ -19,6 +20,9 @@ final class SpinKernel {
 	static final String NAME = "spin";
 
 	static final String PTX = "kernels/spin.ptx";
+
+	/** The kernel, for the template and sessions that launch it by reference. */
+	static final KernelRef KERNEL = KernelRef.of(definition(), NAME);
 
 	private SpinKernel() {
 	}
