@@ -75,11 +75,9 @@ if [[ "$parts" == " vt " ]]; then
 	rm -f "$dest/jre.txz"
 else
 	# The sample app alone travels without the CDS archive (the startup part, which needs it, packs with bench).
-	if [ -z "$tests" ]; then
-		[ -f "$dest/jre.txz" ] || JRE_CDS=no scripts/gpu/pack-jre.sh "$dest" jre
-	else
-		[ -f "$dest/jre.txz" ] || scripts/gpu/pack-jre.sh "$dest" jre
-	fi
+	cds=yes
+	[ -n "$tests" ] || cds=no
+	[ -f "$dest/jre.txz" ] || JRE_CDS=$cds scripts/gpu/pack-jre.sh "$dest" jre
 fi
 if [ -n "${JDK25:-}" ] && [ ! -f "$dest/jre25.txz" ]; then
 	JDK="$JDK25" scripts/gpu/pack-jre.sh "$dest" jre25
