@@ -40,7 +40,8 @@
 #            scripts/gpu/pack.sh): CudaVirtualThreadGpuTests (vt-tests.log), then 10,000 requests on virtual threads
 #            against a 64-thread platform pool, once per stream pool bound in
 #            VT_MAX_STREAMS (default "256 0", 0 = unbounded; virtual-threads.md, with the targets; VT_ARGS adds
-#            options, VT_BACKEND=host runs it without a GPU)
+#            options, VT_BACKEND=host runs it without a GPU, VT_JAVA_OPTS adds JVM options to the benchmark's JVM,
+#            e.g. a flight recording: -XX:StartFlightRecording=filename=$OUT/vt.jfr,settings=profile)
 # Logs go to $OUT (the device tool's output folder) or ./gpu-out, with environment.txt; the JUnit XML reports stay in
 # $TMPDIR/offload-junit (/tmp by default). Exit status: the first failing part's.
 set -uo pipefail
@@ -214,7 +215,7 @@ if want vt; then
 		: >"$out/virtual-threads.md"
 		for bound in ${VT_MAX_STREAMS:-256 0}; do
 			# shellcheck disable=SC2086
-			timeout "${VT_TIMEOUT:-240}" "$java25" --enable-native-access=ALL-UNNAMED -cp "$benchcp" \
+			timeout "${VT_TIMEOUT:-240}" "$java25" --enable-native-access=ALL-UNNAMED ${VT_JAVA_OPTS:-} -cp "$benchcp" \
 				dev.offload.benchmarks.VirtualThreadBenchmark --backend "${VT_BACKEND:-cuda}" --max-streams "$bound" \
 				${VT_ARGS:-} 2>&1 | tee -a "$out/virtual-threads.md"
 			record "${PIPESTATUS[0]}" "virtual-threads (max streams $bound)"
