@@ -3,7 +3,6 @@ package dev.offload.internal;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
@@ -112,10 +111,16 @@ public final class LendingPool<E extends Lendable> {
 	private final AtomicLong timeouts = new AtomicLong();
 
 	/**
-	 * The start times of the borrows waiting now, for the oldest wait; touched on the
-	 * slow path only.
+	 * The borrows waiting now, in the order they began to wait (the oldest first), for
+	 * the oldest wait: a list linked through its records, so that a borrow leaves it in
+	 * constant time however many wait (a queue searched on removal made every one of
+	 * thousands of waiters scan the others while holding the lock). Changed under the
+	 * lock, its head read without it.
 	 */
-	private final ConcurrentLinkedQueue<long[]> waitStarts = new ConcurrentLinkedQueue<>();
+	private volatile @Nullable WaitRecord oldestWaiting;
+
+	/** The newest record of {@link #oldestWaiting}'s list; under the lock. */
+	private @Nullable WaitRecord newestWaiting;
 
 	private volatile boolean closed;
 
@@ -195,12 +200,8 @@ public final class LendingPool<E extends Lendable> {
 	 * @return the time in nanoseconds, 0 when nobody waits
 	 */
 	public long oldestWaitNanos() {
-		long now = System.nanoTime();
-		long oldest = 0;
-		for (long[] start : this.waitStarts) {
-			oldest = Math.max(oldest, now - start[0]);
-		}
-		return oldest;
+		WaitRecord oldest = this.oldestWaiting;
+		return (oldest != null) ? Math.max(0, System.nanoTime() - oldest.start) : 0;
 	}
 
 	/**
@@ -375,12 +376,11 @@ public final class LendingPool<E extends Lendable> {
 	@SuppressWarnings("unchecked")
 	private E borrowSlow(int classIndex, long start, boolean hasDeadline, long deadlineNanos) {
 		long timeoutNanos = this.classes[classIndex].borrowTimeoutNanos;
-		long[] waitStart = { start };
 		this.waiting.incrementAndGet();
-		this.waitStarts.add(waitStart);
 		ArrayDeque<Waiter> queue = this.classes[classIndex].waiters;
 		Waiter waiter = null;
 		this.lock.lock();
+		WaitRecord record = startWaiting(start);
 		try {
 			while (true) {
 				if (waiter != null && waiter.item != null) {
@@ -434,9 +434,44 @@ public final class LendingPool<E extends Lendable> {
 				queue.remove(waiter);
 			}
 			this.waiting.decrementAndGet();
-			this.waitStarts.remove(waitStart);
+			stopWaiting(record);
 			this.lock.unlock();
 		}
+	}
+
+	/** Appends a waiting borrow to the list of waits; under the lock. */
+	private WaitRecord startWaiting(long start) {
+		WaitRecord record = new WaitRecord(start);
+		WaitRecord newest = this.newestWaiting;
+		if (newest == null) {
+			this.oldestWaiting = record;
+		}
+		else {
+			record.older = newest;
+			newest.newer = record;
+		}
+		this.newestWaiting = record;
+		return record;
+	}
+
+	/** Unlinks a waiting borrow from the list of waits; under the lock. */
+	private void stopWaiting(WaitRecord record) {
+		WaitRecord older = record.older;
+		WaitRecord newer = record.newer;
+		if (older == null) {
+			this.oldestWaiting = newer;
+		}
+		else {
+			older.newer = newer;
+		}
+		if (newer == null) {
+			this.newestWaiting = older;
+		}
+		else {
+			newer.older = older;
+		}
+		record.older = null;
+		record.newer = null;
 	}
 
 	/**
@@ -991,6 +1026,21 @@ public final class LendingPool<E extends Lendable> {
 	/**
 	 * A borrower waiting for an item; guarded by the pool's lock.
 	 */
+	/** A borrow waiting now, linked to those that began to wait before and after it. */
+	private static final class WaitRecord {
+
+		final long start;
+
+		@Nullable WaitRecord older;
+
+		@Nullable WaitRecord newer;
+
+		WaitRecord(long start) {
+			this.start = start;
+		}
+
+	}
+
 	private static final class Waiter {
 
 		final Condition wake;

@@ -110,6 +110,45 @@ class LendingPoolTests {
 	}
 
 	@Test
+	void theOldestWaitShouldFollowTheWaitersAsTheyLeaveInAnyOrder() throws Exception {
+		LendingPool<FreeItem> pool = pool(1, 1, LONG);
+		FreeItem held = pool.borrow(0);
+		ExecutorService first = Executors.newSingleThreadExecutor();
+		ExecutorService middle = Executors.newSingleThreadExecutor();
+		ExecutorService last = Executors.newSingleThreadExecutor();
+		try {
+			Future<FreeItem> firstWaiter = first.submit(() -> pool.borrow(0));
+			Awaitility.await().atMost(1, TimeUnit.MINUTES).until(() -> pool.waiting() == 1);
+			long firstWaiting = System.nanoTime();
+			middle.submit(() -> pool.borrow(0));
+			Awaitility.await().atMost(1, TimeUnit.MINUTES).until(() -> pool.waiting() == 2);
+			long beforeLast = System.nanoTime();
+			last.submit(() -> pool.borrow(0));
+			Awaitility.await().atMost(1, TimeUnit.MINUTES).until(() -> pool.waiting() == 3);
+			// The middle one leaves first (interrupted): the first is still the oldest.
+			middle.shutdownNow();
+			Awaitility.await().atMost(1, TimeUnit.MINUTES).until(() -> pool.waiting() == 2);
+			long now = System.nanoTime();
+			assertThat(pool.oldestWaitNanos()).isGreaterThan(now - firstWaiting);
+			// The first is served: the last one, which began after beforeLast, is now the
+			// oldest.
+			pool.release(held);
+			assertThat(firstWaiter.get()).isSameAs(held);
+			assertThat(pool.waiting()).isEqualTo(1);
+			long oldest = pool.oldestWaitNanos();
+			assertThat(oldest).isPositive().isLessThanOrEqualTo(System.nanoTime() - beforeLast);
+			last.shutdownNow();
+			Awaitility.await().atMost(1, TimeUnit.MINUTES).until(() -> pool.waiting() == 0);
+			assertThat(pool.oldestWaitNanos()).isZero();
+		}
+		finally {
+			first.shutdownNow();
+			middle.shutdownNow();
+			last.shutdownNow();
+		}
+	}
+
+	@Test
 	void aBorrowShouldStopWaitingAtItsCallersDeadline() {
 		LendingPool<FreeItem> pool = pool(1, 1, LONG);
 		pool.borrow(0);
