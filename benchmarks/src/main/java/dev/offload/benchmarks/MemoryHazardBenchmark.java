@@ -155,9 +155,8 @@ public final class MemoryHazardBenchmark {
 				Result run = measure("soak", (thread, random) -> fluent(template, random, (thread & 1) == 1),
 						this.options.soakSeconds - warmUp);
 				MemoryStatistics after = device.memoryStatistics();
-				System.out.printf(Locale.ROOT,
-						"## Soak: %d s after %d s of warm-up, %d calls (half run(), half "
-								+ "runAsync().join()), p50 %.2f ms, p99 %.2f ms%n%n",
+				System.out.printf(Locale.ROOT, "## Soak: %d s after %d s of warm-up, %d calls (half run(), half "
+						+ "runAsync().join()), p50 %.2f ms, p99 %.2f ms (of each thread's last 65,536 calls)%n%n",
 						this.options.soakSeconds - warmUp, warmUp, run.calls, run.p50Millis(), run.p99Millis());
 				System.out.println("| after warm-up | count |");
 				System.out.println("| --- | --- |");
@@ -254,7 +253,9 @@ public final class MemoryHazardBenchmark {
 	private Result measure(String name, Call call, long seconds) throws Exception {
 		int threads = this.options.threads;
 		long[][] samples = new long[threads][];
-		int[] counts = new int[threads];
+		// Every call counted; the latencies of each thread's last 65,536 calls kept (a
+		// ring).
+		long[] counts = new long[threads];
 		AtomicBoolean stop = new AtomicBoolean();
 		CountDownLatch done = new CountDownLatch(threads);
 		List<Throwable> failures = new ArrayList<>();
@@ -264,14 +265,14 @@ public final class MemoryHazardBenchmark {
 			Thread worker = new Thread(() -> {
 				SplittableRandom random = new SplittableRandom(1000 + thread);
 				long[] mine = new long[1 << 16];
-				int count = 0;
+				long count = 0;
 				try {
 					while (!stop.get()) {
 						long begin = System.nanoTime();
 						boolean counted = call.run(thread, random);
 						long took = System.nanoTime() - begin;
-						if (counted && count < mine.length) {
-							mine[count++] = took;
+						if (counted) {
+							mine[(int) (count++ & (mine.length - 1))] = took;
 						}
 					}
 				}
@@ -295,15 +296,18 @@ public final class MemoryHazardBenchmark {
 		if (!failures.isEmpty()) {
 			throw new IllegalStateException(name + " failed: " + failures.get(0), failures.get(0));
 		}
-		int total = 0;
-		for (int count : counts) {
-			total += count;
+		long total = 0;
+		int kept = 0;
+		for (int t = 0; t < threads; t++) {
+			total += counts[t];
+			kept += (int) Math.min(counts[t], samples[t].length);
 		}
-		long[] all = new long[total];
+		long[] all = new long[kept];
 		int at = 0;
 		for (int t = 0; t < threads; t++) {
-			System.arraycopy(samples[t], 0, all, at, counts[t]);
-			at += counts[t];
+			int length = (int) Math.min(counts[t], samples[t].length);
+			System.arraycopy(samples[t], 0, all, at, length);
+			at += length;
 		}
 		return new Result(name, total, LatencySummary.of(all), total / elapsed);
 	}
@@ -414,7 +418,7 @@ public final class MemoryHazardBenchmark {
 
 	}
 
-	private record Result(String name, int calls, LatencySummary latency, double callsPerSecond) {
+	private record Result(String name, long calls, LatencySummary latency, double callsPerSecond) {
 
 		double p50Millis() {
 			return this.latency.p50Nanos() / 1e6;
