@@ -41,6 +41,9 @@ final class MemoryThread {
 
 	private final ReentrantLock lock = new ReentrantLock();
 
+	/** The message of the last failed job, so that its repeats are not warned again. */
+	private volatile @Nullable String lastFailure;
+
 	private volatile @Nullable BackendStream stream;
 
 	private volatile @Nullable Thread thread;
@@ -251,7 +254,17 @@ final class MemoryThread {
 			job.run();
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Device {}: a memory job failed: {}", this.deviceId, ex.getMessage());
+			// A failed device fails every job the same way (each free of a shutdown,
+			// say):
+			// the first such failure is a warning, its repeats are for debugging.
+			String message = String.valueOf(ex.getMessage());
+			if (message.equals(this.lastFailure)) {
+				logger.debug("Device {}: a memory job failed again: {}", this.deviceId, message);
+			}
+			else {
+				this.lastFailure = message;
+				logger.warn("Device {}: a memory job failed: {}", this.deviceId, message);
+			}
 		}
 	}
 
