@@ -15,6 +15,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 import dev.offload.backend.host.HostBackend;
@@ -49,6 +50,29 @@ class CompletionFutureTests {
 		publisher.join();
 		assertThat(dependent).isDone();
 		assertThat(ranOn).hasValue("publisher");
+	}
+
+	@Test
+	void atMostHalfTheProcessorsShouldSpinBeforeParking() {
+		int taken = 0;
+		try {
+			while (taken < CompletionFuture.MAX_SPINNING) {
+				assertThat(CompletionFuture.startSpinning()).isTrue();
+				taken++;
+			}
+			assertThat(CompletionFuture.startSpinning()).isFalse();
+			CompletionFuture.stopSpinning();
+			taken--;
+			assertThat(CompletionFuture.startSpinning()).isTrue();
+			taken++;
+		}
+		finally {
+			for (int i = 0; i < taken; i++) {
+				CompletionFuture.stopSpinning();
+			}
+		}
+		assertThat(CompletionFuture.startSpinning()).isTrue();
+		CompletionFuture.stopSpinning();
 	}
 
 	@Test
@@ -130,6 +154,9 @@ class CompletionFutureTests {
 			closed.join();
 			assertThat(continuation).isNotDone();
 			assertThat(device.streamPool().inUse()).isZero();
+			// The completion thread hands the publication to the executor after it wakes
+			// the joiner: wait until it has.
+			Awaitility.await().atMost(Duration.ofSeconds(30)).until(executor::holdsAny);
 			executor.runHeld("app-continuations");
 			continuation.get(30, TimeUnit.SECONDS);
 			assertThat(ranOn).hasValue("app-continuations");
@@ -199,6 +226,10 @@ class CompletionFutureTests {
 			}, name);
 			runner.start();
 			runner.join();
+		}
+
+		boolean holdsAny() {
+			return !this.held.isEmpty();
 		}
 
 		void release() {
