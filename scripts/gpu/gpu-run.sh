@@ -30,7 +30,8 @@
 #            (default 2; hazard-multi.md, with the throughput and light p99 targets; HAZARD_ARGS too)
 #   memory   not in the default: the memory hazard (memory-hazard.md: 16 threads, sizes 4 KiB-32 MiB, a 5 ms kernel
 #            always running, against a per-thread preallocated floor; p50/p99/throughput ratios), the flood with 10%
-#            of sessions wanting 30% of the budget, budget on and off (memory-flood.md), and the memory path with JMH
+#            of sessions wanting 30% of the budget, budget on and off, then without it at fixed concurrencies
+#            (memory-flood.md), and the memory path with JMH
 #            at 1 and 16 threads (memory-jmh.txt); MEMORY_ARGS adds options (e.g. "--seconds 20")
 #   memory-jmh   not in the default: only the memory path with JMH of the memory part (memory-jmh.txt)
 #   memory-soak  not in the default: MEMORY_SOAK_SECONDS (default 540) of varying sizes, counting driver allocations
@@ -185,7 +186,7 @@ if want memory; then
 		--mode hazard ${MEMORY_ARGS:-} 2>&1 | tee "$out/memory-hazard.md"
 	record "${PIPESTATUS[0]}" memory-hazard
 	# shellcheck disable=SC2086
-	timeout "${MEMORY_TIMEOUT:-150}" "$java" -cp "$benchcp" dev.offload.benchmarks.MemoryHazardBenchmark --backend cuda \
+	timeout "${MEMORY_TIMEOUT:-240}" "$java" -cp "$benchcp" dev.offload.benchmarks.MemoryHazardBenchmark --backend cuda \
 		--mode flood ${MEMORY_ARGS:-} 2>&1 | tee "$out/memory-flood.md"
 	record "${PIPESTATUS[0]}" memory-flood
 fi

@@ -51,7 +51,9 @@ import dev.offload.template.OffloadTemplate;
  * ({@link MemoryStatistics#synchronizingCalls()}).</li>
  * <li>{@code flood}: 10% of sessions each want 30% of the budget, the rest are small
  * fluent calls; with the budget on, with it off, and without the big sessions: the errors
- * that reach callers by type, the small calls' p50 and p99, and calls/s.</li>
+ * that reach callers by type, the small calls' p50 and p99, and calls/s; then without the
+ * budget at fixed concurrencies (1, 2, 4, ... threads below {@code --threads}), and the
+ * sessions/s with the budget against the best of them.</li>
  * </ul>
  * On the host backend ({@code --backend host}, the default) the emulated device has
  * {@code --host-memory} bytes; the kernel touches the first 1024 elements on both
@@ -174,27 +176,51 @@ public final class MemoryHazardBenchmark {
 	}
 
 	private void flood() throws Exception {
+		int threads = this.options.threads;
 		System.out.println("## Flood: 10% of sessions want 30% of the budget");
 		System.out.println();
-		System.out.println("| run | calls | small p50 ms | small p99 ms | calls/s | out of memory | budget exceeded |");
-		System.out.println("| --- | --- | --- | --- | --- | --- | --- |");
-		floodRun("budget on (90%)", MemoryConfig.DEFAULTS, true);
-		floodRun("budget off", MemoryConfig.UNLIMITED, true);
-		floodRun("small sessions only", MemoryConfig.DEFAULTS, false);
+		System.out
+			.println("| run | threads | small calls | small p50 ms | small p99 ms | small calls/s | sessions/s (all) "
+					+ "| out of memory | budget exceeded |");
+		System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+		double withBudget = floodRun("budget on (90%)", MemoryConfig.DEFAULTS, true, threads);
+		floodRun("budget off", MemoryConfig.UNLIMITED, true, threads);
+		floodRun("small sessions only", MemoryConfig.DEFAULTS, false, threads);
+		// The throughput an operator could get without a budget by fixing the concurrency
+		// (the threads), for the same mix.
+		double best = 0;
+		int bestThreads = 0;
+		for (int fixed = 1; fixed < threads; fixed *= 2) {
+			double sessions = floodRun("budget off, fixed concurrency", MemoryConfig.UNLIMITED, true, fixed);
+			if (sessions > best) {
+				best = sessions;
+				bestThreads = fixed;
+			}
+		}
 		System.out.println();
+		System.out.printf(Locale.ROOT,
+				"Sessions/s with the budget at %d threads against the best fixed concurrency without it (%d threads): "
+						+ "%.2f (target >= 0.9)%n%n",
+				threads, bestThreads, withBudget / best);
 	}
 
-	private void floodRun(String name, MemoryConfig memory, boolean big) throws Exception {
+	/**
+	 * One flood run.
+	 * @return the sessions of both kinds that succeeded, per second
+	 */
+	private double floodRun(String name, MemoryConfig memory, boolean big, int threads) throws Exception {
 		try (DeviceRegistry registry = registry(memory)) {
 			Device device = registry.device(0);
 			long bigBytes = (long) (MemoryConfig.DEFAULTS.budgetFor(device.info().totalMemoryBytes()) * 0.3);
 			OffloadTemplate template = new OffloadTemplate(registry);
 			LongAdder outOfMemory = new LongAdder();
 			LongAdder budgetExceeded = new LongAdder();
-			Result result = measure(name, (thread, random) -> {
+			LongAdder bigDone = new LongAdder();
+			Result result = measure(name, threads, (thread, random) -> {
 				try {
 					if (big && random.nextInt(10) == 0) {
 						bigSession(device, bigBytes);
+						bigDone.increment();
 						return false;
 					}
 					fluent(template, random, false);
@@ -214,9 +240,11 @@ public final class MemoryHazardBenchmark {
 				}
 				return false;
 			}, this.options.seconds);
-			System.out.printf(Locale.ROOT, "| %s | %d | %.2f | %.2f | %.0f | %d | %d |%n", name, result.calls,
-					result.p50Millis(), result.p99Millis(), result.callsPerSecond(), outOfMemory.sum(),
-					budgetExceeded.sum());
+			double sessions = result.callsPerSecond() + bigDone.sum() / result.seconds();
+			System.out.printf(Locale.ROOT, "| %s | %d | %d | %.2f | %.2f | %.0f | %.0f | %d | %d |%n", name, threads,
+					result.calls, result.p50Millis(), result.p99Millis(), result.callsPerSecond(), sessions,
+					outOfMemory.sum(), budgetExceeded.sum());
+			return sessions;
 		}
 	}
 
@@ -251,7 +279,10 @@ public final class MemoryHazardBenchmark {
 	}
 
 	private Result measure(String name, Call call, long seconds) throws Exception {
-		int threads = this.options.threads;
+		return measure(name, this.options.threads, call, seconds);
+	}
+
+	private Result measure(String name, int threads, Call call, long seconds) throws Exception {
 		long[][] samples = new long[threads][];
 		// Every call counted; the latencies of each thread's last 65,536 calls kept (a
 		// ring).
@@ -309,7 +340,7 @@ public final class MemoryHazardBenchmark {
 			System.arraycopy(samples[t], 0, all, at, length);
 			at += length;
 		}
-		return new Result(name, total, LatencySummary.of(all), total / elapsed);
+		return new Result(name, total, LatencySummary.of(all), total / elapsed, elapsed);
 	}
 
 	private static void row(String name, long count) {
@@ -418,7 +449,7 @@ public final class MemoryHazardBenchmark {
 
 	}
 
-	private record Result(String name, long calls, LatencySummary latency, double callsPerSecond) {
+	private record Result(String name, long calls, LatencySummary latency, double callsPerSecond, double seconds) {
 
 		double p50Millis() {
 			return this.latency.p50Nanos() / 1e6;
