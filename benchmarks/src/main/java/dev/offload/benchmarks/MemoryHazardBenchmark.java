@@ -60,7 +60,8 @@ import dev.offload.template.OffloadTemplate;
  * backends, so that the time is in the copies and the memory path. Usage:
  * {@code java -cp ... dev.offload.benchmarks.MemoryHazardBenchmark [--backend host|cuda]
  * [--mode hazard|soak|flood|all] [--threads 16] [--seconds 10] [--soak-seconds 600]
- * [--min-bytes 4096] [--max-bytes 33554432] [--kernel-ms 5] [--host-memory 4294967296]}.
+ * [--min-bytes 4096] [--max-bytes 33554432] [--kernel-ms 5] [--host-memory 4294967296]
+ * [--cache-bytes 268435456]} (the bound of the device's buffer cache).
  */
 public final class MemoryHazardBenchmark {
 
@@ -275,7 +276,7 @@ public final class MemoryHazardBenchmark {
 		Backend backend = this.options.backend.equals("host")
 				? HostBackend.builder().memoryBytes(this.options.hostMemory).build()
 				: Backends.create(this.options.backend, 0);
-		return DeviceRegistry.builder(backend).memory(memory).build();
+		return DeviceRegistry.builder(backend).memory(memory).bufferCacheMaxBytes(this.options.cacheBytes).build();
 	}
 
 	private Result measure(String name, Call call, long seconds) throws Exception {
@@ -470,7 +471,7 @@ public final class MemoryHazardBenchmark {
 	}
 
 	private record Options(String backend, String mode, int threads, long seconds, long soakSeconds, long minBytes,
-			long maxBytes, long kernelMillis, long hostMemory) {
+			long maxBytes, long kernelMillis, long hostMemory, long cacheBytes) {
 
 		static Options parse(String[] args) {
 			String backend = "host";
@@ -482,6 +483,7 @@ public final class MemoryHazardBenchmark {
 			long maxBytes = 32L << 20;
 			long kernelMillis = 5;
 			long hostMemory = 4L << 30;
+			long cacheBytes = DeviceRegistry.DEFAULT_BUFFER_CACHE_BYTES;
 			for (int i = 0; i < args.length; i++) {
 				String value = (i + 1 < args.length) ? args[i + 1] : null;
 				switch (args[i]) {
@@ -494,9 +496,10 @@ public final class MemoryHazardBenchmark {
 					case "--max-bytes" -> maxBytes = Long.parseLong(value);
 					case "--kernel-ms" -> kernelMillis = Long.parseLong(value);
 					case "--host-memory" -> hostMemory = Long.parseLong(value);
+					case "--cache-bytes" -> cacheBytes = Long.parseLong(value);
 					default -> throw new IllegalArgumentException("Unknown option " + args[i]
 							+ "; see the Javadoc of MemoryHazardBenchmark for --backend, --mode, --threads, --seconds, "
-							+ "--soak-seconds, --min-bytes, --max-bytes, --kernel-ms, --host-memory");
+							+ "--soak-seconds, --min-bytes, --max-bytes, --kernel-ms, --host-memory, --cache-bytes");
 				}
 				i++;
 			}
@@ -504,7 +507,7 @@ public final class MemoryHazardBenchmark {
 				throw new IllegalArgumentException("--mode must be hazard, soak, flood or all, was " + mode);
 			}
 			return new Options(backend, mode, threads, seconds, soakSeconds, minBytes, maxBytes, kernelMillis,
-					hostMemory);
+					hostMemory, cacheBytes);
 		}
 
 	}
