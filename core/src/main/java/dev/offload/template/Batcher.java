@@ -52,8 +52,13 @@ public final class Batcher<I, O> implements AutoCloseable {
 
 	private static final Logger logger = LoggerFactory.getLogger(Batcher.class);
 
-	/** How many callers one task of the completion executor wakes. */
+	/** The most callers one task of the completion executor wakes. */
 	static final int COMPLETION_SLICE = 64;
+
+	/** The fewest callers worth a task of the completion executor of their own. */
+	static final int MIN_COMPLETION_SLICE = 8;
+
+	private static final int CPUS = Runtime.getRuntime().availableProcessors();
 
 	private final String name;
 
@@ -341,11 +346,14 @@ public final class Batcher<I, O> implements AutoCloseable {
 		// Each result wakes its caller's thread, a few microseconds each: a batch of a
 		// thousand callers woken one after another on one thread would take milliseconds,
 		// longer than the batch's kernel. The callers are woken in slices on the
-		// completion executor, the first slice here.
+		// completion executor, the first slice here. This thread is often the device's
+		// one completion thread, which every batch passes through: the slices are cut so
+		// that even a batch of a few dozen callers is woken by several threads.
 		int size = batch.size();
-		for (int from = COMPLETION_SLICE; from < size; from += COMPLETION_SLICE) {
+		int sliceSize = completionSlice(size, CPUS);
+		for (int from = sliceSize; from < size; from += sliceSize) {
 			int start = from;
-			int end = Math.min(size, from + COMPLETION_SLICE);
+			int end = Math.min(size, from + sliceSize);
 			Runnable slice = () -> completeSlice(batch, start, end, slices, cause);
 			try {
 				this.completer.execute(slice);
@@ -354,7 +362,21 @@ public final class Batcher<I, O> implements AutoCloseable {
 				slice.run();
 			}
 		}
-		completeSlice(batch, 0, Math.min(size, COMPLETION_SLICE), slices, cause);
+		completeSlice(batch, 0, Math.min(size, sliceSize), slices, cause);
+	}
+
+	/**
+	 * Returns how many callers each task wakes: the batch shared among the CPUs, from
+	 * {@link #MIN_COMPLETION_SLICE} (a smaller slice costs more to hand off than it
+	 * saves) to {@link #COMPLETION_SLICE}.
+	 * @param size the batch's size
+	 * @param cpus the CPUs that may wake callers
+	 * @return the slice's size
+	 */
+	static int completionSlice(int size, int cpus) {
+		int sharing = Math.max(1, cpus);
+		int shared = (size + sharing - 1) / sharing;
+		return Math.max(MIN_COMPLETION_SLICE, Math.min(COMPLETION_SLICE, shared));
 	}
 
 	private void completeSlice(List<Item<I, O>> batch, int from, int to, @Nullable Slices<O> slices,
