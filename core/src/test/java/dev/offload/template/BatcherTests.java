@@ -412,6 +412,48 @@ class BatcherTests {
 	}
 
 	@Test
+	void callersThatEachWaitForTheirResultBeforeTheNextShouldAllBeServedByTheDelay() throws Exception {
+		// Closed-loop callers never fill a batch of 1024: every batch is cut by the
+		// delay, and each item must wake the dispatcher or find it awake.
+		Batcher.Runner<Integer, Integer> runner = (items) -> CompletableFuture
+			.completedFuture(new Batcher.Slices<>(0, (index) -> items.get(index) * 10));
+		BatchPolicy policy = BatchPolicy.DEFAULTS.withMaxDelay(Duration.ofNanos(20_000));
+		AtomicInteger wrong = new AtomicInteger();
+		try (Batcher<Integer, Integer> batcher = new Batcher<>("closed-loop", 0, policy, (item) -> {
+		}, runner, BatchListener.NONE, (closed) -> {
+		}, Runnable::run)) {
+			List<Thread> callers = new ArrayList<>();
+			for (int t = 0; t < 8; t++) {
+				int caller = t;
+				Thread thread = new Thread(() -> {
+					for (int i = 0; i < 2000; i++) {
+						int item = caller * 10_000 + i;
+						try {
+							// A lost wake-up leaves the item queued for ever: the
+							// dispatcher sleeps until a later first item.
+							if (batcher.submit(item).get(10, TimeUnit.SECONDS) != item * 10) {
+								wrong.incrementAndGet();
+							}
+						}
+						catch (Exception ex) {
+							wrong.incrementAndGet();
+							return;
+						}
+					}
+				});
+				callers.add(thread);
+				thread.start();
+			}
+			for (Thread caller : callers) {
+				caller.join();
+			}
+			assertThat(batcher.statistics().items()).isEqualTo(16_000);
+			assertThat(batcher.statistics().queued()).isZero();
+		}
+		assertThat(wrong).hasValue(0);
+	}
+
+	@Test
 	void callersShouldStillBeWokenWhenTheCompletionExecutorRefusesASlice() throws Exception {
 		Executor refusing = (task) -> {
 			throw new RejectedExecutionException("shut down");
