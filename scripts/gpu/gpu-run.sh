@@ -15,8 +15,12 @@
 #            flood against it (flood.md; FLOOD_ARGS)
 #   startup  JVM start to ready with and without the starter (startup.log; STARTUP_ARGS, e.g. "9 --cds")
 #   small    not in the default: small work at GPU scale, SmallWorkBenchmark (small-work.md; SMALL_ARGS): 1,000
-#            concurrent one-option price requests batched against unbatched (throughput ratio, p99, prices compared
-#            bit for bit), and a 16-launch flow replayed as a CUDA graph against eager launches
+#            concurrent callers of one-option price requests, unbatched against batched against a batcher whose
+#            batches do no device work (the callers' ceiling), in bursts (--rounds) and sustained (--seconds, after
+#            --ramp-ms), with throughput ratio, p99 and every price compared bit for bit; then a 16-launch flow
+#            replayed as a CUDA graph against eager launches. SMALL_CALLERS (default "platform") runs it once per
+#            caller model: platform threads (small-work.md), virtual threads on the Java 25 runtime (jre25.txz;
+#            small-work-virtual.md); e.g. SMALL_CALLERS="platform virtual" SMALL_ARGS="--seconds 5"
 #   connections  not in the default: the stream-sharing hazard with a heavy kernel always running (HEAVY_ARGS,
 #            default "--heavy-always 1 --heavy-every 0 --strategies offload,bare-pool,round-robin-256,light-only"; HAZARD_ARGS
 #            too), once per value of CUDA_DEVICE_MAX_CONNECTIONS in CONNECTIONS (default "unset 8 32"; hazard-connections.md)
@@ -230,10 +234,24 @@ fi
 
 # Small work: dynamic batching and captured flows (CUDA graphs), with their targets; exits 1 if a result differs.
 if want small; then
-	# shellcheck disable=SC2086
-	timeout "${SMALL_TIMEOUT:-300}" "$java" -cp "$benchcp" dev.offload.benchmarks.SmallWorkBenchmark --backend cuda \
-		${SMALL_ARGS:-} 2>&1 | tee "$out/small-work.md"
-	record "${PIPESTATUS[0]}" small-work
+	for callers in ${SMALL_CALLERS:-platform}; do
+		# Virtual callers need Java 21+: the Java 25 runtime runs them.
+		smalljava=("$java")
+		report=small-work.md
+		if [ "$callers" = virtual ]; then
+			smalljava=("$java25" --enable-native-access=ALL-UNNAMED)
+			report=small-work-virtual.md
+		fi
+		if [ -x "${smalljava[0]}" ]; then
+			# shellcheck disable=SC2086
+			timeout "${SMALL_TIMEOUT:-300}" "${smalljava[@]}" -cp "$benchcp" dev.offload.benchmarks.SmallWorkBenchmark \
+				--backend cuda --callers "$callers" ${SMALL_ARGS:-} 2>&1 | tee "$out/$report"
+			record "${PIPESTATUS[0]}" "small-work ($callers callers)"
+		else
+			echo "no ${smalljava[0]}: virtual callers need jre25.txz (pack with JDK25=<a JDK 25>)" | tee "$out/$report"
+			record 2 "small-work ($callers callers)"
+		fi
+	done
 fi
 
 # The sample app on the CUDA backend, checked over HTTP (prices, Monte Carlo, a burst, then a device failure), then

@@ -2,15 +2,16 @@ package dev.offload.benchmarks;
 
 import java.io.PrintStream;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
+import java.util.concurrent.Phaser;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntFunction;
+
+import org.jspecify.annotations.Nullable;
 
 import dev.offload.CapturedFlow;
 import dev.offload.Device;
@@ -20,6 +21,7 @@ import dev.offload.HostBuffer;
 import dev.offload.OffloadSession;
 import dev.offload.kernel.KernelRef;
 import dev.offload.kernel.LaunchConfig;
+import dev.offload.template.BatchFunction;
 import dev.offload.template.BatchKernel;
 import dev.offload.template.BatchPolicy;
 import dev.offload.template.Batcher;
@@ -29,16 +31,22 @@ import dev.offload.template.OffloadTemplate;
 
 /**
  * Small work at GPU scale, on the host backend or CUDA: (1) {@code --requests} concurrent
- * one-option price requests (one caller thread each), unbatched (a launch per request)
- * against batched ({@link Batcher}, {@code --max-delay-us}), in bursts (all requests at
- * once, round after round) and sustained (each caller's requests back to back), with
- * throughput, p50/p99 and a bit-for-bit comparison of the prices; (2) a flow of
- * {@code --launches} Black-Scholes launches with a copy in and out, eager against
+ * callers of one-option price requests, each on a thread of its own ({@code --callers
+ * platform|virtual}) and one request at a time, unbatched (a launch per request) against
+ * batched ({@link Batcher}, {@code --max-delay-us}) and against a ceiling, a batcher
+ * whose batches do no device work (what the callers can pass through a batcher on this
+ * machine at all). Two shapes: bursts, the callers parked on a phaser and released
+ * together for each of {@code --rounds} rounds (a round from its first request's start to
+ * its last result; the release spread of waking the parked callers is printed), and
+ * sustained, the callers making requests back to back for {@code --seconds}, counted in
+ * the window after a ramp of {@code --ramp-ms}. It prints throughput, mean batch size,
+ * p50/p99 and compares every result bit for bit with its option priced alone. (2) a flow
+ * of {@code --launches} Black-Scholes launches with a copy in and out, eager against
  * replayed ({@link CapturedFlow}), with the outputs compared. It prints Markdown with the
  * targets (batched throughput at least 10 times unbatched; batched p99 within max delay +
  * one batch kernel + unbatched p99; replay at least 4 times faster) and exits 1 if a
  * result differs. <pre>
- * java -cp ... dev.offload.benchmarks.SmallWorkBenchmark --backend cuda --requests 1000 --rounds 20
+ * java -cp ... dev.offload.benchmarks.SmallWorkBenchmark --backend cuda --requests 1000 --rounds 20 --seconds 3
  * </pre>
  */
 public final class SmallWorkBenchmark {
@@ -66,9 +74,11 @@ public final class SmallWorkBenchmark {
 
 	/**
 	 * Runs the benchmark.
-	 * @param args {@code --backend host|cuda}, {@code --requests N}, {@code --rounds N},
-	 * {@code --max-delay-us N}, {@code --launches N}, {@code --flow-options N},
-	 * {@code --replays N}, {@code --host-workers N}
+	 * @param args {@code --backend host|cuda}, {@code --callers platform|virtual}
+	 * (virtual needs Java 21+), {@code --requests N}, {@code --rounds N},
+	 * {@code --seconds N}, {@code --ramp-ms N}, {@code --max-delay-us N},
+	 * {@code --launches N}, {@code --flow-options N}, {@code --replays N},
+	 * {@code --host-workers N}
 	 * @throws Exception if a part fails
 	 */
 	public static void main(String[] args) throws Exception {
@@ -112,121 +122,178 @@ public final class SmallWorkBenchmark {
 
 	private boolean batching() throws Exception {
 		int requests = this.options.requests;
-		ExecutorService callers = Executors.newFixedThreadPool(requests);
-		try (Batcher<double[], double[]> batcher = this.template.batcher(new OptionBatch())) {
-			// Warm-up: loads the module, creates the streams, compiles the paths.
-			round(callers, (i) -> priceAlone(option(i)));
-			round(callers, (i) -> batcher.submit(option(i)).join());
-			Run unbatched = rounds(callers, (i) -> priceAlone(option(i)));
-			Run batched = rounds(callers, (i) -> batcher.submit(option(i)).join());
-			Run unbatchedSustained = sustained(callers, (i) -> priceAlone(option(i)));
-			Run batchedSustained = sustained(callers, (i) -> batcher.submit(option(i)).join());
-			long kernelNanos = oneBatchKernel(requests);
-			Batcher.Statistics statistics = batcher.statistics();
-			boolean identical = Arrays.deepEquals(bits(unbatched.prices), bits(batched.prices))
-					&& Arrays.deepEquals(bits(unbatched.prices), bits(batchedSustained.prices))
-					&& Arrays.deepEquals(bits(unbatched.prices), bits(unbatchedSustained.prices));
-			this.out.printf(Locale.ROOT, "## %d concurrent one-option price requests, %d rounds%n%n", requests,
-					this.options.rounds);
-			this.out.println("| mode | requests/s | p50 µs | p99 µs | max µs |");
-			this.out.println("| --- | ---: | ---: | ---: | ---: |");
-			row("unbatched (one launch each), bursts", unbatched);
-			row("batched (max delay " + this.options.maxDelayMicros + " µs), bursts", batched);
-			row("unbatched (one launch each), sustained", unbatchedSustained);
-			row("batched (max delay " + this.options.maxDelayMicros + " µs), sustained", batchedSustained);
-			this.out.printf(Locale.ROOT,
-					"%nBursts: all %d requests submitted to their callers at once, each round waiting for the last; "
-							+ "sustained: each of the %d callers makes %d requests back to back.%n",
-					requests, requests, this.options.rounds);
-			this.out.printf(Locale.ROOT,
-					"Mean batch size %.1f over %d batches. One batch kernel of %d options: %d µs (median).%n",
-					statistics.meanBatchSize(), statistics.batches(), requests, kernelNanos / 1000);
-			targets("bursts", unbatched, batched, kernelNanos);
-			targets("sustained", unbatchedSustained, batchedSustained, kernelNanos);
-			this.out.printf(Locale.ROOT, "- batched prices bit-identical to unbatched: %s%n%n",
-					identical ? "yes" : "NO");
-			return identical;
+		// Each request's reference: its option priced alone, one launch at a time.
+		double[][] reference = new double[requests][];
+		for (int i = 0; i < requests; i++) {
+			reference[i] = priceAlone(option(i));
 		}
-		finally {
-			callers.shutdownNow();
+		BatchFunction<Integer, double[]> noDeviceWork = (indexes) -> CompletableFuture
+			.completedFuture(indexes.stream().map((i) -> reference[i]).toList());
+		try (Batcher<double[], double[]> batcher = this.template.batcher(new OptionBatch());
+				Batcher<Integer, double[]> ceiling = this.template.batcher("no-device-work", noDeviceWork,
+						this.template.batchPolicy())) {
+			IntFunction<double[]> alone = (i) -> priceAlone(option(i));
+			IntFunction<double[]> batched = (i) -> batcher.submit(option(i)).join();
+			IntFunction<double[]> empty = (i) -> ceiling.submit(i).join();
+			Run unbatchedBursts = bursts(alone, reference, null);
+			Run batchedBursts = bursts(batched, reference, batcher);
+			Run ceilingBursts = bursts(empty, reference, ceiling);
+			Run unbatchedSustained = sustained(alone, reference, null);
+			Run batchedSustained = sustained(batched, reference, batcher);
+			Run ceilingSustained = sustained(empty, reference, ceiling);
+			long kernelNanos = oneBatchKernel(requests);
+			List<Run> runs = List.of(unbatchedBursts, batchedBursts, ceilingBursts, unbatchedSustained,
+					batchedSustained, ceilingSustained);
+			long compared = runs.stream().mapToLong(Run::compared).sum();
+			long differing = runs.stream().mapToLong(Run::differing).sum();
+			String delay = "max delay " + this.options.maxDelayMicros + " µs";
+			this.out.printf(Locale.ROOT, "## %d concurrent one-option price requests, %s callers%n%n", requests,
+					this.options.callers);
+			this.out.println("| mode | requests/s | mean batch | p50 µs | p99 µs | max µs | release spread µs |");
+			this.out.println("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+			row("unbatched (one launch each), bursts", unbatchedBursts);
+			row("batched (" + delay + "), bursts", batchedBursts);
+			row("batcher with no device work (ceiling), bursts", ceilingBursts);
+			row("unbatched (one launch each), sustained", unbatchedSustained);
+			row("batched (" + delay + "), sustained", batchedSustained);
+			row("batcher with no device work (ceiling), sustained", ceilingSustained);
+			this.out.printf(Locale.ROOT, "%nEach of the %d callers (%s threads) makes one request at a time. "
+					+ "Bursts: the callers wait on a phaser and are released together, %d rounds after one of "
+					+ "warm-up; a round lasts from its first request to its last result, and waking the parked "
+					+ "callers spreads the round's starts over the release spread (the median round's, included "
+					+ "in the round). Sustained: each caller makes requests back to back for %d s; those that "
+					+ "end in the first %d ms (the ramp) and after the stop are left out. The ceiling batcher's "
+					+ "batches do no device work (each result is ready at once): what these callers can pass "
+					+ "through a batcher on this machine, whatever the device.%n", requests, this.options.callers,
+					this.options.rounds, this.options.seconds, this.options.rampMillis);
+			this.out.printf(Locale.ROOT, "One batch kernel of %d options: %d µs (median), copies included.%n", requests,
+					kernelNanos / 1000);
+			targets("bursts", unbatchedBursts, batchedBursts, ceilingBursts, kernelNanos);
+			targets("sustained", unbatchedSustained, batchedSustained, ceilingSustained, kernelNanos);
+			this.out.printf(Locale.ROOT,
+					"- batched prices bit-identical to unbatched: %s (%d results compared with the prices of "
+							+ "the same options priced alone, %d differ)%n%n",
+					(differing == 0) ? "yes" : "NO", compared, differing);
+			return differing == 0;
 		}
 	}
 
-	private void targets(String mode, Run unbatched, Run batched, long kernelNanos) {
+	private void targets(String mode, Run unbatched, Run batched, Run ceiling, long kernelNanos) {
 		double ratio = batched.throughput() / unbatched.throughput();
 		long bound = this.options.maxDelayMicros * 1000L + kernelNanos + unbatched.latency.p99Nanos();
-		this.out.printf(Locale.ROOT, "- %s: throughput ratio %.1f× (target ≥ 10×): %s%n", mode, ratio,
-				(ratio >= 10) ? "met" : "missed");
+		this.out.printf(Locale.ROOT, "- %s: throughput ratio %.1f× (target ≥ 10×): %s; the ceiling is %.1f×%n", mode,
+				ratio, (ratio >= 10) ? "met" : "missed", ceiling.throughput() / unbatched.throughput());
 		this.out.printf(Locale.ROOT, "- %s: batched p99 %d µs ≤ max delay + one kernel + unbatched p99 = %d µs: %s%n",
 				mode, batched.latency.p99Nanos() / 1000, bound / 1000,
 				(batched.latency.p99Nanos() <= bound) ? "met" : "missed");
 	}
 
 	/**
-	 * Each of the {@code --requests} callers makes {@code --rounds} requests back to
-	 * back, all callers started together: the steady state of that many concurrent
-	 * clients, without a barrier between rounds.
+	 * Bursts: the callers wait on a phaser and are released together, round after round
+	 * (the first a warm-up); a round lasts from its first request's start to its last
+	 * result.
 	 */
-	private Run sustained(ExecutorService callers, IntFunction<double[]> price) throws Exception {
+	private Run bursts(IntFunction<double[]> price, double[][] reference, @Nullable Batcher<?, ?> batcher)
+			throws Exception {
 		int requests = this.options.requests;
-		int perCaller = this.options.rounds;
-		long[] latencies = new long[requests * perCaller];
-		double[][] prices = new double[requests][];
-		CountDownLatch start = new CountDownLatch(1);
-		List<Future<?>> futures = new ArrayList<>(requests);
-		for (int i = 0; i < requests; i++) {
-			int index = i;
-			futures.add(callers.submit(() -> {
-				start.await();
-				for (int r = 0; r < perCaller; r++) {
-					long begun = System.nanoTime();
-					prices[index] = price.apply(index);
-					latencies[index * perCaller + r] = System.nanoTime() - begun;
+		int rounds = this.options.rounds + 1;
+		Phaser start = new Phaser(requests + 1);
+		Phaser done = new Phaser(requests + 1);
+		Tally[] tallies = new Tally[requests];
+		Callers.Running callers = this.options.callers.start(requests, (index) -> {
+			Tally tally = new Tally(reference[index], rounds);
+			tallies[index] = tally;
+			for (int round = 0; round < rounds; round++) {
+				start.arriveAndAwaitAdvance();
+				long begun = System.nanoTime();
+				tally.price(price, index);
+				long ended = System.nanoTime();
+				tally.round(round, begun, ended);
+				done.arrive();
+			}
+		});
+		long[] before = new long[2];
+		for (int round = 0; round < rounds; round++) {
+			start.arriveAndAwaitAdvance();
+			done.arriveAndAwaitAdvance();
+			if (round == 0) {
+				before = batches(batcher);
+			}
+		}
+		long[] after = batches(batcher);
+		callers.join();
+		long elapsed = 0;
+		long[] spreads = new long[rounds - 1];
+		for (int round = 1; round < rounds; round++) {
+			long first = Long.MAX_VALUE;
+			long lastStart = Long.MIN_VALUE;
+			long last = Long.MIN_VALUE;
+			for (Tally tally : tallies) {
+				first = Math.min(first, tally.starts[round]);
+				lastStart = Math.max(lastStart, tally.starts[round]);
+				last = Math.max(last, tally.ends[round]);
+			}
+			elapsed += last - first;
+			spreads[round - 1] = lastStart - first;
+		}
+		long[] latencies = Tally.latencies(tallies);
+		return Run.of(latencies.length, elapsed, latencies, before, after, tallies, LatencySummary.of(spreads));
+	}
+
+	/**
+	 * Sustained: each caller makes requests back to back until the stop; the requests
+	 * that end in the measurement window (after the ramp, before the stop) are counted.
+	 */
+	private Run sustained(IntFunction<double[]> price, double[][] reference, @Nullable Batcher<?, ?> batcher)
+			throws Exception {
+		int requests = this.options.requests;
+		CountDownLatch go = new CountDownLatch(1);
+		long[] window = new long[2];
+		Tally[] tallies = new Tally[requests];
+		Callers.Running callers = this.options.callers.start(requests, (index) -> {
+			Tally tally = new Tally(reference[index], 0);
+			tallies[index] = tally;
+			go.await();
+			long from = window[0];
+			long to = window[1];
+			while (true) {
+				long begun = System.nanoTime();
+				tally.price(price, index);
+				long ended = System.nanoTime();
+				if (ended >= to) {
+					break;
 				}
-				return null;
-			}));
-		}
-		long begun = System.nanoTime();
-		start.countDown();
-		for (Future<?> future : futures) {
-			future.get();
-		}
-		long elapsed = System.nanoTime() - begun;
-		return new Run(latencies.length, elapsed, LatencySummary.of(latencies), prices);
+				if (ended >= from) {
+					tally.record(ended - begun);
+				}
+			}
+		});
+		long now = System.nanoTime();
+		window[0] = now + this.options.rampMillis * 1_000_000L;
+		window[1] = now + this.options.seconds * 1_000_000_000L;
+		go.countDown();
+		sleepUntil(window[0]);
+		long[] before = batches(batcher);
+		sleepUntil(window[1]);
+		long[] after = batches(batcher);
+		callers.join();
+		long[] latencies = Tally.latencies(tallies);
+		return Run.of(latencies.length, window[1] - window[0], latencies, before, after, tallies, LatencySummary.EMPTY);
 	}
 
-	private Run rounds(ExecutorService callers, IntFunction<double[]> price) throws Exception {
-		int requests = this.options.requests;
-		long[] latencies = new long[requests * this.options.rounds];
-		double[][] prices = null;
-		long start = System.nanoTime();
-		for (int r = 0; r < this.options.rounds; r++) {
-			Round round = round(callers, price);
-			System.arraycopy(round.latencies, 0, latencies, r * requests, requests);
-			prices = round.prices;
+	private static void sleepUntil(long nanoTime) {
+		for (long left = nanoTime - System.nanoTime(); left > 0; left = nanoTime - System.nanoTime()) {
+			LockSupport.parkNanos(left);
 		}
-		long elapsed = System.nanoTime() - start;
-		return new Run(latencies.length, elapsed, LatencySummary.of(latencies), prices);
 	}
 
-	private Round round(ExecutorService callers, IntFunction<double[]> price) throws Exception {
-		int requests = this.options.requests;
-		List<Future<double[]>> futures = new ArrayList<>(requests);
-		long[] latencies = new long[requests];
-		for (int i = 0; i < requests; i++) {
-			int index = i;
-			long submitted = System.nanoTime();
-			futures.add(callers.submit(() -> {
-				double[] result = price.apply(index);
-				latencies[index] = System.nanoTime() - submitted;
-				return result;
-			}));
+	/** The batches and items a batcher has run so far; zeros without one. */
+	private static long[] batches(@Nullable Batcher<?, ?> batcher) {
+		if (batcher == null) {
+			return new long[2];
 		}
-		double[][] prices = new double[requests][];
-		for (int i = 0; i < requests; i++) {
-			prices[i] = futures.get(i).get();
-		}
-		return new Round(latencies, prices);
+		Batcher.Statistics statistics = batcher.statistics();
+		return new long[] { statistics.batches(), statistics.items() };
 	}
 
 	/** The median time of one launch that prices {@code n} options, copies included. */
@@ -385,30 +452,140 @@ public final class SmallWorkBenchmark {
 	}
 
 	private void row(String mode, Run run) {
-		this.out.printf(Locale.ROOT, "| %s | %.0f | %.0f | %.0f | %.0f |%n", mode, run.throughput(),
-				run.latency.p50Nanos() / 1e3, run.latency.p99Nanos() / 1e3, run.latency.maxNanos() / 1e3);
-	}
-
-	private static long[][] bits(double[][] values) {
-		long[][] bits = new long[values.length][];
-		for (int i = 0; i < values.length; i++) {
-			bits[i] = bits(values[i]);
-		}
-		return bits;
+		String batch = (run.meanBatch > 0) ? String.format(Locale.ROOT, "%.1f", run.meanBatch) : "–";
+		String spread = (run.spread.count() > 0) ? String.format(Locale.ROOT, "%.0f", run.spread.p50Nanos() / 1e3)
+				: "–";
+		this.out.printf(Locale.ROOT, "| %s | %.0f | %s | %.0f | %.0f | %.0f | %s |%n", mode, run.throughput(), batch,
+				run.latency.p50Nanos() / 1e3, run.latency.p99Nanos() / 1e3, run.latency.maxNanos() / 1e3, spread);
 	}
 
 	private static long[] bits(double[] values) {
 		return Arrays.stream(values).mapToLong(Double::doubleToRawLongBits).toArray();
 	}
 
-	private record Round(long[] latencies, double[][] prices) {
+	/**
+	 * One measured run of the callers.
+	 *
+	 * @param requests the requests counted
+	 * @param elapsedNanos the time they took
+	 * @param latency their latencies
+	 * @param meanBatch the mean batch size of the batches run meanwhile, 0 unbatched
+	 * @param compared the results compared with their reference (every one)
+	 * @param differing those that differ, or failed
+	 * @param spread how long releasing the callers took in a round (bursts)
+	 */
+	private record Run(long requests, long elapsedNanos, LatencySummary latency, double meanBatch, long compared,
+			long differing, LatencySummary spread) {
 
-	}
-
-	private record Run(int requests, long elapsedNanos, LatencySummary latency, double[][] prices) {
+		static Run of(long requests, long elapsedNanos, long[] latencies, long[] before, long[] after, Tally[] tallies,
+				LatencySummary spread) {
+			long batches = after[0] - before[0];
+			double meanBatch = (batches == 0) ? 0 : (double) (after[1] - before[1]) / batches;
+			long compared = Arrays.stream(tallies).mapToLong((tally) -> tally.compared).sum();
+			long differing = Arrays.stream(tallies).mapToLong((tally) -> tally.differing).sum();
+			return new Run(requests, elapsedNanos, LatencySummary.of(latencies), meanBatch, compared, differing,
+					spread);
+		}
 
 		double throughput() {
 			return this.requests * 1e9 / this.elapsedNanos;
+		}
+
+	}
+
+	/**
+	 * One caller's results, written by that caller alone: its latencies, its burst
+	 * rounds' start and end, and its results compared bit for bit with its option's
+	 * reference prices.
+	 */
+	private static final class Tally {
+
+		private final double[] expected;
+
+		private final long[] starts;
+
+		private final long[] ends;
+
+		private long[] latencies = new long[64];
+
+		private int count;
+
+		private long compared;
+
+		private long differing;
+
+		private @Nullable RuntimeException failure;
+
+		Tally(double[] expected, int rounds) {
+			this.expected = expected;
+			this.starts = new long[rounds];
+			this.ends = new long[rounds];
+		}
+
+		/** Prices the caller's option and compares the result with the reference. */
+		void price(IntFunction<double[]> price, int index) {
+			this.compared++;
+			try {
+				double[] prices = price.apply(index);
+				if (!sameBits(prices, this.expected)) {
+					this.differing++;
+				}
+			}
+			catch (RuntimeException ex) {
+				this.differing++;
+				if (this.failure == null) {
+					this.failure = ex;
+				}
+			}
+		}
+
+		void round(int round, long begun, long ended) {
+			this.starts[round] = begun;
+			this.ends[round] = ended;
+			if (round > 0) {
+				record(ended - begun);
+			}
+		}
+
+		void record(long nanos) {
+			if (this.count == this.latencies.length) {
+				this.latencies = Arrays.copyOf(this.latencies, 2 * this.count);
+			}
+			this.latencies[this.count++] = nanos;
+		}
+
+		/**
+		 * Gathers the callers' latencies, failing with the first caller's failure.
+		 * @param tallies the callers' tallies
+		 * @return the latencies
+		 */
+		static long[] latencies(Tally[] tallies) {
+			int total = 0;
+			for (Tally tally : tallies) {
+				if (tally.failure != null) {
+					throw new IllegalStateException("A request failed", tally.failure);
+				}
+				total += tally.count;
+			}
+			long[] all = new long[total];
+			int at = 0;
+			for (Tally tally : tallies) {
+				System.arraycopy(tally.latencies, 0, all, at, tally.count);
+				at += tally.count;
+			}
+			return all;
+		}
+
+		private static boolean sameBits(double[] actual, double[] expected) {
+			if (actual.length != expected.length) {
+				return false;
+			}
+			for (int i = 0; i < actual.length; i++) {
+				if (Double.doubleToRawLongBits(actual[i]) != Double.doubleToRawLongBits(expected[i])) {
+					return false;
+				}
+			}
+			return true;
 		}
 
 	}
@@ -457,15 +634,28 @@ public final class SmallWorkBenchmark {
 
 	/**
 	 * The command line.
+	 *
+	 * @param backend {@code host} or {@code cuda}
+	 * @param callers the callers' threads
+	 * @param requests the concurrent callers, one request each at a time
+	 * @param rounds the bursts, after one of warm-up
+	 * @param seconds how long the sustained callers run, ramp included
+	 * @param rampMillis the start of the sustained run left out
+	 * @param maxDelayMicros the batcher's max delay
+	 * @param launches the launches of a flow
+	 * @param flowOptions the options of a flow's launch
+	 * @param replays how many times a flow runs
+	 * @param hostWorkers the host backend's workers, 0 for its default
 	 */
-	record Options(String backend, int requests, int rounds, int maxDelayMicros, int launches, int flowOptions,
-			int replays, int hostWorkers) {
+	record Options(String backend, Callers callers, int requests, int rounds, int seconds, int rampMillis,
+			int maxDelayMicros, int launches, int flowOptions, int replays, int hostWorkers) {
 
 		static Options parse(String[] args) {
 			String backend = "host";
-			int[] values = { 1000, 20, 200, 16, 32, 2000, 0 };
-			List<String> names = List.of("--requests", "--rounds", "--max-delay-us", "--launches", "--flow-options",
-					"--replays", "--host-workers");
+			Callers callers = Callers.PLATFORM;
+			int[] values = { 1000, 20, 3, 500, 200, 16, 32, 2000, 0 };
+			List<String> names = List.of("--requests", "--rounds", "--seconds", "--ramp-ms", "--max-delay-us",
+					"--launches", "--flow-options", "--replays", "--host-workers");
 			for (int i = 0; i < args.length; i += 2) {
 				if (i + 1 >= args.length) {
 					throw new IllegalArgumentException(args[i] + " needs a value");
@@ -474,17 +664,26 @@ public final class SmallWorkBenchmark {
 					backend = args[i + 1];
 					continue;
 				}
+				if (args[i].equals("--callers")) {
+					callers = Callers.parse(args[i + 1]);
+					continue;
+				}
 				int at = names.indexOf(args[i]);
 				if (at < 0) {
 					throw new IllegalArgumentException(
-							"Unknown option " + args[i] + "; use --backend or one of " + names);
+							"Unknown option " + args[i] + "; use --backend, --callers or one of " + names);
 				}
 				values[at] = Integer.parseInt(args[i + 1]);
-				if (values[at] < ((at == 6) ? 0 : 1)) {
+				if (values[at] < ((at == names.size() - 1) ? 0 : 1)) {
 					throw new IllegalArgumentException(args[i] + " must be positive, was " + values[at]);
 				}
 			}
-			return new Options(backend, values[0], values[1], values[2], values[3], values[4], values[5], values[6]);
+			if (values[3] >= 1000L * values[2]) {
+				throw new IllegalArgumentException(
+						"--ramp-ms (" + values[3] + ") must be shorter than --seconds (" + values[2] + " s)");
+			}
+			return new Options(backend, callers, values[0], values[1], values[2], values[3], values[4], values[5],
+					values[6], values[7], values[8]);
 		}
 
 	}

@@ -6,6 +6,8 @@ import java.nio.charset.StandardCharsets;
 
 import org.junit.jupiter.api.Test;
 
+import dev.offload.internal.VirtualThreads;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
@@ -17,18 +19,30 @@ class SmallWorkBenchmarkTests {
 
 	@Test
 	void runWhenSmallShouldFindBatchedAndReplayedResultsIdentical() throws Exception {
-		ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-		SmallWorkBenchmark.Options options = SmallWorkBenchmark.Options.parse(new String[] { "--requests", "16",
-				"--rounds", "2", "--launches", "4", "--flow-options", "8", "--replays", "5", "--host-workers", "2" });
-		boolean identical = new SmallWorkBenchmark(options, new PrintStream(bytes, true, StandardCharsets.UTF_8)).run();
-		assertThat(identical).isTrue();
-		assertThat(bytes.toString(StandardCharsets.UTF_8)).contains("16 concurrent one-option price requests")
+		String output = run("platform");
+		assertThat(output).contains("16 concurrent one-option price requests, platform callers")
 			.contains("batched prices bit-identical to unbatched: yes")
+			.containsPattern("\\(\\d+ results compared with the prices of the same options priced alone, 0 differ\\)")
 			.contains("batched (max delay 200 µs), sustained")
+			.contains("batcher with no device work (ceiling), bursts")
+			.contains("batcher with no device work (ceiling), sustained")
+			.contains("sustained: throughput ratio")
 			.contains("A flow of 4 launches (8 options each) with a copy in and out")
 			.contains("A flow of 4 launches (8 options each), then a synchronize")
 			.contains("4 launches of an empty kernel, then a synchronize")
 			.contains("replayed outputs bit-identical to eager: yes");
+	}
+
+	@Test
+	void runWithVirtualCallersShouldFindBatchedResultsIdenticalWhereVirtualThreadsExist() throws Exception {
+		if (!VirtualThreads.isSupported()) {
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> SmallWorkBenchmark.Options.parse(new String[] { "--callers", "virtual" }))
+				.withMessageContaining("--callers virtual needs Java 21 or later");
+			return;
+		}
+		assertThat(run("virtual")).contains("16 concurrent one-option price requests, virtual callers")
+			.contains("batched prices bit-identical to unbatched: yes");
 	}
 
 	@Test
@@ -39,6 +53,22 @@ class SmallWorkBenchmarkTests {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> SmallWorkBenchmark.Options.parse(new String[] { "--sessions", "5" }))
 			.withMessageContaining("Unknown option --sessions");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> SmallWorkBenchmark.Options.parse(new String[] { "--callers", "carrier" }))
+			.withMessageContaining("--callers must be platform or virtual, was carrier");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> SmallWorkBenchmark.Options.parse(new String[] { "--seconds", "1", "--ramp-ms", "1000" }))
+			.withMessageContaining("--ramp-ms (1000) must be shorter than --seconds (1 s)");
+	}
+
+	private static String run(String callers) throws Exception {
+		ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+		SmallWorkBenchmark.Options options = SmallWorkBenchmark.Options.parse(
+				new String[] { "--callers", callers, "--requests", "16", "--rounds", "2", "--seconds", "1", "--ramp-ms",
+						"100", "--launches", "4", "--flow-options", "8", "--replays", "5", "--host-workers", "2" });
+		boolean identical = new SmallWorkBenchmark(options, new PrintStream(bytes, true, StandardCharsets.UTF_8)).run();
+		assertThat(identical).isTrue();
+		return bytes.toString(StandardCharsets.UTF_8);
 	}
 
 }

@@ -9,10 +9,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
 
@@ -42,8 +44,10 @@ import org.slf4j.LoggerFactory;
  * Batches of a kernel batcher run in sessions of the batcher's {@link OffloadAttributes},
  * so its device, priority class and lane apply to every batch. One dispatcher thread per
  * batcher ({@code offload-batcher-<name>}) cuts batches and enqueues them without waiting
- * for their work; results complete on the registry's completion executor.
- * {@link #close()} dispatches what is queued and stops the thread.
+ * for their work; results complete on the registry's completion executor. A submit takes
+ * no lock (the items wait in a lock-free queue that the dispatcher drains), so that a
+ * burst of callers does not queue up on one. {@link #close()} dispatches what is queued
+ * and stops the thread.
  *
  * @param <I> the item's type
  * @param <O> the result's type for one item
@@ -52,8 +56,13 @@ public final class Batcher<I, O> implements AutoCloseable {
 
 	private static final Logger logger = LoggerFactory.getLogger(Batcher.class);
 
-	/** How many callers one task of the completion executor wakes. */
+	/** The most callers one task of the completion executor wakes. */
 	static final int COMPLETION_SLICE = 64;
+
+	/** The fewest callers worth a task of the completion executor of their own. */
+	static final int MIN_COMPLETION_SLICE = 8;
+
+	private static final int CPUS = Runtime.getRuntime().availableProcessors();
 
 	private final String name;
 
@@ -71,11 +80,25 @@ public final class Batcher<I, O> implements AutoCloseable {
 
 	private final Executor completer;
 
-	private final ReentrantLock lock = new ReentrantLock();
+	/**
+	 * Items submitted, not yet taken by the dispatcher: callers add without a lock, so
+	 * that a burst of callers does not queue up on one (each waiter woken in turn).
+	 */
+	private final ConcurrentLinkedQueue<Item<I, O>> arrivals = new ConcurrentLinkedQueue<>();
 
-	private final Condition changed = this.lock.newCondition();
+	/** The dispatcher's own items, taken from the arrivals, in their order. */
+	private final ArrayDeque<Item<I, O>> pending = new ArrayDeque<>();
 
-	private final ArrayDeque<Item<I, O>> queue = new ArrayDeque<>();
+	/** The items accepted and not yet cut into a batch (arrivals and pending). */
+	private final AtomicInteger queued = new AtomicInteger();
+
+	/**
+	 * Callers between their check that the batcher is open and the end of their submit:
+	 * the dispatcher ends only once none is left, so that no item accepted is stranded.
+	 */
+	private final AtomicInteger entering = new AtomicInteger();
+
+	private final AtomicBoolean closed = new AtomicBoolean();
 
 	private final Thread dispatcher;
 
@@ -88,8 +111,6 @@ public final class Batcher<I, O> implements AutoCloseable {
 	private final LongAdder expired = new LongAdder();
 
 	private final LongAdder failed = new LongAdder();
-
-	private boolean closed;
 
 	Batcher(String name, int deviceId, BatchPolicy policy, Consumer<I> validator, Runner<I, O> runner,
 			BatchListener listener, Consumer<Batcher<?, ?>> onClose, Executor completer) {
@@ -140,25 +161,26 @@ public final class Batcher<I, O> implements AutoCloseable {
 	private CompletableFuture<O> enqueue(I item, @Nullable Duration timeout) {
 		this.validator.accept(item);
 		Item<I, O> entry = new Item<>(item, System.nanoTime(), timeout, new CompletableFuture<>());
-		this.lock.lock();
+		this.entering.incrementAndGet();
 		try {
-			if (this.closed) {
+			if (this.closed.get()) {
 				throw new IllegalStateException("The batcher '" + this.name + "' is closed");
 			}
-			if (this.queue.size() >= this.policy.maxQueue()) {
+			int size = this.queued.incrementAndGet();
+			if (size > this.policy.maxQueue()) {
+				this.queued.decrementAndGet();
 				this.refused.increment();
 				throw new BatchQueueFullException(this.name, this.policy.maxQueue());
 			}
-			this.queue.addLast(entry);
-			int size = this.queue.size();
+			this.arrivals.add(entry);
 			// The dispatcher waits for the first item, then for a full batch or the
 			// delay.
 			if (size == 1 || size == this.policy.maxBatchSize()) {
-				this.changed.signal();
+				LockSupport.unpark(this.dispatcher);
 			}
 		}
 		finally {
-			this.lock.unlock();
+			this.entering.decrementAndGet();
 		}
 		return entry.future;
 	}
@@ -193,16 +215,8 @@ public final class Batcher<I, O> implements AutoCloseable {
 	 * @return a snapshot
 	 */
 	public Statistics statistics() {
-		int queued;
-		this.lock.lock();
-		try {
-			queued = this.queue.size();
-		}
-		finally {
-			this.lock.unlock();
-		}
-		return new Statistics(this.name, queued, this.policy.maxQueue(), this.batches.sum(), this.items.sum(),
-				this.refused.sum(), this.expired.sum(), this.failed.sum());
+		return new Statistics(this.name, Math.max(0, this.queued.get()), this.policy.maxQueue(), this.batches.sum(),
+				this.items.sum(), this.refused.sum(), this.expired.sum(), this.failed.sum());
 	}
 
 	/**
@@ -212,17 +226,10 @@ public final class Batcher<I, O> implements AutoCloseable {
 	 */
 	@Override
 	public void close() {
-		this.lock.lock();
-		try {
-			if (this.closed) {
-				return;
-			}
-			this.closed = true;
-			this.changed.signal();
+		if (!this.closed.compareAndSet(false, true)) {
+			return;
 		}
-		finally {
-			this.lock.unlock();
-		}
+		LockSupport.unpark(this.dispatcher);
 		this.onClose.accept(this);
 		if (Thread.currentThread() != this.dispatcher) {
 			try {
@@ -263,31 +270,59 @@ public final class Batcher<I, O> implements AutoCloseable {
 	 * delay; returns {@code null} once closed and drained.
 	 */
 	private @Nullable List<Item<I, O>> nextBatch() throws InterruptedException {
-		this.lock.lock();
-		try {
-			while (this.queue.isEmpty()) {
-				if (this.closed) {
-					return null;
+		long delayNanos = this.policy.maxDelay().toNanos();
+		while (true) {
+			drainArrivals();
+			if (this.pending.isEmpty()) {
+				if (!this.closed.get()) {
+					if (this.queued.get() == 0) {
+						// The next caller counts the first item and wakes this thread.
+						LockSupport.park(this);
+					}
+					else {
+						// An item is counted but not added yet: its caller saw other
+						// items, so it will not wake this thread.
+						Thread.yield();
+					}
 				}
-				this.changed.await();
+				else if (this.entering.get() == 0) {
+					// No caller can add an item any more: what arrived is the last.
+					drainArrivals();
+					if (this.pending.isEmpty()) {
+						return null;
+					}
+				}
+				else {
+					// A caller that saw the batcher open is adding its item.
+					Thread.yield();
+				}
 			}
-			long delayNanos = this.policy.maxDelay().toNanos();
-			while (!this.closed && this.queue.size() < this.policy.maxBatchSize()) {
-				long remaining = this.queue.peekFirst().submittedNanos + delayNanos - System.nanoTime();
+			else if (this.closed.get() || this.pending.size() >= this.policy.maxBatchSize()) {
+				break;
+			}
+			else {
+				long remaining = this.pending.peekFirst().submittedNanos + delayNanos - System.nanoTime();
 				if (remaining <= 0) {
 					break;
 				}
-				this.changed.awaitNanos(remaining);
+				LockSupport.parkNanos(this, remaining);
 			}
-			int size = this.policy.cut(this.queue.size());
-			List<Item<I, O>> batch = new ArrayList<>(size);
-			for (int i = 0; i < size; i++) {
-				batch.add(this.queue.pollFirst());
+			if (Thread.interrupted()) {
+				throw new InterruptedException();
 			}
-			return batch;
 		}
-		finally {
-			this.lock.unlock();
+		int size = this.policy.cut(this.pending.size());
+		List<Item<I, O>> batch = new ArrayList<>(size);
+		for (int i = 0; i < size; i++) {
+			batch.add(this.pending.pollFirst());
+		}
+		this.queued.addAndGet(-size);
+		return batch;
+	}
+
+	private void drainArrivals() {
+		for (Item<I, O> item = this.arrivals.poll(); item != null; item = this.arrivals.poll()) {
+			this.pending.addLast(item);
 		}
 	}
 
@@ -341,11 +376,14 @@ public final class Batcher<I, O> implements AutoCloseable {
 		// Each result wakes its caller's thread, a few microseconds each: a batch of a
 		// thousand callers woken one after another on one thread would take milliseconds,
 		// longer than the batch's kernel. The callers are woken in slices on the
-		// completion executor, the first slice here.
+		// completion executor, the first slice here. This thread is often the device's
+		// one completion thread, which every batch passes through: the slices are cut so
+		// that even a batch of a few dozen callers is woken by several threads.
 		int size = batch.size();
-		for (int from = COMPLETION_SLICE; from < size; from += COMPLETION_SLICE) {
+		int sliceSize = completionSlice(size, CPUS);
+		for (int from = sliceSize; from < size; from += sliceSize) {
 			int start = from;
-			int end = Math.min(size, from + COMPLETION_SLICE);
+			int end = Math.min(size, from + sliceSize);
 			Runnable slice = () -> completeSlice(batch, start, end, slices, cause);
 			try {
 				this.completer.execute(slice);
@@ -354,7 +392,21 @@ public final class Batcher<I, O> implements AutoCloseable {
 				slice.run();
 			}
 		}
-		completeSlice(batch, 0, Math.min(size, COMPLETION_SLICE), slices, cause);
+		completeSlice(batch, 0, Math.min(size, sliceSize), slices, cause);
+	}
+
+	/**
+	 * Returns how many callers each task wakes: the batch shared among the CPUs, from
+	 * {@link #MIN_COMPLETION_SLICE} (a smaller slice costs more to hand off than it
+	 * saves) to {@link #COMPLETION_SLICE}.
+	 * @param size the batch's size
+	 * @param cpus the CPUs that may wake callers
+	 * @return the slice's size
+	 */
+	static int completionSlice(int size, int cpus) {
+		int sharing = Math.max(1, cpus);
+		int shared = (size + sharing - 1) / sharing;
+		return Math.max(MIN_COMPLETION_SLICE, Math.min(COMPLETION_SLICE, shared));
 	}
 
 	private void completeSlice(List<Item<I, O>> batch, int from, int to, @Nullable Slices<O> slices,
@@ -377,18 +429,20 @@ public final class Batcher<I, O> implements AutoCloseable {
 	}
 
 	private void failQueued(RuntimeException reason) {
-		boolean wasOpen;
-		this.lock.lock();
-		try {
-			// Without its dispatcher the batcher takes nothing more: a later submit is
-			// refused instead of waiting for ever.
-			wasOpen = !this.closed;
-			this.closed = true;
-			this.queue.forEach((item) -> item.future.completeExceptionally(reason));
-			this.queue.clear();
-		}
-		finally {
-			this.lock.unlock();
+		// Without its dispatcher the batcher takes nothing more: a later submit is
+		// refused instead of waiting for ever.
+		boolean wasOpen = this.closed.compareAndSet(false, true);
+		boolean last = false;
+		while (!last) {
+			// The callers that saw the batcher open add their items, then none can.
+			last = this.entering.get() == 0;
+			drainArrivals();
+			this.pending.forEach((item) -> item.future.completeExceptionally(reason));
+			this.queued.addAndGet(-this.pending.size());
+			this.pending.clear();
+			if (!last) {
+				Thread.yield();
+			}
 		}
 		if (wasOpen) {
 			// Closed here, so close() will return at once: the template forgets it now.

@@ -395,8 +395,62 @@ class BatcherTests {
 		try (Batcher<Integer, Integer> batcher = indexBatcher(300, completer)) {
 			assertEachCallerGetsItsOwnResult(batcher, 300);
 		}
-		// 300 callers: the first 64 on the batch's thread, four slices handed off.
-		assertThat(slices).hasValue((300 - 1) / Batcher.COMPLETION_SLICE);
+		// 300 callers: the first slice on the batch's thread, the others handed off.
+		int slice = Batcher.completionSlice(300, Runtime.getRuntime().availableProcessors());
+		assertThat(slices).hasValue((300 - 1) / slice);
+	}
+
+	@Test
+	void completionSlicesShouldShareABatchAmongTheCpusWithinTheirBounds() {
+		// A few dozen callers are still woken by several threads.
+		assertThat(Batcher.completionSlice(60, 16)).isEqualTo(Batcher.MIN_COMPLETION_SLICE);
+		assertThat(Batcher.completionSlice(60, 2)).isEqualTo(30);
+		assertThat(Batcher.completionSlice(300, 16)).isEqualTo(19);
+		assertThat(Batcher.completionSlice(1000, 2)).isEqualTo(Batcher.COMPLETION_SLICE);
+		assertThat(Batcher.completionSlice(5, 1)).isEqualTo(Batcher.MIN_COMPLETION_SLICE);
+		assertThat(Batcher.completionSlice(1, 0)).isEqualTo(Batcher.MIN_COMPLETION_SLICE);
+	}
+
+	@Test
+	void callersThatEachWaitForTheirResultBeforeTheNextShouldAllBeServedByTheDelay() throws Exception {
+		// Closed-loop callers never fill a batch of 1024: every batch is cut by the
+		// delay, and each item must wake the dispatcher or find it awake.
+		Batcher.Runner<Integer, Integer> runner = (items) -> CompletableFuture
+			.completedFuture(new Batcher.Slices<>(0, (index) -> items.get(index) * 10));
+		BatchPolicy policy = BatchPolicy.DEFAULTS.withMaxDelay(Duration.ofNanos(20_000));
+		AtomicInteger wrong = new AtomicInteger();
+		try (Batcher<Integer, Integer> batcher = new Batcher<>("closed-loop", 0, policy, (item) -> {
+		}, runner, BatchListener.NONE, (closed) -> {
+		}, Runnable::run)) {
+			List<Thread> callers = new ArrayList<>();
+			for (int t = 0; t < 8; t++) {
+				int caller = t;
+				Thread thread = new Thread(() -> {
+					for (int i = 0; i < 2000; i++) {
+						int item = caller * 10_000 + i;
+						try {
+							// A lost wake-up leaves the item queued for ever: the
+							// dispatcher sleeps until a later first item.
+							if (batcher.submit(item).get(10, TimeUnit.SECONDS) != item * 10) {
+								wrong.incrementAndGet();
+							}
+						}
+						catch (Exception ex) {
+							wrong.incrementAndGet();
+							return;
+						}
+					}
+				});
+				callers.add(thread);
+				thread.start();
+			}
+			for (Thread caller : callers) {
+				caller.join();
+			}
+			assertThat(batcher.statistics().items()).isEqualTo(16_000);
+			assertThat(batcher.statistics().queued()).isZero();
+		}
+		assertThat(wrong).hasValue(0);
 	}
 
 	@Test
