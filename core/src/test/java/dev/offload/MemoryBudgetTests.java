@@ -6,7 +6,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -136,6 +138,39 @@ class MemoryBudgetTests {
 	}
 
 	@Test
+	void releaseRacingAnArrivingWaiterShouldNeverLeaveItWaitingBehindIdleCredit() throws Exception {
+		// Each round, one thread gives back 1 MiB (to its stripe while nobody waits) as
+		// another asks for 1 MiB of a full budget and starts to wait: whichever comes
+		// first, the waiter gets the MiB (from the reclaimed credit, or from the release
+		// that saw it wait, or the thread that put credit on its stripe gives it back).
+		CyclicBarrier start = new CyclicBarrier(2);
+		ExecutorService threads = Executors.newFixedThreadPool(2);
+		try {
+			for (int round = 0; round < 10_000; round++) {
+				MemoryBudget budget = new MemoryBudget(0, 64 * MIB, STRIPES, true);
+				budget.acquire(63 * MIB, StreamPriority.NORMAL, NO_WAIT, null);
+				budget.acquire(MIB, StreamPriority.NORMAL, NO_WAIT, null);
+				Future<?> releaser = threads.submit(() -> {
+					awaitBarrier(start);
+					budget.release(MIB);
+				});
+				Future<?> waiter = threads.submit(() -> {
+					awaitBarrier(start);
+					budget.acquire(MIB, StreamPriority.NORMAL, LONG_WAIT, null);
+				});
+				releaser.get(30, TimeUnit.SECONDS);
+				waiter.get(LONG_WAIT + TimeUnit.SECONDS.toNanos(30), TimeUnit.NANOSECONDS);
+				assertThat(budget.waitTimeouts()).isZero();
+				assertThat(budget.usedBytes()).isEqualTo(64 * MIB);
+				assertThat(budget.waiting()).isZero();
+			}
+		}
+		finally {
+			threads.shutdown();
+		}
+	}
+
+	@Test
 	void concurrentAdmissionShouldNeverExceedTheBudgetAndShouldGiveEverythingBack() throws Exception {
 		long budgetBytes = 16 * MIB;
 		// A lease is 512 KiB: most requests go through the stripes, some are large.
@@ -254,6 +289,19 @@ class MemoryBudgetTests {
 		}
 		thread.start();
 		done.get(30, TimeUnit.SECONDS);
+	}
+
+	private static void awaitBarrier(CyclicBarrier barrier) {
+		try {
+			barrier.await();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+		catch (BrokenBarrierException ex) {
+			throw new IllegalStateException(ex);
+		}
 	}
 
 	private static void awaitLatch(CountDownLatch latch) {
