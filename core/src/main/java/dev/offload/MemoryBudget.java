@@ -36,17 +36,18 @@ import org.jspecify.annotations.Nullable;
  * budget) takes its stripe's credit, leasing a lease's worth more from the reservation
  * when the stripe has too little, and gives its bytes back to the stripe, which keeps at
  * most a lease and gives the rest back to the reservation. The reservation is then the
- * bytes in use plus the stripes' idle credit, at most an eighth of the budget, and stays
- * within the budget: the bound is exact. Idle credit never makes anyone wait or refuses a
- * request: a request that does not fit reclaims every stripe's credit and tries again,
- * and a waiter reclaims it when it starts to wait; while anyone waits, requests and
- * releases skip the stripes, and a thread that put credit on its stripe while a waiter
- * came gives it back (the credit and the count of waiters are both written, then the
- * other read, so one of the two sees the other). Large requests bypass the stripes. The
- * bytes in use are the reservation less the stripes' credit, summed when read: exact when
- * nothing runs, an estimate while requests race. The peak is the reservation's: the bytes
- * in use at their peak, exact until the budget is striped, afterwards at most the
- * stripes' idle credit above it (an eighth of the budget).
+ * bytes in use plus the stripes' idle credit, at most an eighth of the budget (of the
+ * device's memory, if less: a budget may be unlimited), and stays within the budget: the
+ * bound is exact. Idle credit never makes anyone wait or refuses a request: a request
+ * that does not fit reclaims every stripe's credit and tries again, and a waiter reclaims
+ * it when it starts to wait; while anyone waits, requests and releases skip the stripes,
+ * and a thread that put credit on its stripe while a waiter came gives it back (the
+ * credit and the count of waiters are both written, then the other read, so one of the
+ * two sees the other). Large requests bypass the stripes. The bytes in use are the
+ * reservation less the stripes' credit, summed when read: exact when nothing runs, an
+ * estimate while requests race. The peak is the reservation's: the bytes in use at their
+ * peak, exact until the budget is striped, afterwards at most the stripes' idle credit
+ * above it (an eighth of the budget).
  * <p>
  * The reservation (written by admissions and releases that leave the stripes), the peak
  * and the number of waiters (read by every one, written seldom) lie on cache lines of
@@ -83,7 +84,8 @@ final class MemoryBudget {
 
 	/**
 	 * The credit a stripe leases from the reservation at once, and the most it keeps: an
-	 * eighth of the budget over all stripes; 0 for a budget too small to stripe.
+	 * eighth of the budget (or of the device's memory, if less) over all stripes; 0 for a
+	 * budget too small to stripe.
 	 */
 	private final long leaseBytes;
 
@@ -104,22 +106,29 @@ final class MemoryBudget {
 	/** Waiters per priority class, {@link StreamPriority#HIGH} first; under the lock. */
 	private final ArrayDeque<Waiter>[] waiters;
 
-	MemoryBudget(int deviceId, long budgetBytes) {
-		this(deviceId, budgetBytes, ThreadStripes.stripes(Runtime.getRuntime().availableProcessors()), false);
+	/**
+	 * Creates a budget.
+	 * @param deviceBytes the device's memory: with less memory than budget (or no budget,
+	 * {@code Long.MAX_VALUE}) the leases are shares of the memory
+	 */
+	MemoryBudget(int deviceId, long budgetBytes, long deviceBytes) {
+		this(deviceId, budgetBytes, deviceBytes, ThreadStripes.stripes(Runtime.getRuntime().availableProcessors()),
+				false);
 	}
 
 	/**
 	 * Creates a budget.
+	 * @param deviceBytes the device's memory
 	 * @param stripes a power of two
 	 * @param striped whether small requests use the stripes from the start (for tests)
 	 */
 	@SuppressWarnings("unchecked")
-	MemoryBudget(int deviceId, long budgetBytes, int stripes, boolean striped) {
+	MemoryBudget(int deviceId, long budgetBytes, long deviceBytes, int stripes, boolean striped) {
 		this.deviceId = deviceId;
 		this.budgetBytes = budgetBytes;
 		this.smallReserveBytes = budgetBytes / 8;
 		this.stripes = stripes;
-		this.leaseBytes = budgetBytes / (8L * stripes);
+		this.leaseBytes = Math.max(0, Math.min(budgetBytes, deviceBytes)) / (8L * stripes);
 		this.credit = new AtomicLongArray((stripes + 1) * STRIDE);
 		this.striped = striped && this.leaseBytes > 0;
 		this.waiters = new ArrayDeque[StreamPriority.values().length];

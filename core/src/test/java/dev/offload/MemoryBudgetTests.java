@@ -40,7 +40,7 @@ class MemoryBudgetTests {
 
 	@Test
 	void uncontendedBudgetShouldAdmitFromTheReservationWithAnExactPeak() {
-		MemoryBudget budget = new MemoryBudget(0, 64 * MIB, STRIPES, false);
+		MemoryBudget budget = new MemoryBudget(0, 64 * MIB, 64 * MIB, STRIPES, false);
 		budget.acquire(MIB, StreamPriority.NORMAL, NO_WAIT, null);
 		budget.acquire(3 * MIB, StreamPriority.NORMAL, NO_WAIT, null);
 		budget.release(MIB);
@@ -53,7 +53,7 @@ class MemoryBudgetTests {
 	@Test
 	void stripedBudgetShouldKeepALeaseOfCreditAndCountItInThePeakOnly() {
 		// A lease is 64 MiB / (8 × 4 stripes) = 2 MiB.
-		MemoryBudget budget = new MemoryBudget(0, 64 * MIB, STRIPES, true);
+		MemoryBudget budget = new MemoryBudget(0, 64 * MIB, 64 * MIB, STRIPES, true);
 		budget.acquire(MIB, StreamPriority.NORMAL, NO_WAIT, null);
 		assertThat(budget.usedBytes()).isEqualTo(MIB);
 		assertThat(budget.reservedBytes()).isEqualTo(3 * MIB);
@@ -69,8 +69,18 @@ class MemoryBudgetTests {
 	}
 
 	@Test
+	void unlimitedBudgetShouldLeaseSharesOfTheDevicesMemory() {
+		MemoryBudget budget = new MemoryBudget(0, Long.MAX_VALUE, 64 * MIB, STRIPES, true);
+		budget.acquire(MIB, StreamPriority.NORMAL, NO_WAIT, null);
+		budget.release(MIB);
+		assertThat(budget.idleCreditBytes()).isEqualTo(2 * MIB);
+		assertThat(budget.peakBytes()).isEqualTo(3 * MIB);
+		assertThat(budget.usedBytes()).isZero();
+	}
+
+	@Test
 	void requestWhenAnotherStripeHoldsTheCreditItNeedsShouldReclaimItInsteadOfWaiting() throws Exception {
-		MemoryBudget budget = new MemoryBudget(0, 64 * MIB, STRIPES, true);
+		MemoryBudget budget = new MemoryBudget(0, 64 * MIB, 64 * MIB, STRIPES, true);
 		budget.acquire(62 * MIB, StreamPriority.NORMAL, NO_WAIT, null);
 		// Another stripe takes 1 MiB and gives it back: it keeps it as idle credit.
 		runOnAnotherStripe(() -> {
@@ -91,7 +101,7 @@ class MemoryBudgetTests {
 
 	@Test
 	void largeRequestWhenStripesHoldIdleCreditShouldCountItAsFreeForTheEighthItLeaves() throws Exception {
-		MemoryBudget budget = new MemoryBudget(0, 64 * MIB, STRIPES, true);
+		MemoryBudget budget = new MemoryBudget(0, 64 * MIB, 64 * MIB, STRIPES, true);
 		runOnAnotherStripe(() -> {
 			budget.acquire(MIB, StreamPriority.NORMAL, NO_WAIT, null);
 			budget.release(MIB);
@@ -107,7 +117,7 @@ class MemoryBudgetTests {
 
 	@Test
 	void releaseWhenSomeoneWaitsShouldAdmitTheWaiterRatherThanKeepTheCredit() throws Exception {
-		MemoryBudget budget = new MemoryBudget(0, 64 * MIB, STRIPES, true);
+		MemoryBudget budget = new MemoryBudget(0, 64 * MIB, 64 * MIB, STRIPES, true);
 		budget.acquire(62 * MIB, StreamPriority.NORMAL, NO_WAIT, null);
 		CountDownLatch holding = new CountDownLatch(1);
 		CountDownLatch giveBack = new CountDownLatch(1);
@@ -147,7 +157,7 @@ class MemoryBudgetTests {
 		ExecutorService threads = Executors.newFixedThreadPool(2);
 		try {
 			for (int round = 0; round < 10_000; round++) {
-				MemoryBudget budget = new MemoryBudget(0, 64 * MIB, STRIPES, true);
+				MemoryBudget budget = new MemoryBudget(0, 64 * MIB, 64 * MIB, STRIPES, true);
 				budget.acquire(63 * MIB, StreamPriority.NORMAL, NO_WAIT, null);
 				budget.acquire(MIB, StreamPriority.NORMAL, NO_WAIT, null);
 				Future<?> releaser = threads.submit(() -> {
@@ -174,7 +184,7 @@ class MemoryBudgetTests {
 	void concurrentAdmissionShouldNeverExceedTheBudgetAndShouldGiveEverythingBack() throws Exception {
 		long budgetBytes = 16 * MIB;
 		// A lease is 512 KiB: most requests go through the stripes, some are large.
-		MemoryBudget budget = new MemoryBudget(0, budgetBytes, STRIPES, true);
+		MemoryBudget budget = new MemoryBudget(0, budgetBytes, budgetBytes, STRIPES, true);
 		AtomicLong held = new AtomicLong();
 		AtomicLong mostHeld = new AtomicLong();
 		AtomicLong mostReserved = new AtomicLong();
@@ -243,7 +253,7 @@ class MemoryBudgetTests {
 
 	@Test
 	void waitWhenItEndsOrIsInterruptedShouldLeaveTheStatisticsAtTheirBaseline() throws Exception {
-		MemoryBudget budget = new MemoryBudget(0, 64 * MIB, STRIPES, true);
+		MemoryBudget budget = new MemoryBudget(0, 64 * MIB, 64 * MIB, STRIPES, true);
 		budget.acquire(63 * MIB, StreamPriority.NORMAL, NO_WAIT, null);
 		assertThatExceptionOfType(MemoryBudgetExceededException.class)
 			.isThrownBy(() -> budget.acquire(2 * MIB, StreamPriority.NORMAL, NO_WAIT, null));
