@@ -32,22 +32,22 @@ import org.jspecify.annotations.Nullable;
  * compare-and-set on it while nobody waits, and the reservation is the bytes in use. From
  * then on the budget is striped, as Linux's per-CPU counters are: each stripe of threads
  * ({@link ThreadStripes}), on a cache line of its own, holds credit leased from the
- * reservation, and a small request (at most a lease: a {@code 8 × stripes}th of the
- * budget) takes its stripe's credit, leasing a lease's worth more from the reservation
- * when the stripe has too little, and gives its bytes back to the stripe, which keeps at
- * most a lease and gives the rest back to the reservation. The reservation is then the
- * bytes in use plus the stripes' idle credit, at most an eighth of the budget (of the
- * device's memory, if less: a budget may be unlimited), and stays within the budget: the
- * bound is exact. Idle credit never makes anyone wait or refuses a request: a request
- * that does not fit reclaims every stripe's credit and tries again, and a waiter reclaims
- * it when it starts to wait; while anyone waits, requests and releases skip the stripes,
- * and a thread that put credit on its stripe while a waiter came gives it back (the
- * credit and the count of waiters are both written, then the other read, so one of the
- * two sees the other). Large requests bypass the stripes. The bytes in use are the
- * reservation less the stripes' credit, summed when read: exact when nothing runs, an
- * estimate while requests race. The peak is the reservation's: the bytes in use at their
- * peak, exact until the budget is striped, afterwards at most the stripes' idle credit
- * above it (an eighth of the budget).
+ * reservation, and a small request (at most a lease: the budget, or the device's memory
+ * if less, over {@code 8 × stripes}) takes its stripe's credit, leasing a lease's worth
+ * more from the reservation when the stripe has too little, and gives its bytes back to
+ * the stripe, which keeps at most a lease and gives the rest back to the reservation. The
+ * reservation is then the bytes in use plus the stripes' idle credit, at most an eighth
+ * of the budget (or of the device's memory: a budget may be unlimited), and stays within
+ * the budget: the bound is exact. Idle credit never makes anyone wait or refuses a
+ * request: a request that does not fit reclaims every stripe's credit and tries again,
+ * and a waiter reclaims it when it starts to wait; while anyone waits, requests and
+ * releases skip the stripes, and a thread that put credit on its stripe while a waiter
+ * came gives it back (the credit and the count of waiters are both written, then the
+ * other read, so one of the two sees the other). Large requests bypass the stripes. The
+ * bytes in use are the reservation less the stripes' credit, summed when read: exact when
+ * nothing runs, an estimate while requests race. The peak is the reservation's: the bytes
+ * in use at their peak, exact until the budget is striped, afterwards at most the
+ * stripes' idle credit above it (the eighth above).
  * <p>
  * The reservation (written by admissions and releases that leave the stripes), the peak
  * and the number of waiters (read by every one, written seldom) lie on cache lines of

@@ -13,7 +13,8 @@ package dev.offload;
  * @param cachedBytes device memory kept by the buffer cache for reuse
  * @param peakBytes the most device memory in use at once since the device started: exact
  * until threads first race on the budget; from then on it may count, above that, the
- * budget's credit that stripes of threads hold idle (at most an eighth of the budget)
+ * budget's credit that stripes of threads hold idle (at most an eighth of the budget, or
+ * of the device's memory if less)
  * @param hostUsedBytes page-locked host memory held by open buffers
  * @param hostCachedBytes page-locked host memory kept for reuse (cache and staging arena)
  * @param hostPeakBytes the most page-locked host memory in use at once since the start
