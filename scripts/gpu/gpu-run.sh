@@ -37,7 +37,9 @@
 #            of sessions wanting 30% of the budget, budget on and off, then without it at fixed concurrencies
 #            (memory-flood.md), and the memory path with JMH
 #            at 1 and 16 threads (memory-jmh.txt); MEMORY_ARGS adds options (e.g. "--seconds 20")
-#   memory-jmh   not in the default: only the memory path with JMH of the memory part (memory-jmh.txt)
+#   memory-jmh   not in the default: only the memory path with JMH of the memory part (memory-jmh.txt: a cache hit,
+#            a session's budget admission, and its two parts apart, a session's opening and closing and the
+#            budget's acquire and release; about 40 s per thread count)
 #   memory-soak  not in the default: MEMORY_SOAK_SECONDS (default 540) of varying sizes, counting driver allocations
 #            and frees and device-synchronizing calls on request and completion threads after warm-up
 #            (memory-soak.md); run it as a call of its own (a 600 s soak needs the whole per-call limit)

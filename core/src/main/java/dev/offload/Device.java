@@ -94,7 +94,8 @@ public final class Device {
 		this.listener = CompositeOffloadListener.isolating(listener);
 		this.streamPool = new StreamPool(this, poolConfig);
 		this.eventPool = new EventPool(backendDevice);
-		this.memoryBudget = new MemoryBudget(this.info.id(), memoryConfig.budgetFor(this.info.usableMemoryBytes()));
+		this.memoryBudget = new MemoryBudget(this.info.id(), memoryConfig.budgetFor(this.info.usableMemoryBytes()),
+				this.info.totalMemoryBytes());
 		long ceiling = Math.min(this.memoryBudget.budgetBytes(), this.info.totalMemoryBytes());
 		this.bufferCache = new BufferCache(this.info.id(), backendDevice, this.info.totalMemoryBytes(),
 				this.info.leastPriority(), bufferCacheMaxBytes, ceiling, this.memoryBudget::usedBytes);

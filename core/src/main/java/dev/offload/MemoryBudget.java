@@ -14,37 +14,60 @@ import org.jspecify.annotations.Nullable;
  * queue of those waiting for it: a counting semaphore of bytes with priorities and
  * deadlines.
  * <p>
- * Invariant: {@code used} never exceeds {@code budget}; every byte acquired is released
- * exactly once (a session releases its reservation when it ends, an application-owned
- * buffer when it is closed). The fast path is one compare-and-set on {@code used}, taken
- * only while nobody waits; with waiters, arrivals queue so that a waiter is not overtaken
- * for ever. Waiters are served {@link StreamPriority#HIGH} first, then in arrival order,
- * first fit within a class (a small request is not held behind a large one that does not
- * fit yet); a waiter of a lower class is served only when no higher one waits. A wait
- * ends at the session's deadline or the borrow timeout of its priority's lane, whichever
- * comes first, with a {@link MemoryBudgetExceededException}; a request larger than the
- * whole budget fails at once. A large request (more than an eighth of the budget) is
- * admitted only while it leaves an eighth to the others, or when nothing is in use, so
- * that a few large sessions cannot make every small one wait for them (the small ones'
- * lane, in bytes).
+ * Invariant: the bytes reserved never exceed {@code budget}, and the bytes in use never
+ * exceed those reserved; every byte acquired is released exactly once (a session releases
+ * its reservation when it ends, an application-owned buffer when it is closed). Waiters
+ * are served {@link StreamPriority#HIGH} first, then in arrival order, first fit within a
+ * class (a small request is not held behind a large one that does not fit yet); a waiter
+ * of a lower class is served only when no higher one waits. A wait ends at the session's
+ * deadline or the borrow timeout of its priority's lane, whichever comes first, with a
+ * {@link MemoryBudgetExceededException}; a request larger than the whole budget fails at
+ * once. A large request (more than an eighth of the budget) is admitted only while it
+ * leaves an eighth to the others, or when nothing is in use, so that a few large sessions
+ * cannot make every small one wait for them (the small ones' lane, in bytes). With
+ * waiters, arrivals queue so that a waiter is not overtaken for ever.
  * <p>
- * Under many threads the cost is moving cache lines between cores, so the bytes in use
- * (written by every admission and release), the peak and the number of waiters (read by
- * every one, written seldom) lie on cache lines of their own: a write to the bytes in use
- * does not make every thread miss on the two others. A failed compare-and-set goes on
- * from the value it found rather than reading the line again.
+ * Under many threads the cost is moving cache lines between cores. Until two threads
+ * first race on the reservation (a failed compare-and-set), every request takes one
+ * compare-and-set on it while nobody waits, and the reservation is the bytes in use. From
+ * then on the budget is striped, as Linux's per-CPU counters are: each stripe of threads
+ * ({@link ThreadStripes}), on a cache line of its own, holds credit leased from the
+ * reservation, and a small request (at most a lease: the budget, or the device's memory
+ * if less, over {@code 8 × stripes}) takes its stripe's credit, leasing a lease's worth
+ * more from the reservation when the stripe has too little, and gives its bytes back to
+ * the stripe, which keeps at most a lease and gives the rest back to the reservation. The
+ * reservation is then the bytes in use plus the stripes' idle credit, at most an eighth
+ * of the budget (or of the device's memory: a budget may be unlimited), and stays within
+ * the budget: the bound is exact. Idle credit never makes anyone wait or refuses a
+ * request: a request that does not fit reclaims every stripe's credit and tries again,
+ * and a waiter reclaims it when it starts to wait; while anyone waits, requests and
+ * releases skip the stripes, and a thread that put credit on its stripe while a waiter
+ * came gives it back (the credit and the count of waiters are both written, then the
+ * other read, so one of the two sees the other). Large requests bypass the stripes. The
+ * bytes in use are the reservation less the stripes' credit, summed when read: exact when
+ * nothing runs, an estimate while requests race. The peak is the reservation's: the bytes
+ * in use at their peak, exact until the budget is striped, afterwards at most the
+ * stripes' idle credit above it (the eighth above).
+ * <p>
+ * The reservation (written by admissions and releases that leave the stripes), the peak
+ * and the number of waiters (read by every one, written seldom) lie on cache lines of
+ * their own. A failed compare-and-set goes on from the value it found rather than reading
+ * the line again.
  */
 final class MemoryBudget {
 
 	/**
-	 * Slots of {@link #counters}: 16 longs (128 bytes, a cache line and the one the
-	 * processor prefetches with it) apart, and from the array's ends.
+	 * Longs between two counters: 128 bytes, a cache line and the one the processor
+	 * prefetches with it.
 	 */
-	private static final int USED = 16;
+	private static final int STRIDE = 16;
 
-	private static final int PEAK = 32;
+	/** Slots of {@link #counters}, {@link #STRIDE} apart and from the array's ends. */
+	private static final int RESERVED = STRIDE;
 
-	private static final int WAITING = 48;
+	private static final int PEAK = 2 * STRIDE;
+
+	private static final int WAITING = 3 * STRIDE;
 
 	private final int deviceId;
 
@@ -53,8 +76,28 @@ final class MemoryBudget {
 	/** The share of the budget a large request leaves to the others: an eighth. */
 	private final long smallReserveBytes;
 
-	/** The bytes in use, their peak and the number of waiters, each on its own line. */
-	private final AtomicLongArray counters = new AtomicLongArray(WAITING + 16);
+	/** The bytes reserved, their peak and the number of waiters, each on its own line. */
+	private final AtomicLongArray counters = new AtomicLongArray(WAITING + STRIDE);
+
+	/** A power of two: the stripes of {@link #credit}. */
+	private final int stripes;
+
+	/**
+	 * The credit a stripe leases from the reservation at once, and the most it keeps: an
+	 * eighth of the budget (or of the device's memory, if less) over all stripes; 0 for a
+	 * budget too small to stripe.
+	 */
+	private final long leaseBytes;
+
+	/**
+	 * The idle credit of each stripe, {@link #STRIDE} apart and from the array's ends.
+	 */
+	private final AtomicLongArray credit;
+
+	/**
+	 * Whether small requests use the stripes: set by the first failed compare-and-set.
+	 */
+	private volatile boolean striped;
 
 	private final LongAdder waitTimeouts = new LongAdder();
 
@@ -63,11 +106,31 @@ final class MemoryBudget {
 	/** Waiters per priority class, {@link StreamPriority#HIGH} first; under the lock. */
 	private final ArrayDeque<Waiter>[] waiters;
 
+	/**
+	 * Creates a budget.
+	 * @param deviceBytes the device's memory: with less memory than budget (or no budget,
+	 * {@code Long.MAX_VALUE}) the leases are shares of the memory
+	 */
+	MemoryBudget(int deviceId, long budgetBytes, long deviceBytes) {
+		this(deviceId, budgetBytes, deviceBytes, ThreadStripes.stripes(Runtime.getRuntime().availableProcessors()),
+				false);
+	}
+
+	/**
+	 * Creates a budget.
+	 * @param deviceBytes the device's memory
+	 * @param stripes a power of two
+	 * @param striped whether small requests use the stripes from the start (for tests)
+	 */
 	@SuppressWarnings("unchecked")
-	MemoryBudget(int deviceId, long budgetBytes) {
+	MemoryBudget(int deviceId, long budgetBytes, long deviceBytes, int stripes, boolean striped) {
 		this.deviceId = deviceId;
 		this.budgetBytes = budgetBytes;
 		this.smallReserveBytes = budgetBytes / 8;
+		this.stripes = stripes;
+		this.leaseBytes = Math.max(0, Math.min(budgetBytes, deviceBytes)) / (8L * stripes);
+		this.credit = new AtomicLongArray((stripes + 1) * STRIDE);
+		this.striped = striped && this.leaseBytes > 0;
 		this.waiters = new ArrayDeque[StreamPriority.values().length];
 		for (int i = 0; i < this.waiters.length; i++) {
 			this.waiters[i] = new ArrayDeque<>();
@@ -78,8 +141,35 @@ final class MemoryBudget {
 		return this.budgetBytes;
 	}
 
+	/**
+	 * Returns the bytes in use: the reservation less the stripes' idle credit; exact when
+	 * no request runs, else off by the credit that moves while the stripes are summed
+	 * (never below zero).
+	 */
 	long usedBytes() {
-		return this.counters.get(USED);
+		long idle = idleCreditBytes();
+		return Math.max(0, this.counters.get(RESERVED) - idle);
+	}
+
+	/**
+	 * Returns the bytes reserved: those in use and the stripes' idle credit.
+	 */
+	long reservedBytes() {
+		return this.counters.get(RESERVED);
+	}
+
+	/**
+	 * Returns the credit the stripes hold and nobody uses.
+	 */
+	long idleCreditBytes() {
+		if (!this.striped) {
+			return 0;
+		}
+		long idle = 0;
+		for (int i = 0; i < this.stripes; i++) {
+			idle += this.credit.get(slot(i));
+		}
+		return idle;
 	}
 
 	long peakBytes() {
@@ -107,51 +197,149 @@ final class MemoryBudget {
 		if (bytes > this.budgetBytes) {
 			throw new MemoryBudgetExceededException(this.deviceId, this.budgetBytes, usedBytes(), bytes, Duration.ZERO);
 		}
-		if (waiting() == 0 && tryAcquire(bytes)) {
-			return;
+		if (waiting() == 0) {
+			if (this.striped && bytes <= this.leaseBytes) {
+				if (acquireStriped(bytes)) {
+					return;
+				}
+			}
+			else if (tryAcquire(bytes) || (this.striped && reclaimAll() > 0 && tryAcquire(bytes))) {
+				return;
+			}
 		}
 		acquireSlow(bytes, priority, timeoutNanos, deadline);
 	}
 
 	/**
-	 * Acquires {@code bytes} if they fit now. A large request (more than an eighth of the
-	 * budget) fits only if it leaves an eighth of the budget to the others, or if nothing
-	 * is in use: large sessions cannot take the whole budget and make every small one
-	 * wait for them.
+	 * Acquires {@code bytes} from the reservation if they fit now. A large request (more
+	 * than an eighth of the budget) fits only if it leaves an eighth of the budget to the
+	 * others, or if nothing is reserved: large sessions cannot take the whole budget and
+	 * make every small one wait for them.
 	 */
 	boolean tryAcquire(long bytes) {
 		long limit = (bytes > this.smallReserveBytes) ? this.budgetBytes - this.smallReserveBytes : this.budgetBytes;
-		long current = this.counters.get(USED);
+		return reserve(bytes, limit);
+	}
+
+	/**
+	 * Adds {@code bytes} to the reservation if it stays within {@code limit}, or if it
+	 * was empty and stays within the budget.
+	 */
+	private boolean reserve(long bytes, long limit) {
+		long current = this.counters.get(RESERVED);
 		while (true) {
 			long next = current + bytes;
 			if (next > limit && (current > 0 || next > this.budgetBytes)) {
 				return false;
 			}
-			long found = this.counters.compareAndExchange(USED, current, next);
+			long found = this.counters.compareAndExchange(RESERVED, current, next);
 			if (found == current) {
 				if (next > this.counters.get(PEAK)) {
 					this.counters.accumulateAndGet(PEAK, next, Math::max);
 				}
 				return true;
 			}
+			if (!this.striped && this.leaseBytes > 0) {
+				this.striped = true;
+			}
 			current = found;
 		}
+	}
+
+	/**
+	 * Acquires a small request from the calling thread's stripe, leasing more credit for
+	 * it from the reservation when the stripe has too little; reclaims every stripe's
+	 * credit before it gives up.
+	 */
+	private boolean acquireStriped(long bytes) {
+		int slot = slot(ThreadStripes.current(this.stripes));
+		long held = this.credit.get(slot);
+		while (held >= bytes) {
+			long found = this.credit.compareAndExchange(slot, held, held - bytes);
+			if (found == held) {
+				return true;
+			}
+			held = found;
+		}
+		// Lease the request and enough to leave the stripe about a lease of credit.
+		long extra = this.leaseBytes - held;
+		if (reserve(bytes + extra, this.budgetBytes)) {
+			addCredit(slot, extra);
+			return true;
+		}
+		return tryAcquire(bytes) || (reclaimAll() > 0 && tryAcquire(bytes));
 	}
 
 	void release(long bytes) {
 		if (bytes <= 0) {
 			return;
 		}
-		this.counters.addAndGet(USED, -bytes);
+		if (this.striped && bytes <= this.leaseBytes && waiting() == 0) {
+			addCredit(slot(ThreadStripes.current(this.stripes)), bytes);
+			return;
+		}
+		this.counters.addAndGet(RESERVED, -bytes);
 		if (waiting() > 0) {
-			this.lock.lock();
-			try {
-				admitWaiters();
+			admitWaitersLocked();
+		}
+	}
+
+	/**
+	 * Puts {@code bytes} on a stripe's credit, gives what is above a lease back to the
+	 * reservation, and all of it if someone started to wait meanwhile.
+	 */
+	private void addCredit(int slot, long bytes) {
+		long held = this.credit.addAndGet(slot, bytes);
+		while (held > this.leaseBytes) {
+			long found = this.credit.compareAndExchange(slot, held, this.leaseBytes);
+			if (found == held) {
+				this.counters.addAndGet(RESERVED, -(held - this.leaseBytes));
+				break;
 			}
-			finally {
-				this.lock.unlock();
+			held = found;
+		}
+		// The credit was written before the count of waiters is read: a waiter that came
+		// after this reads the credit when it reclaims it, or this thread sees it here.
+		if (waiting() > 0) {
+			long idle = this.credit.getAndSet(slot, 0);
+			if (idle > 0) {
+				this.counters.addAndGet(RESERVED, -idle);
+			}
+			admitWaitersLocked();
+		}
+	}
+
+	/**
+	 * Gives every stripe's idle credit back to the reservation.
+	 * @return the bytes given back
+	 */
+	private long reclaimAll() {
+		long reclaimed = 0;
+		for (int i = 0; i < this.stripes; i++) {
+			int slot = slot(i);
+			if (this.credit.get(slot) > 0) {
+				reclaimed += this.credit.getAndSet(slot, 0);
 			}
 		}
+		if (reclaimed > 0) {
+			this.counters.addAndGet(RESERVED, -reclaimed);
+		}
+		return reclaimed;
+	}
+
+	private void admitWaitersLocked() {
+		this.lock.lock();
+		try {
+			admitWaiters();
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/** The slot of a stripe in {@link #credit}. */
+	private static int slot(int stripe) {
+		return (stripe + 1) * STRIDE;
 	}
 
 	private void acquireSlow(long bytes, StreamPriority priority, long timeoutNanos,
@@ -160,9 +348,12 @@ final class MemoryBudget {
 		this.lock.lock();
 		try {
 			Waiter waiter = new Waiter(bytes, this.lock.newCondition());
-			this.waiters[slot(priority)].addLast(waiter);
+			this.waiters[queue(priority)].addLast(waiter);
 			this.counters.incrementAndGet(WAITING);
 			try {
+				// The count of waiters was written before the credit is read: a stripe
+				// that gets credit after this gives it back itself.
+				reclaimAll();
 				admitWaiters();
 				while (!waiter.admitted) {
 					long remaining = timeoutNanos - (System.nanoTime() - start);
@@ -180,14 +371,14 @@ final class MemoryBudget {
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
 				if (waiter.admitted) {
-					this.counters.addAndGet(USED, -bytes);
+					this.counters.addAndGet(RESERVED, -bytes);
 				}
 				throw new OffloadException("Interrupted while waiting for " + bytes + " bytes of device "
 						+ this.deviceId + "'s memory budget", ex);
 			}
 			finally {
 				if (!waiter.admitted) {
-					this.waiters[slot(priority)].remove(waiter);
+					this.waiters[queue(priority)].remove(waiter);
 				}
 				this.counters.decrementAndGet(WAITING);
 				// A waiter that gave up may have been the one that held others back.
@@ -221,7 +412,7 @@ final class MemoryBudget {
 	}
 
 	/** The queue of a priority class: {@link StreamPriority#HIGH} first. */
-	private int slot(StreamPriority priority) {
+	private int queue(StreamPriority priority) {
 		return this.waiters.length - 1 - priority.ordinal();
 	}
 

@@ -8,9 +8,13 @@ package dev.offload;
  * @param budgetBytes the device memory sessions may hold at once
  * ({@code offload.memory.budget}); {@code Long.MAX_VALUE} when no budget is enforced
  * @param usedBytes device memory held by open buffers and admitted sessions'
- * reservations, rounded to size classes
+ * reservations, rounded to size classes; exact when no request runs (under many threads
+ * it is summed from the budget's stripes, and may be off by what moves meanwhile)
  * @param cachedBytes device memory kept by the buffer cache for reuse
- * @param peakBytes the most device memory in use at once since the device started
+ * @param peakBytes the most device memory in use at once since the device started: exact
+ * until threads first race on the budget; from then on it may count, above that, the
+ * budget's credit that stripes of threads hold idle (at most an eighth of the budget, or
+ * of the device's memory if less)
  * @param hostUsedBytes page-locked host memory held by open buffers
  * @param hostCachedBytes page-locked host memory kept for reuse (cache and staging arena)
  * @param hostPeakBytes the most page-locked host memory in use at once since the start

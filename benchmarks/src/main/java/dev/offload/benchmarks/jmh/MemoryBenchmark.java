@@ -1,5 +1,8 @@
 package dev.offload.benchmarks.jmh;
 
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
@@ -20,6 +23,7 @@ import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.MemoryConfig;
 import dev.offload.OffloadSession;
+import dev.offload.StreamPriority;
 import dev.offload.backend.host.HostBackend;
 
 /**
@@ -28,7 +32,8 @@ import dev.offload.backend.host.HostBackend;
  * is measured is Offload's code): a cache hit's acquire and release of an
  * application-owned buffer (budget admission, size class, cache poll, buffer, cache
  * offer, budget release), and a session's reservation in the budget with its opening and
- * closing. Run with {@code -t 1} and {@code -t 16}:
+ * closing, with its two parts apart: a session's opening and closing alone, and the
+ * budget's admission and release alone. Run with {@code -t 1} and {@code -t 16}:
  * {@code java -jar benchmarks.jar MemoryBenchmark -t 16}.
  */
 @BenchmarkMode(Mode.AverageTime)
@@ -39,9 +44,49 @@ import dev.offload.backend.host.HostBackend;
 @State(Scope.Benchmark)
 public class MemoryBenchmark {
 
+	/** The reservation of a session and the request of the budget alone. */
+	private static final long MIB = 1 << 20;
+
+	/**
+	 * The device's budget, taken out of the package-private {@code Device.memoryBudget()}
+	 * (the budget is not public API): {@code (budget)MemoryBudget}.
+	 */
+	private static final MethodHandle BUDGET;
+
+	/**
+	 * {@code MemoryBudget.acquire(bytes, priority, timeoutNanos, deadline)}:
+	 * {@code (Object, long, StreamPriority, long, Object)void}.
+	 */
+	private static final MethodHandle ACQUIRE;
+
+	/** {@code MemoryBudget.release(bytes)}: {@code (Object, long)void}. */
+	private static final MethodHandle RELEASE;
+
+	static {
+		try {
+			MethodHandles.Lookup lookup = MethodHandles.privateLookupIn(Device.class, MethodHandles.lookup());
+			Class<?> budget = Class.forName("dev.offload.MemoryBudget");
+			Class<?> deadline = Class.forName("dev.offload.SessionDeadline");
+			BUDGET = lookup.findVirtual(Device.class, "memoryBudget", MethodType.methodType(budget))
+				.asType(MethodType.methodType(Object.class, Device.class));
+			ACQUIRE = lookup
+				.findVirtual(budget, "acquire",
+						MethodType.methodType(void.class, long.class, StreamPriority.class, long.class, deadline))
+				.asType(MethodType.methodType(void.class, Object.class, long.class, StreamPriority.class, long.class,
+						Object.class));
+			RELEASE = lookup.findVirtual(budget, "release", MethodType.methodType(void.class, long.class))
+				.asType(MethodType.methodType(void.class, Object.class, long.class));
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new ExceptionInInitializerError(ex);
+		}
+	}
+
 	private DeviceRegistry registry;
 
 	private Device device;
+
+	private Object budget;
 
 	/**
 	 * Builds one host device with a budget of 90% of 1 GiB.
@@ -52,6 +97,12 @@ public class MemoryBenchmark {
 			.memory(MemoryConfig.DEFAULTS)
 			.build();
 		this.device = this.registry.device(0);
+		try {
+			this.budget = (Object) BUDGET.invokeExact(this.device);
+		}
+		catch (Throwable ex) {
+			throw new IllegalStateException(ex);
+		}
 	}
 
 	/**
@@ -84,6 +135,31 @@ public class MemoryBenchmark {
 		try (OffloadSession session = this.device.openSession()) {
 			return session.reserveMemory(1 << 20).reservedMemory();
 		}
+	}
+
+	/**
+	 * A session's opening and closing alone, with nothing reserved and no stream: what
+	 * {@link #sessionBudgetAdmission()} costs beside the budget.
+	 * @return the session's id, so that nothing is eliminated
+	 */
+	@Benchmark
+	public long sessionOpenClose() {
+		try (OffloadSession session = this.device.openSession()) {
+			return session.id();
+		}
+	}
+
+	/**
+	 * The budget alone: admit 1 MiB (as {@link #sessionBudgetAdmission()} reserves) and
+	 * release it, with no session.
+	 * @return the bytes, so that nothing is eliminated
+	 * @throws Throwable never: the budget's calls throw nothing checked
+	 */
+	@Benchmark
+	public long budgetAcquireRelease() throws Throwable {
+		ACQUIRE.invokeExact(this.budget, MIB, StreamPriority.NORMAL, Long.MAX_VALUE, (Object) null);
+		RELEASE.invokeExact(this.budget, MIB);
+		return MIB;
 	}
 
 }
