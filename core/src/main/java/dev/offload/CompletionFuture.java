@@ -6,7 +6,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import org.jspecify.annotations.Nullable;
 
@@ -51,16 +50,6 @@ final class CompletionFuture<T> extends CompletableFuture<T> {
 	 * before it parks.
 	 */
 	static final long JOIN_YIELD_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
-
-	/**
-	 * The most threads that spin or yield in {@link #join()} at once: half the
-	 * processors, so that the completion thread, which settles what they wait for, always
-	 * finds one. The others park at once (64 threads spinning on 16 processors made a
-	 * round trip of {@code closeAsync().join()} twice as slow as a synchronous close).
-	 */
-	static final int MAX_SPINNING = Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
-
-	private static final AtomicInteger spinning = new AtomicInteger();
 
 	private final CompletableFuture<T> outcome = new CompletableFuture<>();
 
@@ -205,40 +194,13 @@ final class CompletionFuture<T> extends CompletableFuture<T> {
 
 	/**
 	 * Spins, then yields, for a short while before the caller parks, unless it is a
-	 * virtual thread (whose spinning would hold its carrier), the device's work runs on
-	 * this machine's processors, or {@link #MAX_SPINNING} threads spin already.
+	 * virtual thread (whose spinning would hold its carrier) or the device's work runs on
+	 * this machine's processors.
 	 */
 	private void awaitBriefly() {
-		if (!this.spinBeforeParking || this.outcome.isDone() || VirtualThreads.isCurrentThreadVirtual()
-				|| !startSpinning()) {
+		if (!this.spinBeforeParking || this.outcome.isDone() || VirtualThreads.isCurrentThreadVirtual()) {
 			return;
 		}
-		try {
-			spinThenYield();
-		}
-		finally {
-			stopSpinning();
-		}
-	}
-
-	/**
-	 * Takes one of the {@link #MAX_SPINNING} places of threads that spin before they
-	 * park.
-	 * @return whether a place was free
-	 */
-	static boolean startSpinning() {
-		if (spinning.incrementAndGet() > MAX_SPINNING) {
-			spinning.decrementAndGet();
-			return false;
-		}
-		return true;
-	}
-
-	static void stopSpinning() {
-		spinning.decrementAndGet();
-	}
-
-	private void spinThenYield() {
 		long start = System.nanoTime();
 		long waited;
 		do {

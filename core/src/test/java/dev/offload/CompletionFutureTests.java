@@ -53,29 +53,6 @@ class CompletionFutureTests {
 	}
 
 	@Test
-	void atMostHalfTheProcessorsShouldSpinBeforeParking() {
-		int taken = 0;
-		try {
-			while (taken < CompletionFuture.MAX_SPINNING) {
-				assertThat(CompletionFuture.startSpinning()).isTrue();
-				taken++;
-			}
-			assertThat(CompletionFuture.startSpinning()).isFalse();
-			CompletionFuture.stopSpinning();
-			taken--;
-			assertThat(CompletionFuture.startSpinning()).isTrue();
-			taken++;
-		}
-		finally {
-			for (int i = 0; i < taken; i++) {
-				CompletionFuture.stopSpinning();
-			}
-		}
-		assertThat(CompletionFuture.startSpinning()).isTrue();
-		CompletionFuture.stopSpinning();
-	}
-
-	@Test
 	void completingFromOutsideShouldDecideTheOutcomeOnce() {
 		CompletionFuture<String> future = new CompletionFuture<>(Runnable::run);
 		AtomicReference<String> seen = new AtomicReference<>();
