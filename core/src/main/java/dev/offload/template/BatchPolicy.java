@@ -6,11 +6,15 @@ import java.util.List;
 
 /**
  * How a {@link Batcher} gathers items into batches (Triton's dynamic batcher): a batch is
- * dispatched as soon as {@code maxBatchSize} items are queued, or when the oldest queued
- * item has waited {@code maxDelay}; it then takes the largest of the
+ * dispatched as soon as the largest of the {@code preferredBatchSizes} (or, without
+ * preferred sizes, {@code maxBatchSize}) items are queued, or when the oldest queued item
+ * has waited {@code maxDelay}; it then takes the largest of the
  * {@code preferredBatchSizes} that the queue can fill (all queued items, up to
  * {@code maxBatchSize}, if there are none or none fits; the rest follows at once in the
- * next batch). At most {@code maxQueue} items wait; more are refused at once.
+ * next batch). At most {@code maxQueue} items wait; more are refused at once. A preferred
+ * size also bounds the wait: callers that come back as soon as they have their result (a
+ * closed loop of fewer callers than {@code maxBatchSize}) never fill a batch of
+ * {@code maxBatchSize}, and each batch would wait the whole delay.
  *
  * @param maxBatchSize the most items in one batch; at least 1
  * @param preferredBatchSizes batch sizes the kernel runs best at (a captured shape, a
@@ -92,6 +96,16 @@ public record BatchPolicy(int maxBatchSize, List<Integer> preferredBatchSizes, D
 	 */
 	public BatchPolicy withMaxQueue(int value) {
 		return new BatchPolicy(this.maxBatchSize, this.preferredBatchSizes, this.maxDelay, value);
+	}
+
+	/**
+	 * Returns how many queued items make a batch dispatch at once: the largest preferred
+	 * size, else the maximum.
+	 * @return the count
+	 */
+	int dispatchSize() {
+		return this.preferredBatchSizes.isEmpty() ? this.maxBatchSize
+				: this.preferredBatchSizes.get(this.preferredBatchSizes.size() - 1);
 	}
 
 	/**

@@ -173,9 +173,9 @@ public final class Batcher<I, O> implements AutoCloseable {
 				throw new BatchQueueFullException(this.name, this.policy.maxQueue());
 			}
 			this.arrivals.add(entry);
-			// The dispatcher waits for the first item, then for a full batch or the
-			// delay.
-			if (size == 1 || size == this.policy.maxBatchSize()) {
+			// The dispatcher waits for the first item, then for a batch of the dispatch
+			// size or the delay.
+			if (size == 1 || size == this.policy.dispatchSize()) {
 				LockSupport.unpark(this.dispatcher);
 			}
 		}
@@ -297,7 +297,7 @@ public final class Batcher<I, O> implements AutoCloseable {
 					Thread.yield();
 				}
 			}
-			else if (this.closed.get() || this.pending.size() >= this.policy.maxBatchSize()) {
+			else if (this.closed.get() || this.pending.size() >= this.policy.dispatchSize()) {
 				break;
 			}
 			else {

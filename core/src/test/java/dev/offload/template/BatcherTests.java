@@ -240,9 +240,9 @@ class BatcherTests {
 
 	@Test
 	void batchCutByTheDelayShouldTakeTheLargestPreferredSizeAndTheRestShouldFollow() throws Exception {
-		// Nothing is cut before the close (the delay is an hour, the maximum 16): the
-		// close
-		// cuts the 11 queued items at once, as the end of a delay would.
+		// The delay is an hour and the maximum 16: the eighth item makes a batch of the
+		// largest preferred size at once, and the close cuts the 3 left, as the end of
+		// a delay would.
 		Batcher<Integer, Integer> sizes = this.template.batcher("sizes",
 				(items) -> CompletableFuture.completedFuture(items),
 				BatchPolicy.DEFAULTS.withMaxBatchSize(16)
@@ -259,6 +259,26 @@ class BatcherTests {
 		assertThat(this.batches).filteredOn((batch) -> batch.name().equals("sizes"))
 			.extracting(BatchListener.CompletedBatch::size)
 			.containsExactly(8, 3);
+	}
+
+	@Test
+	void queueReachingTheLargestPreferredSizeShouldDispatchWithoutWaitingForTheDelay() throws Exception {
+		Batcher<Integer, Integer> preferred = this.template.batcher("preferred",
+				(items) -> CompletableFuture.completedFuture(items),
+				BatchPolicy.DEFAULTS.withMaxBatchSize(16)
+					.withPreferredBatchSizes(2, 4)
+					.withMaxDelay(Duration.ofHours(1)));
+		List<CompletableFuture<Integer>> results = new ArrayList<>();
+		for (int i = 0; i < 4; i++) {
+			results.add(preferred.submit(i));
+		}
+		// No close and an hour of delay: only the preferred size can have cut it.
+		for (int i = 0; i < 4; i++) {
+			assertThat(results.get(i).get(30, TimeUnit.SECONDS)).isEqualTo(i);
+		}
+		assertThat(this.batches).filteredOn((batch) -> batch.name().equals("preferred"))
+			.extracting(BatchListener.CompletedBatch::size)
+			.containsExactly(4);
 	}
 
 	@Test
