@@ -57,6 +57,13 @@ final class CompletionFuture<T> extends CompletableFuture<T> {
 
 	private final boolean spinBeforeParking;
 
+	/**
+	 * What a platform thread in {@link #join()} runs instead of waiting to be woken: it
+	 * waits for the work itself and settles this future (a session's
+	 * {@link OffloadSession#closeAsync()}); {@code null} for none.
+	 */
+	private volatile @Nullable Runnable helper;
+
 	CompletionFuture(Executor executor) {
 		this(executor, true);
 	}
@@ -166,10 +173,30 @@ final class CompletionFuture<T> extends CompletableFuture<T> {
 		return super.isDone() ? super.getNow(valueIfAbsent) : this.outcome.getNow(valueIfAbsent);
 	}
 
+	/**
+	 * Has platform threads that {@link #join()} run {@code helper} first.
+	 * @param helper waits for the work and settles this future, or returns early if the
+	 * completion thread did; never throws
+	 */
+	void helpWith(Runnable helper) {
+		this.helper = helper;
+	}
+
 	@Override
 	public T join() {
 		if (super.isDone()) {
 			return super.join();
+		}
+		Runnable help = this.helper;
+		if (help != null && !this.outcome.isDone() && !VirtualThreads.isCurrentThreadVirtual()) {
+			// Not get(): a thread waiting in the driver cannot be interrupted.
+			try {
+				help.run();
+			}
+			catch (RuntimeException ex) {
+				// The outcome is settled all the same (the completion thread reports what
+				// went wrong): wait for it below.
+			}
 		}
 		awaitBriefly();
 		return this.outcome.join();

@@ -51,6 +51,9 @@ import dev.offload.spi.NativeMemory;
  */
 public final class OffloadSession implements AutoCloseable {
 
+	private static final AtomicIntegerFieldUpdater<OffloadSession> FINISHED_ASYNC = AtomicIntegerFieldUpdater
+		.newUpdater(OffloadSession.class, "finishedAsync");
+
 	private static final AtomicIntegerFieldUpdater<OffloadSession> AWAITING = AtomicIntegerFieldUpdater
 		.newUpdater(OffloadSession.class, "awaiting");
 
@@ -91,6 +94,13 @@ public final class OffloadSession implements AutoCloseable {
 	private boolean unwrapped;
 
 	private @Nullable CompletionFuture<Void> completion;
+
+	/**
+	 * 1 once the session closed with {@link #closeAsync()} is finished: by the completion
+	 * thread, or by a platform thread that joined the future and waited for the work
+	 * itself; whoever sets it finishes the session, the other does nothing.
+	 */
+	private volatile int finishedAsync;
 
 	/** The device memory the budget admitted for this session, released when it ends. */
 	private long memoryReserved;
@@ -685,6 +695,11 @@ public final class OffloadSession implements AutoCloseable {
 			finish(this.failure, this.failure, false);
 		}
 		else {
+			// A platform thread that joins the future waits for the work in the driver,
+			// as
+			// close() does, and finishes the session itself: it is not woken by the
+			// completion thread, which would wake many such threads one after another.
+			this.completion.helpWith(this::finishForJoiner);
 			this.device.completionPoller().submit(new CloseTask());
 		}
 		return this.completion;
@@ -721,24 +736,60 @@ public final class OffloadSession implements AutoCloseable {
 	}
 
 	/**
-	 * Called by the completion thread: finishes the session if its work is done.
-	 * @return {@code true} when finished
+	 * Called by the completion thread, and by a thread that joins the future of
+	 * {@link #closeAsync()} once its work is done: finishes the session if its work is
+	 * done and nobody finished it yet.
+	 * @return {@code true} when finished (by this call or an earlier one)
 	 */
 	boolean pollCompletion() {
+		if (this.finishedAsync != 0) {
+			return true;
+		}
 		boolean done;
+		RuntimeException failure = null;
 		try {
 			done = lent().backend.query();
 		}
 		catch (RuntimeException ex) {
-			finish(recordFailure(ex), ex, true);
+			failure = ex;
+			done = true;
+		}
+		if (!done) {
+			return false;
+		}
+		if (!FINISHED_ASYNC.compareAndSet(this, 0, 1)) {
+			// Finished by the other side; what was queried may be the stream's next
+			// session.
 			return true;
 		}
-		if (done) {
+		if (failure != null) {
+			finish(recordFailure(failure), failure, true);
+		}
+		else {
 			// A session handed off after its deadline has its timeout as the outcome; its
 			// stream is fine.
 			finish(this.failure, null, true);
 		}
-		return done;
+		return true;
+	}
+
+	/**
+	 * Called by a platform thread in {@code join()} of the future of
+	 * {@link #closeAsync()}: waits for the session's work in the driver and finishes the
+	 * session unless the completion thread did first.
+	 */
+	private void finishForJoiner() {
+		PooledStream lent = this.stream;
+		if (this.finishedAsync != 0 || lent == null) {
+			return;
+		}
+		try {
+			lent.backend.synchronize();
+		}
+		catch (RuntimeException ex) {
+			// The query below meets the same failure and reports it.
+		}
+		pollCompletion();
 	}
 
 	/**
@@ -747,6 +798,9 @@ public final class OffloadSession implements AutoCloseable {
 	 * destroyed under running work).
 	 */
 	private void abandon(String reason) {
+		if (!FINISHED_ASYNC.compareAndSet(this, 0, 1)) {
+			return;
+		}
 		this.failureReported = true;
 		this.device.completionPoller()
 			.complete(completion(), new StreamPoolClosedException(

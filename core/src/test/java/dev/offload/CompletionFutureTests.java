@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.awaitility.Awaitility;
@@ -50,6 +51,61 @@ class CompletionFutureTests {
 		publisher.join();
 		assertThat(dependent).isDone();
 		assertThat(ranOn).hasValue("publisher");
+	}
+
+	@Test
+	void aPlatformThreadThatJoinsShouldRunTheHelperInsteadOfWaitingToBeWoken() {
+		HeldExecutor executor = new HeldExecutor();
+		CompletionFuture<String> future = new CompletionFuture<>(executor);
+		AtomicReference<String> helpedOn = new AtomicReference<>();
+		future.helpWith(() -> {
+			helpedOn.set(Thread.currentThread().getName());
+			future.settle("helped", null);
+		});
+		// Nobody else settles it: without the helper, join() would wait for ever.
+		assertThat(future.join()).isEqualTo("helped");
+		assertThat(helpedOn).hasValue(Thread.currentThread().getName());
+	}
+
+	@Test
+	void sessionsClosedAsynchronouslyShouldEachBeFinishedOnceWhetherTheJoinerOrTheCompletionThreadWins()
+			throws Exception {
+		AtomicInteger closedReported = new AtomicInteger();
+		DeviceRegistry registry = DeviceRegistry.builder(HostBackend.builder().build()).listener(new OffloadListener() {
+
+			@Override
+			public void sessionClosed(OffloadSession session, long durationNanos, Throwable failure) {
+				closedReported.incrementAndGet();
+			}
+
+		}).build();
+		ExecutorService joiners = Executors.newFixedThreadPool(4);
+		try {
+			Device device = registry.device(0);
+			Kernel noop = device.loadModule(TestKernels.MODULE).kernel("noop");
+			int each = 500;
+			List<CompletableFuture<Void>> all = new ArrayList<>();
+			for (int t = 0; t < 4; t++) {
+				all.add(CompletableFuture.runAsync(() -> {
+					for (int i = 0; i < each; i++) {
+						OffloadSession session = device.openSession();
+						session.reserveMemory(4096);
+						session.launch(noop, LaunchConfig.of(1, 1));
+						session.closeAsync().join();
+					}
+				}, joiners));
+			}
+			CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).get(2, TimeUnit.MINUTES);
+			// Each session ended once: its stream, its memory and its report.
+			Awaitility.await().atMost(Duration.ofMinutes(1)).until(() -> device.pendingCompletions() == 0);
+			assertThat(device.streamPool().inUse()).isZero();
+			assertThat(device.memoryStatistics().usedBytes()).isZero();
+			assertThat(closedReported).hasValue(4 * each);
+		}
+		finally {
+			joiners.shutdownNow();
+			registry.close(Duration.ofSeconds(5));
+		}
 	}
 
 	@Test

@@ -67,9 +67,12 @@ public final class SmallWorkBenchmark {
 		this.options = options;
 		this.out = out;
 		this.registry = DeviceRegistry.builder(Backends.create(options.backend, options.hostWorkers)).build();
-		this.template = new OffloadTemplate(this.registry,
-				BatchPolicy.DEFAULTS.withMaxDelay(Duration.ofNanos(options.maxDelayMicros * 1000L)), (batch) -> {
-				});
+		BatchPolicy policy = BatchPolicy.DEFAULTS.withMaxDelay(Duration.ofNanos(options.maxDelayMicros * 1000L));
+		if (options.preferredBatch > 0) {
+			policy = policy.withPreferredBatchSizes(options.preferredBatch);
+		}
+		this.template = new OffloadTemplate(this.registry, policy, (batch) -> {
+		});
 	}
 
 	/**
@@ -78,7 +81,7 @@ public final class SmallWorkBenchmark {
 	 * (virtual needs Java 21+), {@code --requests N}, {@code --rounds N},
 	 * {@code --seconds N}, {@code --ramp-ms N}, {@code --max-delay-us N},
 	 * {@code --launches N}, {@code --flow-options N}, {@code --replays N},
-	 * {@code --host-workers N}
+	 * {@code --host-workers N}, {@code --preferred-batch N} (0: none)
 	 * @throws Exception if a part fails
 	 */
 	public static void main(String[] args) throws Exception {
@@ -146,7 +149,8 @@ public final class SmallWorkBenchmark {
 					batchedSustained, ceilingSustained);
 			long compared = runs.stream().mapToLong(Run::compared).sum();
 			long differing = runs.stream().mapToLong(Run::differing).sum();
-			String delay = "max delay " + this.options.maxDelayMicros + " µs";
+			String delay = "max delay " + this.options.maxDelayMicros + " µs"
+					+ ((this.options.preferredBatch > 0) ? ", preferred " + this.options.preferredBatch : "");
 			this.out.printf(Locale.ROOT, "## %d concurrent one-option price requests, %s callers%n%n", requests,
 					this.options.callers);
 			this.out.println("| mode | requests/s | mean batch | p50 µs | p99 µs | max µs | release spread µs |");
@@ -646,16 +650,18 @@ public final class SmallWorkBenchmark {
 	 * @param flowOptions the options of a flow's launch
 	 * @param replays how many times a flow runs
 	 * @param hostWorkers the host backend's workers, 0 for its default
+	 * @param preferredBatch the batcher's preferred batch size, 0 for none (the default
+	 * policy)
 	 */
 	record Options(String backend, Callers callers, int requests, int rounds, int seconds, int rampMillis,
-			int maxDelayMicros, int launches, int flowOptions, int replays, int hostWorkers) {
+			int maxDelayMicros, int launches, int flowOptions, int replays, int hostWorkers, int preferredBatch) {
 
 		static Options parse(String[] args) {
 			String backend = "host";
 			Callers callers = Callers.PLATFORM;
-			int[] values = { 1000, 20, 3, 500, 200, 16, 32, 2000, 0 };
+			int[] values = { 1000, 20, 3, 500, 200, 16, 32, 2000, 0, 0 };
 			List<String> names = List.of("--requests", "--rounds", "--seconds", "--ramp-ms", "--max-delay-us",
-					"--launches", "--flow-options", "--replays", "--host-workers");
+					"--launches", "--flow-options", "--replays", "--host-workers", "--preferred-batch");
 			for (int i = 0; i < args.length; i += 2) {
 				if (i + 1 >= args.length) {
 					throw new IllegalArgumentException(args[i] + " needs a value");
@@ -674,7 +680,8 @@ public final class SmallWorkBenchmark {
 							"Unknown option " + args[i] + "; use --backend, --callers or one of " + names);
 				}
 				values[at] = Integer.parseInt(args[i + 1]);
-				if (values[at] < ((at == names.size() - 1) ? 0 : 1)) {
+				// The host workers and the preferred batch size may be 0 (the default).
+				if (values[at] < ((at >= names.size() - 2) ? 0 : 1)) {
 					throw new IllegalArgumentException(args[i] + " must be positive, was " + values[at]);
 				}
 			}
@@ -683,7 +690,7 @@ public final class SmallWorkBenchmark {
 						"--ramp-ms (" + values[3] + ") must be shorter than --seconds (" + values[2] + " s)");
 			}
 			return new Options(backend, callers, values[0], values[1], values[2], values[3], values[4], values[5],
-					values[6], values[7], values[8]);
+					values[6], values[7], values[8], values[9]);
 		}
 
 	}
