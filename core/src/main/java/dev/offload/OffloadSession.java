@@ -51,6 +51,16 @@ import dev.offload.spi.NativeMemory;
  */
 public final class OffloadSession implements AutoCloseable {
 
+	/**
+	 * How many sessions closed asynchronously the completion thread finishes, and wakes
+	 * the joiners of, before joiners finish their own: half the processors. On the H200
+	 * (16 processors) one joiner woken by it took 1.17 times a synchronous close, one
+	 * that finished its own 1.92 times (the hand-off of the publication to the executor
+	 * on its path); with 64 joiners, those woken one after another took 1.91 to 1.97
+	 * times raw JCuda's time, those that finished their own 1.41 times.
+	 */
+	static final int JOINERS_WOKEN = Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
+
 	private static final AtomicIntegerFieldUpdater<OffloadSession> FINISHED_ASYNC = AtomicIntegerFieldUpdater
 		.newUpdater(OffloadSession.class, "finishedAsync");
 
@@ -780,7 +790,7 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	private void finishForJoiner() {
 		PooledStream lent = this.stream;
-		if (this.finishedAsync != 0 || lent == null) {
+		if (this.finishedAsync != 0 || lent == null || this.device.pendingCompletions() <= JOINERS_WOKEN) {
 			return;
 		}
 		try {
