@@ -682,14 +682,15 @@ public class OffloadProperties {
 	public static class Batching {
 
 		/**
-		 * Most items in one batch; a batch is dispatched as soon as this many wait.
+		 * Most items in one batch; without preferred sizes, a batch is dispatched as soon
+		 * as this many wait.
 		 */
 		private int maxBatchSize = 1024;
 
 		/**
-		 * Batch sizes the kernels run best at: when the delay ends, a batch takes the
-		 * largest of them that the queue fills. Empty: everything queued, up to
-		 * max-batch-size.
+		 * Batch sizes the kernels run best at: a batch is dispatched as soon as the
+		 * largest of them wait, and when the delay ends it takes the largest of them that
+		 * the queue fills. Empty: everything queued, up to max-batch-size.
 		 */
 		private List<Integer> preferredBatchSizes = new ArrayList<>();
 
