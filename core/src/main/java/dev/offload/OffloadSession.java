@@ -705,10 +705,9 @@ public final class OffloadSession implements AutoCloseable {
 			finish(this.failure, this.failure, false);
 		}
 		else {
-			// A platform thread that joins the future waits for the work in the driver,
-			// as
-			// close() does, and finishes the session itself: it is not woken by the
-			// completion thread, which would wake many such threads one after another.
+			// A platform thread that joins the future may wait for the work in the
+			// driver, as close() does, and finish the session itself (see
+			// finishForJoiner).
 			this.completion.helpWith(this::finishForJoiner);
 			this.device.completionPoller().submit(new CloseTask());
 		}
@@ -785,8 +784,13 @@ public final class OffloadSession implements AutoCloseable {
 
 	/**
 	 * Called by a platform thread in {@code join()} of the future of
-	 * {@link #closeAsync()}: waits for the session's work in the driver and finishes the
-	 * session unless the completion thread did first.
+	 * {@link #closeAsync()}: while the completion thread has more than
+	 * {@link #JOINERS_WOKEN} sessions to finish, and would wake their joiners one after
+	 * another, waits for this session's work in the driver and finishes the session
+	 * unless the completion thread did first. With fewer, the joiner is woken by the
+	 * completion thread, which costs it less than handing the publication to the executor
+	 * itself. (If the completion thread finished the session and its stream was lent
+	 * again just before the driver call, the wait includes that stream's next work.)
 	 */
 	private void finishForJoiner() {
 		PooledStream lent = this.stream;
