@@ -1,9 +1,16 @@
 package dev.offload.benchmarks.jmh;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
 
 import dev.offload.BackendException;
 import dev.offload.kernel.ModuleDefinition;
+import dev.offload.kernel.ParamKind;
 import dev.offload.spi.Backend;
 import dev.offload.spi.BackendDevice;
 import dev.offload.spi.BackendEvent;
@@ -16,7 +23,11 @@ import dev.offload.spi.NativeMemory;
 /**
  * A {@link Backend} of one device whose streams and events cost nothing: creating one
  * allocates a small object, enqueueing does nothing, and every stream is always idle.
- * Measuring a pool over it measures the pool alone.
+ * Measuring a pool over it measures the pool alone. Its memory is real (page-locked host
+ * memory is a direct buffer the caller copies into and out of; device memory a handle the
+ * host cannot address, as on a GPU) and its modules hold the host kernels' declarations,
+ * whose launches do nothing: measuring a fluent call over it measures Offload's own work
+ * per call.
  */
 public final class FreeBackend implements Backend {
 
@@ -62,26 +73,90 @@ public final class FreeBackend implements Backend {
 
 		@Override
 		public NativeMemory allocateDevice(long bytes) {
-			throw unsupported("allocateDevice");
+			return new FreeMemory(bytes, null);
 		}
 
 		@Override
 		public NativeMemory allocateHost(long bytes) {
-			throw unsupported("allocateHost");
+			if (bytes > Integer.MAX_VALUE) {
+				throw new BackendException("allocateHost", "FREE_ERROR_TOO_LARGE",
+						"the free backend's host memory is one direct buffer", 0, false, null);
+			}
+			return new FreeMemory(bytes, ByteBuffer.allocateDirect((int) bytes).order(ByteOrder.LITTLE_ENDIAN));
 		}
 
 		@Override
 		public BackendModule loadModule(ModuleDefinition definition) {
-			throw unsupported("loadModule");
+			Map<String, BackendKernel> kernels = new HashMap<>();
+			definition.hostKernels()
+				.forEach((name, kernel) -> kernels.put(name, new FreeKernel(name, kernel.parameters())));
+			return new BackendModule() {
+
+				@Override
+				public Map<String, BackendKernel> kernels() {
+					return kernels;
+				}
+
+				@Override
+				public void unload() {
+				}
+
+			};
 		}
 
 		@Override
 		public void close() {
 		}
 
-		private static BackendException unsupported(String call) {
-			return new BackendException(call, "FREE_ERROR_NOT_SUPPORTED", "the free backend has streams only", 0, false,
-					null);
+	}
+
+	private record FreeKernel(String name, List<ParamKind> parameters) implements BackendKernel {
+
+	}
+
+	/** Memory: host memory has a direct buffer, device memory none (as on a GPU). */
+	private static final class FreeMemory implements NativeMemory {
+
+		private final long size;
+
+		private final @Nullable ByteBuffer host;
+
+		FreeMemory(long size, @Nullable ByteBuffer host) {
+			this.size = size;
+			this.host = host;
+		}
+
+		@Override
+		public long size() {
+			return this.size;
+		}
+
+		@Override
+		public boolean isHost() {
+			return this.host != null;
+		}
+
+		@Override
+		public @Nullable ByteBuffer hostView() {
+			return (this.host != null) ? this.host.duplicate().order(ByteOrder.LITTLE_ENDIAN) : null;
+		}
+
+		@Override
+		public Object handle() {
+			return (this.host != null) ? this.host : this;
+		}
+
+		@Override
+		public void free() {
+		}
+
+		@Override
+		public NativeMemory slice(long offset, long bytes) {
+			if (this.host == null) {
+				return NativeMemory.super.slice(offset, bytes);
+			}
+			ByteBuffer part = this.host.duplicate().position((int) offset).limit((int) (offset + bytes)).slice();
+			return new FreeMemory(bytes, part.order(ByteOrder.LITTLE_ENDIAN));
 		}
 
 	}

@@ -1,0 +1,97 @@
+package dev.offload.benchmarks.jmh;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+import dev.offload.DeviceRegistry;
+import dev.offload.kernel.KernelRef;
+import dev.offload.kernel.ModuleDefinition;
+import dev.offload.kernel.ParamKind;
+import dev.offload.template.OffloadTemplate;
+
+/**
+ * Offload's own work per fluent call, on {@link FreeBackend} (whose driver calls cost
+ * nothing, while its page-locked memory is real, so the copies into and out of staging
+ * are measured): {@code template.kernel(SCALE).threads(n).arg(n).arg(2f).in(x)
+ * .outFloats(n).run().floats(0)}, the call of the fluent-call benchmark against
+ * hand-written JCuda. What a GPU adds to it is the driver's time, the same for any
+ * caller. Run with {@code -prof gc} to see the allocation per call:
+ * {@code java -jar benchmarks.jar FluentCallOverheadBenchmark -prof gc}.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(1)
+@State(Scope.Benchmark)
+public class FluentCallOverheadBenchmark {
+
+	/**
+	 * {@code scale(int n, float a, const float* in, float* out)}, whose launches do
+	 * nothing here.
+	 */
+	static final KernelRef SCALE = KernelRef.of(ModuleDefinition.builder("free-scale")
+		.hostKernel("scale", List.of(ParamKind.INT32, ParamKind.FLOAT32, ParamKind.POINTER, ParamKind.POINTER),
+				(thread) -> {
+				})
+		.build(), "scale");
+
+	/** The elements in and out. */
+	@Param({ "1", "1024", "65536" })
+	public int n;
+
+	private DeviceRegistry registry;
+
+	private OffloadTemplate template;
+
+	private float[] input;
+
+	/**
+	 * Starts a registry on the free backend.
+	 */
+	@Setup(Level.Trial)
+	public void setUp() {
+		this.registry = DeviceRegistry.builder(new FreeBackend()).build();
+		this.template = new OffloadTemplate(this.registry);
+		this.input = new float[this.n];
+	}
+
+	/**
+	 * Closes the registry.
+	 */
+	@TearDown(Level.Trial)
+	public void tearDown() {
+		this.registry.close();
+	}
+
+	/**
+	 * One fluent call: staging in, launch, staging out, the result read.
+	 * @return the output
+	 */
+	@Benchmark
+	public float[] fluentRun() {
+		return this.template.kernel(SCALE)
+			.threads(this.n)
+			.arg(this.n)
+			.arg(2f)
+			.in(this.input)
+			.outFloats(this.n)
+			.run()
+			.floats(0);
+	}
+
+}
