@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 import org.jspecify.annotations.Nullable;
@@ -61,8 +62,22 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	static final int JOINERS_WOKEN = Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
 
-	private static final AtomicIntegerFieldUpdater<OffloadSession> FINISHED_ASYNC = AtomicIntegerFieldUpdater
-		.newUpdater(OffloadSession.class, "finishedAsync");
+	private static final AtomicIntegerFieldUpdater<OffloadSession> ASYNC_STATE = AtomicIntegerFieldUpdater
+		.newUpdater(OffloadSession.class, "asyncState");
+
+	/** {@link #asyncState}: nobody touches the stream. */
+	private static final int OPEN = 0;
+
+	/** {@link #asyncState}: the completion thread queries the stream. */
+	private static final int POLLING = 1;
+
+	/**
+	 * {@link #asyncState}: a joiner waits for the stream's work and finishes the session.
+	 */
+	private static final int HELPING = 2;
+
+	/** {@link #asyncState}: finished; the stream may belong to another session. */
+	private static final int FINISHED = 3;
 
 	private static final AtomicIntegerFieldUpdater<OffloadSession> AWAITING = AtomicIntegerFieldUpdater
 		.newUpdater(OffloadSession.class, "awaiting");
@@ -106,11 +121,13 @@ public final class OffloadSession implements AutoCloseable {
 	private @Nullable CompletionFuture<Void> completion;
 
 	/**
-	 * 1 once the session closed with {@link #closeAsync()} is finished: by the completion
-	 * thread, or by a platform thread that joined the future and waited for the work
-	 * itself; whoever sets it finishes the session, the other does nothing.
+	 * Who may touch the stream of a session closed with {@link #closeAsync()}: the
+	 * completion thread while it queries it ({@link #POLLING}), a joiner that waits for
+	 * the work and finishes the session ({@link #HELPING}), nobody once it is
+	 * {@link #FINISHED}. Each takes it from {@link #OPEN} by compare-and-set, so that
+	 * neither touches a stream the other gave back (lent again, or destroyed).
 	 */
-	private volatile int finishedAsync;
+	private volatile int asyncState;
 
 	/** The device memory the budget admitted for this session, released when it ends. */
 	private long memoryReserved;
@@ -745,14 +762,15 @@ public final class OffloadSession implements AutoCloseable {
 	}
 
 	/**
-	 * Called by the completion thread, and by a thread that joins the future of
-	 * {@link #closeAsync()} once its work is done: finishes the session if its work is
-	 * done and nobody finished it yet.
-	 * @return {@code true} when finished (by this call or an earlier one)
+	 * Called by the completion thread: finishes the session if its work is done, unless a
+	 * joiner does.
+	 * @return {@code true} when finished (here or by the joiner), {@code false} to poll
+	 * again
 	 */
 	boolean pollCompletion() {
-		if (this.finishedAsync != 0) {
-			return true;
+		if (!ASYNC_STATE.compareAndSet(this, OPEN, POLLING)) {
+			// A joiner waits for the work and finishes the session, or has.
+			return this.asyncState == FINISHED;
 		}
 		boolean done;
 		RuntimeException failure = null;
@@ -764,13 +782,19 @@ public final class OffloadSession implements AutoCloseable {
 			done = true;
 		}
 		if (!done) {
+			this.asyncState = OPEN;
 			return false;
 		}
-		if (!FINISHED_ASYNC.compareAndSet(this, 0, 1)) {
-			// Finished by the other side; what was queried may be the stream's next
-			// session.
-			return true;
-		}
+		this.asyncState = FINISHED;
+		finishDone(failure);
+		return true;
+	}
+
+	/**
+	 * Finishes a session closed with {@link #closeAsync()} whose work is done, or failed
+	 * with {@code failure}.
+	 */
+	private void finishDone(@Nullable RuntimeException failure) {
 		if (failure != null) {
 			finish(recordFailure(failure), failure, true);
 		}
@@ -779,40 +803,54 @@ public final class OffloadSession implements AutoCloseable {
 			// stream is fine.
 			finish(this.failure, null, true);
 		}
-		return true;
 	}
 
 	/**
 	 * Called by a platform thread in {@code join()} of the future of
 	 * {@link #closeAsync()}: while the completion thread has more than
-	 * {@link #JOINERS_WOKEN} sessions to finish, and would wake their joiners one after
-	 * another, waits for this session's work in the driver and finishes the session
-	 * unless the completion thread did first. With fewer, the joiner is woken by the
-	 * completion thread, which costs it less than handing the publication to the executor
-	 * itself. (If the completion thread finished the session and its stream was lent
-	 * again just before the driver call, the wait includes that stream's next work.)
+	 * {@link #JOINERS_WOKEN} tasks to watch, and would wake their joiners one after
+	 * another, takes the session from it, waits for the work in the driver and finishes
+	 * the session. With fewer, or while the completion thread queries the stream, the
+	 * joiner is woken by the completion thread, which costs it less than handing the
+	 * publication to the executor itself. Not on a fork/join pool's thread (the
+	 * completion executor's, say), where {@code join()} blocks through the pool's managed
+	 * blocking.
 	 */
 	private void finishForJoiner() {
 		PooledStream lent = this.stream;
-		if (this.finishedAsync != 0 || lent == null || this.device.pendingCompletions() <= JOINERS_WOKEN) {
+		if (lent == null || this.asyncState != OPEN || this.device.pendingCompletions() <= JOINERS_WOKEN
+				|| Thread.currentThread() instanceof ForkJoinWorkerThread
+				|| !ASYNC_STATE.compareAndSet(this, OPEN, HELPING)) {
 			return;
 		}
+		RuntimeException failure = null;
+		boolean done;
 		try {
 			lent.backend.synchronize();
+			done = lent.backend.query();
 		}
 		catch (RuntimeException ex) {
-			// The query below meets the same failure and reports it.
+			failure = ex;
+			done = true;
 		}
-		pollCompletion();
+		if (!done) {
+			// Not idle after all: the completion thread watches it again.
+			this.asyncState = OPEN;
+			return;
+		}
+		this.asyncState = FINISHED;
+		// Settled here, published on the completion executor: no dependent stage runs
+		// on the joiner's thread either.
+		finishDone(failure);
 	}
 
 	/**
 	 * Called by the completion thread when the device shut down before this session's
 	 * work was seen done: the future fails, and the stream stays lent (it is never
-	 * destroyed under running work).
+	 * destroyed under running work). A session a joiner is finishing is left to it.
 	 */
 	private void abandon(String reason) {
-		if (!FINISHED_ASYNC.compareAndSet(this, 0, 1)) {
+		if (!ASYNC_STATE.compareAndSet(this, OPEN, FINISHED)) {
 			return;
 		}
 		this.failureReported = true;
@@ -822,11 +860,12 @@ public final class OffloadSession implements AutoCloseable {
 	}
 
 	/**
-	 * Ends the session and completes its future: settled by the completion thread, which
-	 * must not run the future's dependent stages, and published on the completion
-	 * executor.
+	 * Ends the session and completes its future: with {@code publishOnExecutor}, settled
+	 * on this thread and published on the completion executor (the completion thread, and
+	 * a joiner that finished the session, run no dependent stage), else completed on this
+	 * thread.
 	 */
-	private void finish(@Nullable Throwable result, @Nullable Throwable streamFailure, boolean onCompletionThread) {
+	private void finish(@Nullable Throwable result, @Nullable Throwable streamFailure, boolean publishOnExecutor) {
 		try {
 			end(result, streamFailure);
 		}
@@ -834,7 +873,7 @@ public final class OffloadSession implements AutoCloseable {
 			if (result != null) {
 				this.failureReported = true;
 			}
-			if (onCompletionThread) {
+			if (publishOnExecutor) {
 				this.device.completionPoller().complete(completion(), result);
 			}
 			else if (result == null) {
