@@ -203,7 +203,7 @@ final class MemoryBudget {
 					return;
 				}
 			}
-			else if (tryAcquire(bytes) || (this.striped && reclaimAll() > 0 && tryAcquire(bytes))) {
+			else if (tryAcquire(bytes) || (this.striped && reclaimForRequest() && tryAcquire(bytes))) {
 				return;
 			}
 		}
@@ -267,7 +267,26 @@ final class MemoryBudget {
 			addCredit(slot, extra);
 			return true;
 		}
-		return tryAcquire(bytes) || (reclaimAll() > 0 && tryAcquire(bytes));
+		return tryAcquire(bytes) || (reclaimForRequest() && tryAcquire(bytes));
+	}
+
+	/**
+	 * Gives every stripe's idle credit back to the reservation for a request that does
+	 * not fit, and admits the waiters it lets in: a waiter that came while this thread
+	 * took the credit found none to take itself, and nothing else would wake it for what
+	 * this request leaves over. The reservation is written before the count of waiters is
+	 * read, and a waiter writes its count before it reads the reservation: one of the two
+	 * sees the other.
+	 * @return whether any credit came back
+	 */
+	private boolean reclaimForRequest() {
+		if (reclaimAll() == 0) {
+			return false;
+		}
+		if (waiting() > 0) {
+			admitWaitersLocked();
+		}
+		return true;
 	}
 
 	void release(long bytes) {
