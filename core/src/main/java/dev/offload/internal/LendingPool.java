@@ -379,9 +379,10 @@ public final class LendingPool<E extends Lendable> {
 		this.waiting.incrementAndGet();
 		ArrayDeque<Waiter> queue = this.classes[classIndex].waiters;
 		Waiter waiter = null;
+		WaitRecord record = null;
 		this.lock.lock();
-		WaitRecord record = startWaiting(start);
 		try {
+			record = startWaiting(start);
 			while (true) {
 				if (waiter != null && waiter.item != null) {
 					return (E) waiter.item;
@@ -434,7 +435,9 @@ public final class LendingPool<E extends Lendable> {
 				queue.remove(waiter);
 			}
 			this.waiting.decrementAndGet();
-			stopWaiting(record);
+			if (record != null) {
+				stopWaiting(record);
+			}
 			this.lock.unlock();
 		}
 	}

@@ -305,7 +305,14 @@ public final class Batcher<I, O> implements AutoCloseable {
 				if (remaining <= 0) {
 					break;
 				}
-				LockSupport.parkNanos(this, remaining);
+				if (this.queued.get() >= this.policy.dispatchSize()) {
+					// Enough items are counted, some not added yet: their callers saw the
+					// dispatch size passed and will not wake this thread.
+					Thread.yield();
+				}
+				else {
+					LockSupport.parkNanos(this, remaining);
+				}
 			}
 			if (Thread.interrupted()) {
 				throw new InterruptedException();
