@@ -251,6 +251,13 @@ public final class Batcher<I, O> implements AutoCloseable {
 				failQueued(new IllegalStateException("The dispatcher of batcher '" + this.name + "' was interrupted"));
 				return;
 			}
+			catch (RuntimeException | Error ex) {
+				// Without its dispatcher nothing queued would ever complete: fail it, and
+				// refuse what comes.
+				logger.error("The dispatcher of batcher '{}' failed", this.name, ex);
+				failQueued(new IllegalStateException("The dispatcher of batcher '" + this.name + "' failed", ex));
+				return;
+			}
 			if (batch == null) {
 				return;
 			}
