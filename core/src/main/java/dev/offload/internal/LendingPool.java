@@ -114,13 +114,16 @@ public final class LendingPool<E extends Lendable> {
 	 * The borrows waiting now, in the order they began to wait (the oldest first), for
 	 * the oldest wait: a list linked through its records, so that a borrow leaves it in
 	 * constant time however many wait (a queue searched on removal made every one of
-	 * thousands of waiters scan the others while holding the lock). Changed under the
-	 * lock, its head read without it.
+	 * thousands of waiters scan the others while holding the lock). Changed under a lock
+	 * of its own, held for a few instructions, so that a borrow counts as waiting while
+	 * it waits for the pool's lock too (behind a growth, say); its head read without it.
 	 */
 	private volatile @Nullable WaitRecord oldestWaiting;
 
-	/** The newest record of {@link #oldestWaiting}'s list; under the lock. */
+	/** The newest record of {@link #oldestWaiting}'s list; under {@link #waitsLock}. */
 	private @Nullable WaitRecord newestWaiting;
+
+	private final ReentrantLock waitsLock = new ReentrantLock();
 
 	private volatile boolean closed;
 
@@ -379,10 +382,9 @@ public final class LendingPool<E extends Lendable> {
 		this.waiting.incrementAndGet();
 		ArrayDeque<Waiter> queue = this.classes[classIndex].waiters;
 		Waiter waiter = null;
-		WaitRecord record = null;
+		WaitRecord record = startWaiting(start);
 		this.lock.lock();
 		try {
-			record = startWaiting(start);
 			while (true) {
 				if (waiter != null && waiter.item != null) {
 					return (E) waiter.item;
@@ -435,46 +437,56 @@ public final class LendingPool<E extends Lendable> {
 				queue.remove(waiter);
 			}
 			this.waiting.decrementAndGet();
-			if (record != null) {
-				stopWaiting(record);
-			}
 			this.lock.unlock();
+			stopWaiting(record);
 		}
 	}
 
-	/** Appends a waiting borrow to the list of waits; under the lock. */
+	/** Appends a waiting borrow to the list of waits. */
 	private WaitRecord startWaiting(long start) {
 		WaitRecord record = new WaitRecord(start);
-		WaitRecord newest = this.newestWaiting;
-		if (newest == null) {
-			this.oldestWaiting = record;
+		this.waitsLock.lock();
+		try {
+			WaitRecord newest = this.newestWaiting;
+			if (newest == null) {
+				this.oldestWaiting = record;
+			}
+			else {
+				record.older = newest;
+				newest.newer = record;
+			}
+			this.newestWaiting = record;
 		}
-		else {
-			record.older = newest;
-			newest.newer = record;
+		finally {
+			this.waitsLock.unlock();
 		}
-		this.newestWaiting = record;
 		return record;
 	}
 
-	/** Unlinks a waiting borrow from the list of waits; under the lock. */
+	/** Unlinks a waiting borrow from the list of waits. */
 	private void stopWaiting(WaitRecord record) {
-		WaitRecord older = record.older;
-		WaitRecord newer = record.newer;
-		if (older == null) {
-			this.oldestWaiting = newer;
+		this.waitsLock.lock();
+		try {
+			WaitRecord older = record.older;
+			WaitRecord newer = record.newer;
+			if (older == null) {
+				this.oldestWaiting = newer;
+			}
+			else {
+				older.newer = newer;
+			}
+			if (newer == null) {
+				this.newestWaiting = older;
+			}
+			else {
+				newer.older = older;
+			}
+			record.older = null;
+			record.newer = null;
 		}
-		else {
-			older.newer = newer;
+		finally {
+			this.waitsLock.unlock();
 		}
-		if (newer == null) {
-			this.newestWaiting = older;
-		}
-		else {
-			newer.older = older;
-		}
-		record.older = null;
-		record.newer = null;
 	}
 
 	/**
