@@ -254,9 +254,8 @@ final class MemoryThread {
 			job.run();
 		}
 		catch (RuntimeException ex) {
-			// A failed device fails every job the same way (each free of a shutdown,
-			// say):
-			// the first such failure is a warning, its repeats are for debugging.
+			// A failed device fails every job alike (each free at shutdown, say): the
+			// first such failure is a warning, its repeats are for debugging.
 			String message = String.valueOf(ex.getMessage());
 			if (message.equals(this.lastFailure)) {
 				logger.debug("Device {}: a memory job failed again: {}", this.deviceId, message);

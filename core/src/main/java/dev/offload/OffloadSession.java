@@ -772,10 +772,25 @@ public final class OffloadSession implements AutoCloseable {
 			// A joiner waits for the work and finishes the session, or has.
 			return this.asyncState == FINISHED;
 		}
+		return finishIfDone(lent(), false);
+	}
+
+	/**
+	 * With the session taken ({@link #POLLING} or {@link #HELPING}): finishes it if its
+	 * work is done (or failed), settled on this thread and published on the completion
+	 * executor, else gives it back ({@link #OPEN}) for the completion thread to watch.
+	 * @param lent the session's stream
+	 * @param waitFirst whether to wait for the work in the driver before asking
+	 * @return whether the session was finished
+	 */
+	private boolean finishIfDone(PooledStream lent, boolean waitFirst) {
 		boolean done;
 		RuntimeException failure = null;
 		try {
-			done = lent().backend.query();
+			if (waitFirst) {
+				lent.backend.synchronize();
+			}
+			done = lent.backend.query();
 		}
 		catch (RuntimeException ex) {
 			failure = ex;
@@ -786,15 +801,6 @@ public final class OffloadSession implements AutoCloseable {
 			return false;
 		}
 		this.asyncState = FINISHED;
-		finishDone(failure);
-		return true;
-	}
-
-	/**
-	 * Finishes a session closed with {@link #closeAsync()} whose work is done, or failed
-	 * with {@code failure}.
-	 */
-	private void finishDone(@Nullable RuntimeException failure) {
 		if (failure != null) {
 			finish(recordFailure(failure), failure, true);
 		}
@@ -803,6 +809,7 @@ public final class OffloadSession implements AutoCloseable {
 			// stream is fine.
 			finish(this.failure, null, true);
 		}
+		return true;
 	}
 
 	/**
@@ -823,25 +830,9 @@ public final class OffloadSession implements AutoCloseable {
 				|| !ASYNC_STATE.compareAndSet(this, OPEN, HELPING)) {
 			return;
 		}
-		RuntimeException failure = null;
-		boolean done;
-		try {
-			lent.backend.synchronize();
-			done = lent.backend.query();
-		}
-		catch (RuntimeException ex) {
-			failure = ex;
-			done = true;
-		}
-		if (!done) {
-			// Not idle after all: the completion thread watches it again.
-			this.asyncState = OPEN;
-			return;
-		}
-		this.asyncState = FINISHED;
-		// Settled here, published on the completion executor: no dependent stage runs
-		// on the joiner's thread either.
-		finishDone(failure);
+		// Published on the completion executor: no dependent stage runs on the joiner's
+		// thread either.
+		finishIfDone(lent, true);
 	}
 
 	/**

@@ -273,8 +273,8 @@ public final class Batcher<I, O> implements AutoCloseable {
 	}
 
 	/**
-	 * Waits for the next batch: the first item, then a full batch or the first item's
-	 * delay; returns {@code null} once closed and drained.
+	 * Waits for the next batch: the first item, then a batch of the policy's dispatch
+	 * size or the first item's delay; returns {@code null} once closed and drained.
 	 */
 	private @Nullable List<Item<I, O>> nextBatch() throws InterruptedException {
 		long delayNanos = this.policy.maxDelay().toNanos();
