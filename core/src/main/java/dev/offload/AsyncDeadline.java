@@ -23,7 +23,7 @@ final class AsyncDeadline<T> implements Runnable {
 
 	private final SessionDeadline deadline;
 
-	private final CompletableFuture<T> bounded = new CompletableFuture<>();
+	private final CompletableFuture<T> bounded;
 
 	private final AtomicBoolean decided = new AtomicBoolean();
 
@@ -31,9 +31,12 @@ final class AsyncDeadline<T> implements Runnable {
 
 	private volatile @Nullable ScheduledFuture<?> expiry;
 
-	private AsyncDeadline(OffloadSession session, SessionDeadline deadline) {
+	private AsyncDeadline(OffloadSession session, SessionDeadline deadline, CompletableFuture<T> work) {
 		this.session = session;
 		this.deadline = deadline;
+		// A thread that waits for it publishes the work's outcome itself, if the work's
+		// future lets it, until the deadline.
+		this.bounded = CompletionFuture.newBoundedFuture(work, this.startNanos + deadline.remainingNanos());
 	}
 
 	/**
@@ -45,7 +48,7 @@ final class AsyncDeadline<T> implements Runnable {
 		if (work.isDone()) {
 			return work;
 		}
-		AsyncDeadline<T> bound = new AsyncDeadline<>(session, deadline);
+		AsyncDeadline<T> bound = new AsyncDeadline<>(session, deadline, work);
 		long remainingNanos = deadline.remainingNanos();
 		if (remainingNanos <= 0) {
 			bound.run();

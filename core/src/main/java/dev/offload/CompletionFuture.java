@@ -27,13 +27,19 @@ import dev.offload.internal.VirtualThreads;
  * sweep of its pending work; a future with dependent stages gets an executor task of its
  * own, so that a continuation that blocks delays no other.
  * <p>
- * Between settling and publishing, {@link #isDone()}, {@link #join()}, {@link #get()},
- * {@link #getNow} and the like answer from the outcome already decided. Completing it
- * from outside ({@link #complete}, {@link #completeExceptionally}, {@link #cancel}, the
- * timeouts) decides the outcome first as well, then publishes on the calling thread.
- * Dependent stages registered without an executor ({@code thenApply}) run on the thread
- * that publishes; the {@code *Async} ones without an executor run on the completion
- * executor.
+ * Between settling and publishing, {@link #isDone()}, {@link #getNow} and the like answer
+ * from the outcome already decided. A thread that waits in {@link #join()} or
+ * {@link #get()} publishes the outcome itself once it has it, on its own thread, so that
+ * it does not wait for the executor to run what it waits for. The same holds for the
+ * futures of dependent stages ({@code thenApply(...).join()}) and for the futures made
+ * with {@link #newIncompleteFuture()}: a thread that waits for one of them publishes this
+ * future first, which runs the stages that lead to it on the waiting thread (as a plain
+ * {@link CompletableFuture} runs its dependents on the thread that completes it).
+ * Completing it from outside ({@link #complete}, {@link #completeExceptionally},
+ * {@link #cancel}, the timeouts) decides the outcome first as well, then publishes on the
+ * calling thread. Dependent stages registered without an executor ({@code thenApply}) run
+ * on the thread that publishes; the {@code *Async} ones without an executor run on the
+ * completion executor.
  *
  * @param <T> the value's type
  */
@@ -187,9 +193,40 @@ final class CompletionFuture<T> extends CompletableFuture<T> {
 		if (super.isDone()) {
 			return super.join();
 		}
+		awaitOutcome();
+		publish();
+		return super.join();
+	}
+
+	@Override
+	public T get() throws InterruptedException, ExecutionException {
+		if (super.isDone()) {
+			return super.get();
+		}
+		awaitOutcomeInterruptibly();
+		publish();
+		return super.get();
+	}
+
+	@Override
+	public T get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
+		if (super.isDone()) {
+			return super.get(timeout, unit);
+		}
+		long deadline = System.nanoTime() + unit.toNanos(timeout);
+		awaitOutcome(deadline);
+		publish();
+		return super.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+	}
+
+	/**
+	 * Waits for the outcome as {@link #join()} does: a platform thread runs the
+	 * {@linkplain #helpWith helper} first, then spins briefly, then parks.
+	 */
+	private void awaitOutcome() {
 		Runnable help = this.helper;
 		if (help != null && !this.outcome.isDone() && !VirtualThreads.isCurrentThreadVirtual()) {
-			// Not get(): a thread waiting in the driver cannot be interrupted.
+			// Not in get(): a thread waiting in the driver cannot be interrupted.
 			try {
 				help.run();
 			}
@@ -199,24 +236,35 @@ final class CompletionFuture<T> extends CompletableFuture<T> {
 			}
 		}
 		awaitBriefly();
-		return this.outcome.join();
+		try {
+			this.outcome.join();
+		}
+		catch (RuntimeException ex) {
+			// A failure: published below.
+		}
 	}
 
-	@Override
-	public T get() throws InterruptedException, ExecutionException {
-		if (super.isDone()) {
-			return super.get();
-		}
+	private void awaitOutcomeInterruptibly() throws InterruptedException {
 		awaitBriefly();
-		return this.outcome.get();
+		try {
+			this.outcome.get();
+		}
+		catch (ExecutionException | RuntimeException ex) {
+			// A failure: published below.
+		}
 	}
 
-	@Override
-	public T get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
-		if (super.isDone()) {
-			return super.get(timeout, unit);
+	/**
+	 * Waits for the outcome until {@code deadline} ({@link System#nanoTime()}).
+	 * @throws TimeoutException if the deadline passes first
+	 */
+	private void awaitOutcome(long deadline) throws InterruptedException, TimeoutException {
+		try {
+			this.outcome.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
 		}
-		return this.outcome.get(timeout, unit);
+		catch (ExecutionException | RuntimeException ex) {
+			// A failure: published below.
+		}
 	}
 
 	/**
@@ -253,15 +301,136 @@ final class CompletionFuture<T> extends CompletableFuture<T> {
 		return this.executor;
 	}
 
+	/**
+	 * Returns a new incomplete future whose waiters publish this one first: the futures
+	 * of dependent stages, and those made for results computed from this one's outcome.
+	 */
 	@Override
 	public <U> CompletableFuture<U> newIncompleteFuture() {
-		return new CompletableFuture<>();
+		return new Dependent<>(this);
 	}
 
 	@Override
 	public String toString() {
 		return super.isDone() ? super.toString() : "CompletionFuture[" + (this.outcome.isDone() ? "settled" : "pending")
 				+ ", " + getNumberOfDependents() + " dependents]";
+	}
+
+	/**
+	 * Returns a new incomplete future as {@code work.newIncompleteFuture()} does, but
+	 * whose waiters wait for the outcome of {@code work}'s source only until
+	 * {@code deadlineNanos} ({@link System#nanoTime()}), and never in the driver: the
+	 * future of work bounded by a deadline, which may fail before the work ends.
+	 */
+	static <T> CompletableFuture<T> newBoundedFuture(CompletableFuture<?> work, long deadlineNanos) {
+		CompletionFuture<?> source = (work instanceof CompletionFuture<?> future) ? future
+				: (work instanceof Dependent<?> dependent) ? dependent.source : null;
+		return (source != null) ? new Dependent<>(source, true, deadlineNanos) : new CompletableFuture<>();
+	}
+
+	/**
+	 * A future completed, directly or through other stages, from a
+	 * {@link CompletionFuture}'s outcome: a thread that waits for it in {@code join()} or
+	 * {@code get()} waits for the source's outcome and publishes it first, so that the
+	 * stages leading here run on the waiting thread instead of waking it from the
+	 * completion executor. Stages that run elsewhere (an {@code *Async} stage, another
+	 * future) are waited for as by a plain future. {@code *Async} stages without an
+	 * executor run on the common pool, as a plain future's do. A bounded one (the future
+	 * of work with a deadline) waits for the source only until its deadline.
+	 *
+	 * @param <U> the value's type
+	 */
+	static final class Dependent<U> extends CompletableFuture<U> {
+
+		private final CompletionFuture<?> source;
+
+		private final boolean bounded;
+
+		private final long deadlineNanos;
+
+		Dependent(CompletionFuture<?> source) {
+			this(source, false, 0);
+		}
+
+		private Dependent(CompletionFuture<?> source, boolean bounded, long deadlineNanos) {
+			this.source = source;
+			this.bounded = bounded;
+			this.deadlineNanos = deadlineNanos;
+		}
+
+		@Override
+		public U join() {
+			if (!isDone()) {
+				if (!this.bounded) {
+					this.source.awaitOutcome();
+				}
+				else if (!awaitBoundedUninterruptibly()) {
+					return super.join();
+				}
+				this.source.publish();
+			}
+			return super.join();
+		}
+
+		@Override
+		public U get() throws InterruptedException, ExecutionException {
+			if (!isDone()) {
+				if (!this.bounded) {
+					this.source.awaitOutcomeInterruptibly();
+				}
+				else if (!awaitBounded(this.deadlineNanos)) {
+					return super.get();
+				}
+				this.source.publish();
+			}
+			return super.get();
+		}
+
+		@Override
+		public U get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
+			if (isDone()) {
+				return super.get(timeout, unit);
+			}
+			long deadline = System.nanoTime() + unit.toNanos(timeout);
+			if (!this.bounded || deadline - this.deadlineNanos < 0) {
+				this.source.awaitOutcome(deadline);
+				this.source.publish();
+			}
+			else if (awaitBounded(this.deadlineNanos)) {
+				this.source.publish();
+			}
+			return super.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+		}
+
+		/**
+		 * Waits for the source's outcome until {@code deadline}.
+		 * @return whether the outcome is there
+		 */
+		private boolean awaitBounded(long deadline) throws InterruptedException {
+			try {
+				this.source.awaitOutcome(deadline);
+				return true;
+			}
+			catch (TimeoutException ex) {
+				return false;
+			}
+		}
+
+		private boolean awaitBoundedUninterruptibly() {
+			try {
+				return awaitBounded(this.deadlineNanos);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return false;
+			}
+		}
+
+		@Override
+		public <V> CompletableFuture<V> newIncompleteFuture() {
+			return new Dependent<>(this.source, this.bounded, this.deadlineNanos);
+		}
+
 	}
 
 }

@@ -30,9 +30,11 @@ import dev.offload.spi.NativeMemory;
  * handed from thread to thread.
  * <p>
  * The dependent stages of the futures of {@link #closeAsync()} and {@link #whenDone()}
- * run on the registry's {@linkplain DeviceRegistry.Builder#completionExecutor completion
- * executor}, never on the device's completion thread; a thread that waits for one in
- * {@code join()} or {@code get()} is woken by the completion thread directly.
+ * never run on the device's completion thread: they run on the registry's
+ * {@linkplain DeviceRegistry.Builder#completionExecutor completion executor}, or on a
+ * thread that waits in {@code join()} or {@code get()} for the future or for one of its
+ * dependent stages, which is woken by the completion thread directly and runs the stages
+ * it waits for itself.
  * <p>
  * A session that is never closed keeps its stream and buffers for ever: always close it,
  * as with try-with-resources. Using it after close throws {@link IllegalStateException};
@@ -51,16 +53,6 @@ import dev.offload.spi.NativeMemory;
  * thread synchronizes in the driver.
  */
 public final class OffloadSession implements AutoCloseable {
-
-	/**
-	 * How many sessions closed asynchronously the completion thread finishes, and wakes
-	 * the joiners of, before joiners finish their own: half the processors. On the H200
-	 * (16 processors) one joiner woken by it took 1.17 times a synchronous close, one
-	 * that finished its own 1.92 times (the hand-off of the publication to the executor
-	 * on its path); with 64 joiners, those woken one after another took 1.91 to 1.97
-	 * times raw JCuda's time, those that finished their own 1.41 times.
-	 */
-	static final int JOINERS_WOKEN = Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
 
 	private static final AtomicIntegerFieldUpdater<OffloadSession> ASYNC_STATE = AtomicIntegerFieldUpdater
 		.newUpdater(OffloadSession.class, "asyncState");
@@ -777,17 +769,19 @@ public final class OffloadSession implements AutoCloseable {
 
 	/**
 	 * With the session taken ({@link #POLLING} or {@link #HELPING}): finishes it if its
-	 * work is done (or failed), settled on this thread and published on the completion
-	 * executor, else gives it back ({@link #OPEN}) for the completion thread to watch.
+	 * work is done (or failed), else gives it back ({@link #OPEN}) for the completion
+	 * thread to watch. The completion thread settles the future and has it published on
+	 * the completion executor; a joiner waits for the work in the driver first and
+	 * completes the future on its own thread, where it waits for it.
 	 * @param lent the session's stream
-	 * @param waitFirst whether to wait for the work in the driver before asking
+	 * @param joiner whether a joiner calls, rather than the completion thread
 	 * @return whether the session was finished
 	 */
-	private boolean finishIfDone(PooledStream lent, boolean waitFirst) {
+	private boolean finishIfDone(PooledStream lent, boolean joiner) {
 		boolean done;
 		RuntimeException failure = null;
 		try {
-			if (waitFirst) {
+			if (joiner) {
 				lent.backend.synchronize();
 			}
 			done = lent.backend.query();
@@ -802,36 +796,33 @@ public final class OffloadSession implements AutoCloseable {
 		}
 		this.asyncState = FINISHED;
 		if (failure != null) {
-			finish(recordFailure(failure), failure, true);
+			finish(recordFailure(failure), failure, !joiner);
 		}
 		else {
 			// A session handed off after its deadline has its timeout as the outcome; its
 			// stream is fine.
-			finish(this.failure, null, true);
+			finish(this.failure, null, !joiner);
 		}
 		return true;
 	}
 
 	/**
 	 * Called by a platform thread in {@code join()} of the future of
-	 * {@link #closeAsync()}: while the completion thread has more than
-	 * {@link #JOINERS_WOKEN} tasks to watch, and would wake their joiners one after
-	 * another, takes the session from it, waits for the work in the driver and finishes
-	 * the session. With fewer, or while the completion thread queries the stream, the
-	 * joiner is woken by the completion thread, which costs it less than handing the
-	 * publication to the executor itself. Not on a fork/join pool's thread (the
-	 * completion executor's, say), where {@code join()} blocks through the pool's managed
-	 * blocking.
+	 * {@link #closeAsync()}: takes the session from the completion thread, waits for the
+	 * work in the driver, as {@link #close()} does, and finishes the session, completing
+	 * its future on this thread; being woken by the completion thread instead costs a
+	 * joiner more (on the H200, 1.14 times a synchronous close for one joiner, and 64
+	 * joiners woken one after another took 1.39 to 1.97 times raw JCuda's time). Not
+	 * while the completion thread queries the stream, and not on a fork/join pool's
+	 * thread (the completion executor's, say), where {@code join()} blocks through the
+	 * pool's managed blocking.
 	 */
 	private void finishForJoiner() {
 		PooledStream lent = this.stream;
-		if (lent == null || this.asyncState != OPEN || this.device.pendingCompletions() <= JOINERS_WOKEN
-				|| Thread.currentThread() instanceof ForkJoinWorkerThread
+		if (lent == null || this.asyncState != OPEN || Thread.currentThread() instanceof ForkJoinWorkerThread
 				|| !ASYNC_STATE.compareAndSet(this, OPEN, HELPING)) {
 			return;
 		}
-		// Published on the completion executor: no dependent stage runs on the joiner's
-		// thread either.
 		finishIfDone(lent, true);
 	}
 

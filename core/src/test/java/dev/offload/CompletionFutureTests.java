@@ -9,10 +9,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -26,8 +28,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The futures of asynchronous completion: waiters woken by the completion thread,
- * dependent stages run on the completion executor only.
+ * The futures of asynchronous completion: waiters woken by the completion thread and
+ * publishing on their own threads, dependent stages never run on the completion thread.
  */
 class CompletionFutureTests {
 
@@ -37,11 +39,9 @@ class CompletionFutureTests {
 		CompletionFuture<String> future = new CompletionFuture<>(executor);
 		AtomicReference<String> ranOn = new AtomicReference<>();
 		CompletableFuture<Void> dependent = future.thenAccept((value) -> ranOn.set(Thread.currentThread().getName()));
-		CompletableFuture<String> joined = CompletableFuture.supplyAsync(future::join);
 		Thread settler = new Thread(() -> future.settle("done", null), "settler");
 		settler.start();
 		settler.join();
-		assertThat(joined.get(30, TimeUnit.SECONDS)).isEqualTo("done");
 		assertThat(future).isDone();
 		assertThat(future.getNow("absent")).isEqualTo("done");
 		assertThat(ranOn).hasNullValue();
@@ -51,6 +51,77 @@ class CompletionFutureTests {
 		publisher.join();
 		assertThat(dependent).isDone();
 		assertThat(ranOn).hasValue("publisher");
+	}
+
+	@Test
+	void aJoinerShouldPublishTheOutcomeOnItsOwnThread() throws Exception {
+		HeldExecutor executor = new HeldExecutor();
+		CompletionFuture<String> future = new CompletionFuture<>(executor);
+		AtomicReference<String> ranOn = new AtomicReference<>();
+		CompletableFuture<Void> dependent = future.thenAccept((value) -> ranOn.set(Thread.currentThread().getName()));
+		CountDownLatch joining = new CountDownLatch(1);
+		AtomicReference<String> joined = new AtomicReference<>();
+		Thread joiner = new Thread(() -> {
+			joining.countDown();
+			joined.set(future.join());
+		}, "joiner");
+		joiner.start();
+		joining.await();
+		future.settle("done", null);
+		joiner.join();
+		// The executor holds its tasks: the joiner ran the dependent stage itself.
+		assertThat(joined).hasValue("done");
+		assertThat(dependent).isDone();
+		assertThat(ranOn).hasValue("joiner");
+		assertThat(executor.holdsAny()).isFalse();
+	}
+
+	@Test
+	void aThreadWaitingForADependentStageShouldRunTheStagesLeadingToItItself() throws Exception {
+		HeldExecutor executor = new HeldExecutor();
+		CompletionFuture<String> future = new CompletionFuture<>(executor);
+		CompletableFuture<String> thread = future
+			.thenApply((value) -> value + " on " + Thread.currentThread().getName())
+			.thenApply(String::toUpperCase);
+		CompletableFuture<String> made = future.newIncompleteFuture();
+		future.whenComplete((value, failure) -> made.complete(value + " relayed"));
+		future.settle("done", null);
+		assertThat(thread.join()).isEqualTo("DONE ON " + Thread.currentThread().getName().toUpperCase());
+		assertThat(made.get()).isEqualTo("done relayed");
+		assertThat(executor.holdsAny()).isFalse();
+	}
+
+	@Test
+	void aTimedWaitForADependentStageShouldTimeOutWhileTheOutcomeIsPending() {
+		CompletionFuture<String> future = new CompletionFuture<>(Runnable::run);
+		CompletableFuture<String> dependent = future.thenApply(String::toUpperCase);
+		assertThatExceptionOfType(TimeoutException.class).isThrownBy(() -> dependent.get(1, TimeUnit.MILLISECONDS));
+		future.settle("done", null);
+		assertThat(dependent.getNow("absent")).isEqualTo("absent");
+		assertThat(dependent.join()).isEqualTo("DONE");
+	}
+
+	@Test
+	void aBoundedFutureShouldWaitForTheSourceOnlyUntilItsDeadline() {
+		CompletionFuture<String> future = new CompletionFuture<>(Runnable::run);
+		AtomicInteger helped = new AtomicInteger();
+		// A helper that never settles: a bounded waiter must not run it (it would wait in
+		// the driver past the deadline).
+		future.helpWith(helped::incrementAndGet);
+		CompletableFuture<String> bounded = CompletionFuture.newBoundedFuture(future, System.nanoTime());
+		Thread timer = new Thread(() -> bounded.completeExceptionally(new IllegalStateException("deadline")));
+		timer.start();
+		assertThatExceptionOfType(CompletionException.class).isThrownBy(bounded::join)
+			.withCauseInstanceOf(IllegalStateException.class);
+		assertThat(helped).hasValue(0);
+		assertThat(future).isNotDone();
+		CompletableFuture<String> onTime = CompletionFuture.newBoundedFuture(future.thenApply(String::trim),
+				System.nanoTime() + TimeUnit.MINUTES.toNanos(10));
+		future.thenApply(String::toUpperCase).whenComplete((value, failure) -> onTime.complete(value));
+		future.settle("done", null);
+		assertThat(onTime.join()).isEqualTo("DONE");
+		assertThat(CompletionFuture.newBoundedFuture(new CompletableFuture<>(), 0))
+			.isNotInstanceOf(CompletionFuture.Dependent.class);
 	}
 
 	@Test
@@ -148,10 +219,14 @@ class CompletionFutureTests {
 		CompletableFuture<String> recovered = future.exceptionally(Throwable::getMessage);
 		future.settle(null, failure);
 		assertThat(future.isCompletedExceptionally()).isTrue();
-		assertThatExceptionOfType(CompletionException.class).isThrownBy(future::join).withCause(failure);
 		assertThat(recovered).isNotDone();
-		future.publish();
+		// The joiner publishes the failure, which runs the dependent stage.
+		assertThatExceptionOfType(CompletionException.class).isThrownBy(future::join).withCause(failure);
 		assertThat(recovered.join()).isEqualTo("failed on purpose");
+		CompletionFuture<String> another = new CompletionFuture<>(Runnable::run);
+		CompletableFuture<String> upper = another.thenApply(String::toUpperCase);
+		another.settle(null, failure);
+		assertThatExceptionOfType(ExecutionException.class).isThrownBy(upper::get).withCause(failure);
 	}
 
 	@Test
@@ -169,7 +244,7 @@ class CompletionFutureTests {
 	}
 
 	@Test
-	void closeAsyncJoinShouldReturnBeforeTheCompletionExecutorRunsAnything() throws Exception {
+	void closeAsyncJoinShouldReturnWithoutTheCompletionExecutor() throws Exception {
 		HeldExecutor executor = new HeldExecutor();
 		DeviceRegistry registry = DeviceRegistry.builder(HostBackend.builder().build())
 			.completionExecutor(executor)
@@ -181,18 +256,16 @@ class CompletionFutureTests {
 			session.launch(noop, LaunchConfig.of(1, 1));
 			CompletableFuture<Void> closed = session.closeAsync();
 			AtomicReference<String> ranOn = new AtomicReference<>();
-			CompletableFuture<Void> continuation = closed.thenRun(() -> ranOn.set(Thread.currentThread().getName()));
-			// The executor runs nothing until told: the joiner is woken by the
-			// completion thread.
-			closed.join();
-			assertThat(continuation).isNotDone();
+			CompletableFuture<String> continuation = closed.thenApply((ignored) -> {
+				ranOn.set(Thread.currentThread().getName());
+				return "continued";
+			});
+			// The executor runs nothing until told: the joiner is woken by the completion
+			// thread and runs the stage it waits for itself.
+			assertThat(continuation.join()).isEqualTo("continued");
+			assertThat(ranOn).hasValue(Thread.currentThread().getName());
+			assertThat(closed).isDone();
 			assertThat(device.streamPool().inUse()).isZero();
-			// The completion thread hands the publication to the executor after it wakes
-			// the joiner: wait until it has.
-			Awaitility.await().atMost(Duration.ofSeconds(30)).until(executor::holdsAny);
-			executor.runHeld("app-continuations");
-			continuation.get(30, TimeUnit.SECONDS);
-			assertThat(ranOn).hasValue("app-continuations");
 		}
 		finally {
 			executor.release();

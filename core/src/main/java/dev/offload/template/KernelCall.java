@@ -289,7 +289,8 @@ public final class KernelCall {
 	 * returns a future completed with the outputs once the work is done, or with its
 	 * failure. The outputs are copied to page-locked buffers of the device, read and
 	 * given back when the work is done. The future completes on the registry's completion
-	 * executor, never on the device's completion thread.
+	 * executor, or on a thread that waits for it in {@code join()} or {@code get()},
+	 * which reads the outputs itself; never on the device's completion thread.
 	 * @return the outputs' future
 	 * @throws IllegalStateException if no launch geometry was given
 	 * @throws IllegalArgumentException if the parameters do not fit the kernel
@@ -314,7 +315,8 @@ public final class KernelCall {
 	}
 
 	private CompletableFuture<KernelResult> readWhenDone(CompletableFuture<Device> done, HostBuffer[] targets) {
-		CompletableFuture<KernelResult> result = new CompletableFuture<>();
+		// Made by done: a thread that joins the result reads it on its own thread.
+		CompletableFuture<KernelResult> result = done.newIncompleteFuture();
 		done.whenComplete((device, failure) -> {
 			try {
 				if (failure != null) {

@@ -35,7 +35,7 @@ import dev.offload.kernel.KernelRef;
  * only enqueues work, and returns a future completed with the callback's result once that
  * work is done; no thread waits for it (the device's completion thread polls, see
  * {@link OffloadSession#closeAsync()}, and the future completes on the registry's
- * completion executor).</li>
+ * completion executor, or on a thread that joins it).</li>
  * </ul>
  * A callback that throws reaches the caller with its exception unchanged (for
  * {@code submit}: the future completes with it); a session the template opened is then
@@ -191,9 +191,9 @@ public class OffloadTemplate {
 	 * {@link dev.offload.SessionTimeoutException} when the deadline passes before the
 	 * work is done, and the stream comes back when the work ends
 	 * ({@link OffloadSession#withinDeadline}). The future completes on the registry's
-	 * {@linkplain DeviceRegistry#completionExecutor() completion executor}, never on the
-	 * device's completion thread, so its continuations may block (even on other Offload
-	 * futures).
+	 * {@linkplain DeviceRegistry#completionExecutor() completion executor}, or on a
+	 * thread that waits for it in {@code join()} or {@code get()}; never on the device's
+	 * completion thread, so its continuations may block (even on other Offload futures).
 	 * @param <T> the result's type
 	 * @param attributes the device, priority and a propagation that gives a session
 	 * @param callback the work, run on the calling thread

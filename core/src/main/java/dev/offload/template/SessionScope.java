@@ -167,21 +167,35 @@ final class SessionScope {
 	 */
 	<T> CompletableFuture<T> closeAfter(CompletionStage<T> stage) {
 		unbind();
-		CompletableFuture<T> result = new CompletableFuture<>();
 		OffloadSession session = requiredSession();
-		stage.whenComplete((value, failure) -> session.closeAsync().whenComplete((ignored, closeFailure) -> {
-			if (failure != null) {
-				suppress(failure, closeFailure);
-				result.completeExceptionally(failure);
-			}
-			else if (closeFailure != null) {
-				result.completeExceptionally(closeFailure);
-			}
-			else {
-				result.complete(value);
-			}
-		}));
+		if (stage instanceof CompletableFuture<T> done && done.isDone() && !done.isCompletedExceptionally()) {
+			// Closed now: the result is made by the session's future, so that a thread
+			// that waits for it publishes that future itself instead of being woken by
+			// the completion executor.
+			T value = done.join();
+			CompletableFuture<Void> closing = session.closeAsync();
+			CompletableFuture<T> result = closing.newIncompleteFuture();
+			closing.whenComplete((ignored, closeFailure) -> settle(result, value, null, closeFailure));
+			return result;
+		}
+		CompletableFuture<T> result = new CompletableFuture<>();
+		stage.whenComplete((value, failure) -> session.closeAsync()
+			.whenComplete((ignored, closeFailure) -> settle(result, value, failure, closeFailure)));
 		return result;
+	}
+
+	private static <T> void settle(CompletableFuture<T> result, @Nullable T value, @Nullable Throwable failure,
+			@Nullable Throwable closeFailure) {
+		if (failure != null) {
+			suppress(failure, closeFailure);
+			result.completeExceptionally(failure);
+		}
+		else if (closeFailure != null) {
+			result.completeExceptionally(closeFailure);
+		}
+		else {
+			result.complete(value);
+		}
 	}
 
 	/**
@@ -197,7 +211,8 @@ final class SessionScope {
 	 * its failure unwrapped.
 	 */
 	static <T> CompletableFuture<T> relay(CompletableFuture<?> done, T value) {
-		CompletableFuture<T> result = new CompletableFuture<>();
+		// Made by done: a thread that waits for it publishes done's outcome itself.
+		CompletableFuture<T> result = done.newIncompleteFuture();
 		done.whenComplete((ignored, failure) -> {
 			if (failure != null) {
 				result.completeExceptionally(failure);
@@ -213,7 +228,7 @@ final class SessionScope {
 	 * Adds {@code secondary} to {@code primary}'s suppressed exceptions unless it is
 	 * already part of it.
 	 */
-	static void suppress(Throwable primary, Throwable secondary) {
+	static void suppress(Throwable primary, @Nullable Throwable secondary) {
 		if (secondary == null) {
 			return;
 		}
