@@ -37,6 +37,7 @@
 #            of sessions wanting 30% of the budget, budget on and off, then without it at fixed concurrencies
 #            (memory-flood.md), and the memory path with JMH
 #            at 1 and 16 threads (memory-jmh.txt); MEMORY_ARGS adds options (e.g. "--seconds 20")
+#   memory-hazard  not in the default: only the memory hazard of the memory part (memory-hazard.md)
 #   memory-jmh   not in the default: only the memory path with JMH of the memory part (memory-jmh.txt: a cache hit,
 #            a session's budget admission, and its two parts apart, a session's opening and closing and the
 #            budget's acquire and release; about 40 s per thread count)
@@ -186,11 +187,13 @@ if want connections; then
 fi
 
 # Memory as a pooled resource: stream-ordered allocation, the budget, against a preallocated floor.
-if want memory; then
+if want memory || want memory-hazard; then
 	# shellcheck disable=SC2086
 	timeout "${MEMORY_TIMEOUT:-150}" "$java" -cp "$benchcp" dev.offload.benchmarks.MemoryHazardBenchmark --backend cuda \
 		--mode hazard ${MEMORY_ARGS:-} 2>&1 | tee "$out/memory-hazard.md"
 	record "${PIPESTATUS[0]}" memory-hazard
+fi
+if want memory; then
 	# shellcheck disable=SC2086
 	timeout "${MEMORY_TIMEOUT:-240}" "$java" -cp "$benchcp" dev.offload.benchmarks.MemoryHazardBenchmark --backend cuda \
 		--mode flood ${MEMORY_ARGS:-} 2>&1 | tee "$out/memory-flood.md"
