@@ -89,14 +89,13 @@ public final class Batcher<I, O> implements AutoCloseable {
 	/** The dispatcher's own items, taken from the arrivals, in their order. */
 	private final ArrayDeque<Item<I, O>> pending = new ArrayDeque<>();
 
-	/** The items accepted and not yet cut into a batch (arrivals and pending). */
-	private final AtomicInteger queued = new AtomicInteger();
-
 	/**
-	 * Callers between their check that the batcher is open and the end of their submit:
-	 * the dispatcher ends only once none is left, so that no item accepted is stranded.
+	 * The items accepted and not yet cut into a batch (arrivals and pending), and for a
+	 * moment those of callers that find the batcher closed or full and take their count
+	 * back: once closed, the dispatcher ends only when it is zero, so that no item
+	 * accepted is stranded.
 	 */
-	private final AtomicInteger entering = new AtomicInteger();
+	private final AtomicInteger queued = new AtomicInteger();
 
 	private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -161,26 +160,26 @@ public final class Batcher<I, O> implements AutoCloseable {
 	private CompletableFuture<O> enqueue(I item, @Nullable Duration timeout) {
 		this.validator.accept(item);
 		Item<I, O> entry = new Item<>(item, System.nanoTime(), timeout, new CompletableFuture<>());
-		this.entering.incrementAndGet();
-		try {
-			if (this.closed.get()) {
-				throw new IllegalStateException("The batcher '" + this.name + "' is closed");
-			}
-			int size = this.queued.incrementAndGet();
-			if (size > this.policy.maxQueue()) {
-				this.queued.decrementAndGet();
-				this.refused.increment();
-				throw new BatchQueueFullException(this.name, this.policy.maxQueue());
-			}
-			this.arrivals.add(entry);
-			// The dispatcher waits for the first item, then for a batch of the dispatch
-			// size or the delay.
-			if (size == 1 || size == this.policy.dispatchSize()) {
-				LockSupport.unpark(this.dispatcher);
-			}
+		// Counted before the batcher is seen open: once closed, the dispatcher waits for
+		// the items counted (and for the callers that count one and then see it closed),
+		// so an item added after it saw the batcher open is never left behind. One count
+		// serves that and the bound, so that a caller writes one shared counter.
+		int size = this.queued.incrementAndGet();
+		if (this.closed.get()) {
+			this.queued.decrementAndGet();
+			throw new IllegalStateException("The batcher '" + this.name + "' is closed");
 		}
-		finally {
-			this.entering.decrementAndGet();
+		if (size > this.policy.maxQueue()) {
+			this.queued.decrementAndGet();
+			this.refused.increment();
+			throw new BatchQueueFullException(this.name, this.policy.maxQueue());
+		}
+		this.arrivals.add(entry);
+		// The dispatcher waits for the first item, then for a batch of the dispatch size
+		// or
+		// the delay.
+		if (size == 1 || size == this.policy.dispatchSize()) {
+			LockSupport.unpark(this.dispatcher);
 		}
 		return entry.future;
 	}
@@ -292,15 +291,14 @@ public final class Batcher<I, O> implements AutoCloseable {
 						Thread.yield();
 					}
 				}
-				else if (this.entering.get() == 0) {
-					// No caller can add an item any more: what arrived is the last.
-					drainArrivals();
-					if (this.pending.isEmpty()) {
-						return null;
-					}
+				else if (this.queued.get() == 0) {
+					// Nothing is counted, and a caller that counts an item now sees the
+					// batcher closed: what arrived is the last.
+					return null;
 				}
 				else {
-					// A caller that saw the batcher open is adding its item.
+					// A caller that saw the batcher open is adding its item, or one that
+					// saw it closed is taking its count back.
 					Thread.yield();
 				}
 			}
@@ -446,17 +444,16 @@ public final class Batcher<I, O> implements AutoCloseable {
 		// Without its dispatcher the batcher takes nothing more: a later submit is
 		// refused instead of waiting for ever.
 		boolean wasOpen = this.closed.compareAndSet(false, true);
-		boolean last = false;
-		while (!last) {
+		while (true) {
 			// The callers that saw the batcher open add their items, then none can.
-			last = this.entering.get() == 0;
 			drainArrivals();
 			this.pending.forEach((item) -> item.future.completeExceptionally(reason));
-			this.queued.addAndGet(-this.pending.size());
+			int failed = this.pending.size();
 			this.pending.clear();
-			if (!last) {
-				Thread.yield();
+			if (this.queued.addAndGet(-failed) == 0) {
+				break;
 			}
+			Thread.yield();
 		}
 		if (wasOpen) {
 			// Closed here, so close() will return at once: the template forgets it now.
