@@ -58,7 +58,8 @@ out=${OUT:-$PWD/gpu-out}
 mkdir -p "$out"
 runtime="${TMPDIR:-/tmp}/offload-runtime"
 mkdir -p "$runtime"
-# The Java 17 runtime runs every part but vt, which runs on the Java 25 one; a pack for vt alone has only the latter.
+# The Java 17 runtime runs every part but vt, which runs on the Java 25 one; a pack for vt alone has only the latter,
+# which then runs every part.
 [ -f "$here/jre.txz" ] && tar xJf "$here/jre.txz" -C "$runtime"
 java=$runtime/jre/bin/java
 java25=$runtime/25/jre/bin/java
@@ -66,6 +67,8 @@ if [ -f "$here/jre25.txz" ]; then
 	mkdir -p "$runtime/25"
 	tar xJf "$here/jre25.txz" -C "$runtime/25"
 fi
+# A pack with the Java 25 runtime only runs the other parts on it too (environment.txt names the runtimes).
+[ -x "$java" ] || java=$java25
 
 {
 	date -u '+%Y-%m-%dT%H:%M:%SZ'
