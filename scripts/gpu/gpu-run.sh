@@ -29,6 +29,8 @@
 #            closeAsync().join() against raw launch + cuStreamSynchronize (async.md; ASYNC_ARGS, default "8192 5 64"),
 #            the fluent call against hand-written JCuda (fluent.md; FLUENT_ARGS), thousands of borrowers waiting on a
 #            full bounded pool (pool-waiters.txt; WAITERS_ARGS)
+#   fluent   not in the default: only the fluent call of the async part (fluent.md; FLUENT_ARGS, FLUENT_JAVA_OPTS adds
+#            options to its JVM, e.g. a flight recording: -XX:StartFlightRecording=filename=$OUT/fluent.jfr,settings=profile)
 #   multi    not in the default: what needs several GPUs, MultiGpuTests (multi-tests.log; it skips itself, with the
 #            reason, on fewer than two devices) and the hazard benchmark on one GPU against MULTI_DEVICES GPUs
 #            (default 2; hazard-multi.md, with the throughput and light p99 targets; HAZARD_ARGS too)
@@ -160,10 +162,14 @@ if want async; then
 	timeout "${ASYNC_TIMEOUT:-150}" "$java" -cp "$benchcp" dev.offload.benchmarks.cuda.AsyncThroughputBenchmark \
 		${ASYNC_ARGS:-8192 5 64} 2>&1 | tee "$out/async.md"
 	record "${PIPESTATUS[0]}" async-throughput
+fi
+if want async || want fluent; then
 	# shellcheck disable=SC2086
-	timeout "${FLUENT_TIMEOUT:-200}" "$java" -cp "$benchcp" dev.offload.benchmarks.FluentCallBenchmark --backend cuda \
-		${FLUENT_ARGS:-} 2>&1 | tee "$out/fluent.md"
+	timeout "${FLUENT_TIMEOUT:-200}" "$java" ${FLUENT_JAVA_OPTS:-} -cp "$benchcp" dev.offload.benchmarks.FluentCallBenchmark \
+		--backend cuda ${FLUENT_ARGS:-} 2>&1 | tee "$out/fluent.md"
 	record "${PIPESTATUS[0]}" fluent-call
+fi
+if want async; then
 	# shellcheck disable=SC2086
 	timeout "${WAITERS_TIMEOUT:-90}" "$java" -cp "$benchcp" dev.offload.benchmarks.jmh.PoolWaitersBenchmark \
 		${WAITERS_ARGS:-4000 16 20 20 3} 2>&1 | tee "$out/pool-waiters.txt"
