@@ -50,8 +50,12 @@ public final class HandWrittenScale implements FluentCallBenchmark.Scaler {
 		this.context = context;
 		check(JCudaDriver.cuCtxSetCurrent(context), "cuCtxSetCurrent");
 		long bytes = Math.max(1, (long) n * Float.BYTES);
-		check(JCudaDriver.cuMemAllocHost(this.hostIn, bytes), "cuMemAllocHost");
-		check(JCudaDriver.cuMemAllocHost(this.hostOut, bytes), "cuMemAllocHost");
+		// -Dfluent.hand-written.mapped=true: page-locked memory of the flags Offload's
+		// staging has, to tell the memory's kind from the rest of the call.
+		int flags = Boolean.getBoolean("fluent.hand-written.mapped")
+				? JCudaDriver.CU_MEMHOSTALLOC_PORTABLE | JCudaDriver.CU_MEMHOSTALLOC_DEVICEMAP : 0;
+		check(JCudaDriver.cuMemHostAlloc(this.hostIn, bytes, flags), "cuMemHostAlloc");
+		check(JCudaDriver.cuMemHostAlloc(this.hostOut, bytes, flags), "cuMemHostAlloc");
 		this.inView = this.hostIn.getByteBuffer(0, bytes).order(ByteOrder.nativeOrder()).asFloatBuffer();
 		this.outView = this.hostOut.getByteBuffer(0, bytes).order(ByteOrder.nativeOrder()).asFloatBuffer();
 		check(JCudaDriver.cuMemAlloc(this.deviceIn, bytes), "cuMemAlloc");
