@@ -15,6 +15,7 @@ import dev.offload.DeviceBuffer;
 import dev.offload.DeviceRegistry;
 import dev.offload.HostBuffer;
 import dev.offload.Kernel;
+import dev.offload.MemoryStatistics;
 import dev.offload.OffloadSession;
 import dev.offload.kernel.KernelRef;
 import dev.offload.kernel.LaunchConfig;
@@ -37,7 +38,8 @@ import dev.offload.template.OffloadTemplate;
  * <p>
  * Usage: {@code java -cp benchmarks.jar dev.offload.benchmarks.FluentCallBenchmark
  * [--backend host|cuda] [--sizes 1,1024,65536,1048576] [--threads 1,16] [--rounds 4]
- * [--calls N]} (calls per thread and round at n = 1; fewer for larger sizes).
+ * [--calls N]} (calls per thread and round at n = 1; fewer for larger sizes, but at least
+ * 500 a round over all threads).
  */
 public final class FluentCallBenchmark {
 
@@ -56,6 +58,9 @@ public final class FluentCallBenchmark {
 		.build(), "scale");
 
 	static final int BLOCK = 256;
+
+	/** The fewest calls a round makes, over all its threads. */
+	private static final int MIN_CALLS_PER_ROUND = 500;
 
 	private FluentCallBenchmark() {
 	}
@@ -77,13 +82,20 @@ public final class FluentCallBenchmark {
 			System.out.println("| n | threads | mode | round | calls/s | p50 µs | p99 µs |");
 			System.out.println("| ---: | ---: | --- | ---: | ---: | ---: | ---: |");
 			List<String> summary = new ArrayList<>();
+			List<String> memory = new ArrayList<>();
 			for (int n : sizes) {
 				for (int threads : threadCounts) {
-					int perThread = (int) Math.max(20, Math.min(calls, (long) calls * 64 / Math.max(64, n) / threads));
+					// At least 500 calls a round in all, so that the p99 is not one
+					// call's (each
+					// round's threads are new: a thread's first call sets up its own
+					// state).
+					int perThread = (int) Math.max((MIN_CALLS_PER_ROUND + threads - 1) / threads,
+							Math.min(calls, (long) calls * 64 / Math.max(64, n) / threads));
 					Supplier<Scaler> handWritten = handWritten(backendName, device, n);
 					Supplier<Scaler> fluent = () -> fluent(template);
 					double[][] rates = new double[2][rounds];
 					double[][] p99s = new double[2][rounds];
+					MemoryStatistics before = device.memoryStatistics();
 					for (int round = 1; round <= rounds; round++) {
 						Result hand = measure(handWritten, n, threads, perThread);
 						Result flu = measure(fluent, n, threads, perThread);
@@ -94,6 +106,12 @@ public final class FluentCallBenchmark {
 						print(n, threads, "hand-written", round, hand);
 						print(n, threads, "fluent run()", round, flu);
 					}
+					MemoryStatistics after = device.memoryStatistics();
+					memory.add(String.format(Locale.ROOT, "| %d | %d | %d | %d | %d | %d | %d |", n, threads,
+							after.cacheHits() - before.cacheHits(), after.cacheMisses() - before.cacheMisses(),
+							after.deviceAllocations() - before.deviceAllocations(),
+							after.hostAllocations() - before.hostAllocations(),
+							after.synchronizingCalls() - before.synchronizingCalls()));
 					int from = (rounds > 1) ? 1 : 0;
 					summary.add(String.format(Locale.ROOT, "| %d | %d | %.2f | %.2f |", n, threads,
 							median(Arrays.copyOfRange(rates[1], from, rounds))
@@ -107,6 +125,14 @@ public final class FluentCallBenchmark {
 					"| n | threads | fluent / hand-written throughput (target >= 0.95) | p99 ratio (target <= 1.3) |");
 			System.out.println("| ---: | ---: | ---: | ---: |");
 			summary.forEach(System.out::println);
+			System.out.println();
+			System.out.println("The device's memory over each size's rounds (both modes; the hand-written scalers' "
+					+ "own memory is not counted):");
+			System.out.println();
+			System.out.println("| n | threads | cache hits | cache misses | device allocations | host allocations "
+					+ "| synchronizing calls |");
+			System.out.println("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+			memory.forEach(System.out::println);
 		}
 	}
 
