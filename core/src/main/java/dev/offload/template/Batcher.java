@@ -175,9 +175,8 @@ public final class Batcher<I, O> implements AutoCloseable {
 			throw new BatchQueueFullException(this.name, this.policy.maxQueue());
 		}
 		this.arrivals.add(entry);
-		// The dispatcher waits for the first item, then for a batch of the dispatch size
-		// or
-		// the delay.
+		// The dispatcher waits for the first item, then for the dispatch size or the
+		// delay.
 		if (size == 1 || size == this.policy.dispatchSize()) {
 			LockSupport.unpark(this.dispatcher);
 		}
