@@ -585,10 +585,10 @@ public class OffloadProperties {
 
 		/**
 		 * Name of the Executor (or TaskExecutor) bean that completes the futures of
-		 * asynchronous work, where their continuations run, such as
-		 * 'applicationTaskExecutor'. Unset: Offload's own fork/join pool of
-		 * 'offload-async' threads, one per CPU, which adds a thread when a continuation
-		 * waits for another future.
+		 * asynchronous work, where their continuations run (unless a thread waiting for a
+		 * future runs them first), such as 'applicationTaskExecutor'. Unset: Offload's
+		 * own fork/join pool of 'offload-async' threads, one per CPU, which adds a thread
+		 * when a continuation waits for another future.
 		 */
 		private @Nullable String executor;
 
