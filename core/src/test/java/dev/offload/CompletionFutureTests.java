@@ -92,6 +92,46 @@ class CompletionFutureTests {
 	}
 
 	@Test
+	void eachStageShouldRunOnceWhenJoinersAndTheExecutorPublishAtOnce() throws Exception {
+		ExecutorService threads = Executors.newFixedThreadPool(3);
+		try {
+			for (int round = 0; round < 2_000; round++) {
+				CompletionFuture<Integer> future = new CompletionFuture<>(threads);
+				AtomicInteger ran = new AtomicInteger();
+				CompletableFuture<Integer> stage = future.thenApply((value) -> ran.incrementAndGet() + value);
+				CountDownLatch go = new CountDownLatch(1);
+				CompletableFuture<Integer> firstJoiner = CompletableFuture.supplyAsync(() -> {
+					awaitQuietly(go);
+					return stage.join();
+				}, threads);
+				CompletableFuture<Integer> secondJoiner = CompletableFuture.supplyAsync(() -> {
+					awaitQuietly(go);
+					return future.join();
+				}, threads);
+				future.settle(10, null);
+				go.countDown();
+				// The executor's publication, as the completion thread hands it over.
+				future.publish();
+				assertThat(firstJoiner.get(30, TimeUnit.SECONDS)).isEqualTo(11);
+				assertThat(secondJoiner.get(30, TimeUnit.SECONDS)).isEqualTo(10);
+				assertThat(ran).hasValue(1);
+			}
+		}
+		finally {
+			threads.shutdownNow();
+		}
+	}
+
+	private static void awaitQuietly(CountDownLatch latch) {
+		try {
+			latch.await();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	@Test
 	void aTimedWaitForADependentStageShouldTimeOutWhileTheOutcomeIsPending() {
 		CompletionFuture<String> future = new CompletionFuture<>(Runnable::run);
 		CompletableFuture<String> dependent = future.thenApply(String::toUpperCase);
