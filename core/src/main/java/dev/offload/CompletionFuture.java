@@ -20,12 +20,13 @@ import dev.offload.internal.VirtualThreads;
  * outcome is kept in an inner future that nobody else sees, and the threads waiting in
  * {@link #join()} or {@link #get()} wait on that inner future, so they wake at once,
  * without an executor hop. The outcome is then <em>published</em> to this future itself,
- * on the completion executor, and only publishing runs the dependent stages
- * ({@code thenApply}, {@code whenComplete}, the relays of {@code allOf}): whatever is
- * registered, and however it races with the completion, no dependent stage runs on the
- * completion thread. The completion thread publishes in batches, one executor task per
- * sweep of its pending work; a future with dependent stages gets an executor task of its
- * own, so that a continuation that blocks delays no other.
+ * on the completion executor or by a thread that waits (below), and only publishing runs
+ * the dependent stages ({@code thenApply}, {@code whenComplete}, the relays of
+ * {@code allOf}): whatever is registered, and however it races with the completion, no
+ * dependent stage runs on the completion thread. The completion thread publishes in
+ * batches, one executor task per sweep of its pending work; a future with dependent
+ * stages gets an executor task of its own, so that a continuation that blocks delays no
+ * other.
  * <p>
  * Between settling and publishing, {@link #isDone()}, {@link #getNow} and the like answer
  * from the outcome already decided. A thread that waits in {@link #join()} or
