@@ -1038,9 +1038,6 @@ public final class LendingPool<E extends Lendable> {
 
 	}
 
-	/**
-	 * A borrower waiting for an item; guarded by the pool's lock.
-	 */
 	/** A borrow waiting now, linked to those that began to wait before and after it. */
 	private static final class WaitRecord {
 
@@ -1056,6 +1053,9 @@ public final class LendingPool<E extends Lendable> {
 
 	}
 
+	/**
+	 * A borrower waiting for an item; guarded by the pool's lock.
+	 */
 	private static final class Waiter {
 
 		final Condition wake;
