@@ -279,26 +279,22 @@ public final class Batcher<I, O> implements AutoCloseable {
 		while (true) {
 			drainArrivals();
 			if (this.pending.isEmpty()) {
-				if (!this.closed.get()) {
-					if (this.queued.get() == 0) {
-						// The next caller counts the first item and wakes this thread.
-						LockSupport.park(this);
-					}
-					else {
-						// An item is counted but not added yet: its caller saw other
-						// items, so it will not wake this thread.
-						Thread.yield();
-					}
+				// Read before the count: a caller that counts an item after this thread
+				// saw the batcher closed sees it closed too.
+				boolean closed = this.closed.get();
+				if (this.queued.get() != 0) {
+					// An item is counted but not added yet (its caller saw other items,
+					// so it will not wake this thread), or a caller that saw the batcher
+					// closed is taking its count back.
+					Thread.yield();
 				}
-				else if (this.queued.get() == 0) {
-					// Nothing is counted, and a caller that counts an item now sees the
-					// batcher closed: what arrived is the last.
+				else if (closed) {
+					// Nothing is counted: what arrived is the last.
 					return null;
 				}
 				else {
-					// A caller that saw the batcher open is adding its item, or one that
-					// saw it closed is taking its count back.
-					Thread.yield();
+					// The next caller counts the first item and wakes this thread.
+					LockSupport.park(this);
 				}
 			}
 			else if (this.closed.get() || this.pending.size() >= this.policy.dispatchSize()) {
