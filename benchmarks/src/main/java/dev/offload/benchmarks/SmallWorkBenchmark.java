@@ -99,8 +99,11 @@ public final class SmallWorkBenchmark {
 	 */
 	boolean run() throws Exception {
 		try {
-			this.out.printf(Locale.ROOT, "# Small work: %s backend, %s%n%n", this.options.backend,
-					this.registry.device(0).name());
+			this.out.printf(Locale.ROOT,
+					"# Small work: %s backend, %s%n%n%d CPUs, Java %s, virtual-thread scheduler parallelism %s%n%n",
+					this.options.backend, this.registry.device(0).name(), Runtime.getRuntime().availableProcessors(),
+					Runtime.version().feature(),
+					System.getProperty("jdk.virtualThreadScheduler.parallelism", "the default (one per CPU)"));
 			boolean batched = batching();
 			boolean withCopies = flow(true);
 			boolean withoutCopies = flow(false);
