@@ -32,14 +32,14 @@ import dev.offload.template.OffloadTemplate;
  * raw JCuda ({@code cuMemcpyHtoDAsync}, {@code cuLaunchKernel},
  * {@code cuMemcpyDtoHAsync}, {@code cuStreamSynchronize}); on the host backend the
  * session API with buffers allocated once (what is left is the fluent layer's own cost).
- * Both return a new float[] per call. Each round runs on new threads, and each thread
+ * Both return a new float[] per call. Each round runs on new threads, both modes on the
+ * same threads one after the other (which first alternates by round), and each thread
  * makes {@value #THREAD_WARM_CALLS} calls before the timed ones, as a server's worker
  * threads are long past their first call: a hand-written scaler's per-thread setup (its
  * buffers) is outside the timing, and so is the fluent call's (its first call on a thread
  * sets up that thread's share of the memory budget and of the buffer cache); the first
- * call's median is printed apart. Modes are interleaved round by round; prints calls/s
- * and the per-call p50/p99 per mode, and fluent/hand-written ratios on the median of the
- * rounds after the first.
+ * call's median is printed apart. Prints calls/s and the per-call p50/p99 per mode, and
+ * fluent/hand-written ratios on the median of the rounds after the first.
  * <p>
  * Usage: {@code java -cp benchmarks.jar dev.offload.benchmarks.FluentCallBenchmark
  * [--backend host|cuda] [--sizes 1,1024,65536,1048576] [--threads 1,16] [--rounds 4]
@@ -105,8 +105,14 @@ public final class FluentCallBenchmark {
 					double[][] p99s = new double[2][rounds];
 					MemoryStatistics before = device.memoryStatistics();
 					for (int round = 1; round <= rounds; round++) {
-						Result hand = measure(handWritten, n, threads, perThread);
-						Result flu = measure(fluent, n, threads, perThread);
+						// Both modes on the same threads, which of them first
+						// alternating.
+						boolean handFirst = round % 2 == 1;
+						Result[] results = measure(
+								handFirst ? List.of(handWritten, fluent) : List.of(fluent, handWritten), n, threads,
+								perThread);
+						Result hand = results[handFirst ? 0 : 1];
+						Result flu = results[handFirst ? 1 : 0];
 						rates[0][round - 1] = hand.rate;
 						rates[1][round - 1] = flu.rate;
 						p99s[0][round - 1] = hand.p99;
@@ -200,75 +206,112 @@ public final class FluentCallBenchmark {
 		return () -> new SessionScaler(device, scale, n);
 	}
 
-	private static Result measure(Supplier<Scaler> factory, int n, int threads, int perThread)
+	/**
+	 * Measures the modes one after the other on the same threads (new for the round): a
+	 * thread's placement on the machine's CPUs, which moves one-thread latencies by a
+	 * quarter from one thread to the next, is then the same for both.
+	 */
+	private static Result[] measure(List<Supplier<Scaler>> factories, int n, int threads, int perThread)
 			throws InterruptedException {
 		float[] input = new float[n];
 		for (int i = 0; i < n; i++) {
 			input[i] = i;
 		}
-		long[][] times = new long[threads][perThread];
-		long[] firsts = new long[threads];
-		long[] ends = new long[threads];
-		// The wall runs from every thread's scaler made to the last call's end: a
+		int modes = factories.size();
+		long[][][] times = new long[modes][threads][perThread];
+		long[][] firsts = new long[modes][threads];
+		long[][] ends = new long[modes][threads];
+		// A mode's wall runs from every thread's scaler made to the last call's end: a
 		// hand-written scaler's page-locked buffers, made and freed per thread, are not
 		// calls.
-		CountDownLatch ready = new CountDownLatch(threads);
-		CountDownLatch start = new CountDownLatch(1);
+		CountDownLatch[] ready = new CountDownLatch[modes];
+		CountDownLatch[] start = new CountDownLatch[modes];
+		CountDownLatch[] done = new CountDownLatch[modes];
+		for (int mode = 0; mode < modes; mode++) {
+			ready[mode] = new CountDownLatch(threads);
+			start[mode] = new CountDownLatch(1);
+			done[mode] = new CountDownLatch(threads);
+		}
 		AtomicReference<Throwable> failure = new AtomicReference<>();
 		List<Thread> workers = new ArrayList<>();
 		for (int t = 0; t < threads; t++) {
-			long[] mine = times[t];
 			int index = t;
 			Thread worker = new Thread(() -> {
-				boolean counted = false;
-				try (Scaler scaler = factory.get()) {
-					for (int i = 0; i < THREAD_WARM_CALLS; i++) {
-						long begin = System.nanoTime();
-						scaler.scale(input, 2f);
-						if (i == 0) {
-							firsts[index] = System.nanoTime() - begin;
-						}
+				for (int mode = 0; mode < modes; mode++) {
+					try {
+						runMode(factories.get(mode), input, times[mode][index], firsts[mode], ends[mode], index,
+								ready[mode], start[mode], done[mode]);
 					}
-					ready.countDown();
-					counted = true;
-					start.await();
-					for (int i = 0; i < perThread; i++) {
-						long begin = System.nanoTime();
-						float[] out = scaler.scale(input, 2f);
-						mine[i] = System.nanoTime() - begin;
-						if (out.length != n || (n > 1 && out[n - 1] != 2f * (n - 1))) {
-							throw new IllegalStateException("Wrong result at n = " + n);
-						}
-					}
-					ends[index] = System.nanoTime();
-				}
-				catch (Throwable ex) {
-					failure.compareAndSet(null, ex);
-				}
-				finally {
-					if (!counted) {
-						ready.countDown();
+					catch (Throwable ex) {
+						failure.compareAndSet(null, ex);
+						done[mode].countDown();
 					}
 				}
 			}, "scale-" + t);
 			worker.start();
 			workers.add(worker);
 		}
-		ready.await();
-		long begin = System.nanoTime();
-		start.countDown();
+		Result[] results = new Result[modes];
+		for (int mode = 0; mode < modes; mode++) {
+			ready[mode].await();
+			long begin = System.nanoTime();
+			start[mode].countDown();
+			done[mode].await();
+			double seconds = (Arrays.stream(ends[mode]).max().orElse(begin) - begin) / 1e9;
+			long[] all = Arrays.stream(times[mode]).flatMapToLong(Arrays::stream).sorted().toArray();
+			long[] first = firsts[mode].clone();
+			Arrays.sort(first);
+			results[mode] = new Result(all.length / seconds, LatencySummary.percentile(all, 50),
+					LatencySummary.percentile(all, 99), LatencySummary.percentile(first, 50));
+		}
 		for (Thread worker : workers) {
 			worker.join();
 		}
-		double seconds = (Arrays.stream(ends).max().orElse(begin) - begin) / 1e9;
 		if (failure.get() != null) {
 			throw new IllegalStateException("A call failed: " + failure.get(), failure.get());
 		}
-		long[] all = Arrays.stream(times).flatMapToLong(Arrays::stream).sorted().toArray();
-		long[] first = firsts.clone();
-		Arrays.sort(first);
-		return new Result(all.length / seconds, LatencySummary.percentile(all, 50), LatencySummary.percentile(all, 99),
-				LatencySummary.percentile(first, 50));
+		return results;
+	}
+
+	/**
+	 * One thread's part of one mode: makes its scaler and its warm-up calls, waits for
+	 * the start, times its calls, then waits for every thread's last call before it
+	 * closes its scaler (a hand-written scaler frees page-locked memory, which
+	 * synchronizes the device) and goes on to the next mode (whose setup would otherwise
+	 * overlap the other threads' calls).
+	 */
+	private static void runMode(Supplier<Scaler> factory, float[] input, long[] times, long[] firsts, long[] ends,
+			int index, CountDownLatch ready, CountDownLatch start, CountDownLatch done) throws InterruptedException {
+		int n = input.length;
+		boolean counted = false;
+		try (Scaler scaler = factory.get()) {
+			for (int i = 0; i < THREAD_WARM_CALLS; i++) {
+				long begin = System.nanoTime();
+				scaler.scale(input, 2f);
+				if (i == 0) {
+					firsts[index] = System.nanoTime() - begin;
+				}
+			}
+			ready.countDown();
+			counted = true;
+			start.await();
+			for (int i = 0; i < times.length; i++) {
+				long begin = System.nanoTime();
+				float[] out = scaler.scale(input, 2f);
+				times[i] = System.nanoTime() - begin;
+				if (out.length != n || (n > 1 && out[n - 1] != 2f * (n - 1))) {
+					throw new IllegalStateException("Wrong result at n = " + n);
+				}
+			}
+			ends[index] = System.nanoTime();
+			done.countDown();
+			done.await();
+		}
+		finally {
+			if (!counted) {
+				ready.countDown();
+			}
+		}
 	}
 
 	private static void print(int n, int threads, String mode, int round, Result result) {
