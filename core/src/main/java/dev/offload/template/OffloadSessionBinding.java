@@ -60,13 +60,10 @@ public final class OffloadSessionBinding {
 	}
 
 	private static void set(@Nullable OffloadSession session) {
-		if (session == null) {
-			// Removing rather than setting null leaves nothing in the thread's map.
-			current.remove();
-		}
-		else {
-			current.set(session);
-		}
+		// Null rather than removed: a thread that binds sessions keeps its one entry,
+		// instead of creating it and expunging it again around every session (a removed
+		// entry is created anew, empty, by the next get).
+		current.set(session);
 	}
 
 	/**
