@@ -94,9 +94,7 @@ public final class FluentCallBenchmark {
 			for (int n : sizes) {
 				for (int threads : threadCounts) {
 					// At least 500 calls a round in all, so that the p99 is not one
-					// call's (each
-					// round's threads are new: a thread's first call sets up its own
-					// state).
+					// call's.
 					int perThread = (int) Math.max((MIN_CALLS_PER_ROUND + threads - 1) / threads,
 							Math.min(calls, (long) calls * 64 / Math.max(64, n) / threads));
 					Supplier<Scaler> handWritten = handWritten(backendName, device, n);

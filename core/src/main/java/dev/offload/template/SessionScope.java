@@ -173,10 +173,7 @@ final class SessionScope {
 			// that waits for it publishes that future itself instead of being woken by
 			// the completion executor.
 			T value = done.join();
-			CompletableFuture<Void> closing = session.closeAsync();
-			CompletableFuture<T> result = closing.newIncompleteFuture();
-			closing.whenComplete((ignored, closeFailure) -> settle(result, value, null, closeFailure));
-			return result;
+			return relay(session.closeAsync(), value);
 		}
 		CompletableFuture<T> result = new CompletableFuture<>();
 		stage.whenComplete((value, failure) -> session.closeAsync()
