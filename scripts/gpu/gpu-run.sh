@@ -31,6 +31,10 @@
 #            full bounded pool (pool-waiters.txt; WAITERS_ARGS)
 #   fluent   not in the default: only the fluent call of the async part (fluent.md; FLUENT_ARGS, FLUENT_JAVA_OPTS adds
 #            options to its JVM, e.g. a flight recording: -XX:StartFlightRecording=filename=$OUT/fluent.jfr,settings=profile)
+#   breakdown  not in the default: where one thread's fluent call spends its time, FluentCallBreakdown (breakdown.md;
+#            BREAKDOWN_ARGS, e.g. "--sizes 1,1024 --blocks 40"; FLUENT_JAVA_OPTS adds options to its JVM too): the
+#            hand-written call with Offload's device or page-locked buffers in place of its own, the session API and
+#            the fluent call, in turns on one thread
 #   multi    not in the default: what needs several GPUs, MultiGpuTests (multi-tests.log; it skips itself, with the
 #            reason, on fewer than two devices) and the hazard benchmark on one GPU against MULTI_DEVICES GPUs
 #            (default 2; hazard-multi.md, with the throughput and light p99 targets; HAZARD_ARGS too)
@@ -168,6 +172,12 @@ if want async || want fluent; then
 	timeout "${FLUENT_TIMEOUT:-200}" "$java" ${FLUENT_JAVA_OPTS:-} -cp "$benchcp" dev.offload.benchmarks.FluentCallBenchmark \
 		--backend cuda ${FLUENT_ARGS:-} 2>&1 | tee "$out/fluent.md"
 	record "${PIPESTATUS[0]}" fluent-call
+fi
+if want breakdown; then
+	# shellcheck disable=SC2086
+	timeout "${BREAKDOWN_TIMEOUT:-300}" "$java" ${FLUENT_JAVA_OPTS:-} -cp "$benchcp" \
+		dev.offload.benchmarks.FluentCallBreakdown ${BREAKDOWN_ARGS:-} 2>&1 | tee "$out/breakdown.md"
+	record "${PIPESTATUS[0]}" fluent-breakdown
 fi
 if want async; then
 	# shellcheck disable=SC2086

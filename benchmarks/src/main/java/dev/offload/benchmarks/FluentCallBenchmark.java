@@ -185,7 +185,7 @@ public final class FluentCallBenchmark {
 		System.out.println();
 	}
 
-	private static Scaler fluent(OffloadTemplate template) {
+	static Scaler fluent(OffloadTemplate template) {
 		return (x, a) -> template.kernel(SCALE)
 			.threads(x.length)
 			.arg(x.length)
@@ -200,8 +200,17 @@ public final class FluentCallBenchmark {
 		if (backend.equals("cuda")) {
 			return dev.offload.benchmarks.cuda.HandWrittenScale.factory(device, n);
 		}
-		Kernel scale = device.kernel(SCALE);
-		return () -> new SessionScaler(device, scale, n);
+		return () -> sessionScaler(device, n);
+	}
+
+	/**
+	 * Returns a scaler on the session API, with its buffers allocated once.
+	 * @param device the device
+	 * @param n the largest array
+	 * @return the scaler
+	 */
+	static Scaler sessionScaler(Device device, int n) {
+		return new SessionScaler(device, device.kernel(SCALE), n);
 	}
 
 	/**
@@ -324,11 +333,11 @@ public final class FluentCallBenchmark {
 		return (sorted.length % 2 == 1) ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 	}
 
-	private static int[] ints(String csv) {
+	static int[] ints(String csv) {
 		return Arrays.stream(csv.split(",")).map(String::trim).mapToInt(Integer::parseInt).toArray();
 	}
 
-	private static Map<String, String> options(String[] args) {
+	static Map<String, String> options(String[] args) {
 		Map<String, String> options = new LinkedHashMap<>();
 		for (int i = 0; i + 1 < args.length; i += 2) {
 			if (!args[i].startsWith("--")) {

@@ -3,6 +3,8 @@ package dev.offload.benchmarks.cuda;
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Supplier;
 
 import jcuda.Pointer;
@@ -14,7 +16,10 @@ import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
 import jcuda.driver.JCudaDriver;
 
+import dev.offload.Buffer;
 import dev.offload.Device;
+import dev.offload.DeviceBuffer;
+import dev.offload.HostBuffer;
 import dev.offload.OffloadSession;
 import dev.offload.backend.cuda.CudaSessions;
 import dev.offload.benchmarks.FluentCallBenchmark;
@@ -22,7 +27,8 @@ import dev.offload.benchmarks.FluentCallBenchmark;
 /**
  * The hand-written JCuda side of {@link FluentCallBenchmark}: page-locked and device
  * buffers allocated once per thread, streams from a lock+deque pool shared by the
- * threads, the scale kernel loaded once in the device's primary context.
+ * threads, the scale kernel loaded once in the device's primary context. Each of its
+ * {@link Ingredients} can be Offload's instead (the breakdown of the fluent call's time).
  */
 public final class HandWrittenScale implements FluentCallBenchmark.Scaler {
 
@@ -34,32 +40,65 @@ public final class HandWrittenScale implements FluentCallBenchmark.Scaler {
 
 	private final CUcontext context;
 
-	private final Pointer hostIn = new Pointer();
+	private final Ingredients ingredients;
 
-	private final Pointer hostOut = new Pointer();
+	private final Pointer hostIn;
+
+	private final Pointer hostOut;
 
 	private final FloatBuffer inView;
 
 	private final FloatBuffer outView;
 
-	private final CUdeviceptr deviceIn = new CUdeviceptr();
+	private final CUdeviceptr deviceIn;
 
-	private final CUdeviceptr deviceOut = new CUdeviceptr();
+	private final CUdeviceptr deviceOut;
 
-	private HandWrittenScale(CUcontext context, int n) {
+	/** Offload's buffers among the above, closed with the scaler. */
+	private final List<Buffer> offloadBuffers = new ArrayList<>();
+
+	private HandWrittenScale(CUcontext context, Device device, int n, Ingredients ingredients) {
 		this.context = context;
+		this.ingredients = ingredients;
 		check(JCudaDriver.cuCtxSetCurrent(context), "cuCtxSetCurrent");
 		long bytes = Math.max(1, (long) n * Float.BYTES);
-		// -Dfluent.hand-written.mapped=true: page-locked memory of the flags Offload's
-		// staging has, to tell the memory's kind from the rest of the call.
-		int flags = Boolean.getBoolean("fluent.hand-written.mapped")
-				? JCudaDriver.CU_MEMHOSTALLOC_PORTABLE | JCudaDriver.CU_MEMHOSTALLOC_DEVICEMAP : 0;
-		check(JCudaDriver.cuMemHostAlloc(this.hostIn, bytes, flags), "cuMemHostAlloc");
-		check(JCudaDriver.cuMemHostAlloc(this.hostOut, bytes, flags), "cuMemHostAlloc");
-		this.inView = this.hostIn.getByteBuffer(0, bytes).order(ByteOrder.nativeOrder()).asFloatBuffer();
-		this.outView = this.hostOut.getByteBuffer(0, bytes).order(ByteOrder.nativeOrder()).asFloatBuffer();
-		check(JCudaDriver.cuMemAlloc(this.deviceIn, bytes), "cuMemAlloc");
-		check(JCudaDriver.cuMemAlloc(this.deviceOut, bytes), "cuMemAlloc");
+		if (ingredients.hostMemory()) {
+			HostBuffer in = device.allocateHost(bytes);
+			HostBuffer out = device.allocateHost(bytes);
+			this.offloadBuffers.add(in);
+			this.offloadBuffers.add(out);
+			this.hostIn = (Pointer) in.nativeHandle();
+			this.hostOut = (Pointer) out.nativeHandle();
+			this.inView = in.asByteBuffer().asFloatBuffer();
+			this.outView = out.asByteBuffer().asFloatBuffer();
+		}
+		else {
+			// -Dfluent.hand-written.mapped=true: page-locked memory of the flags
+			// Offload's staging has, to tell the memory's kind from the rest of the
+			// call.
+			int flags = Boolean.getBoolean("fluent.hand-written.mapped")
+					? JCudaDriver.CU_MEMHOSTALLOC_PORTABLE | JCudaDriver.CU_MEMHOSTALLOC_DEVICEMAP : 0;
+			this.hostIn = new Pointer();
+			this.hostOut = new Pointer();
+			check(JCudaDriver.cuMemHostAlloc(this.hostIn, bytes, flags), "cuMemHostAlloc");
+			check(JCudaDriver.cuMemHostAlloc(this.hostOut, bytes, flags), "cuMemHostAlloc");
+			this.inView = this.hostIn.getByteBuffer(0, bytes).order(ByteOrder.nativeOrder()).asFloatBuffer();
+			this.outView = this.hostOut.getByteBuffer(0, bytes).order(ByteOrder.nativeOrder()).asFloatBuffer();
+		}
+		if (ingredients.deviceMemory()) {
+			DeviceBuffer in = device.allocate(bytes);
+			DeviceBuffer out = device.allocate(bytes);
+			this.offloadBuffers.add(in);
+			this.offloadBuffers.add(out);
+			this.deviceIn = CudaSessions.devicePointer(in);
+			this.deviceOut = CudaSessions.devicePointer(out);
+		}
+		else {
+			this.deviceIn = new CUdeviceptr();
+			this.deviceOut = new CUdeviceptr();
+			check(JCudaDriver.cuMemAlloc(this.deviceIn, bytes), "cuMemAlloc");
+			check(JCudaDriver.cuMemAlloc(this.deviceOut, bytes), "cuMemAlloc");
+		}
 	}
 
 	/**
@@ -69,6 +108,18 @@ public final class HandWrittenScale implements FluentCallBenchmark.Scaler {
 	 * @return the factory
 	 */
 	public static Supplier<FluentCallBenchmark.Scaler> factory(Device device, int n) {
+		return factory(device, n, Ingredients.HAND_WRITTEN);
+	}
+
+	/**
+	 * Returns a factory of per-thread scalers on {@code device}'s primary context, with
+	 * some of Offload's parts in place of hand-written ones.
+	 * @param device a device of the CUDA backend
+	 * @param n the largest array
+	 * @param ingredients which parts are Offload's
+	 * @return the factory
+	 */
+	public static Supplier<FluentCallBenchmark.Scaler> factory(Device device, int n, Ingredients ingredients) {
 		CUcontext context;
 		try (OffloadSession session = device.openSession()) {
 			context = CudaSessions.context(session);
@@ -85,7 +136,7 @@ public final class HandWrittenScale implements FluentCallBenchmark.Scaler {
 				function = loaded;
 			}
 		}
-		return () -> new HandWrittenScale(context, n);
+		return () -> new HandWrittenScale(context, device, n, ingredients);
 	}
 
 	@Override
@@ -134,10 +185,15 @@ public final class HandWrittenScale implements FluentCallBenchmark.Scaler {
 	@Override
 	public void close() {
 		check(JCudaDriver.cuCtxSetCurrent(this.context), "cuCtxSetCurrent");
-		JCudaDriver.cuMemFreeHost(this.hostIn);
-		JCudaDriver.cuMemFreeHost(this.hostOut);
-		JCudaDriver.cuMemFree(this.deviceIn);
-		JCudaDriver.cuMemFree(this.deviceOut);
+		if (!this.ingredients.hostMemory()) {
+			JCudaDriver.cuMemFreeHost(this.hostIn);
+			JCudaDriver.cuMemFreeHost(this.hostOut);
+		}
+		if (!this.ingredients.deviceMemory()) {
+			JCudaDriver.cuMemFree(this.deviceIn);
+			JCudaDriver.cuMemFree(this.deviceOut);
+		}
+		this.offloadBuffers.forEach(Buffer::close);
 	}
 
 	private static byte[] read() {
@@ -150,6 +206,21 @@ public final class HandWrittenScale implements FluentCallBenchmark.Scaler {
 		catch (java.io.IOException ex) {
 			throw new java.io.UncheckedIOException(ex);
 		}
+	}
+
+	/**
+	 * Which parts of the hand-written call are Offload's.
+	 *
+	 * @param deviceMemory device buffers from {@link Device#allocate(long)} (the device's
+	 * memory pool) in place of {@code cuMemAlloc}
+	 * @param hostMemory page-locked buffers from {@link Device#allocateHost(long)} (the
+	 * staging memory) in place of {@code cuMemHostAlloc}
+	 */
+	public record Ingredients(boolean deviceMemory, boolean hostMemory) {
+
+		/** All of it hand-written. */
+		public static final Ingredients HAND_WRITTEN = new Ingredients(false, false);
+
 	}
 
 	private static void check(int result, String call) {

@@ -17,8 +17,14 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
+import dev.offload.Device;
+import dev.offload.DeviceBuffer;
 import dev.offload.DeviceRegistry;
+import dev.offload.HostBuffer;
+import dev.offload.Kernel;
+import dev.offload.OffloadSession;
 import dev.offload.kernel.KernelRef;
+import dev.offload.kernel.LaunchConfig;
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.kernel.ParamKind;
 import dev.offload.template.OffloadTemplate;
@@ -30,7 +36,10 @@ import dev.offload.template.OffloadTemplate;
  * .outFloats(n).run().floats(0)}, the call of the fluent-call benchmark against
  * hand-written JCuda. What a GPU adds to it is the driver's time, the same for any
  * caller. Run with {@code -prof gc} to see the allocation per call:
- * {@code java -jar benchmarks.jar FluentCallOverheadBenchmark -prof gc}.
+ * {@code java -jar benchmarks.jar FluentCallOverheadBenchmark -prof gc}. Beside it, the
+ * same work on the session API with buffers allocated once, the hand-written code's
+ * shape: the difference is what the fluent call's per-call buffers, staging and result
+ * cost.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -60,21 +69,44 @@ public class FluentCallOverheadBenchmark {
 
 	private float[] input;
 
+	private Device device;
+
+	private Kernel kernel;
+
+	private HostBuffer hostIn;
+
+	private HostBuffer hostOut;
+
+	private DeviceBuffer deviceIn;
+
+	private DeviceBuffer deviceOut;
+
 	/**
-	 * Starts a registry on the free backend.
+	 * Starts a registry on the free backend, with the session API's buffers.
 	 */
 	@Setup(Level.Trial)
 	public void setUp() {
 		this.registry = DeviceRegistry.builder(new FreeBackend()).build();
 		this.template = new OffloadTemplate(this.registry);
 		this.input = new float[this.n];
+		this.device = this.registry.device(0);
+		this.kernel = this.device.kernel(SCALE);
+		long bytes = Math.max(1, (long) this.n * Float.BYTES);
+		this.hostIn = this.device.allocateHost(bytes);
+		this.hostOut = this.device.allocateHost(bytes);
+		this.deviceIn = this.device.allocate(bytes);
+		this.deviceOut = this.device.allocate(bytes);
 	}
 
 	/**
-	 * Closes the registry.
+	 * Closes the buffers and the registry.
 	 */
 	@TearDown(Level.Trial)
 	public void tearDown() {
+		this.hostIn.close();
+		this.hostOut.close();
+		this.deviceIn.close();
+		this.deviceOut.close();
 		this.registry.close();
 	}
 
@@ -92,6 +124,26 @@ public class FluentCallOverheadBenchmark {
 			.outFloats(this.n)
 			.run()
 			.floats(0);
+	}
+
+	/**
+	 * The same work on the session API with buffers allocated once.
+	 * @return the output
+	 */
+	@Benchmark
+	public float[] sessionRun() {
+		float[] result = new float[this.n];
+		try (OffloadSession session = this.device.openSession()) {
+			this.hostIn.putFloats(0, this.input);
+			long bytes = (long) this.n * Float.BYTES;
+			session.copy(this.hostIn, 0, this.deviceIn, 0, bytes);
+			session.launch(this.kernel, LaunchConfig.forThreads(this.n, 256), this.n, 2f, this.deviceIn,
+					this.deviceOut);
+			session.copy(this.deviceOut, 0, this.hostOut, 0, bytes);
+			session.synchronize();
+			this.hostOut.getFloats(0, result);
+		}
+		return result;
 	}
 
 }
