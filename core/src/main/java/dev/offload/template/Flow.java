@@ -91,13 +91,29 @@ public final class Flow {
 	}
 
 	DeviceBuffer upload(ElementType type, Object values) {
+		return upload(stage(type, values));
+	}
+
+	/**
+	 * Writes values to a new page-locked buffer of the session.
+	 */
+	HostBuffer stage(ElementType type, Object values) {
 		if (values == null) {
 			throw new IllegalArgumentException("upload needs an array of " + type.plural() + ", was null");
 		}
 		HostBuffer host = this.session.allocateHost(type.bufferBytes(type.length(values)));
 		type.write(host, values);
-		DeviceBuffer device = this.session.allocate(host.size());
-		this.session.copy(host, device);
+		return host;
+	}
+
+	/**
+	 * Enqueues copying a staged buffer to a new device buffer of its size. Once that copy
+	 * is enqueued, later work on the session's stream may write to the staged buffer: the
+	 * stream's order has the copy read it first.
+	 */
+	DeviceBuffer upload(HostBuffer staged) {
+		DeviceBuffer device = this.session.allocate(staged.size());
+		this.session.copy(staged, device);
 		return device;
 	}
 

@@ -272,11 +272,17 @@ public final class KernelCall {
 		return this.template.execute(resolved, (session) -> {
 			session.reserveMemory(deviceBytes());
 			Flow flow = Flow.of(session);
-			DeviceBuffer[] results = enqueue(flow);
+			List<HostBuffer> staged = new ArrayList<>(this.parameters.size() - this.outputCount);
+			DeviceBuffer[] results = enqueue(flow, staged);
 			HostBuffer[] targets = new HostBuffer[results.length];
 			for (int i = 0; i < targets.length; i++) {
 				Output output = output(i);
-				targets[i] = session.allocateHost(output.type.bufferBytes(output.count));
+				long bytes = output.type.bufferBytes(output.count);
+				// An input's staging, read by its copy before the launch, takes an
+				// output's copy after it: one page-locked block less to take and give
+				// back.
+				HostBuffer reused = takeStaged(staged, bytes);
+				targets[i] = (reused != null) ? reused : session.allocateHost(bytes);
 			}
 			copyBack(flow, results, targets);
 			session.synchronize();
@@ -425,13 +431,26 @@ public final class KernelCall {
 	 * @return the outputs' device buffers, in order
 	 */
 	private DeviceBuffer[] enqueue(Flow flow) {
+		return enqueue(flow, null);
+	}
+
+	/**
+	 * Enqueues the inputs' copies and the launch.
+	 * @param staged where the inputs' page-locked buffers go, or {@code null}
+	 * @return the outputs' device buffers, in order
+	 */
+	private DeviceBuffer[] enqueue(Flow flow, @Nullable List<HostBuffer> staged) {
 		Object[] args = new Object[this.parameters.size()];
 		DeviceBuffer[] results = new DeviceBuffer[this.outputCount];
 		int outputs = 0;
 		for (int i = 0; i < args.length; i++) {
 			Object parameter = this.parameters.get(i);
 			if (parameter instanceof Input input) {
-				args[i] = flow.upload(input.type, input.values);
+				HostBuffer host = flow.stage(input.type, input.values);
+				args[i] = flow.upload(host);
+				if (staged != null) {
+					staged.add(host);
+				}
 			}
 			else if (parameter instanceof Output output) {
 				DeviceBuffer buffer = flow.allocate(output.type, output.count);
@@ -445,6 +464,21 @@ public final class KernelCall {
 		// resolveAttributes() refused a call without geometry before any of this ran.
 		flow.launch(this.kernel, Objects.requireNonNull(this.config), args);
 		return results;
+	}
+
+	/**
+	 * Removes and returns the smallest staged buffer of at least {@code bytes}, or
+	 * {@code null} if none is that large.
+	 */
+	private static @Nullable HostBuffer takeStaged(List<HostBuffer> staged, long bytes) {
+		int best = -1;
+		for (int i = 0; i < staged.size(); i++) {
+			long size = staged.get(i).size();
+			if (size >= bytes && (best < 0 || size < staged.get(best).size())) {
+				best = i;
+			}
+		}
+		return (best < 0) ? null : staged.remove(best);
 	}
 
 	private void copyBack(Flow flow, DeviceBuffer[] results, HostBuffer[] targets) {

@@ -1,6 +1,7 @@
 package dev.offload.template;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -81,6 +82,26 @@ class KernelCallTests {
 		assertThat(statistics.peakBytes()).isEqualTo(2 * Device.allocationSize(4000));
 		assertThat(statistics.usedBytes()).isZero();
 		assertThat(statistics.waiting()).isZero();
+	}
+
+	@Test
+	void runShouldCopyAnOutputBackIntoTheStagingOfAnInputItsSize() {
+		float[] x = new float[1000];
+		Arrays.fill(x, 1.5f);
+		KernelResult result = this.template.kernel(TemplateTestKernels.SCALE)
+			.device(1)
+			.threads(x.length)
+			.arg(x.length)
+			.arg(2f)
+			.in(x)
+			.outFloats(x.length)
+			.run();
+		assertThat(result.floats(0)).hasSize(1000).containsOnly(3f);
+		MemoryStatistics statistics = this.registry.device(1).memoryStatistics();
+		// One page-locked block of at least 4,000 bytes, not one for the input and
+		// another for the output.
+		assertThat(statistics.hostPeakBytes()).isBetween(4000L, 2 * 4000L - 1);
+		assertThat(statistics.hostUsedBytes()).isZero();
 	}
 
 	@Test
