@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
 import java.util.function.LongFunction;
 
@@ -38,6 +39,13 @@ import dev.offload.spi.NativeMemory;
  * not retired, so a block in use never loses its memory: a request that polled a free
  * block of a chunk retired meanwhile drops it and looks again. The rest is freed when the
  * device closes.
+ * <p>
+ * Blocks of up to {@link #MAGAZINE_MAX_BLOCK_BYTES} given back go first to a small
+ * magazine of the releasing thread's stripe (a compare-and-set), from which that stripe's
+ * next request of the same size takes them: a request and its release then touch neither
+ * the free lists nor their chunk's count. A block in a magazine still counts as taken
+ * from its chunk; each sweep first empties the magazines into the free lists, so that an
+ * idle chunk can be retired.
  */
 final class HostStagingArena {
 
@@ -50,6 +58,14 @@ final class HostStagingArena {
 	static final long FIRST_CHUNK_BYTES = 4L * 1024 * 1024;
 
 	static final long MAX_CHUNK_BYTES = 256L * 1024 * 1024;
+
+	/** The largest block a magazine holds. */
+	static final long MAGAZINE_MAX_BLOCK_BYTES = 256L * 1024;
+
+	private static final int MAGAZINE_SLOTS = 4;
+
+	/** Slots between two stripes' magazines, so that they share no cache line. */
+	private static final int STRIPE_STRIDE = 32;
 
 	private final LongFunction<NativeMemory> allocator;
 
@@ -80,6 +96,14 @@ final class HostStagingArena {
 
 	private final AtomicLong peakBytes = new AtomicLong();
 
+	/**
+	 * Stripe {@code s} owns slots {@code s * STRIPE_STRIDE} to
+	 * {@code s * STRIPE_STRIDE + MAGAZINE_SLOTS - 1}; the rest is padding.
+	 */
+	private final AtomicReferenceArray<@Nullable NativeMemory> magazines;
+
+	private final int stripes;
+
 	private volatile @Nullable Chunk current;
 
 	private volatile @Nullable Chunk next;
@@ -109,18 +133,19 @@ final class HostStagingArena {
 		for (int i = 0; i < this.free.length; i++) {
 			this.free[i] = new ConcurrentLinkedDeque<>();
 		}
+		this.stripes = ThreadStripes.stripes(Runtime.getRuntime().availableProcessors());
+		this.magazines = new AtomicReferenceArray<>(this.stripes * STRIPE_STRIDE);
 	}
 
 	NativeMemory acquire(long bytes) {
 		long size = SizeClasses.sizeClass(bytes);
-		ConcurrentLinkedDeque<NativeMemory> blocks = this.free[SizeClasses.index(size)];
-		NativeMemory block;
-		while ((block = blocks.pollFirst()) != null) {
-			Chunk owner = this.owners.get(new Identity(block));
-			if (owner != null && owner.enter(this.sweeps.get())) {
-				break;
-			}
-			// Its chunk was given back while the block waited: the block went with it.
+		boolean small = size <= MAGAZINE_MAX_BLOCK_BYTES;
+		NativeMemory block = small ? takeFromMagazine(stripeBase(), size) : null;
+		if (block == null) {
+			block = pollFree(size);
+		}
+		if (block == null && small) {
+			block = takeFromOtherStripes(size);
 		}
 		if (block == null) {
 			block = carve(size);
@@ -132,14 +157,91 @@ final class HostStagingArena {
 		return block;
 	}
 
+	private @Nullable NativeMemory pollFree(long size) {
+		ConcurrentLinkedDeque<NativeMemory> blocks = this.free[SizeClasses.index(size)];
+		NativeMemory block;
+		while ((block = blocks.pollFirst()) != null) {
+			Chunk owner = this.owners.get(new Identity(block));
+			if (owner != null && owner.enter(this.sweeps.get())) {
+				return block;
+			}
+			// Its chunk was given back while the block waited: the block went with it.
+		}
+		return null;
+	}
+
 	void release(NativeMemory block) {
 		this.usedBytes.addAndGet(-block.size());
+		if (block.size() <= MAGAZINE_MAX_BLOCK_BYTES && parkInMagazine(block)) {
+			return;
+		}
+		releaseToFreeList(block);
+	}
+
+	/** Back to the block's free list, and its chunk's count down. */
+	private void releaseToFreeList(NativeMemory block) {
 		Chunk owner = this.owners.get(new Identity(block));
 		// Back in the free list before the chunk's count falls: a chunk is retired only
 		// with none of its blocks on their way back.
 		this.free[SizeClasses.index(block.size())].offerFirst(block);
 		if (owner != null) {
 			owner.exit(this.sweeps.get());
+		}
+	}
+
+	/** The first slot of the calling thread's stripe. */
+	private int stripeBase() {
+		return ThreadStripes.current(this.stripes) * STRIPE_STRIDE;
+	}
+
+	private @Nullable NativeMemory takeFromMagazine(int base, long size) {
+		for (int slot = base; slot < base + MAGAZINE_SLOTS; slot++) {
+			NativeMemory block = this.magazines.get(slot);
+			if (block != null && block.size() == size && this.magazines.compareAndSet(slot, block, null)) {
+				return block;
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * A miss of the thread's stripe and of the free list: the other stripes, before a new
+	 * block is carved.
+	 */
+	private @Nullable NativeMemory takeFromOtherStripes(long size) {
+		for (int base = 0; base < this.magazines.length(); base += STRIPE_STRIDE) {
+			NativeMemory block = takeFromMagazine(base, size);
+			if (block != null) {
+				return block;
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * Parks a block in a free slot of the thread's stripe.
+	 * @return {@code false} if the magazine is full
+	 */
+	private boolean parkInMagazine(NativeMemory block) {
+		int base = stripeBase();
+		for (int slot = base; slot < base + MAGAZINE_SLOTS; slot++) {
+			if (this.magazines.get(slot) == null && this.magazines.compareAndSet(slot, null, block)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * Empties every magazine into the free lists; a block taken out meanwhile by a
+	 * request is that request's.
+	 */
+	private void drainMagazines() {
+		for (int slot = 0; slot < this.magazines.length(); slot++) {
+			NativeMemory block = this.magazines.getAndSet(slot, null);
+			if (block != null) {
+				releaseToFreeList(block);
+			}
 		}
 	}
 
@@ -174,6 +276,9 @@ final class HostStagingArena {
 			// holds a block.
 			return 0;
 		}
+		for (int slot = 0; slot < this.magazines.length(); slot++) {
+			this.magazines.set(slot, null);
+		}
 		for (ConcurrentLinkedDeque<NativeMemory> blocks : this.free) {
 			blocks.clear();
 		}
@@ -199,6 +304,9 @@ final class HostStagingArena {
 	 * @return the allocations freed
 	 */
 	int releaseIdle() {
+		// A block parked in a magazine counts as taken from its chunk: back to the free
+		// lists with them (which counts as a use of the chunk in this sweep).
+		drainMagazines();
 		int sweep = this.sweeps.incrementAndGet();
 		List<Chunk> retired = new ArrayList<>();
 		synchronized (this) {

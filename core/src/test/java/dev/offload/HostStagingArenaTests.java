@@ -106,6 +106,26 @@ class HostStagingArenaTests {
 	}
 
 	@Test
+	void releaseIdleWhenAnIdleChunksBlockWaitsInAMagazineShouldStillFreeTheChunk() {
+		// A small block goes back to the releasing thread's magazine, where it still
+		// counts as taken from its chunk.
+		NativeMemory small = this.arena.acquire(64 * 1024);
+		NativeMemory[] blocks = blocksInTwoChunks();
+		this.arena.release(small);
+		this.arena.release(blocks[0]);
+		this.arena.release(blocks[1]);
+		assertThat(this.arena.acquire(64 * 1024)).isSameAs(small);
+		this.arena.release(small);
+		assertThat(sweep(HostStagingArena.IDLE_SWEEPS - 1)).isZero();
+		assertThat(sweep(1)).isEqualTo(1);
+		assertThat(this.freed).containsExactly(this.allocated.get(0));
+		// The block went with its chunk: the next of its size is carved from the current
+		// chunk.
+		assertThat(this.arena.acquire(64 * 1024)).isNotSameAs(small);
+		assertThat(this.arena.usedBytes()).isEqualTo(64 * 1024);
+	}
+
+	@Test
 	void releaseIdleWhenADedicatedBlockIsIdleShouldFreeIt() {
 		NativeMemory large = this.arena.acquire(HostStagingArena.MAX_CHUNK_BYTES / 2 + 1);
 		assertThat(sweep(2 * HostStagingArena.IDLE_SWEEPS)).isZero();
