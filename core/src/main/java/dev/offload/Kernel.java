@@ -5,6 +5,7 @@ import java.util.List;
 import dev.offload.kernel.LaunchConfig;
 import dev.offload.kernel.ParamKind;
 import dev.offload.spi.BackendKernel;
+import dev.offload.spi.NativeMemory;
 
 /**
  * A kernel of a loaded {@link KernelModule}, bound to one device. Launch it with
@@ -82,10 +83,20 @@ public final class Kernel {
 						+ " (" + argumentType(kind).getSimpleName() + "), was "
 						+ ((arg != null) ? arg.getClass().getSimpleName() + " " + arg : "null"));
 			}
-			converted[i] = (arg instanceof DeviceBuffer buffer)
-					? buffer.memoryFor(device(), "argument " + i + " of kernel '" + name() + "'") : arg;
+			converted[i] = (arg instanceof DeviceBuffer buffer) ? memoryOf(buffer, i) : arg;
 		}
 		return converted;
+	}
+
+	/**
+	 * Returns a buffer argument's memory; the message naming the argument is built only
+	 * for a buffer that is closed or on another device.
+	 */
+	private NativeMemory memoryOf(DeviceBuffer buffer, int index) {
+		if (!buffer.isClosed() && buffer.device() == device()) {
+			return buffer.memory();
+		}
+		return buffer.memoryFor(device(), "argument " + index + " of kernel '" + name() + "'");
 	}
 
 	private static boolean accepts(ParamKind kind, Object argument) {
