@@ -18,8 +18,13 @@ enum ElementType {
 		}
 
 		@Override
-		Object read(HostBuffer host, int count) {
-			return host.getFloats(0, new float[count]);
+		Object newArray(int count) {
+			return new float[count];
+		}
+
+		@Override
+		void read(HostBuffer host, Object array) {
+			host.getFloats(0, (float[]) array);
 		}
 
 	},
@@ -32,8 +37,13 @@ enum ElementType {
 		}
 
 		@Override
-		Object read(HostBuffer host, int count) {
-			return host.getDoubles(0, new double[count]);
+		Object newArray(int count) {
+			return new double[count];
+		}
+
+		@Override
+		void read(HostBuffer host, Object array) {
+			host.getDoubles(0, (double[]) array);
 		}
 
 	},
@@ -46,8 +56,13 @@ enum ElementType {
 		}
 
 		@Override
-		Object read(HostBuffer host, int count) {
-			return host.getInts(0, new int[count]);
+		Object newArray(int count) {
+			return new int[count];
+		}
+
+		@Override
+		void read(HostBuffer host, Object array) {
+			host.getInts(0, (int[]) array);
 		}
 
 	},
@@ -60,8 +75,13 @@ enum ElementType {
 		}
 
 		@Override
-		Object read(HostBuffer host, int count) {
-			return host.getLongs(0, new long[count]);
+		Object newArray(int count) {
+			return new long[count];
+		}
+
+		@Override
+		void read(HostBuffer host, Object array) {
+			host.getLongs(0, (long[]) array);
 		}
 
 	},
@@ -74,8 +94,13 @@ enum ElementType {
 		}
 
 		@Override
-		Object read(HostBuffer host, int count) {
-			return host.getBytes(0, new byte[count]);
+		Object newArray(int count) {
+			return new byte[count];
+		}
+
+		@Override
+		void read(HostBuffer host, Object array) {
+			host.getBytes(0, (byte[]) array);
 		}
 
 	};
@@ -124,6 +149,14 @@ enum ElementType {
 
 	abstract void write(HostBuffer host, Object array);
 
-	abstract Object read(HostBuffer host, int count);
+	/**
+	 * Returns a new array of {@code count} elements of this type.
+	 */
+	abstract Object newArray(int count);
+
+	/**
+	 * Fills an array of this type from the start of {@code host}.
+	 */
+	abstract void read(HostBuffer host, Object array);
 
 }

@@ -243,7 +243,9 @@ public final class Flow {
 		HostBuffer host = this.session.allocateHost(type.bufferBytes(count));
 		copyBack(type, source, host, count);
 		this.session.synchronize();
-		return type.read(host, count);
+		Object array = type.newArray(count);
+		type.read(host, array);
+		return array;
 	}
 
 	/**

@@ -272,21 +272,33 @@ public final class KernelCall {
 		return this.template.execute(resolved, (session) -> {
 			session.reserveMemory(deviceBytes());
 			Flow flow = Flow.of(session);
-			List<HostBuffer> staged = new ArrayList<>(this.parameters.size() - this.outputCount);
+			HostBuffer[] staged = new HostBuffer[this.parameters.size() - this.outputCount];
 			DeviceBuffer[] results = enqueue(flow, staged);
 			HostBuffer[] targets = new HostBuffer[results.length];
-			for (int i = 0; i < targets.length; i++) {
-				Output output = output(i);
-				long bytes = output.type.bufferBytes(output.count);
-				// An input's staging, read by its copy before the launch, takes an
-				// output's copy after it: one page-locked block less to take and give
-				// back.
-				HostBuffer reused = takeStaged(staged, bytes);
-				targets[i] = (reused != null) ? reused : session.allocateHost(bytes);
+			ElementType[] types = new ElementType[results.length];
+			Object[] arrays = new Object[results.length];
+			int index = 0;
+			for (Object parameter : this.parameters) {
+				if (parameter instanceof Output output) {
+					long bytes = output.type.bufferBytes(output.count);
+					// An input's staging, read by its copy before the launch, takes an
+					// output's copy after it: one page-locked block less to take and
+					// give back.
+					HostBuffer reused = takeStaged(staged, bytes);
+					targets[index] = (reused != null) ? reused : session.allocateHost(bytes);
+					flow.copyBack(output.type, results[index], targets[index], output.count);
+					types[index] = output.type;
+					// Made while the device works: once it is done, only the copies out
+					// are left.
+					arrays[index] = output.type.newArray(output.count);
+					index++;
+				}
 			}
-			copyBack(flow, results, targets);
 			session.synchronize();
-			return read(session.device(), targets);
+			for (int i = 0; i < arrays.length; i++) {
+				types[i].read(targets[i], arrays[i]);
+			}
+			return new KernelResult(session.device(), types, arrays);
 		});
 	}
 
@@ -436,20 +448,21 @@ public final class KernelCall {
 
 	/**
 	 * Enqueues the inputs' copies and the launch.
-	 * @param staged where the inputs' page-locked buffers go, or {@code null}
+	 * @param staged where the inputs' page-locked buffers go, in order, or {@code null}
 	 * @return the outputs' device buffers, in order
 	 */
-	private DeviceBuffer[] enqueue(Flow flow, @Nullable List<HostBuffer> staged) {
+	private DeviceBuffer[] enqueue(Flow flow, HostBuffer @Nullable [] staged) {
 		Object[] args = new Object[this.parameters.size()];
 		DeviceBuffer[] results = new DeviceBuffer[this.outputCount];
 		int outputs = 0;
+		int inputs = 0;
 		for (int i = 0; i < args.length; i++) {
 			Object parameter = this.parameters.get(i);
 			if (parameter instanceof Input input) {
 				HostBuffer host = flow.stage(input.type, input.values);
 				args[i] = flow.upload(host);
 				if (staged != null) {
-					staged.add(host);
+					staged[inputs++] = host;
 				}
 			}
 			else if (parameter instanceof Output output) {
@@ -467,18 +480,23 @@ public final class KernelCall {
 	}
 
 	/**
-	 * Removes and returns the smallest staged buffer of at least {@code bytes}, or
-	 * {@code null} if none is that large.
+	 * Takes the smallest staged buffer of at least {@code bytes} out of {@code staged}.
+	 * @return the buffer, or {@code null} if none left is that large
 	 */
-	private static @Nullable HostBuffer takeStaged(List<HostBuffer> staged, long bytes) {
+	private static @Nullable HostBuffer takeStaged(@Nullable HostBuffer[] staged, long bytes) {
 		int best = -1;
-		for (int i = 0; i < staged.size(); i++) {
-			long size = staged.get(i).size();
-			if (size >= bytes && (best < 0 || size < staged.get(best).size())) {
+		for (int i = 0; i < staged.length; i++) {
+			HostBuffer buffer = staged[i];
+			if (buffer != null && buffer.size() >= bytes && (best < 0 || buffer.size() < staged[best].size())) {
 				best = i;
 			}
 		}
-		return (best < 0) ? null : staged.remove(best);
+		if (best < 0) {
+			return null;
+		}
+		HostBuffer taken = staged[best];
+		staged[best] = null;
+		return taken;
 	}
 
 	private void copyBack(Flow flow, DeviceBuffer[] results, HostBuffer[] targets) {
@@ -493,11 +511,11 @@ public final class KernelCall {
 		ElementType[] types = new ElementType[targets.length];
 		for (int i = 0; i < targets.length; i++) {
 			Output output = output(i);
-			arrays[i] = output.type.read(targets[i], output.count);
 			types[i] = output.type;
+			arrays[i] = output.type.newArray(output.count);
+			output.type.read(targets[i], arrays[i]);
 		}
-		// Immutable lists, which the result keeps without copying.
-		return new KernelResult(device, List.of(types), List.of(arrays));
+		return new KernelResult(device, types, arrays);
 	}
 
 	@Override

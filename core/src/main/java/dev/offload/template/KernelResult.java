@@ -1,6 +1,6 @@
 package dev.offload.template;
 
-import java.util.List;
+import java.util.Arrays;
 
 import dev.offload.Device;
 
@@ -13,14 +13,18 @@ public final class KernelResult {
 
 	private final Device device;
 
-	private final List<ElementType> types;
+	private final ElementType[] types;
 
-	private final List<Object> arrays;
+	private final Object[] arrays;
 
-	KernelResult(Device device, List<ElementType> types, List<Object> arrays) {
+	/**
+	 * Creates a result of the call's outputs, which it keeps without copying: the caller
+	 * hands them over.
+	 */
+	KernelResult(Device device, ElementType[] types, Object[] arrays) {
 		this.device = device;
-		this.types = List.copyOf(types);
-		this.arrays = List.copyOf(arrays);
+		this.types = types;
+		this.arrays = arrays;
 	}
 
 	/**
@@ -36,7 +40,7 @@ public final class KernelResult {
 	 * @return the number of {@code out} calls
 	 */
 	public int size() {
-		return this.arrays.size();
+		return this.arrays.length;
 	}
 
 	/**
@@ -95,22 +99,22 @@ public final class KernelResult {
 	}
 
 	private Object get(int output, ElementType type) {
-		if (output < 0 || output >= this.arrays.size()) {
+		if (output < 0 || output >= this.arrays.length) {
 			throw new IllegalArgumentException(
-					"Output " + output + " does not exist: the call declared " + this.arrays.size() + " outputs");
+					"Output " + output + " does not exist: the call declared " + this.arrays.length + " outputs");
 		}
-		ElementType declared = this.types.get(output);
+		ElementType declared = this.types[output];
 		if (declared != type) {
 			throw new IllegalArgumentException("Output " + output + " holds " + declared.plural() + ", not "
 					+ type.plural() + ": read it with " + declared.plural() + "(" + output + ")");
 		}
-		return this.arrays.get(output);
+		return this.arrays[output];
 	}
 
 	@Override
 	public String toString() {
 		return "KernelResult[device " + this.device.id() + ", outputs "
-				+ this.types.stream().map(ElementType::plural).toList() + "]";
+				+ Arrays.stream(this.types).map(ElementType::plural).toList() + "]";
 	}
 
 }
