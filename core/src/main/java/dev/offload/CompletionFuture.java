@@ -69,7 +69,7 @@ final class CompletionFuture<T> extends CompletableFuture<T> {
 	 * waits for the work itself and settles this future (a session's
 	 * {@link OffloadSession#closeAsync()}); {@code null} for none.
 	 */
-	private volatile @Nullable Runnable helper;
+	private volatile @Nullable JoinHelper helper;
 
 	CompletionFuture(Executor executor) {
 		this(executor, true);
@@ -185,7 +185,7 @@ final class CompletionFuture<T> extends CompletableFuture<T> {
 	 * @param helper waits for the work and settles this future, or returns early if the
 	 * completion thread did; never throws
 	 */
-	void helpWith(Runnable helper) {
+	void helpWith(JoinHelper helper) {
 		this.helper = helper;
 	}
 
@@ -225,23 +225,32 @@ final class CompletionFuture<T> extends CompletableFuture<T> {
 	 * {@linkplain #helpWith helper} first, then spins briefly, then parks.
 	 */
 	private void awaitOutcome() {
-		Runnable help = this.helper;
-		if (help != null && !this.outcome.isDone() && !VirtualThreads.isCurrentThreadVirtual()) {
-			// Not in get(): a thread waiting in the driver cannot be interrupted.
-			try {
-				help.run();
-			}
-			catch (RuntimeException ex) {
-				// The outcome is settled all the same (the completion thread reports what
-				// went wrong): wait for it below.
-			}
-		}
+		// Not in get(): a thread waiting in the driver cannot be interrupted.
+		JoinHelper help = VirtualThreads.isCurrentThreadVirtual() ? null : this.helper;
+		help(help, false);
 		awaitBriefly();
+		// Still not done after the brief wait: long work, which the completion thread
+		// watches with growing pauses; the joiner may wait for it itself.
+		help(help, true);
 		try {
 			this.outcome.join();
 		}
 		catch (RuntimeException ex) {
 			// A failure: published below.
+		}
+	}
+
+	private void help(@Nullable JoinHelper help, boolean late) {
+		if (help == null || this.outcome.isDone()) {
+			return;
+		}
+		try {
+			help.help(late);
+		}
+		catch (RuntimeException ex) {
+			// The outcome is settled all the same (the completion thread reports what
+			// went
+			// wrong): wait for it.
 		}
 	}
 
@@ -297,6 +306,22 @@ final class CompletionFuture<T> extends CompletableFuture<T> {
 	 * Returns the completion executor: the {@code *Async} stages without an executor run
 	 * there.
 	 */
+	/**
+	 * What a platform thread that joins the future may do instead of waiting to be woken:
+	 * wait for the work itself and settle the future.
+	 */
+	@FunctionalInterface
+	interface JoinHelper {
+
+		/**
+		 * Helps, or declines to.
+		 * @param late {@code false} when the thread starts to wait, {@code true} once it
+		 * has waited briefly ({@link #JOIN_YIELD_NANOS}) and the future is still pending
+		 */
+		void help(boolean late);
+
+	}
+
 	@Override
 	public Executor defaultExecutor() {
 		return this.executor;

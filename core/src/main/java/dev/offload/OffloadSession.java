@@ -835,14 +835,17 @@ public final class OffloadSession implements AutoCloseable {
 	 * another, takes the session from it, waits for the work in the driver, as
 	 * {@link #close()} does, and finishes the session, completing its future on this
 	 * thread. With fewer, the joiner is woken by the completion thread, which costs a
-	 * lone joiner less. While the completion thread queries the stream (one call), the
-	 * joiner waits for it to give the session back, up to {@link #JOINER_SPIN_NANOS}. Not
-	 * on a fork/join pool's thread (the completion executor's, say), where {@code join()}
+	 * lone joiner less, unless the work is still running once the joiner has waited
+	 * briefly ({@code late}): the completion thread then watches it with pauses of up to
+	 * {@link CompletionPoller#MAX_PARK_NANOS}, which the joiner, waiting in the driver,
+	 * does not pay. While the completion thread queries the stream (one call), the joiner
+	 * waits for it to give the session back, up to {@link #JOINER_SPIN_NANOS}. Not on a
+	 * fork/join pool's thread (the completion executor's, say), where {@code join()}
 	 * blocks through the pool's managed blocking.
 	 */
-	private void finishForJoiner() {
+	private void finishForJoiner(boolean late) {
 		PooledStream lent = this.stream;
-		if (lent == null || this.device.pendingCompletions() <= JOINERS_WOKEN
+		if (lent == null || (!late && this.device.pendingCompletions() <= JOINERS_WOKEN)
 				|| Thread.currentThread() instanceof ForkJoinWorkerThread) {
 			return;
 		}

@@ -8,6 +8,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -26,6 +27,7 @@ import dev.offload.kernel.LaunchConfig;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The futures of asynchronous completion: waiters woken by the completion thread and
@@ -147,7 +149,7 @@ class CompletionFutureTests {
 		AtomicInteger helped = new AtomicInteger();
 		// A helper that never settles: a bounded waiter must not run it (it would wait in
 		// the driver past the deadline).
-		future.helpWith(helped::incrementAndGet);
+		future.helpWith((late) -> helped.incrementAndGet());
 		CompletableFuture<String> bounded = CompletionFuture.newBoundedFuture(future, System.nanoTime());
 		Thread timer = new Thread(() -> bounded.completeExceptionally(new IllegalStateException("deadline")));
 		timer.start();
@@ -169,13 +171,35 @@ class CompletionFutureTests {
 		HeldExecutor executor = new HeldExecutor();
 		CompletionFuture<String> future = new CompletionFuture<>(executor);
 		AtomicReference<String> helpedOn = new AtomicReference<>();
-		future.helpWith(() -> {
+		future.helpWith((late) -> {
 			helpedOn.set(Thread.currentThread().getName());
 			future.settle("helped", null);
 		});
 		// Nobody else settles it: without the helper, join() would wait for ever.
 		assertThat(future.join()).isEqualTo("helped");
 		assertThat(helpedOn).hasValue(Thread.currentThread().getName());
+	}
+
+	@Test
+	void aJoinerStillWaitingAfterItsBriefWaitShouldBeOfferedToHelpAgain() {
+		CompletionFuture<String> future = new CompletionFuture<>(new HeldExecutor());
+		List<Boolean> offers = new CopyOnWriteArrayList<>();
+		// Declines at first (the completion thread would wake it), helps once late: long
+		// work, which the joiner had better wait for itself.
+		future.helpWith((late) -> {
+			offers.add(late);
+			if (late) {
+				future.settle("helped late", null);
+			}
+		});
+		// On a thread of its own: a joiner not offered to help again would wait for ever.
+		CompletableFuture<String> joined = new CompletableFuture<>();
+		Thread joiner = new Thread(() -> joined.complete(future.join()));
+		joiner.setDaemon(true);
+		joiner.start();
+		await().until(joined::isDone);
+		assertThat(joined.join()).isEqualTo("helped late");
+		assertThat(offers).containsExactly(false, true);
 	}
 
 	@Test
