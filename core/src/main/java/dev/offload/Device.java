@@ -7,6 +7,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
@@ -56,6 +57,9 @@ public final class Device {
 	private final Map<String, KernelModule> modules = new ConcurrentHashMap<>();
 
 	private final LongAdder activeSessions = new LongAdder();
+
+	/** Threads that join sessions' futures and wait for the work in the driver. */
+	private final AtomicInteger joinersInDriver = new AtomicInteger();
 
 	/** Captured flows still open: the device destroys them before its context goes. */
 	private final Set<CapturedFlow> capturedFlows = ConcurrentHashMap.newKeySet();
@@ -491,6 +495,26 @@ public final class Device {
 	int pendingCompletions() {
 		CompletionPoller poller = this.completionPoller;
 		return (poller != null) ? poller.outstanding() : 0;
+	}
+
+	/**
+	 * Counts a thread that joins a session's future and waits for its work in the driver,
+	 * until {@link #joinerLeftDriver()}.
+	 */
+	void joinerInDriver() {
+		this.joinersInDriver.incrementAndGet();
+	}
+
+	void joinerLeftDriver() {
+		this.joinersInDriver.decrementAndGet();
+	}
+
+	/**
+	 * Returns how many threads that join sessions' futures wait in the driver now.
+	 * @return the count
+	 */
+	int joinersInDriver() {
+		return this.joinersInDriver.get();
 	}
 
 	/**

@@ -801,7 +801,13 @@ public final class OffloadSession implements AutoCloseable {
 		RuntimeException failure = null;
 		try {
 			if (joiner) {
-				lent.backend.synchronize();
+				this.device.joinerInDriver();
+				try {
+					lent.backend.synchronize();
+				}
+				finally {
+					this.device.joinerLeftDriver();
+				}
 				done = true;
 			}
 			else {
@@ -836,7 +842,8 @@ public final class OffloadSession implements AutoCloseable {
 	 * {@link #close()} does, and finishes the session, completing its future on this
 	 * thread. With fewer, the joiner is woken by the completion thread, which costs a
 	 * lone joiner less, unless the work is still running once the joiner has waited
-	 * briefly ({@code late}): the completion thread then watches it with pauses of up to
+	 * briefly ({@code late}) and fewer than {@link #JOINERS_WOKEN} joiners wait in the
+	 * driver: the completion thread then watches it with pauses of up to
 	 * {@link CompletionPoller#MAX_PARK_NANOS}, which the joiner, waiting in the driver,
 	 * does not pay. While the completion thread queries the stream (one call), the joiner
 	 * waits for it to give the session back, up to {@link #JOINER_SPIN_NANOS}. Not on a
@@ -845,8 +852,14 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	private void finishForJoiner(boolean late) {
 		PooledStream lent = this.stream;
-		if (lent == null || (!late && this.device.pendingCompletions() <= JOINERS_WOKEN)
-				|| Thread.currentThread() instanceof ForkJoinWorkerThread) {
+		if (lent == null || Thread.currentThread() instanceof ForkJoinWorkerThread) {
+			return;
+		}
+		// Early, only to spare the completion thread; late, only while the joiners
+		// waiting in the driver (each a spinning thread) leave the processors room.
+		boolean declined = late ? this.device.joinersInDriver() >= JOINERS_WOKEN
+				: this.device.pendingCompletions() <= JOINERS_WOKEN;
+		if (declined) {
 			return;
 		}
 		long start = 0;

@@ -27,7 +27,6 @@ import dev.offload.kernel.LaunchConfig;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
-import static org.awaitility.Awaitility.await;
 
 /**
  * The futures of asynchronous completion: waiters woken by the completion thread and
@@ -197,9 +196,49 @@ class CompletionFutureTests {
 		Thread joiner = new Thread(() -> joined.complete(future.join()));
 		joiner.setDaemon(true);
 		joiner.start();
-		await().until(joined::isDone);
+		Awaitility.await().until(joined::isDone);
 		assertThat(joined.join()).isEqualTo("helped late");
 		assertThat(offers).containsExactly(false, true);
+	}
+
+	@Test
+	void aLateJoinerShouldLeaveTheWorkToTheCompletionThreadWhileHalfTheProcessorsWaitInTheDriver() throws Exception {
+		AtomicReference<String> closedOn = new AtomicReference<>();
+		DeviceRegistry registry = DeviceRegistry.builder(HostBackend.builder().build()).listener(new OffloadListener() {
+
+			@Override
+			public void sessionClosed(OffloadSession session, long durationNanos, Throwable failure) {
+				closedOn.set(Thread.currentThread().getName());
+			}
+
+		}).build();
+		Device device = registry.device(0);
+		for (int i = 0; i < OffloadSession.JOINERS_WOKEN; i++) {
+			device.joinerInDriver();
+		}
+		try {
+			Kernel hold = device.loadModule(TestKernels.MODULE).kernel("hold");
+			int gate = 4711;
+			OffloadSession session = device.openSession();
+			session.launch(hold, LaunchConfig.of(1, 1), gate);
+			TestKernels.await(TestKernels.started(gate));
+			CompletableFuture<Void> closing = session.closeAsync();
+			Thread joiner = new Thread(closing::join, "late-joiner");
+			joiner.start();
+			// Past its brief wait, the joiner parks: with half the processors' worth of
+			// joiners in the driver, it does not wait there too.
+			Awaitility.await().until(() -> joiner.getState() == Thread.State.WAITING);
+			TestKernels.gate(gate).countDown();
+			joiner.join();
+			assertThat(closing).isCompleted();
+			assertThat(closedOn.get()).isNotNull().isNotEqualTo("late-joiner");
+		}
+		finally {
+			for (int i = 0; i < OffloadSession.JOINERS_WOKEN; i++) {
+				device.joinerLeftDriver();
+			}
+			registry.close();
+		}
 	}
 
 	@Test
