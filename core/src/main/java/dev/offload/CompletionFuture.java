@@ -249,8 +249,7 @@ final class CompletionFuture<T> extends CompletableFuture<T> {
 		}
 		catch (RuntimeException ex) {
 			// The outcome is settled all the same (the completion thread reports what
-			// went
-			// wrong): wait for it.
+			// went wrong): wait for it.
 		}
 	}
 
@@ -303,10 +302,6 @@ final class CompletionFuture<T> extends CompletableFuture<T> {
 	}
 
 	/**
-	 * Returns the completion executor: the {@code *Async} stages without an executor run
-	 * there.
-	 */
-	/**
 	 * What a platform thread that joins the future may do instead of waiting to be woken:
 	 * wait for the work itself and settle the future.
 	 */
@@ -322,6 +317,10 @@ final class CompletionFuture<T> extends CompletableFuture<T> {
 
 	}
 
+	/**
+	 * Returns the completion executor: the {@code *Async} stages without an executor run
+	 * there.
+	 */
 	@Override
 	public Executor defaultExecutor() {
 		return this.executor;
