@@ -38,8 +38,10 @@ import dev.offload.template.OffloadTemplate;
  * caller. Run with {@code -prof gc} to see the allocation per call:
  * {@code java -jar benchmarks.jar FluentCallOverheadBenchmark -prof gc}. Beside it, the
  * same work on the session API with buffers allocated once, the hand-written code's
- * shape: the difference is what the fluent call's per-call buffers, staging and result
- * cost.
+ * shape, and on the session API in {@code template.execute} with the fluent call's
+ * buffers taken per call and its memory reserved: the differences are what the per-call
+ * buffers cost, and what the fluent layer itself (its builder, parameters, kernel lookup
+ * and result) adds.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -144,6 +146,29 @@ public class FluentCallOverheadBenchmark {
 			this.hostOut.getFloats(0, result);
 		}
 		return result;
+	}
+
+	/**
+	 * The same work on the session API in {@code template.execute}, buffers taken per
+	 * call and the memory reserved up front, as the fluent call does.
+	 * @return the output
+	 */
+	@Benchmark
+	public float[] templatePerCallRun() {
+		return this.template.execute((session) -> {
+			int count = this.n;
+			long bytes = Math.max(1, (long) count * Float.BYTES);
+			session.reserveMemory(2 * Device.allocationSize(bytes));
+			HostBuffer staging = session.allocateHost(bytes);
+			staging.putFloats(0, this.input);
+			DeviceBuffer in = session.allocate(bytes);
+			session.copy(staging, in);
+			DeviceBuffer out = session.allocate(bytes);
+			session.launch(this.kernel, LaunchConfig.forThreads(count, 256), count, 2f, in, out);
+			session.copy(out, 0, staging, 0, (long) count * Float.BYTES);
+			session.synchronize();
+			return staging.getFloats(0, new float[count]);
+		});
 	}
 
 }
