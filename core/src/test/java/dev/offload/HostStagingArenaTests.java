@@ -1,6 +1,9 @@
 package dev.offload;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -179,6 +182,66 @@ class HostStagingArenaTests {
 		assertThat(blocksOfFreedChunks).hasValue(0);
 		// The race was there to lose: chunks were given back while requests went on.
 		assertThat(freedChunks.get()).isPositive();
+		assertThat(fakes.usedBytes()).isZero();
+		fakes.close();
+	}
+
+	@Test
+	void smallBlocksTakenAndGivenBackOnManyThreadsWhileSweepingShouldNeverBeLentTwiceAtOnce() throws Exception {
+		List<FakeMemory> chunks = new CopyOnWriteArrayList<>();
+		HostStagingArena fakes = new HostStagingArena((bytes) -> {
+			FakeMemory chunk = new FakeMemory(bytes, null);
+			chunks.add(chunk);
+			return chunk;
+		}, (memory) -> ((FakeMemory) memory).free(), this.memoryThread, Long.MAX_VALUE / 4);
+		Set<NativeMemory> lent = ConcurrentHashMap.newKeySet();
+		AtomicInteger lentTwice = new AtomicInteger();
+		AtomicInteger blocksOfFreedChunks = new AtomicInteger();
+		java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+		Thread sweeper = new Thread(() -> {
+			while (!done.get()) {
+				fakes.releaseIdle();
+			}
+		});
+		sweeper.start();
+		// Every size goes through the magazines; a thread holds up to three blocks, given
+		// back in another order than taken.
+		Thread[] requests = new Thread[4];
+		for (int t = 0; t < requests.length; t++) {
+			int seed = t;
+			requests[t] = new Thread(() -> {
+				java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+				List<FakeMemory> held = new ArrayList<>();
+				for (int i = 0; i < 20_000; i++) {
+					FakeMemory block = (FakeMemory) fakes
+						.acquire(512 + random.nextLong(HostStagingArena.MAGAZINE_MAX_BLOCK_BYTES - 512));
+					if (!lent.add(block)) {
+						lentTwice.incrementAndGet();
+					}
+					if (block.chunkFreed()) {
+						blocksOfFreedChunks.incrementAndGet();
+					}
+					held.add(block);
+					if (held.size() == 3 || random.nextInt(4) == 0) {
+						FakeMemory back = held.remove(random.nextInt(held.size()));
+						lent.remove(back);
+						fakes.release(back);
+					}
+				}
+				for (FakeMemory back : held) {
+					lent.remove(back);
+					fakes.release(back);
+				}
+			});
+			requests[t].start();
+		}
+		for (Thread request : requests) {
+			request.join();
+		}
+		done.set(true);
+		sweeper.join();
+		assertThat(lentTwice).hasValue(0);
+		assertThat(blocksOfFreedChunks).hasValue(0);
 		assertThat(fakes.usedBytes()).isZero();
 		fakes.close();
 	}
