@@ -2,7 +2,6 @@ package dev.offload;
 
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
@@ -53,15 +52,6 @@ final class BufferCache {
 	/** The largest block a magazine keeps: small buffers are where a hit's cost shows. */
 	static final long MAGAZINE_MAX_BLOCK_BYTES = 256L * 1024;
 
-	/** Blocks per stripe's magazine. */
-	private static final int MAGAZINE_SLOTS = 4;
-
-	/**
-	 * References between the first slots of two stripes: 128 bytes with compressed
-	 * references, so that two stripes never share a cache line (or its prefetched pair).
-	 */
-	private static final int STRIPE_STRIDE = 32;
-
 	private final int deviceId;
 
 	private final BackendDevice backendDevice;
@@ -88,13 +78,8 @@ final class BufferCache {
 	/** The device bytes in {@link #deviceBlocks}; the magazines' are not in it. */
 	private final AtomicLong cachedBytes = new AtomicLong();
 
-	/**
-	 * The magazines: stripe {@code s} owns slots {@code s * STRIPE_STRIDE} to
-	 * {@code s * STRIPE_STRIDE + MAGAZINE_SLOTS - 1}; the rest is padding.
-	 */
-	private final AtomicReferenceArray<@Nullable NativeMemory> magazines;
-
-	private final int stripeMask;
+	/** The magazines in front of the shared lists. */
+	private final StripedMagazines magazines = new StripedMagazines();
 
 	/** The most the magazines can hold together. */
 	private final long magazineCapacityBytes;
@@ -140,10 +125,7 @@ final class BufferCache {
 		for (int i = 0; i < this.deviceBlocks.length; i++) {
 			this.deviceBlocks[i] = new ConcurrentLinkedDeque<>();
 		}
-		int stripes = ThreadStripes.stripes(Runtime.getRuntime().availableProcessors());
-		this.stripeMask = stripes - 1;
-		this.magazines = new AtomicReferenceArray<>(stripes * STRIPE_STRIDE);
-		this.magazineCapacityBytes = stripes * MAGAZINE_SLOTS * MAGAZINE_MAX_BLOCK_BYTES;
+		this.magazineCapacityBytes = this.magazines.stripes() * StripedMagazines.SLOTS * MAGAZINE_MAX_BLOCK_BYTES;
 	}
 
 	/**
@@ -157,14 +139,14 @@ final class BufferCache {
 	NativeMemory acquireDevice(long bytes, @Nullable BackendStream stream) {
 		long size = SizeClasses.sizeClass(bytes);
 		boolean small = size <= MAGAZINE_MAX_BLOCK_BYTES;
-		NativeMemory block = small ? takeFromMagazine(stripeBase(), size) : null;
+		NativeMemory block = small ? this.magazines.take(size) : null;
 		if (block == null) {
 			block = this.deviceBlocks[SizeClasses.index(size)].pollFirst();
 			if (block != null) {
 				this.cachedBytes.addAndGet(-size);
 			}
 			else if (small && this.magazinesUsed) {
-				block = takeFromOtherStripes(size);
+				block = this.magazines.takeFromAnyStripe(size);
 			}
 		}
 		if (block != null) {
@@ -256,66 +238,20 @@ final class BufferCache {
 		return this.cachedBytes.get() + magazineBytes();
 	}
 
-	/** The first slot of the calling thread's stripe. */
-	private int stripeBase() {
-		return ThreadStripes.current(this.stripeMask + 1) * STRIPE_STRIDE;
-	}
-
-	private @Nullable NativeMemory takeFromMagazine(int base, long size) {
-		for (int slot = base; slot < base + MAGAZINE_SLOTS; slot++) {
-			NativeMemory block = this.magazines.get(slot);
-			if (block != null && block.size() == size && this.magazines.compareAndSet(slot, block, null)) {
-				return block;
-			}
-		}
-		return null;
-	}
-
-	/** A miss of the thread's stripe and of the shared list: the other stripes. */
-	private @Nullable NativeMemory takeFromOtherStripes(long size) {
-		for (int base = 0; base < this.magazines.length(); base += STRIPE_STRIDE) {
-			NativeMemory block = takeFromMagazine(base, size);
-			if (block != null) {
-				return block;
-			}
-		}
-		return null;
-	}
-
 	/**
-	 * Parks a block in the thread's stripe: in a free slot, or, in a full magazine, in
-	 * place of a block that then goes to the shared lists, so that a magazine holds what
-	 * its threads gave back last, not the classes they used long ago.
+	 * Parks a block in the thread's stripe, displacing one in a full magazine (see
+	 * {@link StripedMagazines#parkDisplacing}).
 	 * @return {@code null}, or the block displaced
 	 */
 	private @Nullable NativeMemory parkInMagazine(NativeMemory memory) {
 		if (!this.magazinesUsed) {
 			this.magazinesUsed = true;
 		}
-		int base = stripeBase();
-		for (int slot = base; slot < base + MAGAZINE_SLOTS; slot++) {
-			if (this.magazines.get(slot) == null && this.magazines.compareAndSet(slot, null, memory)) {
-				return null;
-			}
-		}
-		int slot = base + (SizeClasses.index(memory.size()) & (MAGAZINE_SLOTS - 1));
-		return this.magazines.getAndSet(slot, memory);
+		return this.magazines.parkDisplacing(memory);
 	}
 
 	private long magazineBytes() {
-		if (!this.magazinesUsed) {
-			return 0;
-		}
-		long bytes = 0;
-		for (int base = 0; base < this.magazines.length(); base += STRIPE_STRIDE) {
-			for (int slot = base; slot < base + MAGAZINE_SLOTS; slot++) {
-				NativeMemory block = this.magazines.get(slot);
-				if (block != null) {
-					bytes += block.size();
-				}
-			}
-		}
-		return bytes;
+		return this.magazinesUsed ? this.magazines.bytes() : 0;
 	}
 
 	/**
@@ -323,15 +259,10 @@ final class BufferCache {
 	 */
 	void trimDevice() {
 		if (this.magazinesUsed) {
-			for (int base = 0; base < this.magazines.length(); base += STRIPE_STRIDE) {
-				for (int slot = base; slot < base + MAGAZINE_SLOTS; slot++) {
-					NativeMemory memory = this.magazines.get(slot);
-					if (memory != null && this.magazines.compareAndSet(slot, memory, null)) {
-						this.evictions.increment();
-						freeDevice(memory);
-					}
-				}
-			}
+			this.magazines.drain((memory) -> {
+				this.evictions.increment();
+				freeDevice(memory);
+			});
 		}
 		if (this.cachedBytes.get() == 0) {
 			// Nothing in the shared lists (the usual case at shutdown): skip the walk

@@ -8,7 +8,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
 import java.util.function.LongFunction;
 
@@ -62,11 +61,6 @@ final class HostStagingArena {
 	/** The largest block a magazine holds. */
 	static final long MAGAZINE_MAX_BLOCK_BYTES = 256L * 1024;
 
-	private static final int MAGAZINE_SLOTS = 4;
-
-	/** Slots between two stripes' magazines, so that they share no cache line. */
-	private static final int STRIPE_STRIDE = 32;
-
 	private final LongFunction<NativeMemory> allocator;
 
 	/** The counted driver free, run on the memory thread. */
@@ -96,13 +90,8 @@ final class HostStagingArena {
 
 	private final AtomicLong peakBytes = new AtomicLong();
 
-	/**
-	 * Stripe {@code s} owns slots {@code s * STRIPE_STRIDE} to
-	 * {@code s * STRIPE_STRIDE + MAGAZINE_SLOTS - 1}; the rest is padding.
-	 */
-	private final AtomicReferenceArray<@Nullable NativeMemory> magazines;
-
-	private final int stripes;
+	/** The magazines in front of the free lists. */
+	private final StripedMagazines magazines = new StripedMagazines();
 
 	private volatile @Nullable Chunk current;
 
@@ -133,19 +122,17 @@ final class HostStagingArena {
 		for (int i = 0; i < this.free.length; i++) {
 			this.free[i] = new ConcurrentLinkedDeque<>();
 		}
-		this.stripes = ThreadStripes.stripes(Runtime.getRuntime().availableProcessors());
-		this.magazines = new AtomicReferenceArray<>(this.stripes * STRIPE_STRIDE);
 	}
 
 	NativeMemory acquire(long bytes) {
 		long size = SizeClasses.sizeClass(bytes);
 		boolean small = size <= MAGAZINE_MAX_BLOCK_BYTES;
-		NativeMemory block = small ? takeFromMagazine(stripeBase(), size) : null;
+		NativeMemory block = small ? this.magazines.take(size) : null;
 		if (block == null) {
 			block = pollFree(size);
 		}
 		if (block == null && small) {
-			block = takeFromOtherStripes(size);
+			block = this.magazines.takeFromAnyStripe(size);
 		}
 		if (block == null) {
 			block = carve(size);
@@ -172,7 +159,7 @@ final class HostStagingArena {
 
 	void release(NativeMemory block) {
 		this.usedBytes.addAndGet(-block.size());
-		if (block.size() <= MAGAZINE_MAX_BLOCK_BYTES && parkInMagazine(block)) {
+		if (block.size() <= MAGAZINE_MAX_BLOCK_BYTES && this.magazines.park(block)) {
 			return;
 		}
 		releaseToFreeList(block);
@@ -186,62 +173,6 @@ final class HostStagingArena {
 		this.free[SizeClasses.index(block.size())].offerFirst(block);
 		if (owner != null) {
 			owner.exit(this.sweeps.get());
-		}
-	}
-
-	/** The first slot of the calling thread's stripe. */
-	private int stripeBase() {
-		return ThreadStripes.current(this.stripes) * STRIPE_STRIDE;
-	}
-
-	private @Nullable NativeMemory takeFromMagazine(int base, long size) {
-		for (int slot = base; slot < base + MAGAZINE_SLOTS; slot++) {
-			NativeMemory block = this.magazines.get(slot);
-			if (block != null && block.size() == size && this.magazines.compareAndSet(slot, block, null)) {
-				return block;
-			}
-		}
-		return null;
-	}
-
-	/**
-	 * A miss of the thread's stripe and of the free list: the other stripes, before a new
-	 * block is carved.
-	 */
-	private @Nullable NativeMemory takeFromOtherStripes(long size) {
-		for (int base = 0; base < this.magazines.length(); base += STRIPE_STRIDE) {
-			NativeMemory block = takeFromMagazine(base, size);
-			if (block != null) {
-				return block;
-			}
-		}
-		return null;
-	}
-
-	/**
-	 * Parks a block in a free slot of the thread's stripe.
-	 * @return {@code false} if the magazine is full
-	 */
-	private boolean parkInMagazine(NativeMemory block) {
-		int base = stripeBase();
-		for (int slot = base; slot < base + MAGAZINE_SLOTS; slot++) {
-			if (this.magazines.get(slot) == null && this.magazines.compareAndSet(slot, null, block)) {
-				return true;
-			}
-		}
-		return false;
-	}
-
-	/**
-	 * Empties every magazine into the free lists; a block taken out meanwhile by a
-	 * request is that request's.
-	 */
-	private void drainMagazines() {
-		for (int slot = 0; slot < this.magazines.length(); slot++) {
-			NativeMemory block = this.magazines.getAndSet(slot, null);
-			if (block != null) {
-				releaseToFreeList(block);
-			}
 		}
 	}
 
@@ -276,9 +207,7 @@ final class HostStagingArena {
 			// holds a block.
 			return 0;
 		}
-		for (int slot = 0; slot < this.magazines.length(); slot++) {
-			this.magazines.set(slot, null);
-		}
+		this.magazines.clear();
 		for (ConcurrentLinkedDeque<NativeMemory> blocks : this.free) {
 			blocks.clear();
 		}
@@ -306,7 +235,7 @@ final class HostStagingArena {
 	int releaseIdle() {
 		// A block parked in a magazine counts as taken from its chunk: back to the free
 		// lists with them (which counts as a use of the chunk in this sweep).
-		drainMagazines();
+		this.magazines.drain(this::releaseToFreeList);
 		int sweep = this.sweeps.incrementAndGet();
 		List<Chunk> retired = new ArrayList<>();
 		synchronized (this) {
