@@ -275,30 +275,21 @@ public final class KernelCall {
 			HostBuffer[] staged = new HostBuffer[this.parameters.size() - this.outputCount];
 			DeviceBuffer[] results = enqueue(flow, staged);
 			HostBuffer[] targets = new HostBuffer[results.length];
-			ElementType[] types = new ElementType[results.length];
-			Object[] arrays = new Object[results.length];
-			int index = 0;
-			for (Object parameter : this.parameters) {
-				if (parameter instanceof Output output) {
-					long bytes = output.type.bufferBytes(output.count);
-					// An input's staging, read by its copy before the launch, takes an
-					// output's copy after it: one page-locked block less to take and
-					// give back.
-					HostBuffer reused = takeStaged(staged, bytes);
-					targets[index] = (reused != null) ? reused : session.allocateHost(bytes);
-					flow.copyBack(output.type, results[index], targets[index], output.count);
-					types[index] = output.type;
-					// Made while the device works: once it is done, only the copies out
-					// are left.
-					arrays[index] = output.type.newArray(output.count);
-					index++;
-				}
+			for (int i = 0; i < targets.length; i++) {
+				Output output = output(i);
+				long bytes = output.type.bufferBytes(output.count);
+				// An input's staging, read by its copy before the launch, takes an
+				// output's copy after it: one page-locked block less to take and give
+				// back.
+				HostBuffer reused = takeStaged(staged, bytes);
+				targets[i] = (reused != null) ? reused : session.allocateHost(bytes);
 			}
+			copyBack(flow, results, targets);
+			// Made while the device works: once it is done, only the copies out are
+			// left.
+			KernelResult result = newResult(session.device());
 			session.synchronize();
-			for (int i = 0; i < arrays.length; i++) {
-				types[i].read(targets[i], arrays[i]);
-			}
-			return new KernelResult(session.device(), types, arrays);
+			return result.readFrom(targets);
 		});
 	}
 
@@ -320,7 +311,7 @@ public final class KernelCall {
 		return this.template.submit(resolved, (session) -> {
 			session.reserveMemory(deviceBytes());
 			Flow flow = Flow.of(session);
-			DeviceBuffer[] results = enqueue(flow);
+			DeviceBuffer[] results = enqueue(flow, null);
 			for (int i = 0; i < targets.length; i++) {
 				Output output = output(i);
 				// A session's own buffers are given back before its future completes:
@@ -341,7 +332,7 @@ public final class KernelCall {
 					result.completeExceptionally(failure);
 				}
 				else {
-					result.complete(read(device, targets));
+					result.complete(newResult(device).readFrom(targets));
 				}
 			}
 			catch (RuntimeException ex) {
@@ -440,14 +431,6 @@ public final class KernelCall {
 
 	/**
 	 * Enqueues the inputs' copies and the launch.
-	 * @return the outputs' device buffers, in order
-	 */
-	private DeviceBuffer[] enqueue(Flow flow) {
-		return enqueue(flow, null);
-	}
-
-	/**
-	 * Enqueues the inputs' copies and the launch.
 	 * @param staged where the inputs' page-locked buffers go, in order, or {@code null}
 	 * @return the outputs' device buffers, in order
 	 */
@@ -506,14 +489,17 @@ public final class KernelCall {
 		}
 	}
 
-	private KernelResult read(Device device, HostBuffer[] targets) {
-		Object[] arrays = new Object[targets.length];
-		ElementType[] types = new ElementType[targets.length];
-		for (int i = 0; i < targets.length; i++) {
+	/**
+	 * Returns a result holding a new array per output, to be filled from the outputs'
+	 * page-locked buffers once the work is done.
+	 */
+	private KernelResult newResult(Device device) {
+		ElementType[] types = new ElementType[this.outputCount];
+		Object[] arrays = new Object[this.outputCount];
+		for (int i = 0; i < arrays.length; i++) {
 			Output output = output(i);
 			types[i] = output.type;
 			arrays[i] = output.type.newArray(output.count);
-			output.type.read(targets[i], arrays[i]);
 		}
 		return new KernelResult(device, types, arrays);
 	}

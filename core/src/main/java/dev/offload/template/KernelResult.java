@@ -3,6 +3,7 @@ package dev.offload.template;
 import java.util.Arrays;
 
 import dev.offload.Device;
+import dev.offload.HostBuffer;
 
 /**
  * The outputs of a {@link KernelCall}, read back as the arrays its {@code out} calls
@@ -25,6 +26,18 @@ public final class KernelResult {
 		this.device = device;
 		this.types = types;
 		this.arrays = arrays;
+	}
+
+	/**
+	 * Fills the arrays from the start of the outputs' page-locked buffers, one per output
+	 * in order.
+	 * @return this result
+	 */
+	KernelResult readFrom(HostBuffer[] outputs) {
+		for (int i = 0; i < this.arrays.length; i++) {
+			this.types[i].read(outputs[i], this.arrays[i]);
+		}
+		return this;
 	}
 
 	/**
