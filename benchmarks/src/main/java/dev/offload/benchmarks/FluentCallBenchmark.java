@@ -11,14 +11,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 import dev.offload.Device;
-import dev.offload.DeviceBuffer;
 import dev.offload.DeviceRegistry;
-import dev.offload.HostBuffer;
-import dev.offload.Kernel;
 import dev.offload.MemoryStatistics;
-import dev.offload.OffloadSession;
 import dev.offload.kernel.KernelRef;
-import dev.offload.kernel.LaunchConfig;
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.kernel.ParamKind;
 import dev.offload.template.OffloadTemplate;
@@ -210,7 +205,7 @@ public final class FluentCallBenchmark {
 	 * @return the scaler
 	 */
 	static Scaler sessionScaler(Device device, int n) {
-		return new SessionScaler(device, device.kernel(SCALE), n);
+		return SessionScalers.buffersOnce(device, device.kernel(SCALE), n);
 	}
 
 	/**
@@ -367,59 +362,6 @@ public final class FluentCallBenchmark {
 
 		@Override
 		default void close() {
-		}
-
-	}
-
-	/**
-	 * The hand-written code on the session API: buffers allocated once per thread.
-	 */
-	private static final class SessionScaler implements Scaler {
-
-		private final Device device;
-
-		private final Kernel kernel;
-
-		private final HostBuffer in;
-
-		private final HostBuffer out;
-
-		private final DeviceBuffer deviceIn;
-
-		private final DeviceBuffer deviceOut;
-
-		SessionScaler(Device device, Kernel kernel, int n) {
-			this.device = device;
-			this.kernel = kernel;
-			long bytes = Math.max(1, (long) n * Float.BYTES);
-			this.in = device.allocateHost(bytes);
-			this.out = device.allocateHost(bytes);
-			this.deviceIn = device.allocate(bytes);
-			this.deviceOut = device.allocate(bytes);
-		}
-
-		@Override
-		public float[] scale(float[] x, float a) {
-			float[] result = new float[x.length];
-			try (OffloadSession session = this.device.openSession()) {
-				this.in.putFloats(0, x);
-				long bytes = (long) x.length * Float.BYTES;
-				session.copy(this.in, 0, this.deviceIn, 0, bytes);
-				session.launch(this.kernel, LaunchConfig.forThreads(x.length, BLOCK), x.length, a, this.deviceIn,
-						this.deviceOut);
-				session.copy(this.deviceOut, 0, this.out, 0, bytes);
-				session.synchronize();
-				this.out.getFloats(0, result);
-			}
-			return result;
-		}
-
-		@Override
-		public void close() {
-			this.in.close();
-			this.out.close();
-			this.deviceIn.close();
-			this.deviceOut.close();
 		}
 
 	}

@@ -7,18 +7,12 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.function.Supplier;
 
-import org.jspecify.annotations.Nullable;
-
 import dev.offload.Device;
-import dev.offload.DeviceBuffer;
 import dev.offload.DeviceRegistry;
-import dev.offload.HostBuffer;
 import dev.offload.Kernel;
-import dev.offload.OffloadSession;
 import dev.offload.benchmarks.FluentCallBenchmark.Scaler;
 import dev.offload.benchmarks.cuda.HandWrittenScale;
 import dev.offload.benchmarks.cuda.HandWrittenScale.Ingredients;
-import dev.offload.kernel.LaunchConfig;
 import dev.offload.template.OffloadTemplate;
 
 /**
@@ -69,10 +63,11 @@ public final class FluentCallBreakdown {
 				add(names, factories, "session API, buffers once", () -> FluentCallBenchmark.sessionScaler(device, n));
 				Kernel kernel = device.kernel(FluentCallBenchmark.SCALE);
 				add(names, factories, "session API, buffers per call",
-						() -> new PerCallScaler(device, kernel, false, null));
-				add(names, factories, "and a memory reservation", () -> new PerCallScaler(device, kernel, true, null));
+						() -> SessionScalers.buffersPerCall(device, kernel, false, null));
+				add(names, factories, "and a memory reservation",
+						() -> SessionScalers.buffersPerCall(device, kernel, true, null));
 				add(names, factories, "and in template.execute",
-						() -> new PerCallScaler(device, kernel, true, template));
+						() -> SessionScalers.buffersPerCall(device, kernel, true, template));
 				add(names, factories, "fluent run()", () -> FluentCallBenchmark.fluent(template));
 				print(n, names, measure(factories, n, blocks, blockCalls));
 			}
@@ -135,56 +130,6 @@ public final class FluentCallBreakdown {
 			System.out.printf(Locale.ROOT, "| %d | %s | %.0f | %.0f-%.0f | %+.0f |%n", n, names.get(mode), median,
 					percentile(perCall[mode], 25), percentile(perCall[mode], 75), median - hand);
 		}
-	}
-
-	/**
-	 * The fluent call's work written on the session API: buffers taken per call, the
-	 * memory reserved up front or not, the session opened by the template or not.
-	 */
-	private static final class PerCallScaler implements Scaler {
-
-		private final Device device;
-
-		private final Kernel kernel;
-
-		private final boolean reserve;
-
-		private final @Nullable OffloadTemplate template;
-
-		PerCallScaler(Device device, Kernel kernel, boolean reserve, @Nullable OffloadTemplate template) {
-			this.device = device;
-			this.kernel = kernel;
-			this.reserve = reserve;
-			this.template = template;
-		}
-
-		@Override
-		public float[] scale(float[] x, float a) {
-			if (this.template != null) {
-				return this.template.execute((session) -> scale(session, x, a));
-			}
-			try (OffloadSession session = this.device.openSession()) {
-				return scale(session, x, a);
-			}
-		}
-
-		private float[] scale(OffloadSession session, float[] x, float a) {
-			int n = x.length;
-			long bytes = (long) n * Float.BYTES;
-			if (this.reserve) {
-				session.reserveMemory(2 * Device.allocationSize(bytes));
-			}
-			HostBuffer staging = session.allocateHost(bytes);
-			staging.putFloats(0, x);
-			DeviceBuffer in = session.allocate(bytes);
-			session.copy(staging, in);
-			DeviceBuffer out = session.allocate(bytes);
-			session.launch(this.kernel, LaunchConfig.forThreads(n, FluentCallBenchmark.BLOCK), n, a, in, out);
-			session.copy(out, 0, staging, 0, bytes);
-			session.synchronize();
-			return staging.getFloats(0, new float[n]);
-		}
-
 	}
 
 	private static double percentile(double[] values, int percent) {

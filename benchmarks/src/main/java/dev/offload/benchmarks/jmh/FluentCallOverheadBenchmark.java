@@ -18,13 +18,11 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 import dev.offload.Device;
-import dev.offload.DeviceBuffer;
 import dev.offload.DeviceRegistry;
-import dev.offload.HostBuffer;
 import dev.offload.Kernel;
-import dev.offload.OffloadSession;
+import dev.offload.benchmarks.FluentCallBenchmark.Scaler;
+import dev.offload.benchmarks.SessionScalers;
 import dev.offload.kernel.KernelRef;
-import dev.offload.kernel.LaunchConfig;
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.kernel.ParamKind;
 import dev.offload.template.OffloadTemplate;
@@ -71,44 +69,32 @@ public class FluentCallOverheadBenchmark {
 
 	private float[] input;
 
-	private Device device;
+	/** The session API with buffers allocated once. */
+	private Scaler buffersOnce;
 
-	private Kernel kernel;
-
-	private HostBuffer hostIn;
-
-	private HostBuffer hostOut;
-
-	private DeviceBuffer deviceIn;
-
-	private DeviceBuffer deviceOut;
+	/** The session API in {@code template.execute}, buffers per call, memory reserved. */
+	private Scaler buffersPerCall;
 
 	/**
-	 * Starts a registry on the free backend, with the session API's buffers.
+	 * Starts a registry on the free backend, with the session API's scalers.
 	 */
 	@Setup(Level.Trial)
 	public void setUp() {
 		this.registry = DeviceRegistry.builder(new FreeBackend()).build();
 		this.template = new OffloadTemplate(this.registry);
 		this.input = new float[this.n];
-		this.device = this.registry.device(0);
-		this.kernel = this.device.kernel(SCALE);
-		long bytes = Math.max(1, (long) this.n * Float.BYTES);
-		this.hostIn = this.device.allocateHost(bytes);
-		this.hostOut = this.device.allocateHost(bytes);
-		this.deviceIn = this.device.allocate(bytes);
-		this.deviceOut = this.device.allocate(bytes);
+		Device device = this.registry.device(0);
+		Kernel kernel = device.kernel(SCALE);
+		this.buffersOnce = SessionScalers.buffersOnce(device, kernel, this.n);
+		this.buffersPerCall = SessionScalers.buffersPerCall(device, kernel, true, this.template);
 	}
 
 	/**
-	 * Closes the buffers and the registry.
+	 * Closes the scalers' buffers and the registry.
 	 */
 	@TearDown(Level.Trial)
 	public void tearDown() {
-		this.hostIn.close();
-		this.hostOut.close();
-		this.deviceIn.close();
-		this.deviceOut.close();
+		this.buffersOnce.close();
 		this.registry.close();
 	}
 
@@ -134,18 +120,7 @@ public class FluentCallOverheadBenchmark {
 	 */
 	@Benchmark
 	public float[] sessionRun() {
-		float[] result = new float[this.n];
-		try (OffloadSession session = this.device.openSession()) {
-			this.hostIn.putFloats(0, this.input);
-			long bytes = (long) this.n * Float.BYTES;
-			session.copy(this.hostIn, 0, this.deviceIn, 0, bytes);
-			session.launch(this.kernel, LaunchConfig.forThreads(this.n, 256), this.n, 2f, this.deviceIn,
-					this.deviceOut);
-			session.copy(this.deviceOut, 0, this.hostOut, 0, bytes);
-			session.synchronize();
-			this.hostOut.getFloats(0, result);
-		}
-		return result;
+		return this.buffersOnce.scale(this.input, 2f);
 	}
 
 	/**
@@ -155,20 +130,7 @@ public class FluentCallOverheadBenchmark {
 	 */
 	@Benchmark
 	public float[] templatePerCallRun() {
-		return this.template.execute((session) -> {
-			int count = this.n;
-			long bytes = Math.max(1, (long) count * Float.BYTES);
-			session.reserveMemory(2 * Device.allocationSize(bytes));
-			HostBuffer staging = session.allocateHost(bytes);
-			staging.putFloats(0, this.input);
-			DeviceBuffer in = session.allocate(bytes);
-			session.copy(staging, in);
-			DeviceBuffer out = session.allocate(bytes);
-			session.launch(this.kernel, LaunchConfig.forThreads(count, 256), count, 2f, in, out);
-			session.copy(out, 0, staging, 0, (long) count * Float.BYTES);
-			session.synchronize();
-			return staging.getFloats(0, new float[count]);
-		});
+		return this.buffersPerCall.scale(this.input, 2f);
 	}
 
 }
