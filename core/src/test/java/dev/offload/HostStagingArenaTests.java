@@ -3,9 +3,12 @@ package dev.offload;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -140,45 +143,19 @@ class HostStagingArenaTests {
 
 	@Test
 	void releaseIdleWhileRequestsTakeAndGiveBackBlocksShouldNeverFreeABlockInUse() throws Exception {
-		List<FakeMemory> chunks = new CopyOnWriteArrayList<>();
 		AtomicInteger freedChunks = new AtomicInteger();
-		HostStagingArena fakes = new HostStagingArena((bytes) -> {
-			FakeMemory chunk = new FakeMemory(bytes, null);
-			chunks.add(chunk);
-			return chunk;
-		}, (memory) -> {
-			((FakeMemory) memory).free();
-			freedChunks.incrementAndGet();
-		}, this.memoryThread, Long.MAX_VALUE / 4);
+		HostStagingArena fakes = fakeArena(freedChunks);
 		AtomicInteger blocksOfFreedChunks = new AtomicInteger();
-		java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
-		Thread sweeper = new Thread(() -> {
-			while (!done.get()) {
-				fakes.releaseIdle();
+		whileSweeping(fakes, (random) -> {
+			for (int i = 0; i < 10_000; i++) {
+				FakeMemory block = (FakeMemory) fakes.acquire(512 + random.nextLong(3 * MIB));
+				Thread.yield();
+				if (block.chunkFreed()) {
+					blocksOfFreedChunks.incrementAndGet();
+				}
+				fakes.release(block);
 			}
 		});
-		sweeper.start();
-		Thread[] requests = new Thread[4];
-		for (int t = 0; t < requests.length; t++) {
-			int seed = t;
-			requests[t] = new Thread(() -> {
-				java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
-				for (int i = 0; i < 10_000; i++) {
-					FakeMemory block = (FakeMemory) fakes.acquire(512 + random.nextLong(3 * MIB));
-					Thread.yield();
-					if (block.chunkFreed()) {
-						blocksOfFreedChunks.incrementAndGet();
-					}
-					fakes.release(block);
-				}
-			});
-			requests[t].start();
-		}
-		for (Thread request : requests) {
-			request.join();
-		}
-		done.set(true);
-		sweeper.join();
 		assertThat(blocksOfFreedChunks).hasValue(0);
 		// The race was there to lose: chunks were given back while requests went on.
 		assertThat(freedChunks.get()).isPositive();
@@ -188,62 +165,75 @@ class HostStagingArenaTests {
 
 	@Test
 	void smallBlocksTakenAndGivenBackOnManyThreadsWhileSweepingShouldNeverBeLentTwiceAtOnce() throws Exception {
-		List<FakeMemory> chunks = new CopyOnWriteArrayList<>();
-		HostStagingArena fakes = new HostStagingArena((bytes) -> {
-			FakeMemory chunk = new FakeMemory(bytes, null);
-			chunks.add(chunk);
-			return chunk;
-		}, (memory) -> ((FakeMemory) memory).free(), this.memoryThread, Long.MAX_VALUE / 4);
+		HostStagingArena fakes = fakeArena(new AtomicInteger());
 		Set<NativeMemory> lent = ConcurrentHashMap.newKeySet();
 		AtomicInteger lentTwice = new AtomicInteger();
 		AtomicInteger blocksOfFreedChunks = new AtomicInteger();
-		java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
-		Thread sweeper = new Thread(() -> {
-			while (!done.get()) {
-				fakes.releaseIdle();
-			}
-		});
-		sweeper.start();
 		// Every size goes through the magazines; a thread holds up to three blocks, given
 		// back in another order than taken.
-		Thread[] requests = new Thread[4];
-		for (int t = 0; t < requests.length; t++) {
-			int seed = t;
-			requests[t] = new Thread(() -> {
-				java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
-				List<FakeMemory> held = new ArrayList<>();
-				for (int i = 0; i < 20_000; i++) {
-					FakeMemory block = (FakeMemory) fakes
-						.acquire(512 + random.nextLong(HostStagingArena.MAGAZINE_MAX_BLOCK_BYTES - 512));
-					if (!lent.add(block)) {
-						lentTwice.incrementAndGet();
-					}
-					if (block.chunkFreed()) {
-						blocksOfFreedChunks.incrementAndGet();
-					}
-					held.add(block);
-					if (held.size() == 3 || random.nextInt(4) == 0) {
-						FakeMemory back = held.remove(random.nextInt(held.size()));
-						lent.remove(back);
-						fakes.release(back);
-					}
+		whileSweeping(fakes, (random) -> {
+			List<FakeMemory> held = new ArrayList<>();
+			for (int i = 0; i < 20_000; i++) {
+				FakeMemory block = (FakeMemory) fakes
+					.acquire(512 + random.nextLong(HostStagingArena.MAGAZINE_MAX_BLOCK_BYTES - 512));
+				if (!lent.add(block)) {
+					lentTwice.incrementAndGet();
 				}
-				for (FakeMemory back : held) {
+				if (block.chunkFreed()) {
+					blocksOfFreedChunks.incrementAndGet();
+				}
+				held.add(block);
+				if (held.size() == 3 || random.nextInt(4) == 0) {
+					FakeMemory back = held.remove(random.nextInt(held.size()));
 					lent.remove(back);
 					fakes.release(back);
 				}
-			});
-			requests[t].start();
-		}
-		for (Thread request : requests) {
-			request.join();
-		}
-		done.set(true);
-		sweeper.join();
+			}
+			for (FakeMemory back : held) {
+				lent.remove(back);
+				fakes.release(back);
+			}
+		});
 		assertThat(lentTwice).hasValue(0);
 		assertThat(blocksOfFreedChunks).hasValue(0);
 		assertThat(fakes.usedBytes()).isZero();
 		fakes.close();
+	}
+
+	/**
+	 * An arena of fake chunks whose sweeps are the test's; counts the chunks it frees.
+	 */
+	private HostStagingArena fakeArena(AtomicInteger freedChunks) {
+		return new HostStagingArena((bytes) -> new FakeMemory(bytes, null), (memory) -> {
+			((FakeMemory) memory).free();
+			freedChunks.incrementAndGet();
+		}, this.memoryThread, Long.MAX_VALUE / 4);
+	}
+
+	/**
+	 * Runs four request threads, each with a random source seeded by its index, while
+	 * another thread sweeps the arena without pause.
+	 */
+	private static void whileSweeping(HostStagingArena arena, Consumer<SplittableRandom> request)
+			throws InterruptedException {
+		AtomicBoolean done = new AtomicBoolean();
+		Thread sweeper = new Thread(() -> {
+			while (!done.get()) {
+				arena.releaseIdle();
+			}
+		});
+		sweeper.start();
+		Thread[] requests = new Thread[4];
+		for (int t = 0; t < requests.length; t++) {
+			int seed = t;
+			requests[t] = new Thread(() -> request.accept(new SplittableRandom(seed)));
+			requests[t].start();
+		}
+		for (Thread thread : requests) {
+			thread.join();
+		}
+		done.set(true);
+		sweeper.join();
 	}
 
 	@Test
