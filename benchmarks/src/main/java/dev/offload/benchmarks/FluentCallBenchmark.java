@@ -121,10 +121,10 @@ public final class FluentCallBenchmark {
 							after.synchronizingCalls() - before.synchronizingCalls()));
 					int from = (rounds > 1) ? 1 : 0;
 					summary.add(String.format(Locale.ROOT, "| %d | %d | %.2f | %.2f |", n, threads,
-							median(Arrays.copyOfRange(rates[1], from, rounds))
-									/ median(Arrays.copyOfRange(rates[0], from, rounds)),
-							median(Arrays.copyOfRange(p99s[1], from, rounds))
-									/ median(Arrays.copyOfRange(p99s[0], from, rounds))));
+							LatencySummary.median(Arrays.copyOfRange(rates[1], from, rounds))
+									/ LatencySummary.median(Arrays.copyOfRange(rates[0], from, rounds)),
+							LatencySummary.median(Arrays.copyOfRange(p99s[1], from, rounds))
+									/ LatencySummary.median(Arrays.copyOfRange(p99s[0], from, rounds))));
 				}
 			}
 			System.out.println();
@@ -319,13 +319,6 @@ public final class FluentCallBenchmark {
 	private static void print(int n, int threads, String mode, int round, Result result) {
 		System.out.printf(Locale.ROOT, "| %d | %d | %s | %d | %.0f | %.1f | %.1f | %.1f |%n", n, threads, mode, round,
 				result.rate, result.p50 / 1e3, result.p99 / 1e3, result.firstCall / 1e3);
-	}
-
-	private static double median(double[] values) {
-		double[] sorted = values.clone();
-		Arrays.sort(sorted);
-		int middle = sorted.length / 2;
-		return (sorted.length % 2 == 1) ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 	}
 
 	static int[] ints(String csv) {

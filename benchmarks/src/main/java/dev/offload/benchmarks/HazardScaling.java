@@ -133,9 +133,7 @@ final class HazardScaling {
 
 	private static double median(List<HazardWorkload.Result> runs,
 			java.util.function.ToDoubleFunction<HazardWorkload.Result> value) {
-		double[] values = runs.stream().mapToDouble(value).sorted().toArray();
-		int middle = values.length / 2;
-		return (values.length % 2 == 1) ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+		return LatencySummary.median(runs.stream().mapToDouble(value).toArray());
 	}
 
 	/**

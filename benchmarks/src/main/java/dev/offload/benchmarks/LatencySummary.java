@@ -43,4 +43,21 @@ public record LatencySummary(int count, long p50Nanos, long p99Nanos, long p999N
 		return sorted[Math.max(0, rank - 1)];
 	}
 
+	/**
+	 * Returns the median of values such as the rounds' throughputs, for every benchmark
+	 * that judges its rounds by their median: the middle value, or the mean of the middle
+	 * two for an even count.
+	 * @param values the values, in any order; not modified
+	 * @return the median, {@code NaN} for no values
+	 */
+	public static double median(double[] values) {
+		if (values.length == 0) {
+			return Double.NaN;
+		}
+		double[] sorted = values.clone();
+		Arrays.sort(sorted);
+		int middle = sorted.length / 2;
+		return (sorted.length % 2 == 1) ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+	}
+
 }

@@ -263,9 +263,7 @@ public final class VirtualThreadBenchmark {
 	 * The median of a measure over rounds (the mean of the middle two for an even count).
 	 */
 	static double median(List<Result> results, ToDoubleFunction<Result> measure) {
-		double[] values = results.stream().mapToDouble(measure).sorted().toArray();
-		int middle = values.length / 2;
-		return (values.length % 2 == 1) ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+		return LatencySummary.median(results.stream().mapToDouble(measure).toArray());
 	}
 
 	private static String verdict(boolean met) {

@@ -134,8 +134,8 @@ public final class AsyncThroughputBenchmark {
 			rawRates[round - 1] = raw.round(round);
 		}
 		raw.stop();
-		double warmOffload = median(Arrays.copyOfRange(offloadRates, 1, rounds));
-		double warmRaw = median(Arrays.copyOfRange(rawRates, 1, rounds));
+		double warmOffload = LatencySummary.median(Arrays.copyOfRange(offloadRates, 1, rounds));
+		double warmRaw = LatencySummary.median(Arrays.copyOfRange(rawRates, 1, rounds));
 		System.out.printf(Locale.ROOT, "%ncold pool round / warm median: %.2f (target >= 0.8)%n",
 				offloadRates[0] / warmOffload);
 		System.out.printf(Locale.ROOT, "raw cuStreamCreate: %.1f µs per stream (%d made by one thread)%n",
@@ -185,11 +185,11 @@ public final class AsyncThroughputBenchmark {
 				walls[mode][round - 1] = threadsRound(modes.get(mode), mode, round, threads, each);
 			}
 		}
-		double raw = median(Arrays.copyOfRange(walls[0], 1, rounds));
+		double raw = LatencySummary.median(Arrays.copyOfRange(walls[0], 1, rounds));
 		System.out.printf(Locale.ROOT, "%nwall closeAsync().join() / raw (median of rounds 2+): %.2f (target <= 1.1)%n",
-				median(Arrays.copyOfRange(walls[1], 1, rounds)) / raw);
+				LatencySummary.median(Arrays.copyOfRange(walls[1], 1, rounds)) / raw);
 		System.out.printf(Locale.ROOT, "wall close() / raw (median of rounds 2+): %.2f%n",
-				median(Arrays.copyOfRange(walls[2], 1, rounds)) / raw);
+				LatencySummary.median(Arrays.copyOfRange(walls[2], 1, rounds)) / raw);
 	}
 
 	private double threadsRound(String name, int mode, int round, int threads, int each) throws InterruptedException {
@@ -359,16 +359,6 @@ public final class AsyncThroughputBenchmark {
 		}
 		Arrays.sort(lags);
 		return lags;
-	}
-
-	private static double median(double[] values) {
-		if (values.length == 0) {
-			return Double.NaN;
-		}
-		double[] sorted = values.clone();
-		Arrays.sort(sorted);
-		int middle = sorted.length / 2;
-		return (sorted.length % 2 == 1) ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 	}
 
 	private static void awaitQuietly(CountDownLatch latch) {
