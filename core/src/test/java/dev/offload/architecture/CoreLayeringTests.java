@@ -70,7 +70,7 @@ class CoreLayeringTests {
 	static final ArchRule engineShouldNotReadTheApiBack = noClasses().that()
 		.haveNameMatching(
 				"dev\\.offload\\.(BufferCache|SizeClasses|MemoryBudget|HostStagingArena|MemoryThread|EventPool"
-						+ "|CompletionPoller|CompletionFuture|PooledStream|SessionIds|ThreadStripes)(\\$.*)?")
+						+ "|CompletionPoller|CompletionFuture|PooledStream|SessionIds|ThreadStripes|StripedMagazines)(\\$.*)?")
 		.should()
 		.dependOnClassesThat()
 		.haveNameMatching("dev\\.offload\\.(Device|DeviceRegistry|OffloadSession|StreamPool|StreamPools|Buffer"
