@@ -25,8 +25,9 @@
 #            default "--heavy-always 1 --heavy-every 0 --strategies offload,bare-pool,round-robin-256,light-only"; HAZARD_ARGS
 #            too), once per value of CUDA_DEVICE_MAX_CONNECTIONS in CONNECTIONS (default "unset 8 32"; hazard-connections.md)
 #   async    not in the default: the session benchmark (benchmark.log; BENCH_ARGS), AsyncThroughputBenchmark: sessions
-#            in flight with closeAsync against a raw query poller, the cold round against the warm ones, and T threads of
-#            closeAsync().join() against raw launch + cuStreamSynchronize (async.md; ASYNC_ARGS, default "8192 5 64"),
+#            in flight with closeAsync against a raw query poller, the cold round against the warm ones, and T threads of S
+#            sessions each with closeAsync().join() against raw launch + cuStreamSynchronize (async.md; ASYNC_ARGS "N rounds
+#            T S", default "8192 5 64 1024"),
 #            the fluent call against hand-written JCuda (fluent.md; FLUENT_ARGS), thousands of borrowers waiting on a
 #            full bounded pool (pool-waiters.txt; WAITERS_ARGS)
 #   fluent   not in the default: only the fluent call of the async part (fluent.md; FLUENT_ARGS, FLUENT_JAVA_OPTS adds
@@ -164,7 +165,7 @@ if want async; then
 	record "${PIPESTATUS[0]}" session-benchmark
 	# shellcheck disable=SC2086
 	timeout "${ASYNC_TIMEOUT:-150}" "$java" -cp "$benchcp" dev.offload.benchmarks.cuda.AsyncThroughputBenchmark \
-		${ASYNC_ARGS:-8192 5 64} 2>&1 | tee "$out/async.md"
+		${ASYNC_ARGS:-8192 5 64 1024} 2>&1 | tee "$out/async.md"
 	record "${PIPESTATUS[0]}" async-throughput
 fi
 if want async || want fluent; then

@@ -46,14 +46,16 @@ import dev.offload.kernel.ModuleDefinition;
  * the others is printed. The code paths warm up first on a registry of their own, closed
  * before the measured one starts, so that the cold round is the pool's, not the JIT's;
  * the warm-up's own first round against its last is printed too.</li>
- * <li>Threads: {@code T} threads each run light sessions back to back, {@code N/T} each:
+ * <li>Threads: {@code T} threads each run {@code S} light sessions back to back (1,024 by
+ * default: a round of 64 threads then lasts about 170 ms on an H200; with 128 each it
+ * lasted about 25 ms, which a few milliseconds of the machine's noise moved by a tenth):
  * raw launch + {@code cuStreamSynchronize} on a stream of its own, session launch +
  * {@code closeAsync().join()}, session launch + {@code close()}; the wall time and the
  * per-iteration p50/p99.</li>
  * </ol>
  * Usage:
- * {@code java -cp ... dev.offload.benchmarks.cuda.AsyncThroughputBenchmark [sessions] [rounds] [threads]}
- * (defaults 8192 5 64).
+ * {@code java -cp ... dev.offload.benchmarks.cuda.AsyncThroughputBenchmark [N] [rounds] [T] [S]}
+ * (defaults 8192 5 64 1024).
  */
 public final class AsyncThroughputBenchmark {
 
@@ -85,6 +87,7 @@ public final class AsyncThroughputBenchmark {
 		int sessions = (args.length > 0) ? Integer.parseInt(args[0]) : 8192;
 		int rounds = (args.length > 1) ? Integer.parseInt(args[1]) : 5;
 		int threads = (args.length > 2) ? Integer.parseInt(args[2]) : 64;
+		int each = (args.length > 3) ? Integer.parseInt(args[3]) : 1024;
 		byte[] ptx = read();
 		// The code paths warm up on a registry of their own, closed before the
 		// measurement: the measured registry's first round then pays for a cold pool
@@ -99,7 +102,7 @@ public final class AsyncThroughputBenchmark {
 		try (DeviceRegistry registry = DeviceRegistry.builder(CudaBackend.create()).deviceIds(List.of(0)).build()) {
 			AsyncThroughputBenchmark benchmark = new AsyncThroughputBenchmark(registry.device(0), ptx);
 			benchmark.inFlight(sessions, rounds);
-			benchmark.threads(sessions, rounds, threads);
+			benchmark.threads(each, rounds, threads);
 		}
 	}
 
@@ -172,8 +175,7 @@ public final class AsyncThroughputBenchmark {
 		return sessions / seconds;
 	}
 
-	private void threads(int sessions, int rounds, int threads) throws InterruptedException {
-		int each = Math.max(1, sessions / threads);
+	private void threads(int each, int rounds, int threads) throws InterruptedException {
 		System.out.printf(Locale.ROOT, "## %d threads, %d light sessions each%n%n", threads, each);
 		System.out.println("| mode | round | wall ms | p50 µs | p99 µs |");
 		System.out.println("| --- | ---: | ---: | ---: | ---: |");
