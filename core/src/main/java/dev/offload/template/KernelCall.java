@@ -1,6 +1,7 @@
 package dev.offload.template;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -42,14 +43,28 @@ public final class KernelCall {
 	 */
 	public static final int DEFAULT_BLOCK_SIZE = 256;
 
+	private static final Output[] NO_OUTPUTS = {};
+
 	private final OffloadTemplate template;
 
 	private final KernelRef kernel;
 
-	private final List<Object> parameters = new ArrayList<>();
+	/** Room for a usual kernel's parameters without growing. */
+	private final List<Object> parameters = new ArrayList<>(8);
 
-	/** How many of the parameters are outputs. */
+	/** The output parameters, in order, in {@code outputs[0..outputCount)}. */
+	private Output[] outputs = NO_OUTPUTS;
+
 	private int outputCount;
+
+	/**
+	 * The device memory of the inputs and outputs, summed as they are appended: reserved
+	 * before any of them is allocated, so that the call waits for the budget once.
+	 */
+	private long deviceBytes;
+
+	/** Whether a parameter is a device buffer of the application's. */
+	private boolean ownBuffers;
 
 	private @Nullable LaunchConfig config;
 
@@ -161,6 +176,7 @@ public final class KernelCall {
 			throw new IllegalArgumentException("Parameter " + this.parameters.size() + " of " + this.kernel.name()
 					+ ": arg needs a device buffer, was null");
 		}
+		this.ownBuffers = true;
 		return append(buffer);
 	}
 
@@ -270,13 +286,13 @@ public final class KernelCall {
 	public KernelResult run() {
 		OffloadAttributes resolved = resolveAttributes();
 		return this.template.execute(resolved, (session) -> {
-			session.reserveMemory(deviceBytes());
+			session.reserveMemory(this.deviceBytes);
 			Flow flow = Flow.of(session);
 			HostBuffer[] staged = new HostBuffer[this.parameters.size() - this.outputCount];
 			DeviceBuffer[] results = enqueue(flow, staged);
 			HostBuffer[] targets = new HostBuffer[results.length];
 			for (int i = 0; i < targets.length; i++) {
-				Output output = output(i);
+				Output output = this.outputs[i];
 				long bytes = output.type.bufferBytes(output.count);
 				// An input's staging, read by its copy before the launch, takes an
 				// output's copy after it: one page-locked block less to take and give
@@ -309,11 +325,11 @@ public final class KernelCall {
 		HostBuffer[] targets = new HostBuffer[this.outputCount];
 		// The outputs are freed only once the work really ended, whatever the deadline.
 		return this.template.submit(resolved, (session) -> {
-			session.reserveMemory(deviceBytes());
+			session.reserveMemory(this.deviceBytes);
 			Flow flow = Flow.of(session);
 			DeviceBuffer[] results = enqueue(flow, null);
 			for (int i = 0; i < targets.length; i++) {
-				Output output = output(i);
+				Output output = this.outputs[i];
 				// A session's own buffers are given back before its future completes:
 				// copy to the device's.
 				targets[i] = session.device().allocateHost(output.type.bufferBytes(output.count));
@@ -349,23 +365,6 @@ public final class KernelCall {
 		return result;
 	}
 
-	/**
-	 * Returns the device memory the call's inputs and outputs take, reserved before any
-	 * of them is allocated so that the call waits for the budget once.
-	 */
-	private long deviceBytes() {
-		long bytes = 0;
-		for (Object parameter : this.parameters) {
-			if (parameter instanceof Input input) {
-				bytes += Device.allocationSize(input.type.bufferBytes(input.type.length(input.values)));
-			}
-			else if (parameter instanceof Output output) {
-				bytes += Device.allocationSize(output.type.bufferBytes(output.count));
-			}
-		}
-		return bytes;
-	}
-
 	private KernelCall append(Object parameter) {
 		this.parameters.add(parameter);
 		return this;
@@ -376,7 +375,10 @@ public final class KernelCall {
 			throw new IllegalArgumentException("Parameter " + this.parameters.size() + " of " + this.kernel.name()
 					+ ": in needs an array of " + type.plural() + ", was null");
 		}
-		return append(new Input(type, values));
+		Input input = new Input(type, values);
+		// An array's length never changes: its device memory is known now.
+		this.deviceBytes += Device.allocationSize(type.bufferBytes(type.length(values)));
+		return append(input);
 	}
 
 	private KernelCall output(ElementType type, int count) {
@@ -384,21 +386,13 @@ public final class KernelCall {
 			throw new IllegalArgumentException("Parameter " + this.parameters.size() + " of " + this.kernel.name()
 					+ ": an output needs a count of at least 0, was " + count);
 		}
-		this.outputCount++;
-		return append(new Output(type, count));
-	}
-
-	/**
-	 * Returns the {@code index}-th output parameter.
-	 */
-	private Output output(int index) {
-		int seen = 0;
-		for (Object parameter : this.parameters) {
-			if (parameter instanceof Output output && seen++ == index) {
-				return output;
-			}
+		Output output = new Output(type, count);
+		if (this.outputCount == this.outputs.length) {
+			this.outputs = Arrays.copyOf(this.outputs, Math.max(2, 2 * this.outputCount));
 		}
-		throw new IllegalStateException("No output " + index + " in " + this);
+		this.outputs[this.outputCount++] = output;
+		this.deviceBytes += Device.allocationSize(type.bufferBytes(count));
+		return append(output);
 	}
 
 	/**
@@ -408,6 +402,9 @@ public final class KernelCall {
 		if (this.config == null) {
 			throw new IllegalStateException("The call of kernel " + this.kernel.name()
 					+ " has no launch geometry: give it threads(n) or config(LaunchConfig)");
+		}
+		if (!this.ownBuffers) {
+			return this.attributes;
 		}
 		Device device = null;
 		for (Object parameter : this.parameters) {
@@ -484,7 +481,7 @@ public final class KernelCall {
 
 	private void copyBack(Flow flow, DeviceBuffer[] results, HostBuffer[] targets) {
 		for (int i = 0; i < results.length; i++) {
-			Output output = output(i);
+			Output output = this.outputs[i];
 			flow.copyBack(output.type, results[i], targets[i], output.count);
 		}
 	}
@@ -497,7 +494,7 @@ public final class KernelCall {
 		ElementType[] types = new ElementType[this.outputCount];
 		Object[] arrays = new Object[this.outputCount];
 		for (int i = 0; i < arrays.length; i++) {
-			Output output = output(i);
+			Output output = this.outputs[i];
 			types[i] = output.type;
 			arrays[i] = output.type.newArray(output.count);
 		}
