@@ -56,6 +56,9 @@ public final class Device {
 
 	private final Map<String, KernelModule> modules = new ConcurrentHashMap<>();
 
+	/** The kernels {@link #kernel(KernelRef)} found last, by the reference's identity. */
+	private final @Nullable ResolvedKernel[] resolvedKernels = new ResolvedKernel[16];
+
 	private final LongAdder activeSessions = new LongAdder();
 
 	/** Threads that join sessions' futures and wait for the work in the driver. */
@@ -275,7 +278,24 @@ public final class Device {
 		if (kernel == null) {
 			throw new IllegalArgumentException("kernel must not be null");
 		}
-		return loadModule(kernel.module()).kernel(kernel.name());
+		// A fluent call looks its kernel up on every run: the reference the application
+		// keeps finds it by identity here, without the modules' and kernels' maps.
+		int slot = System.identityHashCode(kernel) & (this.resolvedKernels.length - 1);
+		ResolvedKernel resolved = this.resolvedKernels[slot];
+		if (resolved != null && resolved.ref() == kernel) {
+			checkUsable();
+			return resolved.kernel();
+		}
+		Kernel loaded = loadModule(kernel.module()).kernel(kernel.name());
+		this.resolvedKernels[slot] = new ResolvedKernel(kernel, loaded);
+		return loaded;
+	}
+
+	/**
+	 * A kernel found by {@link #kernel(KernelRef)}; immutable, so that a thread that
+	 * reads one another wrote sees it whole.
+	 */
+	private record ResolvedKernel(KernelRef ref, Kernel kernel) {
 	}
 
 	/**
