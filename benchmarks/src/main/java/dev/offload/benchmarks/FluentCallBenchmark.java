@@ -6,7 +6,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
@@ -28,13 +30,17 @@ import dev.offload.template.OffloadTemplate;
  * {@code cuMemcpyDtoHAsync}, {@code cuStreamSynchronize}); on the host backend the
  * session API with buffers allocated once (what is left is the fluent layer's own cost).
  * Both return a new float[] per call. Each round runs on new threads, both modes on the
- * same threads one after the other (which first alternates by round), and each thread
- * makes {@value #THREAD_WARM_CALLS} calls before the timed ones, as a server's worker
+ * same threads in turns: slices of calls, all threads in one mode at a time, the modes
+ * taking turns A B B A A B B A (which mode is A alternates by round), so that a change in
+ * the machine's state during a round (one thread's latency moves by a quarter from one
+ * second to the next on the H200's host) weighs on both alike. Each thread makes
+ * {@value #THREAD_WARM_CALLS} calls per mode before the timed ones, as a server's worker
  * threads are long past their first call: a hand-written scaler's per-thread setup (its
  * buffers) is outside the timing, and so is the fluent call's (its first call on a thread
  * sets up that thread's share of the memory budget and of the buffer cache); the first
- * call's median is printed apart. Prints calls/s and the per-call p50/p99 per mode, and
- * fluent/hand-written ratios on the median of the rounds after the first.
+ * call's median is printed apart. Prints calls/s (calls over the sum of the mode's
+ * slices' walls) and the per-call p50/p99 per mode, and the medians of the rounds'
+ * fluent/hand-written ratios, the first round left out.
  * <p>
  * Usage: {@code java -cp benchmarks.jar dev.offload.benchmarks.FluentCallBenchmark
  * [--backend host|cuda] [--sizes 1,1024,65536,1048576] [--threads 1,16] [--rounds 4]
@@ -61,6 +67,12 @@ public final class FluentCallBenchmark {
 
 	/** The fewest calls a round makes, over all its threads. */
 	private static final int MIN_CALLS_PER_ROUND = 500;
+
+	/** The most slices of calls per mode and round. */
+	private static final int SLICES = 8;
+
+	/** The fewest calls per thread in a slice. */
+	private static final int MIN_SLICE_CALLS = 25;
 
 	/** The calls each thread makes before its timed ones. */
 	static final int THREAD_WARM_CALLS = 3;
@@ -94,8 +106,8 @@ public final class FluentCallBenchmark {
 							Math.min(calls, (long) calls * 64 / Math.max(64, n) / threads));
 					Supplier<Scaler> handWritten = handWritten(backendName, device, n);
 					Supplier<Scaler> fluent = () -> fluent(template);
-					double[][] rates = new double[2][rounds];
-					double[][] p99s = new double[2][rounds];
+					double[] rateRatios = new double[rounds];
+					double[] p99Ratios = new double[rounds];
 					MemoryStatistics before = device.memoryStatistics();
 					for (int round = 1; round <= rounds; round++) {
 						// Both modes on the same threads, which of them first
@@ -106,10 +118,8 @@ public final class FluentCallBenchmark {
 								perThread);
 						Result hand = results[handFirst ? 0 : 1];
 						Result flu = results[handFirst ? 1 : 0];
-						rates[0][round - 1] = hand.rate;
-						rates[1][round - 1] = flu.rate;
-						p99s[0][round - 1] = hand.p99;
-						p99s[1][round - 1] = flu.p99;
+						rateRatios[round - 1] = flu.rate / hand.rate;
+						p99Ratios[round - 1] = flu.p99 / hand.p99;
 						print(n, threads, "hand-written", round, hand);
 						print(n, threads, "fluent run()", round, flu);
 					}
@@ -121,10 +131,8 @@ public final class FluentCallBenchmark {
 							after.synchronizingCalls() - before.synchronizingCalls()));
 					int from = (rounds > 1) ? 1 : 0;
 					summary.add(String.format(Locale.ROOT, "| %d | %d | %.2f | %.2f |", n, threads,
-							LatencySummary.median(Arrays.copyOfRange(rates[1], from, rounds))
-									/ LatencySummary.median(Arrays.copyOfRange(rates[0], from, rounds)),
-							LatencySummary.median(Arrays.copyOfRange(p99s[1], from, rounds))
-									/ LatencySummary.median(Arrays.copyOfRange(p99s[0], from, rounds))));
+							LatencySummary.median(Arrays.copyOfRange(rateRatios, from, rounds)),
+							LatencySummary.median(Arrays.copyOfRange(p99Ratios, from, rounds))));
 				}
 			}
 			System.out.println();
@@ -209,9 +217,9 @@ public final class FluentCallBenchmark {
 	}
 
 	/**
-	 * Measures the modes one after the other on the same threads (new for the round): a
-	 * thread's placement on the machine's CPUs, which moves one-thread latencies by a
-	 * quarter from one thread to the next, is then the same for both.
+	 * Measures the modes on the same threads (new for the round), in slices of calls that
+	 * take turns A B B A ({@code factories} gives A first): all threads run a slice of
+	 * one mode between two barriers, and a mode's wall is the sum of its slices'.
 	 */
 	private static Result[] measure(List<Supplier<Scaler>> factories, int n, int threads, int perThread)
 			throws InterruptedException {
@@ -220,51 +228,37 @@ public final class FluentCallBenchmark {
 			input[i] = i;
 		}
 		int modes = factories.size();
+		int slices = Math.max(1, Math.min(SLICES, perThread / MIN_SLICE_CALLS));
 		long[][][] times = new long[modes][threads][perThread];
 		long[][] firsts = new long[modes][threads];
-		long[][] ends = new long[modes][threads];
-		// A mode's wall runs from every thread's scaler made to the last call's end: a
-		// hand-written scaler's page-locked buffers, made and freed per thread, are not
-		// calls.
-		CountDownLatch[] ready = new CountDownLatch[modes];
-		CountDownLatch[] start = new CountDownLatch[modes];
-		CountDownLatch[] done = new CountDownLatch[modes];
-		for (int mode = 0; mode < modes; mode++) {
-			ready[mode] = new CountDownLatch(threads);
-			start[mode] = new CountDownLatch(1);
-			done[mode] = new CountDownLatch(threads);
-		}
+		long[] walls = new long[modes];
+		// Trips once every thread made its scalers and warm-up calls, then after each
+		// slice: the time between two trips is a slice's wall.
+		long[] lastTrip = new long[1];
+		int[] trips = new int[1];
+		CyclicBarrier barrier = new CyclicBarrier(threads, () -> {
+			long now = System.nanoTime();
+			if (trips[0] > 0) {
+				walls[sliceMode(trips[0] - 1)] += now - lastTrip[0];
+			}
+			trips[0]++;
+			lastTrip[0] = now;
+		});
 		AtomicReference<Throwable> failure = new AtomicReference<>();
 		List<Thread> workers = new ArrayList<>();
 		for (int t = 0; t < threads; t++) {
 			int index = t;
 			Thread worker = new Thread(() -> {
-				for (int mode = 0; mode < modes; mode++) {
-					try {
-						runMode(factories.get(mode), input, times[mode][index], firsts[mode], ends[mode], index,
-								ready[mode], start[mode], done[mode]);
-					}
-					catch (Throwable ex) {
-						failure.compareAndSet(null, ex);
-						done[mode].countDown();
-					}
+				try {
+					runThread(factories, input, times, firsts, index, slices, () -> await(barrier, failure));
+				}
+				catch (Throwable ex) {
+					failure.compareAndSet(null, ex);
+					barrier.reset();
 				}
 			}, "scale-" + t);
 			worker.start();
 			workers.add(worker);
-		}
-		Result[] results = new Result[modes];
-		for (int mode = 0; mode < modes; mode++) {
-			ready[mode].await();
-			long begin = System.nanoTime();
-			start[mode].countDown();
-			done[mode].await();
-			double seconds = (Arrays.stream(ends[mode]).max().orElse(begin) - begin) / 1e9;
-			long[] all = Arrays.stream(times[mode]).flatMapToLong(Arrays::stream).sorted().toArray();
-			long[] first = firsts[mode].clone();
-			Arrays.sort(first);
-			results[mode] = new Result(all.length / seconds, LatencySummary.percentile(all, 50),
-					LatencySummary.percentile(all, 99), LatencySummary.percentile(first, 50));
 		}
 		for (Thread worker : workers) {
 			worker.join();
@@ -272,46 +266,82 @@ public final class FluentCallBenchmark {
 		if (failure.get() != null) {
 			throw new IllegalStateException("A call failed: " + failure.get(), failure.get());
 		}
+		Result[] results = new Result[modes];
+		for (int mode = 0; mode < modes; mode++) {
+			long[] all = Arrays.stream(times[mode]).flatMapToLong(Arrays::stream).sorted().toArray();
+			long[] first = firsts[mode].clone();
+			Arrays.sort(first);
+			results[mode] = new Result(all.length / (walls[mode] / 1e9), LatencySummary.percentile(all, 50),
+					LatencySummary.percentile(all, 99), LatencySummary.percentile(first, 50));
+		}
 		return results;
 	}
 
 	/**
-	 * One thread's part of one mode: makes its scaler and its warm-up calls, waits for
-	 * the start, times its calls, then waits for every thread's last call before it
-	 * closes its scaler (a hand-written scaler frees page-locked memory, which
-	 * synchronizes the device) and goes on to the next mode (whose setup would otherwise
-	 * overlap the other threads' calls).
+	 * Waits at the barrier, unless a thread failed: the failing thread records its
+	 * failure before it breaks the barrier, and a thread late to a broken barrier gives
+	 * up after a while instead of waiting for ever.
 	 */
-	private static void runMode(Supplier<Scaler> factory, float[] input, long[] times, long[] firsts, long[] ends,
-			int index, CountDownLatch ready, CountDownLatch start, CountDownLatch done) throws InterruptedException {
+	private static int await(CyclicBarrier barrier, AtomicReference<Throwable> failure) throws Exception {
+		if (failure.get() != null) {
+			throw new IllegalStateException("Another thread failed");
+		}
+		return barrier.await(5, TimeUnit.MINUTES);
+	}
+
+	/** The mode of slice {@code slice}: A B B A A B B A ... */
+	private static int sliceMode(int slice) {
+		int inFour = slice % 4;
+		return (inFour == 0 || inFour == 3) ? 0 : 1;
+	}
+
+	/**
+	 * One thread's part of a round: makes its scaler of each mode and their warm-up
+	 * calls, then runs its share of each slice between the barriers, and closes its
+	 * scalers once every thread is done (a hand-written scaler frees page-locked memory,
+	 * which synchronizes the device).
+	 */
+	private static void runThread(List<Supplier<Scaler>> factories, float[] input, long[][][] times, long[][] firsts,
+			int index, int slices, Callable<Integer> barrier) throws Exception {
 		int n = input.length;
-		boolean counted = false;
-		try (Scaler scaler = factory.get()) {
-			for (int i = 0; i < THREAD_WARM_CALLS; i++) {
-				long begin = System.nanoTime();
-				scaler.scale(input, 2f);
-				if (i == 0) {
-					firsts[index] = System.nanoTime() - begin;
+		int modes = factories.size();
+		Scaler[] scalers = new Scaler[modes];
+		try {
+			for (int mode = 0; mode < modes; mode++) {
+				scalers[mode] = factories.get(mode).get();
+				for (int i = 0; i < THREAD_WARM_CALLS; i++) {
+					long begin = System.nanoTime();
+					scalers[mode].scale(input, 2f);
+					if (i == 0) {
+						firsts[mode][index] = System.nanoTime() - begin;
+					}
 				}
 			}
-			ready.countDown();
-			counted = true;
-			start.await();
-			for (int i = 0; i < times.length; i++) {
-				long begin = System.nanoTime();
-				float[] out = scaler.scale(input, 2f);
-				times[i] = System.nanoTime() - begin;
-				if (out.length != n || (n > 1 && out[n - 1] != 2f * (n - 1))) {
-					throw new IllegalStateException("Wrong result at n = " + n);
+			int perThread = times[0][index].length;
+			int[] done = new int[modes];
+			barrier.call();
+			for (int slice = 0; slice < slices * modes; slice++) {
+				int mode = sliceMode(slice);
+				long[] mine = times[mode][index];
+				// The calls left, spread over the mode's slices left.
+				int slicesLeft = slices - slice / modes;
+				int calls = (perThread - done[mode] + slicesLeft - 1) / Math.max(1, slicesLeft);
+				for (int i = 0; i < calls && done[mode] < perThread; i++) {
+					long begin = System.nanoTime();
+					float[] out = scalers[mode].scale(input, 2f);
+					mine[done[mode]++] = System.nanoTime() - begin;
+					if (out.length != n || (n > 1 && out[n - 1] != 2f * (n - 1))) {
+						throw new IllegalStateException("Wrong result at n = " + n);
+					}
 				}
+				barrier.call();
 			}
-			ends[index] = System.nanoTime();
-			done.countDown();
-			done.await();
 		}
 		finally {
-			if (!counted) {
-				ready.countDown();
+			for (Scaler scaler : scalers) {
+				if (scaler != null) {
+					scaler.close();
+				}
 			}
 		}
 	}
