@@ -27,7 +27,8 @@
 #   async    not in the default: the session benchmark (benchmark.log; BENCH_ARGS), AsyncThroughputBenchmark: sessions
 #            in flight with closeAsync against a raw query poller, the cold round against the warm ones, and T threads of S
 #            sessions each with closeAsync().join() against raw launch + cuStreamSynchronize (async.md; ASYNC_ARGS "N rounds
-#            T S", default "8192 5 64 1024"),
+#            T S", default "8192 5 64 1024"; ASYNC_JAVA_OPTS adds options to its JVM, e.g. a flight recording that
+#            jfr-threads.sh, packed beside this script, sums up by thread: see its header),
 #            the fluent call against hand-written JCuda (fluent.md; FLUENT_ARGS), thousands of borrowers waiting on a
 #            full bounded pool (pool-waiters.txt; WAITERS_ARGS)
 #   fluent   not in the default: only the fluent call of the async part (fluent.md; FLUENT_ARGS, FLUENT_JAVA_OPTS adds
@@ -164,7 +165,7 @@ if want async; then
 	timeout "${BENCH_TIMEOUT:-150}" "$java" -cp "$classpath" dev.offload.benchmarks.cuda.SessionBenchmark ${BENCH_ARGS:-} 2>&1 | tee "$out/benchmark.log"
 	record "${PIPESTATUS[0]}" session-benchmark
 	# shellcheck disable=SC2086
-	timeout "${ASYNC_TIMEOUT:-150}" "$java" -cp "$benchcp" dev.offload.benchmarks.cuda.AsyncThroughputBenchmark \
+	timeout "${ASYNC_TIMEOUT:-150}" "$java" ${ASYNC_JAVA_OPTS:-} -cp "$benchcp" dev.offload.benchmarks.cuda.AsyncThroughputBenchmark \
 		${ASYNC_ARGS:-8192 5 64 1024} 2>&1 | tee "$out/async.md"
 	record "${PIPESTATUS[0]}" async-throughput
 fi

@@ -86,6 +86,7 @@ fi
 [ -n "$(ls "$dest"/lib/jna-[0-9]*.jar "$dest"/app/lib/jna-[0-9]*.jar 2>/dev/null || true)" ] \
 	|| { echo "JNA is missing from $dest/lib" >&2; exit 1; }
 cp scripts/gpu/gpu-run.sh "$dest/gpu-run.sh"
+cp scripts/gpu/jfr-threads.sh "$dest/jfr-threads.sh"
 cp scripts/load/overload.py "$dest/overload.py"
 du -sh "$dest"
 ls -la "$dest" "$dest/lib"
