@@ -58,6 +58,9 @@
 #            VT_MAX_STREAMS (default "256 0", 0 = unbounded; virtual-threads.md, with the targets; VT_ARGS adds
 #            options, VT_BACKEND=host runs it without a GPU, VT_JAVA_OPTS adds JVM options to the benchmark's JVM,
 #            e.g. a flight recording: -XX:StartFlightRecording=filename=$OUT/vt.jfr,settings=profile)
+# CLASSES_OVERLAY=<a folder of class files> puts them ahead of the pack's on the tests' and benchmarks' class path: an
+# A/B of a few changed classes (copied from another build's core/target/classes, packages kept) without a second pack,
+# which would not fit the device tool's carry limit beside the first.
 # Logs go to $OUT (the device tool's output folder) or ./gpu-out, with environment.txt; the JUnit XML reports stay in
 # $TMPDIR/offload-junit (/tmp by default). Exit status: the first failing part's.
 set -uo pipefail
@@ -87,12 +90,15 @@ fi
 		[ -x "$each" ] && "$each" -version
 	done
 	echo "CUDA_DEVICE_MAX_CONNECTIONS=${CUDA_DEVICE_MAX_CONNECTIONS:-unset}"
+	echo "CLASSES_OVERLAY=${CLASSES_OVERLAY:-none}"
+	[ -n "${CLASSES_OVERLAY:-}" ] && find "$CLASSES_OVERLAY" -name '*.class' | sed "s|^$CLASSES_OVERLAY/|  |"
 } >"$out/environment.txt" 2>&1
 head -3 "$out/environment.txt"
 
 # A pack of the sample app alone (PACK_PARTS=app) has no test runtime: no console launcher.
 console=$(ls "$here"/lib/junit-platform-console-standalone-*.jar 2>/dev/null || true)
 classpath="$here/classes/core:$here/classes/core-test:$here/classes/offload-test:$here/classes/offload-test-test"
+[ -n "${CLASSES_OVERLAY:-}" ] && classpath="$CLASSES_OVERLAY:$classpath"
 classpath="$classpath:$here/classes/benchmarks"
 for jar in "$here"/lib/*.jar; do
 	[ "$jar" = "$console" ] || classpath="$classpath:$jar"
