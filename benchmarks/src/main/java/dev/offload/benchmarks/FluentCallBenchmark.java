@@ -319,13 +319,14 @@ public final class FluentCallBenchmark {
 			}
 			int perThread = times[0][index].length;
 			int[] done = new int[modes];
+			int[] slicesRun = new int[modes];
 			barrier.call();
 			for (int slice = 0; slice < slices * modes; slice++) {
 				int mode = sliceMode(slice);
 				long[] mine = times[mode][index];
 				// The calls left, spread over the mode's slices left.
-				int slicesLeft = slices - slice / modes;
-				int calls = (perThread - done[mode] + slicesLeft - 1) / Math.max(1, slicesLeft);
+				int slicesLeft = slices - slicesRun[mode]++;
+				int calls = (perThread - done[mode] + slicesLeft - 1) / slicesLeft;
 				for (int i = 0; i < calls && done[mode] < perThread; i++) {
 					long begin = System.nanoTime();
 					float[] out = scalers[mode].scale(input, 2f);
