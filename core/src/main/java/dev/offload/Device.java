@@ -54,6 +54,8 @@ public final class Device {
 
 	private final MemoryBudget memoryBudget;
 
+	private static final int PROCESSORS = Runtime.getRuntime().availableProcessors();
+
 	private final Map<String, KernelModule> modules = new ConcurrentHashMap<>();
 
 	/** The kernels {@link #kernel(KernelRef)} found last, by the reference's identity. */
@@ -164,6 +166,15 @@ public final class Device {
 	 */
 	public int activeSessions() {
 		return this.activeSessions.intValue();
+	}
+
+	/**
+	 * Tells whether more sessions are open on this device than the machine has
+	 * processors: their threads then fill the processors.
+	 * @return {@code true} if so
+	 */
+	boolean moreSessionsThanProcessors() {
+		return this.activeSessions.sum() > PROCESSORS;
 	}
 
 	/**

@@ -838,10 +838,12 @@ public final class OffloadSession implements AutoCloseable {
 	 * Called by a platform thread in {@code join()} of the future of
 	 * {@link #closeAsync()}: while the completion thread has more than
 	 * {@link #JOINERS_WOKEN} sessions to watch, and would wake their joiners one after
-	 * another, takes the session from it, waits for the work in the driver, as
-	 * {@link #close()} does, and finishes the session, completing its future on this
-	 * thread. With fewer, the joiner is woken by the completion thread, which costs a
-	 * lone joiner less, unless the work is still running once the joiner has waited
+	 * another, or while more sessions are open on the device than the machine has
+	 * processors (a joiner waiting actively for the completion thread would take a
+	 * processor from their threads), takes the session from it, waits for the work in the
+	 * driver, as {@link #close()} does, and finishes the session, completing its future
+	 * on this thread. Otherwise the joiner is woken by the completion thread, which costs
+	 * a lone joiner less, unless the work is still running once the joiner has waited
 	 * briefly ({@code late}) and fewer than {@link #JOINERS_WOKEN} joiners wait in the
 	 * driver: the completion thread then watches it with pauses of up to
 	 * {@link CompletionPoller#MAX_PARK_NANOS}, which the joiner, waiting in the driver,
@@ -855,10 +857,11 @@ public final class OffloadSession implements AutoCloseable {
 		if (lent == null || Thread.currentThread() instanceof ForkJoinWorkerThread) {
 			return;
 		}
-		// Early, only to spare the completion thread; late, only while the joiners
-		// waiting in the driver (each a spinning thread) leave the processors room.
+		// Early, only to spare the completion thread, or when the sessions' threads fill
+		// the processors; late, only while the joiners waiting in the driver (each a
+		// spinning thread) leave the processors room.
 		boolean declined = late ? this.device.joinersInDriver() >= JOINERS_WOKEN
-				: this.device.pendingCompletions() <= JOINERS_WOKEN;
+				: this.device.pendingCompletions() <= JOINERS_WOKEN && !this.device.moreSessionsThanProcessors();
 		if (declined) {
 			return;
 		}

@@ -242,6 +242,50 @@ class CompletionFutureTests {
 	}
 
 	@Test
+	void aJoinerShouldFinishItsOwnSessionAtOnceWhileMoreSessionsAreOpenThanProcessors() throws Exception {
+		AtomicReference<String> closedOn = new AtomicReference<>();
+		DeviceRegistry registry = DeviceRegistry.builder(HostBackend.builder().build()).listener(new OffloadListener() {
+
+			@Override
+			public void sessionClosed(OffloadSession session, long durationNanos, Throwable failure) {
+				closedOn.compareAndSet(null, Thread.currentThread().getName());
+			}
+
+		}).build();
+		Device device = registry.device(0);
+		// Late help declined: only help at once can finish the session on the joiner.
+		for (int i = 0; i < OffloadSession.JOINERS_WOKEN; i++) {
+			device.joinerInDriver();
+		}
+		List<OffloadSession> open = new ArrayList<>();
+		try {
+			for (int i = 0; i < Runtime.getRuntime().availableProcessors(); i++) {
+				open.add(device.openSession());
+			}
+			Kernel hold = device.loadModule(TestKernels.MODULE).kernel("hold");
+			int gate = 4712;
+			OffloadSession session = device.openSession();
+			session.launch(hold, LaunchConfig.of(1, 1), gate);
+			TestKernels.await(TestKernels.started(gate));
+			CompletableFuture<Void> closing = session.closeAsync();
+			Thread joiner = new Thread(closing::join, "oversubscribed-joiner");
+			joiner.start();
+			Awaitility.await().until(() -> joiner.getState() == Thread.State.WAITING);
+			TestKernels.gate(gate).countDown();
+			joiner.join();
+			assertThat(closing).isCompleted();
+			assertThat(closedOn.get()).isEqualTo("oversubscribed-joiner");
+		}
+		finally {
+			open.forEach(OffloadSession::close);
+			for (int i = 0; i < OffloadSession.JOINERS_WOKEN; i++) {
+				device.joinerLeftDriver();
+			}
+			registry.close();
+		}
+	}
+
+	@Test
 	void sessionsClosedAsynchronouslyShouldEachBeFinishedOnceWhetherTheJoinerOrTheCompletionThreadWins()
 			throws Exception {
 		AtomicInteger closedReported = new AtomicInteger();
