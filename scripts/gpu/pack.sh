@@ -87,6 +87,7 @@ fi
 	|| { echo "JNA is missing from $dest/lib" >&2; exit 1; }
 cp scripts/gpu/gpu-run.sh "$dest/gpu-run.sh"
 cp scripts/gpu/jfr-threads.sh "$dest/jfr-threads.sh"
+cp scripts/gpu/alternate.sh "$dest/alternate.sh"
 cp scripts/load/overload.py "$dest/overload.py"
 du -sh "$dest"
 ls -la "$dest" "$dest/lib"
