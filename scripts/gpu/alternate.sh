@@ -26,8 +26,8 @@ for variant in "$@"; do
 		GPU_RUN_PARTS="${PARTS:-memory-hazard async}" "$here/gpu-run.sh" > "$dir/run.log" 2>&1
 	{
 		echo "== $name (${overlay:-classes of the pack}) $(($(date +%s) - start)) s"
-		grep -h "target" "$dir/async.md" "$dir/benchmark.log" 2>/dev/null
-		grep -h "^wall" "$dir/async.md" 2>/dev/null
+		grep -h "target" "$dir/async.md" "$dir/benchmark.log" 2>/dev/null | awk '!seen[$0]++'
+		grep -h "^wall close()" "$dir/async.md" 2>/dev/null
 		grep -h "runAsync().join()\|Offload run()" "$dir/memory-hazard.md" 2>/dev/null
 	} >> "$out/summary.txt"
 done
