@@ -38,6 +38,8 @@ public final class Device {
 
 	private static final Logger logger = LoggerFactory.getLogger(Device.class);
 
+	private static final int PROCESSORS = Runtime.getRuntime().availableProcessors();
+
 	private final String backendName;
 
 	private final BackendDevice backendDevice;
@@ -53,8 +55,6 @@ public final class Device {
 	private final BufferCache bufferCache;
 
 	private final MemoryBudget memoryBudget;
-
-	private static final int PROCESSORS = Runtime.getRuntime().availableProcessors();
 
 	private final Map<String, KernelModule> modules = new ConcurrentHashMap<>();
 
