@@ -38,8 +38,6 @@ public final class Device {
 
 	private static final Logger logger = LoggerFactory.getLogger(Device.class);
 
-	private static final int PROCESSORS = Runtime.getRuntime().availableProcessors();
-
 	private final String backendName;
 
 	private final BackendDevice backendDevice;
@@ -166,15 +164,6 @@ public final class Device {
 	 */
 	public int activeSessions() {
 		return this.activeSessions.intValue();
-	}
-
-	/**
-	 * Tells whether more sessions are open on this device than the machine has
-	 * processors: their threads then fill the processors.
-	 * @return {@code true} if so
-	 */
-	boolean moreSessionsThanProcessors() {
-		return this.activeSessions.sum() > PROCESSORS;
 	}
 
 	/**

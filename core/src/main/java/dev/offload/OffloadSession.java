@@ -55,6 +55,9 @@ import dev.offload.spi.NativeMemory;
  */
 public final class OffloadSession implements AutoCloseable {
 
+	/** The machine's processors: more sessions open than these fill them. */
+	private static final int PROCESSORS = Runtime.getRuntime().availableProcessors();
+
 	/**
 	 * How many sessions closed asynchronously the completion thread finishes, and wakes
 	 * the joiners of, before joiners finish their own: half the processors. On the H200
@@ -65,7 +68,7 @@ public final class OffloadSession implements AutoCloseable {
 	 * 1.28 times, and 1.09 times once they waited for a session the completion thread was
 	 * querying instead of leaving it to it.
 	 */
-	static final int JOINERS_WOKEN = Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
+	static final int JOINERS_WOKEN = Math.max(1, PROCESSORS / 2);
 
 	/**
 	 * How long a joiner waits for the completion thread to give back a session it queries
@@ -861,7 +864,7 @@ public final class OffloadSession implements AutoCloseable {
 		// the processors; late, only while the joiners waiting in the driver (each a
 		// spinning thread) leave the processors room.
 		boolean declined = late ? this.device.joinersInDriver() >= JOINERS_WOKEN
-				: this.device.pendingCompletions() <= JOINERS_WOKEN && !this.device.moreSessionsThanProcessors();
+				: this.device.pendingCompletions() <= JOINERS_WOKEN && this.device.activeSessions() <= PROCESSORS;
 		if (declined) {
 			return;
 		}

@@ -204,33 +204,15 @@ class CompletionFutureTests {
 	@Test
 	void aLateJoinerShouldLeaveTheWorkToTheCompletionThreadWhileHalfTheProcessorsWaitInTheDriver() throws Exception {
 		AtomicReference<String> closedOn = new AtomicReference<>();
-		DeviceRegistry registry = DeviceRegistry.builder(HostBackend.builder().build()).listener(new OffloadListener() {
-
-			@Override
-			public void sessionClosed(OffloadSession session, long durationNanos, Throwable failure) {
-				closedOn.set(Thread.currentThread().getName());
-			}
-
-		}).build();
+		DeviceRegistry registry = registryNamingTheThreadThatClosesFirst(closedOn);
 		Device device = registry.device(0);
 		for (int i = 0; i < OffloadSession.JOINERS_WOKEN; i++) {
 			device.joinerInDriver();
 		}
 		try {
-			Kernel hold = device.loadModule(TestKernels.MODULE).kernel("hold");
-			int gate = 4711;
-			OffloadSession session = device.openSession();
-			session.launch(hold, LaunchConfig.of(1, 1), gate);
-			TestKernels.await(TestKernels.started(gate));
-			CompletableFuture<Void> closing = session.closeAsync();
-			Thread joiner = new Thread(closing::join, "late-joiner");
-			joiner.start();
 			// Past its brief wait, the joiner parks: with half the processors' worth of
 			// joiners in the driver, it does not wait there too.
-			Awaitility.await().until(() -> joiner.getState() == Thread.State.WAITING);
-			TestKernels.gate(gate).countDown();
-			joiner.join();
-			assertThat(closing).isCompleted();
+			joinHeldSessionOnceTheJoinerParks(device, 4711, "late-joiner");
 			assertThat(closedOn.get()).isNotNull().isNotEqualTo("late-joiner");
 		}
 		finally {
@@ -244,14 +226,7 @@ class CompletionFutureTests {
 	@Test
 	void aJoinerShouldFinishItsOwnSessionAtOnceWhileMoreSessionsAreOpenThanProcessors() throws Exception {
 		AtomicReference<String> closedOn = new AtomicReference<>();
-		DeviceRegistry registry = DeviceRegistry.builder(HostBackend.builder().build()).listener(new OffloadListener() {
-
-			@Override
-			public void sessionClosed(OffloadSession session, long durationNanos, Throwable failure) {
-				closedOn.compareAndSet(null, Thread.currentThread().getName());
-			}
-
-		}).build();
+		DeviceRegistry registry = registryNamingTheThreadThatClosesFirst(closedOn);
 		Device device = registry.device(0);
 		// Late help declined: only help at once can finish the session on the joiner.
 		for (int i = 0; i < OffloadSession.JOINERS_WOKEN; i++) {
@@ -262,18 +237,7 @@ class CompletionFutureTests {
 			for (int i = 0; i < Runtime.getRuntime().availableProcessors(); i++) {
 				open.add(device.openSession());
 			}
-			Kernel hold = device.loadModule(TestKernels.MODULE).kernel("hold");
-			int gate = 4712;
-			OffloadSession session = device.openSession();
-			session.launch(hold, LaunchConfig.of(1, 1), gate);
-			TestKernels.await(TestKernels.started(gate));
-			CompletableFuture<Void> closing = session.closeAsync();
-			Thread joiner = new Thread(closing::join, "oversubscribed-joiner");
-			joiner.start();
-			Awaitility.await().until(() -> joiner.getState() == Thread.State.WAITING);
-			TestKernels.gate(gate).countDown();
-			joiner.join();
-			assertThat(closing).isCompleted();
+			joinHeldSessionOnceTheJoinerParks(device, 4712, "oversubscribed-joiner");
 			assertThat(closedOn.get()).isEqualTo("oversubscribed-joiner");
 		}
 		finally {
@@ -493,6 +457,41 @@ class CompletionFutureTests {
 			}
 		}
 
+	}
+
+	/**
+	 * Builds a registry on the host backend whose listener records the name of the thread
+	 * that ends the first session to close.
+	 */
+	private static DeviceRegistry registryNamingTheThreadThatClosesFirst(AtomicReference<String> closedOn) {
+		return DeviceRegistry.builder(HostBackend.builder().build()).listener(new OffloadListener() {
+
+			@Override
+			public void sessionClosed(OffloadSession session, long durationNanos, Throwable failure) {
+				closedOn.compareAndSet(null, Thread.currentThread().getName());
+			}
+
+		}).build();
+	}
+
+	/**
+	 * Opens a session whose kernel holds at {@code gate}, closes it asynchronously, joins
+	 * its future on a new thread named {@code joinerName}, releases the kernel once that
+	 * thread parks, and returns when the joiner does, the future completed.
+	 */
+	private static void joinHeldSessionOnceTheJoinerParks(Device device, int gate, String joinerName)
+			throws InterruptedException {
+		Kernel hold = device.loadModule(TestKernels.MODULE).kernel("hold");
+		OffloadSession session = device.openSession();
+		session.launch(hold, LaunchConfig.of(1, 1), gate);
+		TestKernels.await(TestKernels.started(gate));
+		CompletableFuture<Void> closing = session.closeAsync();
+		Thread joiner = new Thread(closing::join, joinerName);
+		joiner.start();
+		Awaitility.await().until(() -> joiner.getState() == Thread.State.WAITING);
+		TestKernels.gate(gate).countDown();
+		joiner.join();
+		assertThat(closing).isCompleted();
 	}
 
 }
