@@ -280,6 +280,13 @@ final class BufferCache {
 	}
 
 	/**
+	 * Returns the page-locked bytes lent to buffers and not yet given back.
+	 */
+	long hostUsedBytes() {
+		return this.hostArena.usedBytes();
+	}
+
+	/**
 	 * Frees everything: called when the device closes, with no buffer in use.
 	 */
 	void close() {

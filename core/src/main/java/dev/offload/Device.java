@@ -447,6 +447,10 @@ public final class Device {
 			if (charged && !memory.isHost()) {
 				this.memoryBudget.release(memory.size());
 			}
+			if (this.closing && memory.isHost()) {
+				// Shutdown may be waiting for the page-locked memory to come back.
+				signalDrained();
+			}
 		}
 	}
 
@@ -598,13 +602,7 @@ public final class Device {
 	void sessionEnded(OffloadSession session, @Nullable Throwable failure) {
 		this.activeSessions.decrement();
 		if (this.closing) {
-			this.drainLock.lock();
-			try {
-				this.drained.signalAll();
-			}
-			finally {
-				this.drainLock.unlock();
-			}
+			signalDrained();
 		}
 		if (isListened()) {
 			this.listener.sessionClosed(session, System.nanoTime() - session.openedNanos(), failure);
@@ -651,6 +649,15 @@ public final class Device {
 		if (poller != null) {
 			poller.stop();
 		}
+		if (!awaitHostMemoryReturned(deadline)) {
+			// The JVM reads page-locked memory directly: freeing it (or the context that
+			// holds it) under an open buffer would crash a later read.
+			logger.warn(
+					"Device {}: {} bytes of page-locked memory still held by open host buffers after {} ms; "
+							+ "they and the device's context are kept",
+					id(), this.bufferCache.hostUsedBytes(), awaitTermination.toMillis());
+			return false;
+		}
 		this.eventPool.close();
 		this.capturedFlows.forEach(CapturedFlow::destroy);
 		this.capturedFlows.clear();
@@ -674,6 +681,43 @@ public final class Device {
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
+		}
+		finally {
+			this.drainLock.unlock();
+		}
+	}
+
+	/**
+	 * Waits until every page-locked block is back: the host buffers a caller owns, such
+	 * as the outputs an asynchronous call reads on the completion executor once its
+	 * session ended.
+	 */
+	private boolean awaitHostMemoryReturned(long deadline) {
+		this.drainLock.lock();
+		try {
+			while (this.bufferCache.hostUsedBytes() > 0) {
+				long remaining = deadline - System.nanoTime();
+				if (remaining <= 0) {
+					return false;
+				}
+				// Bounded so that a missed wake-up costs at most 50 ms.
+				this.drained.awaitNanos(Math.min(remaining, TimeUnit.MILLISECONDS.toNanos(50)));
+			}
+			return true;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
+		finally {
+			this.drainLock.unlock();
+		}
+	}
+
+	private void signalDrained() {
+		this.drainLock.lock();
+		try {
+			this.drained.signalAll();
 		}
 		finally {
 			this.drainLock.unlock();

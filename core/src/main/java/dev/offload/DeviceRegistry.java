@@ -261,6 +261,12 @@ public final class DeviceRegistry implements AutoCloseable {
 		// Every device refuses new sessions before any is drained, so that work does not
 		// move to a device that is closed later.
 		this.devices.forEach(Device::refuseNewSessions);
+		long open = 0;
+		for (Device device : this.devices) {
+			open += device.activeSessions();
+		}
+		logger.info("Offload registry shutting down: {} session(s) open, waiting up to {} ms for them", open,
+				awaitTermination.toMillis());
 		boolean clean = true;
 		for (Device device : this.devices) {
 			Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
@@ -270,7 +276,8 @@ public final class DeviceRegistry implements AutoCloseable {
 			this.backend.close();
 		}
 		else {
-			logger.warn("Offload registry closed with streams still lent; the {} backend is left open",
+			logger.warn(
+					"Offload registry closed with streams still lent or host buffers still open; the {} backend is left open",
 					this.backend.name());
 		}
 		return clean;

@@ -102,4 +102,30 @@ class GracefulShutdownTests {
 			.withMessageContaining("shut down before its work finished");
 	}
 
+	@Test
+	void closeShouldKeepThePageLockedMemoryOfAHostBufferStillOpen() {
+		HostBuffer buffer = this.device.allocateHost(64);
+		buffer.putFloats(0, new float[] { 1, 2, 3 });
+		assertThat(this.registry.close(Duration.ofMillis(100))).isFalse();
+		assertThat(this.device.memoryStatistics().hostFrees()).isZero();
+		assertThat(buffer.getFloats(0, new float[3])).containsExactly(1, 2, 3);
+		buffer.close();
+	}
+
+	@Test
+	void closeShouldWaitForAnOpenHostBufferAndFreeItsMemoryOnceItIsClosed() {
+		HostBuffer buffer = this.device.allocateHost(64);
+		buffer.putFloats(0, new float[] { 1, 2, 3 });
+		CompletableFuture<Boolean> closed = CompletableFuture
+			.supplyAsync(() -> this.registry.close(Duration.ofMinutes(1)));
+		await().atMost(Duration.ofSeconds(30))
+			.untilAsserted(() -> assertThatExceptionOfType(StreamPoolClosedException.class)
+				.isThrownBy(this.device::openSession));
+		await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(30)).until(() -> !closed.isDone());
+		assertThat(buffer.getFloats(0, new float[3])).containsExactly(1, 2, 3);
+		buffer.close();
+		assertThat(closed.join()).isTrue();
+		assertThat(this.device.memoryStatistics().hostFrees()).isPositive();
+	}
+
 }

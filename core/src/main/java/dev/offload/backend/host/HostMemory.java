@@ -2,6 +2,7 @@ package dev.offload.backend.host;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.jspecify.annotations.Nullable;
@@ -21,6 +22,11 @@ final class HostMemory implements NativeMemory {
 
 	/** The device's allocated bytes, for device memory; {@code null} otherwise. */
 	private final @Nullable AtomicLong accounted;
+
+	/** What freed page-locked memory reads as. */
+	static final byte POISON = (byte) 0xFF;
+
+	private static final int POISON_CHUNK_BYTES = 8192;
 
 	private final AtomicLong freed = new AtomicLong();
 
@@ -67,8 +73,29 @@ final class HostMemory implements NativeMemory {
 	public void free() {
 		// The garbage collector frees a direct buffer once nothing refers to it; the
 		// emulated device gets its bytes back once.
-		if (this.accounted != null && this.freed.compareAndSet(0, 1)) {
+		if (!this.freed.compareAndSet(0, 1)) {
+			return;
+		}
+		if (this.accounted != null) {
 			this.accounted.addAndGet(-size());
+		}
+		if (this.host) {
+			poison();
+		}
+	}
+
+	/**
+	 * Overwrites freed page-locked memory with {@code 0xFF} bytes (NaN as a float, -1 as
+	 * an int): on CUDA, reading page-locked memory after its free crashes the JVM; here
+	 * it reads values no kernel wrote, so that tests see a read after free.
+	 */
+	private void poison() {
+		ByteBuffer view = this.buffer.duplicate();
+		view.clear();
+		byte[] pattern = new byte[Math.min(view.remaining(), POISON_CHUNK_BYTES)];
+		Arrays.fill(pattern, POISON);
+		while (view.hasRemaining()) {
+			view.put(pattern, 0, Math.min(pattern.length, view.remaining()));
 		}
 	}
 
