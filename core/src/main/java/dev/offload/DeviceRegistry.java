@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinWorkerThread;
@@ -58,6 +59,11 @@ public final class DeviceRegistry implements AutoCloseable {
 	private volatile boolean closed;
 
 	private final ReentrantLock closeLock = new ReentrantLock();
+
+	/**
+	 * Work queued over the devices (batchers), drained before the devices stop lending.
+	 */
+	private final List<Drainable> drainables = new CopyOnWriteArrayList<>();
 
 	private DeviceRegistry(Builder builder, List<Device> devices) {
 		this.backend = builder.backend;
@@ -222,6 +228,37 @@ public final class DeviceRegistry implements AutoCloseable {
 	}
 
 	/**
+	 * Adds work that takes requests of its own and runs them in sessions of this
+	 * registry's devices, such as a {@code Batcher}: {@link #close(Duration)} stops it
+	 * taking requests and drains it before any device refuses new sessions. Work ended on
+	 * its own removes itself ({@link #removeDrainable}).
+	 * @param drainable the work
+	 * @return {@code true} if added; {@code false} if the registry is closed or closing,
+	 * when the work should refuse its requests
+	 */
+	public boolean addDrainable(Drainable drainable) {
+		Objects.requireNonNull(drainable, "drainable must not be null");
+		this.drainables.add(drainable);
+		// Added, then the flag read; close writes the flag, then reads the list: either
+		// this sees the registry closing or the close sees the work (or both, and the
+		// work
+		// is told twice to stop, which it ignores).
+		if (this.closed) {
+			this.drainables.remove(drainable);
+			return false;
+		}
+		return true;
+	}
+
+	/**
+	 * Removes work added with {@link #addDrainable}, once it has ended.
+	 * @param drainable the work
+	 */
+	public void removeDrainable(Drainable drainable) {
+		this.drainables.remove(drainable);
+	}
+
+	/**
 	 * Shuts down with the configured await-termination time: see
 	 * {@link #close(Duration)}.
 	 */
@@ -231,14 +268,18 @@ public final class DeviceRegistry implements AutoCloseable {
 	}
 
 	/**
-	 * Refuses new sessions on every device, waits up to {@code awaitTermination} in all
-	 * for the open sessions to end (they may still borrow streams meanwhile), then stops
-	 * lending, destroys the streams and releases the devices. Sessions still waiting on a
-	 * completion thread when the time is up have their futures failed with a
-	 * {@link StreamPoolClosedException}. A stream still lent is never destroyed; its
-	 * device's context is then kept, and the backend stays open.
+	 * Stops the {@linkplain #addDrainable drainable work} (batchers) taking requests and
+	 * lets it run what it accepted while the devices still lend; then refuses new
+	 * sessions on every device, waits for the open sessions to end (they may still borrow
+	 * streams meanwhile), stops lending, destroys the streams and releases the devices.
+	 * The drain and the wait share {@code awaitTermination}; requests still queued when
+	 * it ends are failed by their work (a batcher's with a
+	 * {@code BatcherClosedException}). Sessions still waiting on a completion thread when
+	 * the time is up have their futures failed with a {@link StreamPoolClosedException}.
+	 * A stream still lent is never destroyed; its device's context is then kept, and the
+	 * backend stays open.
 	 * @param awaitTermination how long to wait in all
-	 * @return {@code true} if everything was released
+	 * @return {@code true} if every queued request was run and everything was released
 	 */
 	public boolean close(Duration awaitTermination) {
 		// A lock, not a monitor: closing waits for sessions, and a virtual thread must
@@ -258,6 +299,9 @@ public final class DeviceRegistry implements AutoCloseable {
 		}
 		this.closed = true;
 		long deadline = System.nanoTime() + awaitTermination.toNanos();
+		// Queued work (batchers) first, while the devices still lend: none takes a new
+		// request once any is drained, and what each accepted gets its sessions.
+		boolean drained = drain(deadline);
 		// Every device refuses new sessions before any is drained, so that work does not
 		// move to a device that is closed later.
 		this.devices.forEach(Device::refuseNewSessions);
@@ -280,12 +324,63 @@ public final class DeviceRegistry implements AutoCloseable {
 					"Offload registry closed with streams still lent or host buffers still open; the {} backend is left open",
 					this.backend.name());
 		}
-		return clean;
+		return clean && drained;
+	}
+
+	private boolean drain(long deadline) {
+		List<Drainable> queued = List.copyOf(this.drainables);
+		for (Drainable drainable : queued) {
+			try {
+				drainable.stopAccepting();
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Offload could not stop {} taking work", drainable, ex);
+			}
+		}
+		boolean drained = true;
+		for (Drainable drainable : queued) {
+			Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+			try {
+				drained &= drainable.drain(left);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Offload could not drain {}", drainable, ex);
+				drained = false;
+			}
+			this.drainables.remove(drainable);
+		}
+		return drained;
 	}
 
 	@Override
 	public String toString() {
 		return "DeviceRegistry[" + this.backend.name() + ", devices=" + ids() + "]";
+	}
+
+	/**
+	 * Work over a registry's devices that takes requests of its own and runs them in
+	 * sessions later, such as a {@code Batcher}'s queue: the registry's close stops every
+	 * such work taking requests, then drains each, before its devices refuse new
+	 * sessions.
+	 */
+	public interface Drainable {
+
+		/**
+		 * Refuses new requests from now on, at once and with a clear exception; the
+		 * requests accepted before stay to be drained.
+		 */
+		void stopAccepting();
+
+		/**
+		 * Runs the requests accepted (opens their sessions) and waits up to
+		 * {@code timeout} for that; those left when it ends are failed with a clear
+		 * exception, so that none waits for ever. The sessions opened end on their own,
+		 * within what is left of the registry's await-termination.
+		 * @param timeout how long to wait, at least 0
+		 * @return {@code true} if every request accepted was run
+		 */
+		boolean drain(Duration timeout);
+
 	}
 
 	/**

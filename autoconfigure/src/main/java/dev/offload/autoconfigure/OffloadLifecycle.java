@@ -16,17 +16,21 @@ import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 
 /**
- * Shuts Offload down in order when the application context closes: stop lending, wait up
- * to {@code offload.shutdown.await-termination} for sessions in flight, then destroy the
- * streams and release the devices. A stream still lent when the wait ends is never
- * destroyed under its user; {@link DeviceRegistry#close} logs each device that still has
- * work.
+ * Shuts Offload down in order when the application context closes: the batchers
+ * ({@code @Batched} methods, {@code template.batcher(..)}) refuse new calls and dispatch
+ * the calls they queued while the pools still lend, then the devices stop lending, wait
+ * for sessions in flight, destroy the streams and release the devices, all within
+ * {@code offload.shutdown.await-termination} ({@link DeviceRegistry#close(Duration)}
+ * keeps that order). A stream still lent when the wait ends is never destroyed under its
+ * user; {@link DeviceRegistry#close} logs each device that still has work.
  * <p>
  * It stops in {@link #PHASE}, after the web server and other lifecycle beans of higher
- * phases stopped taking work. Only the close of its own context closes the registries: a
- * stop without a close ({@code context.stop()}, or the pause of a cached test context
- * that Spring's TestContext framework makes when another context runs) leaves them open,
- * so a later {@code start()} or {@code restart()} finds them working.
+ * phases stopped taking work, and before any bean is destroyed: the batchers drain while
+ * their {@code @Batched} beans and the {@code @Offload} advice of their batch methods
+ * still work. Only the close of its own context closes the registries: a stop without a
+ * close ({@code context.stop()}, or the pause of a cached test context that Spring's
+ * TestContext framework makes when another context runs) leaves them open, so a later
+ * {@code start()} or {@code restart()} finds them working.
  */
 public final class OffloadLifecycle
 		implements SmartLifecycle, ApplicationListener<ContextClosedEvent>, ApplicationContextAware {

@@ -5,22 +5,29 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import dev.offload.DeviceRegistry;
 
 /**
  * Gathers concurrent submissions of single items into batches and runs each batch as one
@@ -48,6 +55,13 @@ import org.slf4j.LoggerFactory;
  * no lock (the items wait in a lock-free queue that the dispatcher drains), so that a
  * burst of callers does not queue up on one. {@link #close()} dispatches what is queued
  * and stops the thread.
+ * <p>
+ * A batcher of an {@link OffloadTemplate} drains with its registry: when the
+ * {@link DeviceRegistry#close(Duration) registry closes}, the batcher refuses new items
+ * at once ({@link BatcherClosedException}) and dispatches its queue while the devices
+ * still lend; the items still queued or in a batch not done when the registry's
+ * await-termination ends are failed with a {@link BatcherClosedException}, so that no
+ * caller waits for ever.
  *
  * @param <I> the item's type
  * @param <O> the result's type for one item
@@ -78,6 +92,8 @@ public final class Batcher<I, O> implements AutoCloseable {
 
 	private final Consumer<Batcher<?, ?>> onClose;
 
+	private final Consumer<Batcher<?, ?>> onDrained;
+
 	private final Executor completer;
 
 	/**
@@ -86,8 +102,51 @@ public final class Batcher<I, O> implements AutoCloseable {
 	 */
 	private final ConcurrentLinkedQueue<Item<I, O>> arrivals = new ConcurrentLinkedQueue<>();
 
-	/** The dispatcher's own items, taken from the arrivals, in their order. */
+	/**
+	 * The dispatcher's items, taken from the arrivals, in their order; guarded by
+	 * {@link #pendingLock}, which only a shutdown past its await-termination contends.
+	 */
 	private final ArrayDeque<Item<I, O>> pending = new ArrayDeque<>();
+
+	/**
+	 * Guards {@link #pending} and the cut of a batch, so that a shutdown past its
+	 * await-termination can fail them from its own thread.
+	 */
+	private final ReentrantLock pendingLock = new ReentrantLock();
+
+	/** The batches cut and not yet completed, so that a shutdown can wait for them. */
+	private final Set<InFlight<I, O>> inFlight = ConcurrentHashMap.newKeySet();
+
+	/** Completed once closed, the dispatcher has ended and no batch is in flight. */
+	private final CompletableFuture<Void> drained = new CompletableFuture<>();
+
+	/** Whether the registry's close, not {@link #close()}, closed the batcher. */
+	private volatile boolean registryClosing;
+
+	/** Set when a shutdown's await-termination ended: nothing more is dispatched. */
+	private volatile @Nullable RuntimeException abandoned;
+
+	private volatile boolean dispatcherEnded;
+
+	/** What the registry's close calls: see {@link DeviceRegistry.Drainable}. */
+	final DeviceRegistry.Drainable drainable = new DeviceRegistry.Drainable() {
+
+		@Override
+		public void stopAccepting() {
+			Batcher.this.stopAccepting();
+		}
+
+		@Override
+		public boolean drain(Duration timeout) {
+			return Batcher.this.drain(timeout);
+		}
+
+		@Override
+		public String toString() {
+			return Batcher.this.toString();
+		}
+
+	};
 
 	/**
 	 * The items accepted and not yet cut into a batch (arrivals and pending), and for a
@@ -113,6 +172,18 @@ public final class Batcher<I, O> implements AutoCloseable {
 
 	Batcher(String name, int deviceId, BatchPolicy policy, Consumer<I> validator, Runner<I, O> runner,
 			BatchListener listener, Consumer<Batcher<?, ?>> onClose, Executor completer) {
+		this(name, deviceId, policy, validator, runner, listener, onClose, (drained) -> {
+		}, completer);
+	}
+
+	/**
+	 * Creates and starts a batcher.
+	 * @param onClose told once the batcher is closed (it takes no more items)
+	 * @param onDrained told once closed, its dispatcher ended and its batches completed
+	 */
+	Batcher(String name, int deviceId, BatchPolicy policy, Consumer<I> validator, Runner<I, O> runner,
+			BatchListener listener, Consumer<Batcher<?, ?>> onClose, Consumer<Batcher<?, ?>> onDrained,
+			Executor completer) {
 		this.name = name;
 		this.deviceId = deviceId;
 		this.policy = Objects.requireNonNull(policy, "policy must not be null");
@@ -120,6 +191,7 @@ public final class Batcher<I, O> implements AutoCloseable {
 		this.runner = runner;
 		this.listener = Objects.requireNonNull(listener, "listener must not be null");
 		this.onClose = onClose;
+		this.onDrained = onDrained;
 		this.completer = Objects.requireNonNull(completer, "completer must not be null");
 		this.dispatcher = new Thread(this::dispatchLoop, "offload-batcher-" + name);
 		this.dispatcher.setDaemon(true);
@@ -133,7 +205,8 @@ public final class Batcher<I, O> implements AutoCloseable {
 	 * @throws IllegalArgumentException if the item is refused by the kernel's
 	 * {@linkplain BatchKernel#validate(Object) check}
 	 * @throws BatchQueueFullException if the queue is full
-	 * @throws IllegalStateException if the batcher is closed
+	 * @throws BatcherClosedException if the batcher is closed or its registry is shutting
+	 * down
 	 */
 	public CompletableFuture<O> submit(I item) {
 		return enqueue(item, null);
@@ -148,7 +221,8 @@ public final class Batcher<I, O> implements AutoCloseable {
 	 * @throws IllegalArgumentException if the timeout is not positive or the item is
 	 * refused by the kernel's check
 	 * @throws BatchQueueFullException if the queue is full
-	 * @throws IllegalStateException if the batcher is closed
+	 * @throws BatcherClosedException if the batcher is closed or its registry is shutting
+	 * down
 	 */
 	public CompletableFuture<O> submit(I item, Duration timeout) {
 		if (timeout == null || timeout.isNegative() || timeout.isZero()) {
@@ -167,7 +241,7 @@ public final class Batcher<I, O> implements AutoCloseable {
 		int size = this.queued.incrementAndGet();
 		if (this.closed.get()) {
 			this.queued.decrementAndGet();
-			throw new IllegalStateException("The batcher '" + this.name + "' is closed");
+			throw refusal();
 		}
 		if (size > this.policy.maxQueue()) {
 			this.queued.decrementAndGet();
@@ -181,6 +255,14 @@ public final class Batcher<I, O> implements AutoCloseable {
 			LockSupport.unpark(this.dispatcher);
 		}
 		return entry.future;
+	}
+
+	BatcherClosedException refusal() {
+		if (this.registryClosing) {
+			return new BatcherClosedException(this.name,
+					"The batcher '" + this.name + "' is closed: its registry is shutting down and takes no new items");
+		}
+		return new BatcherClosedException(this.name, "The batcher '" + this.name + "' is closed");
 	}
 
 	/**
@@ -227,8 +309,7 @@ public final class Batcher<I, O> implements AutoCloseable {
 		if (!this.closed.compareAndSet(false, true)) {
 			return;
 		}
-		LockSupport.unpark(this.dispatcher);
-		this.onClose.accept(this);
+		closed();
 		if (Thread.currentThread() != this.dispatcher) {
 			try {
 				this.dispatcher.join(TimeUnit.SECONDS.toMillis(10));
@@ -239,9 +320,97 @@ public final class Batcher<I, O> implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Refuses new items, as its registry's close begins, and lets the dispatcher dispatch
+	 * the queue at once; returns without waiting.
+	 */
+	void stopAccepting() {
+		if (!this.closed.get()) {
+			// Written before the flag, so that a caller refused reads why.
+			this.registryClosing = true;
+		}
+		if (this.closed.compareAndSet(false, true)) {
+			closed();
+		}
+	}
+
+	private void closed() {
+		LockSupport.unpark(this.dispatcher);
+		this.onClose.accept(this);
+		checkDrained();
+	}
+
+	/**
+	 * Waits, once closed, up to {@code timeout} for the queue to be dispatched and its
+	 * batches to complete; past it, fails what is left (queued, or in a batch not done)
+	 * with a {@link BatcherClosedException}, so that no caller waits for ever.
+	 * @param timeout how long to wait, at least 0
+	 * @return {@code true} if every item was dispatched and its batch completed in time
+	 */
+	boolean drain(Duration timeout) {
+		stopAccepting();
+		if (Thread.currentThread() != this.dispatcher) {
+			try {
+				this.drained.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+				return true;
+			}
+			catch (TimeoutException ex) {
+				// Abandoned below.
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			catch (ExecutionException ex) {
+				throw new IllegalStateException(ex);
+			}
+		}
+		int left = Math.max(0, this.queued.get())
+				+ this.inFlight.stream().mapToInt((batch) -> batch.items.size()).sum();
+		if (left > 0) {
+			logger.warn("Batcher '{}' still had {} item(s) queued or in batches not done when the shutdown's "
+					+ "await-termination ended; they are failed", this.name, left);
+		}
+		abandon(new BatcherClosedException(this.name,
+				"The batcher '" + this.name + "' is closed: its registry is shutting down and its await-termination "
+						+ "ended before the item's batch was done"));
+		return left == 0;
+	}
+
+	/**
+	 * Fails every item queued or in a batch not done, and stops the dispatcher
+	 * dispatching: what it holds when it comes back is failed too.
+	 */
+	private void abandon(RuntimeException reason) {
+		this.abandoned = reason;
+		// Through the lock: a batch the dispatcher cuts is in flight before this thread
+		// looks, or the dispatcher sees the batcher abandoned before it cuts one.
+		failQueued(reason);
+		for (InFlight<I, O> batch : this.inFlight) {
+			batch.items.forEach((item) -> item.future.completeExceptionally(reason));
+		}
+		LockSupport.unpark(this.dispatcher);
+	}
+
+	private void checkDrained() {
+		if (this.dispatcherEnded && this.inFlight.isEmpty() && this.closed.get() && !this.drained.isDone()
+				&& this.drained.complete(null)) {
+			this.onDrained.accept(this);
+		}
+	}
+
 	private void dispatchLoop() {
+		try {
+			dispatchUntilClosed();
+		}
+		finally {
+			this.dispatcherEnded = true;
+			checkDrained();
+		}
+	}
+
+	private void dispatchUntilClosed() {
 		while (true) {
-			List<Item<I, O>> batch;
+			InFlight<I, O> batch;
 			try {
 				batch = nextBatch();
 			}
@@ -264,67 +433,100 @@ public final class Batcher<I, O> implements AutoCloseable {
 			}
 			catch (RuntimeException | Error ex) {
 				// The dispatcher goes on: only this batch fails.
-				logger.error("Batcher '{}' could not dispatch a batch of {} items", this.name, batch.size(), ex);
-				batch.forEach((item) -> item.future.completeExceptionally(ex));
+				logger.error("Batcher '{}' could not dispatch a batch of {} items", this.name, batch.items.size(), ex);
+				batch.items.forEach((item) -> item.future.completeExceptionally(ex));
+				completed(batch);
 			}
 		}
 	}
 
 	/**
 	 * Waits for the next batch: the first item, then a batch of the policy's dispatch
-	 * size or the first item's delay; returns {@code null} once closed and drained.
+	 * size or the first item's delay; returns {@code null} once closed and drained, or
+	 * abandoned. The batch returned is in flight.
 	 */
-	private @Nullable List<Item<I, O>> nextBatch() throws InterruptedException {
+	private @Nullable InFlight<I, O> nextBatch() throws InterruptedException {
 		long delayNanos = this.policy.maxDelay().toNanos();
 		while (true) {
-			drainArrivals();
-			if (this.pending.isEmpty()) {
-				// Read before the count: a caller that counts an item after this thread
-				// saw the batcher closed sees it closed too.
-				boolean closed = this.closed.get();
-				if (this.queued.get() != 0) {
-					// An item is counted but not added yet (its caller saw other items,
-					// so it will not wake this thread), or a caller that saw the batcher
-					// closed is taking its count back.
-					Thread.yield();
-				}
-				else if (closed) {
-					// Nothing is counted: what arrived is the last.
+			// How to wait for more: a yield (0), a park without end (-1), or a timed
+			// park.
+			long waitNanos;
+			this.pendingLock.lock();
+			try {
+				if (this.abandoned != null) {
+					// The shutdown failed what was queued, and fails what comes.
 					return null;
 				}
+				drainArrivals();
+				if (this.pending.isEmpty()) {
+					// Read before the count: a caller that counts an item after this
+					// thread
+					// saw the batcher closed sees it closed too.
+					boolean closed = this.closed.get();
+					if (this.queued.get() != 0) {
+						// An item is counted but not added yet (its caller saw other
+						// items,
+						// so it will not wake this thread), or a caller that saw the
+						// batcher
+						// closed is taking its count back.
+						waitNanos = 0;
+					}
+					else if (closed) {
+						// Nothing is counted: what arrived is the last.
+						return null;
+					}
+					else {
+						// The next caller counts the first item and wakes this thread.
+						waitNanos = -1;
+					}
+				}
+				else if (this.closed.get() || this.pending.size() >= this.policy.dispatchSize()) {
+					return cut();
+				}
 				else {
-					// The next caller counts the first item and wakes this thread.
-					LockSupport.park(this);
+					long remaining = this.pending.peekFirst().submittedNanos + delayNanos - System.nanoTime();
+					if (remaining <= 0) {
+						return cut();
+					}
+					// Enough items counted, some not added yet: their callers saw the
+					// dispatch size passed and will not wake this thread.
+					waitNanos = (this.queued.get() >= this.policy.dispatchSize()) ? 0 : remaining;
 				}
 			}
-			else if (this.closed.get() || this.pending.size() >= this.policy.dispatchSize()) {
-				break;
+			finally {
+				this.pendingLock.unlock();
+			}
+			if (waitNanos == 0) {
+				Thread.yield();
+			}
+			else if (waitNanos < 0) {
+				LockSupport.park(this);
 			}
 			else {
-				long remaining = this.pending.peekFirst().submittedNanos + delayNanos - System.nanoTime();
-				if (remaining <= 0) {
-					break;
-				}
-				if (this.queued.get() >= this.policy.dispatchSize()) {
-					// Enough items are counted, some not added yet: their callers saw the
-					// dispatch size passed and will not wake this thread.
-					Thread.yield();
-				}
-				else {
-					LockSupport.parkNanos(this, remaining);
-				}
+				LockSupport.parkNanos(this, waitNanos);
 			}
 			if (Thread.interrupted()) {
 				throw new InterruptedException();
 			}
 		}
+	}
+
+	/** Cuts a batch from the pending items; called holding the lock. */
+	private InFlight<I, O> cut() {
 		int size = this.policy.cut(this.pending.size());
 		List<Item<I, O>> batch = new ArrayList<>(size);
 		for (int i = 0; i < size; i++) {
 			batch.add(this.pending.pollFirst());
 		}
+		InFlight<I, O> inFlight = new InFlight<>(batch);
+		this.inFlight.add(inFlight);
 		this.queued.addAndGet(-size);
-		return batch;
+		return inFlight;
+	}
+
+	private void completed(InFlight<I, O> batch) {
+		this.inFlight.remove(batch);
+		checkDrained();
 	}
 
 	private void drainArrivals() {
@@ -333,10 +535,10 @@ public final class Batcher<I, O> implements AutoCloseable {
 		}
 	}
 
-	private void dispatch(List<Item<I, O>> taken) {
+	private void dispatch(InFlight<I, O> batch) {
 		long now = System.nanoTime();
-		List<Item<I, O>> live = new ArrayList<>(taken.size());
-		for (Item<I, O> item : taken) {
+		List<Item<I, O>> live = new ArrayList<>(batch.items.size());
+		for (Item<I, O> item : batch.items) {
 			if (item.timeout != null && now - item.submittedNanos > item.timeout.toNanos()) {
 				this.expired.increment();
 				item.future.completeExceptionally(new BatchTimeoutException(this.name, item.timeout,
@@ -346,7 +548,9 @@ public final class Batcher<I, O> implements AutoCloseable {
 				live.add(item);
 			}
 		}
-		if (live.isEmpty()) {
+		if (live.isEmpty() || this.abandoned != null) {
+			// Abandoned: a shutdown failed the items after the cut.
+			completed(batch);
 			return;
 		}
 		List<I> inputs = new ArrayList<>(live.size());
@@ -362,7 +566,14 @@ public final class Batcher<I, O> implements AutoCloseable {
 		catch (RuntimeException ex) {
 			run = CompletableFuture.failedFuture(ex);
 		}
-		run.whenComplete((slices, failure) -> complete(live, delays, slices, failure));
+		run.whenComplete((slices, failure) -> {
+			try {
+				complete(live, delays, slices, failure);
+			}
+			finally {
+				completed(batch);
+			}
+		});
 	}
 
 	private void complete(List<Item<I, O>> batch, long[] delays, Slices<O> slices, Throwable failure) {
@@ -440,12 +651,20 @@ public final class Batcher<I, O> implements AutoCloseable {
 		// refused instead of waiting for ever.
 		boolean wasOpen = this.closed.compareAndSet(false, true);
 		while (true) {
-			// The callers that saw the batcher open add their items, then none can.
-			drainArrivals();
-			this.pending.forEach((item) -> item.future.completeExceptionally(reason));
-			int failed = this.pending.size();
-			this.pending.clear();
-			if (this.queued.addAndGet(-failed) == 0) {
+			int left;
+			this.pendingLock.lock();
+			try {
+				// The callers that saw the batcher open add their items, then none can.
+				drainArrivals();
+				this.pending.forEach((item) -> item.future.completeExceptionally(reason));
+				int failed = this.pending.size();
+				this.pending.clear();
+				left = this.queued.addAndGet(-failed);
+			}
+			finally {
+				this.pendingLock.unlock();
+			}
+			if (left == 0) {
 				break;
 			}
 			Thread.yield();
@@ -509,6 +728,19 @@ public final class Batcher<I, O> implements AutoCloseable {
 	}
 
 	private record Item<I, O>(I value, long submittedNanos, @Nullable Duration timeout, CompletableFuture<O> future) {
+
+	}
+
+	/**
+	 * A batch cut and not yet completed; compared by identity.
+	 */
+	private static final class InFlight<I, O> {
+
+		final List<Item<I, O>> items;
+
+		InFlight(List<Item<I, O>> items) {
+			this.items = items;
+		}
 
 	}
 

@@ -259,7 +259,8 @@ public class OffloadTemplate {
 	 * @param <I> the item's type
 	 * @param <O> the result's type for one item
 	 * @param kernel how the kernel serves a batch
-	 * @return the batcher, running until closed
+	 * @return the batcher, running until closed (or its registry closes)
+	 * @throws BatcherClosedException if the registry is closed or closing
 	 */
 	public <I, O> Batcher<I, O> batcher(BatchKernel<I, O> kernel) {
 		return batcher(kernel, this.batchPolicy, OffloadAttributes.DEFAULTS);
@@ -272,7 +273,8 @@ public class OffloadTemplate {
 	 * @param <O> the result's type for one item
 	 * @param kernel how the kernel serves a batch
 	 * @param policy how batches are cut
-	 * @return the batcher, running until closed
+	 * @return the batcher, running until closed (or its registry closes)
+	 * @throws BatcherClosedException if the registry is closed or closing
 	 */
 	public <I, O> Batcher<I, O> batcher(BatchKernel<I, O> kernel, BatchPolicy policy) {
 		return batcher(kernel, policy, OffloadAttributes.DEFAULTS);
@@ -289,7 +291,8 @@ public class OffloadTemplate {
 	 * @param attributes the sessions' attributes; a propagation that opens or joins a
 	 * session ({@link Propagation#REQUIRED} or {@link Propagation#REQUIRES_NEW}: the
 	 * dispatcher has no session of its own to join)
-	 * @return the batcher, running until closed
+	 * @return the batcher, running until closed (or its registry closes)
+	 * @throws BatcherClosedException if the registry is closed or closing
 	 * @throws IllegalArgumentException if the propagation is not one of those
 	 */
 	public <I, O> Batcher<I, O> batcher(BatchKernel<I, O> kernel, BatchPolicy policy, OffloadAttributes attributes) {
@@ -307,7 +310,7 @@ public class OffloadTemplate {
 						(index) -> kernel.slice(result, index)));
 		};
 		return register(new Batcher<>(kernel.kernel().name(), attributes.device(), policy, kernel::validate, runner,
-				this.batchListener, this.batchers::remove, this.registry.completionExecutor()));
+				this.batchListener, this.batchers::remove, this::drained, this.registry.completionExecutor()));
 	}
 
 	/**
@@ -318,7 +321,8 @@ public class OffloadTemplate {
 	 * @param name the batcher's name, for its thread and metrics
 	 * @param function serves a batch; it must return one result per item
 	 * @param policy how batches are cut
-	 * @return the batcher, running until closed
+	 * @return the batcher, running until closed (or its registry closes)
+	 * @throws BatcherClosedException if the registry is closed or closing
 	 */
 	public <I, O> Batcher<I, O> batcher(String name, BatchFunction<I, O> function, BatchPolicy policy) {
 		Objects.requireNonNull(name, "name must not be null");
@@ -331,7 +335,7 @@ public class OffloadTemplate {
 			return new Batcher.Slices<O>(OffloadAttributes.ANY_DEVICE, results::get);
 		});
 		return register(new Batcher<>(name, OffloadAttributes.ANY_DEVICE, policy, (item) -> {
-		}, runner, this.batchListener, this.batchers::remove, this.registry.completionExecutor()));
+		}, runner, this.batchListener, this.batchers::remove, this::drained, this.registry.completionExecutor()));
 	}
 
 	/**
@@ -351,9 +355,18 @@ public class OffloadTemplate {
 	}
 
 	private <I, O> Batcher<I, O> register(Batcher<I, O> batcher) {
+		// The registry drains its batchers before its devices stop lending.
+		if (!this.registry.addDrainable(batcher.drainable)) {
+			batcher.stopAccepting();
+			throw batcher.refusal();
+		}
 		this.batchers.add(batcher);
 		this.batchListener.batcherStarted(batcher);
 		return batcher;
+	}
+
+	private void drained(Batcher<?, ?> batcher) {
+		this.registry.removeDrainable(batcher.drainable);
 	}
 
 	private static void check(OffloadAttributes attributes, SessionCallback<?> callback) {

@@ -51,9 +51,9 @@ class PublicSurfaceTests {
 					"NvrtcUnavailableException"),
 			"dev.offload.template",
 			Set.of("BatchFunction", "BatchKernel", "BatchListener", "BatchPolicy", "BatchQueueFullException",
-					"BatchTimeoutException", "Batched", "Batcher", "Flow", "IllegalSessionStateException", "KernelCall",
-					"KernelResult", "Offload", "OffloadAttributes", "OffloadInvoker", "OffloadSessionBinding",
-					"OffloadTemplate", "Propagation", "SessionCallback"),
+					"BatchTimeoutException", "Batched", "Batcher", "BatcherClosedException", "Flow",
+					"IllegalSessionStateException", "KernelCall", "KernelResult", "Offload", "OffloadAttributes",
+					"OffloadInvoker", "OffloadSessionBinding", "OffloadTemplate", "Propagation", "SessionCallback"),
 			"dev.offload.leak", Set.of("LeakDetector"),
 			// The SPI: what a backend implements.
 			"dev.offload.spi",

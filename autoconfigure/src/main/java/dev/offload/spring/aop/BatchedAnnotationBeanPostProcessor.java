@@ -18,8 +18,9 @@ import dev.offload.template.OffloadTemplate;
  * Proxies beans with {@link Batched @Batched} methods so that their calls are gathered
  * into batches ({@link BatchedMethodInterceptor}). The shapes of the annotated methods
  * and of their batch methods, and the annotations' values, are checked as each bean is
- * processed, so that a wrong shape fails startup. The batchers are closed when the
- * context closes.
+ * processed, so that a wrong shape fails startup. The batchers are drained with their
+ * registry when the context closes (they refuse new calls, and dispatch the queued ones
+ * while the pools still lend), and closed again, harmlessly, when this is destroyed.
  */
 public class BatchedAnnotationBeanPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor
 		implements DisposableBean {
