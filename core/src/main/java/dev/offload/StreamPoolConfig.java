@@ -28,14 +28,23 @@ public record StreamPoolConfig(int initialSize, int maxSize, Duration borrowTime
 	public static final int DEFAULT_INITIAL_SIZE = 32;
 
 	/**
+	 * The default bound: 256 streams per device. Far more streams than the GPU has
+	 * hardware queues only multiplex onto them, and an unbounded pool under thousands of
+	 * concurrent callers (virtual threads above all) grows to thousands of streams whose
+	 * polling and lending cost grows with them; a bounded pool makes callers wait for a
+	 * stream instead.
+	 */
+	public static final int DEFAULT_MAX_SIZE = 256;
+
+	/**
 	 * The default borrow timeout.
 	 */
 	public static final Duration DEFAULT_BORROW_TIMEOUT = Duration.ofSeconds(30);
 
 	/**
-	 * The defaults: 32 streams, unbounded, 30 seconds.
+	 * The defaults: 32 streams, at most 256, 30 seconds.
 	 */
-	public static final StreamPoolConfig DEFAULTS = new StreamPoolConfig(DEFAULT_INITIAL_SIZE, 0,
+	public static final StreamPoolConfig DEFAULTS = new StreamPoolConfig(DEFAULT_INITIAL_SIZE, DEFAULT_MAX_SIZE,
 			DEFAULT_BORROW_TIMEOUT);
 
 	/**

@@ -22,7 +22,7 @@ import dev.offload.compile.KernelCache;
  *   backend: auto
  *   stream-pool:
  *     initial-size: 32
- *     max-size: 0
+ *     max-size: 256
  *     lanes:
  *       normal:
  *         max-sessions: 24
@@ -283,7 +283,7 @@ public class OffloadProperties {
 		/**
 		 * Maximum number of streams a device's pool holds in all, or 0 for no bound.
 		 */
-		private int maxSize = 0;
+		private int maxSize = 256;
 
 		/**
 		 * Maximum time a borrow waits for a stream when a bounded pool is full.
