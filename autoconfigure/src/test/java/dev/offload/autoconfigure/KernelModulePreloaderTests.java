@@ -4,8 +4,11 @@ import java.nio.file.Path;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -16,10 +19,12 @@ import dev.offload.kernel.ModuleDefinition;
 import dev.offload.kernel.ParamKind;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.InstanceOfAssertFactories.STRING;
 
 /**
  * Tests for {@link KernelModulePreloader} and the kernel cache's configuration.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class KernelModulePreloaderTests {
 
 	private static final HostKernel NOTHING = (thread) -> {
@@ -62,6 +67,19 @@ class KernelModulePreloaderTests {
 	}
 
 	@Test
+	void startupWhenSourceWithASyntaxErrorOnHostBackendShouldWarnOnceThatItWasNotCompiled(CapturedOutput output) {
+		this.contextRunner.withUserConfiguration(BrokenSourceModuleConfiguration.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(output.toString().lines().filter((line) -> line.contains("Module 'broken'")))
+				.singleElement(STRING)
+				.contains(" WARN ")
+				.contains("Module 'broken' has CUDA C source (broken.cu) that was not compiled: "
+						+ "the host backend does not compile CUDA C")
+				.contains("dev.offload.compile.KernelPrecompiler");
+		});
+	}
+
+	@Test
 	void kernelCacheWhenPropertiesSetShouldUseThem() {
 		this.contextRunner
 			.withPropertyValues("offload.kernels.cache-dir=/var/cache/offload-kernels",
@@ -95,6 +113,20 @@ class KernelModulePreloaderTests {
 		@Bean
 		ModuleDefinition cudaOnlyModule() {
 			return ModuleDefinition.builder("cuda-only").cudaSource("scale.cu", SOURCE).build();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class BrokenSourceModuleConfiguration {
+
+		@Bean
+		ModuleDefinition brokenModule() {
+			// The statement lacks its semicolon: NVRTC would refuse it.
+			return ModuleDefinition.builder("broken")
+				.cudaSource("broken.cu", "extern \"C\" __global__ void broken(int n, float* x) { x[0] = n }")
+				.hostKernel("broken", NOTHING)
+				.build();
 		}
 
 	}

@@ -3,11 +3,16 @@ package dev.offload.backend.host;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import dev.offload.InvalidSettingException;
 import dev.offload.kernel.HostKernel;
+import dev.offload.kernel.ModuleDefinition;
 import dev.offload.spi.Backend;
 import dev.offload.spi.BackendDevice;
 
@@ -31,15 +36,33 @@ public final class HostBackend implements Backend {
 	 */
 	public static final String NAME = "host";
 
+	private static final Logger logger = LoggerFactory.getLogger(HostBackend.class);
+
 	private final List<HostDevice> devices;
+
+	/** The modules whose uncompiled CUDA source was logged, by name. */
+	private final Set<String> uncompiledSources = ConcurrentHashMap.newKeySet();
 
 	private HostBackend(Builder builder) {
 		List<HostDevice> list = new ArrayList<>();
 		for (int id = 0; id < builder.deviceCount; id++) {
 			String name = (builder.deviceNames != null) ? builder.deviceNames.get(id) : "Host device " + id;
-			list.add(new HostDevice(id, name, builder.workersPerDevice, builder.memoryBytes));
+			list.add(new HostDevice(id, name, builder.workersPerDevice, builder.memoryBytes, this::sourceNotCompiled));
 		}
 		this.devices = Collections.unmodifiableList(list);
+	}
+
+	/**
+	 * Says once per module that its CUDA C source was not compiled: an error in it would
+	 * otherwise show only on a GPU.
+	 */
+	private void sourceNotCompiled(ModuleDefinition definition) {
+		if (definition.hasCudaSource() && this.uncompiledSources.add(definition.name())) {
+			logger.warn("Module '{}' has CUDA C source ({}) that was not compiled: the host backend does not compile "
+					+ "CUDA C and runs the module's host kernels, so an error in the source shows only on a GPU. "
+					+ "To check that it compiles without a GPU, run dev.offload.compile.KernelPrecompiler on it",
+					definition.name(), definition.cudaSource().name());
+		}
 	}
 
 	/**

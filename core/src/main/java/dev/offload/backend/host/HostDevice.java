@@ -10,6 +10,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 
@@ -56,7 +57,13 @@ final class HostDevice implements BackendDevice {
 	/** The emulated device memory allocated and not yet freed. */
 	private final AtomicLong allocatedBytes = new AtomicLong();
 
-	HostDevice(int id, String name, int workerCount, long memoryBytes) {
+	/**
+	 * Told of each module loaded, to say that its CUDA source, if any, was not compiled.
+	 */
+	private final Consumer<ModuleDefinition> onModuleLoaded;
+
+	HostDevice(int id, String name, int workerCount, long memoryBytes, Consumer<ModuleDefinition> onModuleLoaded) {
+		this.onModuleLoaded = onModuleLoaded;
 		this.info = new DeviceInfo(id, name, 0, 0, memoryBytes, workerCount, LEAST_PRIORITY, GREATEST_PRIORITY);
 		this.workerCount = workerCount;
 		this.workers = new ThreadPoolExecutor(workerCount, workerCount, 30, TimeUnit.SECONDS,
@@ -163,6 +170,7 @@ final class HostDevice implements BackendDevice {
 							+ "' has no host kernels; add them with ModuleDefinition.Builder.hostKernel",
 					id(), false, null);
 		}
+		this.onModuleLoaded.accept(definition);
 		Map<String, BackendKernel> kernels = new LinkedHashMap<>();
 		definition.hostKernels()
 			.forEach((name, kernel) -> kernels.put(name,

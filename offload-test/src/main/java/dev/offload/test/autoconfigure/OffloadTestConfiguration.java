@@ -1,6 +1,7 @@
 package dev.offload.test.autoconfigure;
 
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
@@ -23,9 +24,10 @@ import dev.offload.test.fault.FaultInjectingBackend.Operation;
  * (a test may inject it to fail a device at will), with the faults of the
  * {@code offload.test.faults.*} properties: {@code <operation>.fail-at} (the Nth call
  * fails, counted from startup), {@code <operation>.sticky} (the failure kills its
- * device), {@code allocate.out-of-memory} (the allocation fails with out of memory
- * instead), {@code allocate.times} (that many allocations in a row fail) and
- * {@code device} (the faults hit that device only).
+ * device), {@code allocate.out-of-memory} and {@code allocate-host.out-of-memory} (the
+ * device or page-locked host allocation fails with out of memory instead),
+ * {@code allocate.times} and {@code allocate-host.times} (that many allocations in a row
+ * fail) and {@code device} (the faults hit that device only).
  */
 @AutoConfiguration(beforeName = "dev.offload.autoconfigure.OffloadAutoConfiguration")
 public final class OffloadTestConfiguration {
@@ -38,9 +40,8 @@ public final class OffloadTestConfiguration {
 
 	private static final String DEVICE = FAULTS_PREFIX + "device";
 
-	private static final String OUT_OF_MEMORY = FAULTS_PREFIX + "allocate.out-of-memory";
-
-	private static final String TIMES = FAULTS_PREFIX + "allocate.times";
+	/** The allocations that may fail with out of memory. */
+	private static final Set<Operation> ALLOCATIONS = EnumSet.of(Operation.ALLOCATE, Operation.ALLOCATE_HOST);
 
 	@Bean
 	SessionOpeners offloadTestSessionOpeners() {
@@ -73,10 +74,9 @@ public final class OffloadTestConfiguration {
 						DEVICE + " names no device of the test's backend: " + ex.getMessage(), ex);
 			}
 		}
-		injectOutOfMemory(faults, environment);
 		for (Operation operation : Operation.values()) {
 			String prefix = prefix(operation);
-			if (operation == Operation.ALLOCATE && environment.getProperty(OUT_OF_MEMORY, Boolean.class, false)) {
+			if (ALLOCATIONS.contains(operation) && injectOutOfMemory(faults, operation, environment)) {
 				continue;
 			}
 			Long failAt = environment.getProperty(prefix + "fail-at", Long.class);
@@ -100,27 +100,36 @@ public final class OffloadTestConfiguration {
 		return faults;
 	}
 
-	private static void injectOutOfMemory(FaultInjectingBackend faults, Environment environment) {
-		boolean outOfMemory = environment.getProperty(OUT_OF_MEMORY, Boolean.class, false);
-		Long times = environment.getProperty(TIMES, Long.class);
-		String failAt = prefix(Operation.ALLOCATE) + "fail-at";
-		Long at = environment.getProperty(failAt, Long.class);
+	/**
+	 * Injects the out-of-memory fault of an allocation operation, if its properties ask
+	 * for one.
+	 * @return whether they did
+	 */
+	private static boolean injectOutOfMemory(FaultInjectingBackend faults, Operation operation,
+			Environment environment) {
+		String outOfMemoryKey = prefix(operation) + "out-of-memory";
+		String timesKey = prefix(operation) + "times";
+		String failAtKey = prefix(operation) + "fail-at";
+		boolean outOfMemory = environment.getProperty(outOfMemoryKey, Boolean.class, false);
+		Long times = environment.getProperty(timesKey, Long.class);
+		Long at = environment.getProperty(failAtKey, Long.class);
 		if (!outOfMemory) {
 			if (times != null) {
-				throw new IllegalArgumentException(TIMES + " is set without " + OUT_OF_MEMORY + "=true");
+				throw new IllegalArgumentException(timesKey + " is set without " + outOfMemoryKey + "=true");
 			}
-			return;
+			return false;
 		}
 		if (at == null) {
-			throw new IllegalArgumentException(OUT_OF_MEMORY + " is set without " + failAt);
+			throw new IllegalArgumentException(outOfMemoryKey + " is set without " + failAtKey);
 		}
 		try {
-			faults.failOutOfMemoryNth(at, (times != null) ? times : 1);
+			faults.failOutOfMemoryNth(operation, at, (times != null) ? times : 1);
 		}
 		catch (IllegalArgumentException ex) {
 			throw new IllegalArgumentException(
-					"The allocation fault (" + failAt + ", " + TIMES + ") is invalid: " + ex.getMessage(), ex);
+					"The allocation fault (" + failAtKey + ", " + timesKey + ") is invalid: " + ex.getMessage(), ex);
 		}
+		return true;
 	}
 
 	private static String prefix(Operation operation) {
@@ -137,8 +146,10 @@ public final class OffloadTestConfiguration {
 			.flatMap((operation) -> Set.of(prefix(operation) + "fail-at", prefix(operation) + "sticky").stream())
 			.collect(Collectors.toCollection(TreeSet::new));
 		known.add(DEVICE);
-		known.add(OUT_OF_MEMORY);
-		known.add(TIMES);
+		for (Operation operation : ALLOCATIONS) {
+			known.add(prefix(operation) + "out-of-memory");
+			known.add(prefix(operation) + "times");
+		}
 		Set<String> unknown = configurable.getPropertySources()
 			.stream()
 			.filter(EnumerablePropertySource.class::isInstance)

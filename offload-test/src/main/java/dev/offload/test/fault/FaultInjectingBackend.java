@@ -26,14 +26,17 @@ import dev.offload.spi.BackendDevice;
  * faults.failStickyNth(Operation.LAUNCH, 10);          // the 10th launch kills the device
  * faults.delay(Operation.SYNCHRONIZE, Duration.ofMillis(2));
  * faults.failDevice(1, "Xid 79");                    // device 1 is lost now: its next call fails sticky
- * faults.failOutOfMemoryNth(1, 2);                    // the next 2 allocations find the device full
+ * faults.failOutOfMemoryNth(1, 2);                    // the next 2 device allocations find it full
+ * faults.failOutOfMemoryNth(Operation.ALLOCATE_HOST, 1, 1); // the host has no page-locked memory
  * DeviceRegistry registry = DeviceRegistry.builder(faults).build();
  * }</pre> A failed launch fails like a kernel on a GPU: the launch call returns, and the
  * stream's next query or synchronize throws. An injected query or synchronize fault also
  * stands for failed work: it fires once the stream's work is over. Other operations throw
  * at the call. Injected errors are {@link BackendException}s named {@code INJECTED_FAULT}
  * (or {@code INJECTED_STICKY_FAULT}, or {@code INJECTED_ERROR_OUT_OF_MEMORY}, which
- * Offload handles as the driver's out of memory: it trims its cache and retries once).
+ * Offload handles as the driver's out of memory: on a device allocation it trims its
+ * cache and retries once; on page-locked host staging it throws
+ * {@code HostStagingOutOfMemoryException}).
  */
 public final class FaultInjectingBackend implements Backend {
 
@@ -46,8 +49,13 @@ public final class FaultInjectingBackend implements Backend {
 		CREATE_STREAM,
 		/** Creating an event. */
 		CREATE_EVENT,
-		/** Allocating device or host memory. */
+		/** Allocating device memory. */
 		ALLOCATE,
+		/**
+		 * Allocating page-locked host memory, which Offload stages copies through; its
+		 * out of memory is not retried.
+		 */
+		ALLOCATE_HOST,
 		/** Enqueueing a copy. */
 		COPY,
 		/** Enqueueing a fill. */
@@ -121,20 +129,37 @@ public final class FaultInjectingBackend implements Backend {
 	}
 
 	/**
-	 * Makes the {@code n}th allocation (counted from now) and the {@code times - 1} after
-	 * it fail with out of memory, as a full GPU would. Offload retries a refused
-	 * allocation once after trimming its cache, so {@code times} of 1 shows the retry and
-	 * 2 a {@code DeviceOutOfMemoryException}.
+	 * Makes the {@code n}th device allocation (counted from now) and the
+	 * {@code times - 1} after it fail with out of memory, as a full GPU would. Offload
+	 * retries a refused device allocation once after trimming its cache, so {@code times}
+	 * of 1 shows the retry and 2 a {@code DeviceOutOfMemoryException}.
 	 * @param n from 1
 	 * @param times how many allocations in a row fail, from 1
 	 * @return this backend
 	 */
 	public FaultInjectingBackend failOutOfMemoryNth(long n, long times) {
+		return failOutOfMemoryNth(Operation.ALLOCATE, n, times);
+	}
+
+	/**
+	 * Makes the {@code n}th allocation of {@code operation} (counted from now) and the
+	 * {@code times - 1} after it fail with out of memory: {@link Operation#ALLOCATE} as a
+	 * full GPU would (retried once), {@link Operation#ALLOCATE_HOST} as a host without
+	 * page-locked memory would (not retried: the caller gets a
+	 * {@code HostStagingOutOfMemoryException}).
+	 * @param operation {@link Operation#ALLOCATE} or {@link Operation#ALLOCATE_HOST}
+	 * @param n from 1
+	 * @param times how many allocations in a row fail, from 1
+	 * @return this backend
+	 */
+	public FaultInjectingBackend failOutOfMemoryNth(Operation operation, long n, long times) {
+		if (operation != Operation.ALLOCATE && operation != Operation.ALLOCATE_HOST) {
+			throw new IllegalArgumentException("Only ALLOCATE and ALLOCATE_HOST run out of memory, not " + operation);
+		}
 		if (times < 1) {
 			throw new IllegalArgumentException("times must be at least 1, was " + times);
 		}
-		return rule(Operation.ALLOCATE,
-				Rule.outOfMemory(counter(this.calls, Operation.ALLOCATE).get() + checkN(n), times));
+		return rule(operation, Rule.outOfMemory(counter(this.calls, operation).get() + checkN(n), times));
 	}
 
 	/**

@@ -75,7 +75,7 @@ final class FaultyDevice implements BackendDevice {
 
 	@Override
 	public NativeMemory allocateHost(long bytes) {
-		check(Operation.ALLOCATE, "allocateHost");
+		check(Operation.ALLOCATE_HOST, "allocateHost");
 		return this.delegate.allocateHost(bytes);
 	}
 

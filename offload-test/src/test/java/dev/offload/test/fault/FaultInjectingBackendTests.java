@@ -79,7 +79,7 @@ class FaultInjectingBackendTests {
 	@Test
 	void pageLockedAllocationWhenTheHostIsOutOfMemoryShouldThrowTheTypedRetryableError() {
 		start(StreamPoolConfig.DEFAULTS.withInitialSize(2));
-		this.faults.failOutOfMemoryNth(1, 1);
+		this.faults.failOutOfMemoryNth(Operation.ALLOCATE_HOST, 1, 1);
 		assertThatExceptionOfType(HostStagingOutOfMemoryException.class)
 			.isThrownBy(() -> this.device.allocateHost(4096))
 			.isInstanceOf(DeviceOutOfMemoryException.class)
