@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.CountDownLatch;
 
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
@@ -36,6 +37,8 @@ import dev.offload.OffloadSession;
 import dev.offload.StreamPool;
 import dev.offload.StreamPoolConfig;
 import dev.offload.backend.host.HostBackend;
+import dev.offload.kernel.LaunchConfig;
+import dev.offload.kernel.ModuleDefinition;
 import dev.offload.spi.Backend;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -86,13 +89,20 @@ class OffloadAutoConfigurationTests {
 			.run((context) -> {
 				DeviceRegistry registry = context.getBean(DeviceRegistry.class);
 				assertThat(registry.completionExecutor()).isSameAs(executor);
+				CountDownLatch gate = new CountDownLatch(1);
+				ModuleDefinition gated = ModuleDefinition.builder("gated")
+					.hostKernel("waitForGate", List.of(), (thread) -> awaitQuietly(gate))
+					.build();
 				OffloadSession session = registry.openSession();
-				session.fill(session.allocate(4), (byte) 1);
+				session.launch(session.device().loadModule(gated).kernel("waitForGate"), LaunchConfig.of(1, 1));
+				// Attached while the work is held: on a busy machine the work could
+				// otherwise end first, and thenApply would run on this thread.
 				CompletableFuture<String> continuation = session.closeAsync()
 					.thenApply((ignored) -> Thread.currentThread().getName());
+				gate.countDown();
 				// Nobody joins: the completion thread saw the work done and handed the
 				// future's completion to the executor. (A joiner would run it itself.)
-				Awaitility.await().until(continuation::isDone);
+				Awaitility.await().atMost(Duration.ofSeconds(30)).until(continuation::isDone);
 				assertThat(continuation.getNow("absent")).startsWith("gpu-continuations-");
 			});
 	}
@@ -458,6 +468,15 @@ class OffloadAutoConfigurationTests {
 			return new OffloadLifecycle(List.of(), Duration.ZERO);
 		}
 
+	}
+
+	private static void awaitQuietly(CountDownLatch latch) {
+		try {
+			latch.await();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 }

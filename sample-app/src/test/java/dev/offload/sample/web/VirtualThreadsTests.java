@@ -40,8 +40,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 @EnabledForJreRange(min = JRE.JAVA_21,
 		disabledReason = "Virtual threads need Java 21+; the build runs this test in its java25-tests profile")
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-		// Admission is not under test: every one of the 16 concurrent clients is let in.
-		properties = { "spring.threads.virtual.enabled=true", "sample.price.max-in-flight=64" })
+		// Neither admission nor deadlines are under test: every one of the 16 concurrent
+		// clients is let in, and a busy machine's slow requests are not answered 503.
+		properties = { "spring.threads.virtual.enabled=true", "sample.price.max-in-flight=64",
+				"sample.price.admission-wait=1m", "sample.price.timeout=1m" })
 class VirtualThreadsTests {
 
 	@LocalServerPort
