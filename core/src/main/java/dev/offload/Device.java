@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -633,7 +634,7 @@ public final class Device {
 	boolean close(Duration awaitTermination) {
 		refuseNewSessions();
 		long deadline = System.nanoTime() + awaitTermination.toNanos();
-		awaitSessionsEnded(deadline);
+		awaitDrained(() -> activeSessions() == 0, deadline);
 		boolean drained = this.streamPool.shutdown(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
 		CompletionPoller poller = this.completionPoller;
 		if (!drained || activeSessions() > 0) {
@@ -649,7 +650,10 @@ public final class Device {
 		if (poller != null) {
 			poller.stop();
 		}
-		if (!awaitHostMemoryReturned(deadline)) {
+		// Every page-locked block back: the host buffers a caller owns, such as the
+		// outputs
+		// an asynchronous call reads on the completion executor once its session ended.
+		if (!awaitDrained(() -> this.bufferCache.hostUsedBytes() == 0, deadline)) {
 			// The JVM reads page-locked memory directly: freeing it (or the context that
 			// holds it) under an open buffer would crash a later read.
 			logger.warn(
@@ -667,35 +671,15 @@ public final class Device {
 		return true;
 	}
 
-	private void awaitSessionsEnded(long deadline) {
-		this.drainLock.lock();
-		try {
-			while (activeSessions() > 0) {
-				long remaining = deadline - System.nanoTime();
-				if (remaining <= 0) {
-					return;
-				}
-				// Bounded so that a missed wake-up costs at most 50 ms.
-				this.drained.awaitNanos(Math.min(remaining, TimeUnit.MILLISECONDS.toNanos(50)));
-			}
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-		finally {
-			this.drainLock.unlock();
-		}
-	}
-
 	/**
-	 * Waits until every page-locked block is back: the host buffers a caller owns, such
-	 * as the outputs an asynchronous call reads on the completion executor once its
-	 * session ended.
+	 * Waits, up to {@code deadline}, until {@code done} holds; woken when a session ends
+	 * or page-locked memory comes back while the device closes.
+	 * @return whether it holds
 	 */
-	private boolean awaitHostMemoryReturned(long deadline) {
+	private boolean awaitDrained(BooleanSupplier done, long deadline) {
 		this.drainLock.lock();
 		try {
-			while (this.bufferCache.hostUsedBytes() > 0) {
+			while (!done.getAsBoolean()) {
 				long remaining = deadline - System.nanoTime();
 				if (remaining <= 0) {
 					return false;
