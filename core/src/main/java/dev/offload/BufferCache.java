@@ -300,10 +300,11 @@ final class BufferCache {
 	 */
 	MemoryStatistics statistics(MemoryBudget budget) {
 		return new MemoryStatistics(budget.budgetBytes(), budget.usedBytes(), cachedBytes(), budget.peakBytes(),
-				this.hostArena.usedBytes(), this.hostArena.cachedBytes(), this.hostArena.peakBytes(), this.hits.sum(),
-				this.misses.sum(), this.evictions.sum(), this.deviceAllocations.sum(), this.deviceFrees.sum(),
-				this.hostAllocations.sum(), this.hostFrees.sum(), this.outOfMemoryRetries.sum(),
-				this.outOfMemoryFailures.sum(), budget.waiting(), budget.waitTimeouts(), this.synchronizingCalls.sum());
+				budget.reservedPeakBytes(), this.hostArena.usedBytes(), this.hostArena.cachedBytes(),
+				this.hostArena.peakBytes(), this.hits.sum(), this.misses.sum(), this.evictions.sum(),
+				this.deviceAllocations.sum(), this.deviceFrees.sum(), this.hostAllocations.sum(), this.hostFrees.sum(),
+				this.outOfMemoryRetries.sum(), this.outOfMemoryFailures.sum(), budget.waiting(), budget.waitTimeouts(),
+				this.synchronizingCalls.sum());
 	}
 
 	private NativeMemory allocateDevice(long size, @Nullable BackendStream stream) {

@@ -45,14 +45,25 @@ import org.jspecify.annotations.Nullable;
  * came gives it back (the credit and the count of waiters are both written, then the
  * other read, so one of the two sees the other). Large requests bypass the stripes. The
  * bytes in use are the reservation less the stripes' credit, summed when read: exact when
- * nothing runs, an estimate while requests race. The peak is the reservation's: the bytes
- * in use at their peak, exact until the budget is striped, afterwards at most the
- * stripes' idle credit above it (the eighth above).
+ * nothing runs, an estimate while requests race.
  * <p>
- * The reservation (written by admissions and releases that leave the stripes), the peak
- * and the number of waiters (read by every one, written seldom) lie on cache lines of
- * their own. A failed compare-and-set goes on from the value it found rather than reading
- * the line again.
+ * The peak ({@link #peakBytes()}) is the most bytes in use at once, never the stripes'
+ * idle credit, which can be an eighth of the budget while a few megabytes are in use; the
+ * reservation's own high-water ({@link #reservedPeakBytes()}) is kept apart. Summing the
+ * stripes on every request would cost what the stripes save, so the peak is kept as the
+ * budget is: the headroom below it (the peak less the bytes in use) is held as allowance
+ * on the stripes' own cache lines, beside their credit. A request takes its bytes from
+ * its stripe's allowance; a release gives them back to it, and a stripe keeps at most a
+ * lease of allowance, the rest going to a shared pool. Only a request that finds too
+ * little in its stripe and the pool gathers every stripe's allowance, and only one that
+ * still lacks some raises the peak, by what it lacks: the peak is exact when requests do
+ * not race, and at most the allowance moving between stripes meanwhile above it when they
+ * do.
+ * <p>
+ * The reservation (written by admissions and releases that leave the stripes), its peak,
+ * the number of waiters (read by every one, written seldom), and the peak in use with its
+ * pool of allowance lie on cache lines of their own. A failed compare-and-set goes on
+ * from the value it found rather than reading the line again.
  */
 final class MemoryBudget {
 
@@ -69,6 +80,11 @@ final class MemoryBudget {
 
 	private static final int WAITING = 3 * STRIDE;
 
+	/** The most bytes in use at once, and beside it the pool of allowance below it. */
+	private static final int USED_PEAK = 4 * STRIDE;
+
+	private static final int ALLOWANCE_POOL = USED_PEAK + 1;
+
 	private final int deviceId;
 
 	private final long budgetBytes;
@@ -76,8 +92,11 @@ final class MemoryBudget {
 	/** The share of the budget a large request leaves to the others: an eighth. */
 	private final long smallReserveBytes;
 
-	/** The bytes reserved, their peak and the number of waiters, each on its own line. */
-	private final AtomicLongArray counters = new AtomicLongArray(WAITING + STRIDE);
+	/**
+	 * The bytes reserved, their peak, the number of waiters, and the peak in use with the
+	 * pool of allowance, each on its own line.
+	 */
+	private final AtomicLongArray counters = new AtomicLongArray(USED_PEAK + STRIDE);
 
 	/** A power of two: the stripes of {@link #credit}. */
 	private final int stripes;
@@ -90,7 +109,8 @@ final class MemoryBudget {
 	private final long leaseBytes;
 
 	/**
-	 * The idle credit of each stripe, {@link #STRIDE} apart and from the array's ends.
+	 * The idle credit of each stripe, {@link #STRIDE} apart and from the array's ends;
+	 * beside each, on the same line, the stripe's allowance below the peak in use.
 	 */
 	private final AtomicLongArray credit;
 
@@ -172,7 +192,19 @@ final class MemoryBudget {
 		return idle;
 	}
 
+	/**
+	 * Returns the most bytes in use at once: exact when requests do not race, never the
+	 * stripes' idle credit.
+	 */
 	long peakBytes() {
+		return this.counters.get(USED_PEAK);
+	}
+
+	/**
+	 * Returns the most bytes reserved at once: those in use and the stripes' idle credit
+	 * (at most an eighth of the budget, or of the device's memory, above them).
+	 */
+	long reservedPeakBytes() {
 		return this.counters.get(PEAK);
 	}
 
@@ -200,14 +232,76 @@ final class MemoryBudget {
 		if (waiting() == 0) {
 			if (this.striped && bytes <= this.leaseBytes) {
 				if (acquireStriped(bytes)) {
+					countInUse(bytes);
 					return;
 				}
 			}
 			else if (tryAcquire(bytes) || (this.striped && reclaimForRequest() && tryAcquire(bytes))) {
+				countInUse(bytes);
 				return;
 			}
 		}
 		acquireSlow(bytes, priority, timeoutNanos, deadline);
+		countInUse(bytes);
+	}
+
+	/**
+	 * Counts {@code bytes} more in use against the peak: takes them from the stripe's
+	 * allowance below the peak, else from the pool and the other stripes, and raises the
+	 * peak by what none of them has.
+	 */
+	private void countInUse(long bytes) {
+		int slot = slot(ThreadStripes.current(this.stripes)) + 1;
+		long held = this.credit.get(slot);
+		while (held >= bytes) {
+			long found = this.credit.compareAndExchange(slot, held, held - bytes);
+			if (found == held) {
+				return;
+			}
+			held = found;
+		}
+		long missing = bytes - this.credit.getAndSet(slot, 0);
+		// Take a lease's worth more than missing when the pool has it, so that the
+		// stripe's next requests find allowance of their own.
+		long pooled = this.counters.get(ALLOWANCE_POOL);
+		while (pooled > 0) {
+			long taken = Math.min(pooled, missing + this.leaseBytes);
+			long found = this.counters.compareAndExchange(ALLOWANCE_POOL, pooled, pooled - taken);
+			if (found == pooled) {
+				missing -= taken;
+				break;
+			}
+			pooled = found;
+		}
+		for (int i = 0; i < this.stripes && missing > 0; i++) {
+			int other = slot(i) + 1;
+			if (other != slot && this.credit.get(other) > 0) {
+				missing -= this.credit.getAndSet(other, 0);
+			}
+		}
+		if (missing < 0) {
+			this.credit.addAndGet(slot, -missing);
+		}
+		else if (missing > 0) {
+			this.counters.addAndGet(USED_PEAK, missing);
+		}
+	}
+
+	/**
+	 * Counts {@code bytes} fewer in use: they become the stripe's allowance below the
+	 * peak, of which it keeps at most a lease and gives the rest to the pool.
+	 */
+	private void countReleased(long bytes) {
+		int slot = slot(ThreadStripes.current(this.stripes)) + 1;
+		long held = this.credit.addAndGet(slot, bytes);
+		while (held > this.leaseBytes) {
+			long found = this.credit.compareAndExchange(slot, held, this.leaseBytes);
+			if (found == held) {
+				this.counters.addAndGet(ALLOWANCE_POOL, held - this.leaseBytes);
+				return;
+			}
+			held = found;
+		}
 	}
 
 	/**
@@ -293,6 +387,7 @@ final class MemoryBudget {
 		if (bytes <= 0) {
 			return;
 		}
+		countReleased(bytes);
 		if (this.striped && bytes <= this.leaseBytes && waiting() == 0) {
 			addCredit(slot(ThreadStripes.current(this.stripes)), bytes);
 			return;

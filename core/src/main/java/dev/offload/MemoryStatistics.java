@@ -11,10 +11,16 @@ package dev.offload;
  * reservations, rounded to size classes; exact when no request runs (under many threads
  * it is summed from the budget's stripes, and may be off by what moves meanwhile)
  * @param cachedBytes device memory kept by the buffer cache for reuse
- * @param peakBytes the most device memory in use at once since the device started: exact
- * until threads first race on the budget; from then on it may count, above that, the
- * budget's credit that stripes of threads hold idle (at most an eighth of the budget, or
- * of the device's memory if less)
+ * @param peakBytes the most device memory in use at once since the device started: the
+ * high-water of {@code usedBytes}, held by open buffers and admitted sessions'
+ * reservations; never the budget's idle credit. Exact when requests do not race; under
+ * races it may count, above that, the little allowance that moves between threads at that
+ * moment
+ * @param reservedPeakBytes the most device memory the budget had reserved at once since
+ * the device started: the bytes in use and the credit that stripes of threads hold idle
+ * so that they need not write a shared counter (at most an eighth of the budget, or of
+ * the device's memory if less, above the bytes in use). It says how close the budget came
+ * to its bound, not what the application needed: size a GPU from {@code peakBytes}
  * @param hostUsedBytes page-locked host memory held by open buffers
  * @param hostCachedBytes page-locked host memory kept for reuse (cache and staging arena)
  * @param hostPeakBytes the most page-locked host memory in use at once since the start
@@ -36,10 +42,11 @@ package dev.offload;
  * page-locked allocation, a free that is not stream-ordered) made on a request or
  * completion thread instead of the device's memory thread; stays still after warm-up
  */
-public record MemoryStatistics(long budgetBytes, long usedBytes, long cachedBytes, long peakBytes, long hostUsedBytes,
-		long hostCachedBytes, long hostPeakBytes, long cacheHits, long cacheMisses, long cacheEvictions,
-		long deviceAllocations, long deviceFrees, long hostAllocations, long hostFrees, long outOfMemoryRetries,
-		long outOfMemoryFailures, int waiting, long waitTimeouts, long synchronizingCalls) {
+public record MemoryStatistics(long budgetBytes, long usedBytes, long cachedBytes, long peakBytes,
+		long reservedPeakBytes, long hostUsedBytes, long hostCachedBytes, long hostPeakBytes, long cacheHits,
+		long cacheMisses, long cacheEvictions, long deviceAllocations, long deviceFrees, long hostAllocations,
+		long hostFrees, long outOfMemoryRetries, long outOfMemoryFailures, int waiting, long waitTimeouts,
+		long synchronizingCalls) {
 
 	/**
 	 * Tells whether a budget is enforced.

@@ -51,7 +51,7 @@ class MemoryBudgetTests {
 	}
 
 	@Test
-	void stripedBudgetShouldKeepALeaseOfCreditAndCountItInThePeakOnly() {
+	void stripedBudgetShouldKeepALeaseOfCreditAndCountItInTheReservedPeakOnly() {
 		// A lease is 64 MiB / (8 × 4 stripes) = 2 MiB.
 		MemoryBudget budget = new MemoryBudget(0, 64 * MIB, 64 * MIB, STRIPES, true);
 		budget.acquire(MIB, StreamPriority.NORMAL, NO_WAIT, null);
@@ -60,8 +60,9 @@ class MemoryBudgetTests {
 		budget.release(MIB);
 		assertThat(budget.usedBytes()).isZero();
 		assertThat(budget.idleCreditBytes()).isEqualTo(2 * MIB);
-		// The peak is the reservation's: at most the idle credit above the bytes in use.
-		assertThat(budget.peakBytes()).isEqualTo(3 * MIB);
+		// The reservation's high-water counts the idle credit; the peak in use does not.
+		assertThat(budget.reservedPeakBytes()).isEqualTo(3 * MIB);
+		assertThat(budget.peakBytes()).isEqualTo(MIB);
 		budget.acquire(2 * MIB, StreamPriority.NORMAL, NO_WAIT, null);
 		assertThat(budget.reservedBytes()).as("taken from the stripe's credit").isEqualTo(2 * MIB);
 		budget.release(2 * MIB);
@@ -74,7 +75,40 @@ class MemoryBudgetTests {
 		budget.acquire(MIB, StreamPriority.NORMAL, NO_WAIT, null);
 		budget.release(MIB);
 		assertThat(budget.idleCreditBytes()).isEqualTo(2 * MIB);
+		assertThat(budget.reservedPeakBytes()).isEqualTo(3 * MIB);
+		assertThat(budget.peakBytes()).isEqualTo(MIB);
+		assertThat(budget.usedBytes()).isZero();
+	}
+
+	@Test
+	void peakWhenEveryStripeHoldsIdleCreditShouldBeTheMostInUseAtOnce() throws Exception {
+		// A lease is 8 GiB / (8 × 4 stripes) = 256 MiB: each stripe that admits a small
+		// request keeps about that much idle, as an H200's stripes keep about 1 GiB each.
+		long budgetBytes = 8L * 1024 * MIB;
+		MemoryBudget budget = new MemoryBudget(0, budgetBytes, budgetBytes, STRIPES, true);
+		budget.acquire(MIB, StreamPriority.NORMAL, NO_WAIT, null);
+		for (int i = 0; i < 3; i++) {
+			runOnAnotherStripe(() -> {
+				budget.acquire(2 * MIB, StreamPriority.NORMAL, NO_WAIT, null);
+				budget.release(2 * MIB);
+			});
+		}
+		budget.acquire(2 * MIB, StreamPriority.NORMAL, NO_WAIT, null);
+		budget.release(2 * MIB);
+		budget.release(MIB);
+		assertThat(budget.usedBytes()).isZero();
+		assertThat(budget.idleCreditBytes()).as("the stripes' idle credit").isGreaterThanOrEqualTo(256 * MIB);
+		assertThat(budget.reservedPeakBytes()).as("the reservation's high-water, idle credit included")
+			.isGreaterThan(256 * MIB);
+		// At most 1 MiB and 2 MiB were in use at once, never more.
 		assertThat(budget.peakBytes()).isEqualTo(3 * MIB);
+		// A later rise above it is counted, from whichever stripe it comes.
+		budget.acquire(3 * MIB, StreamPriority.NORMAL, NO_WAIT, null);
+		runOnAnotherStripe(() -> budget.acquire(MIB, StreamPriority.NORMAL, NO_WAIT, null));
+		assertThat(budget.peakBytes()).isEqualTo(4 * MIB);
+		budget.release(3 * MIB);
+		budget.release(MIB);
+		assertThat(budget.peakBytes()).isEqualTo(4 * MIB);
 		assertThat(budget.usedBytes()).isZero();
 	}
 
@@ -240,6 +274,10 @@ class MemoryBudgetTests {
 		assertThat(mostHeld.get()).isLessThanOrEqualTo(budgetBytes);
 		assertThat(mostReserved.get()).isLessThanOrEqualTo(budgetBytes);
 		assertThat(budget.peakBytes()).isLessThanOrEqualTo(budgetBytes);
+		assertThat(budget.reservedPeakBytes()).isLessThanOrEqualTo(budgetBytes);
+		// Never below what the threads held at once (counted after admission, before
+		// release).
+		assertThat(budget.peakBytes()).isGreaterThanOrEqualTo(mostHeld.get());
 		assertThat(budget.usedBytes()).isZero();
 		assertThat(budget.waiting()).isZero();
 		assertThat(budget.reservedBytes()).isEqualTo(budget.idleCreditBytes());

@@ -3,6 +3,7 @@ package dev.offload.autoconfigure;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -62,28 +63,18 @@ final class BackendFactory {
 	}
 
 	/**
-	 * Creates a factory over Offload's CUDA backend, or over one that says JCuda is
-	 * missing.
-	 * @param properties the configuration
-	 * @param classLoader the application's class loader, where JCuda must be
-	 * @param environment where the configuration was bound from
-	 * @return the factory
-	 */
-	static BackendFactory of(OffloadProperties properties, @Nullable ClassLoader classLoader, Environment environment) {
-		return of(properties, classLoader, environment, null);
-	}
-
-	/**
 	 * Creates a factory over Offload's CUDA backend, which compiles modules from CUDA
-	 * source through {@code kernelCache}, or over one that says JCuda is missing.
+	 * source through the cache {@code kernelCache} gives when the backend is created (the
+	 * {@code offload.kernels.*} bean, which the selection is made before), or over one
+	 * that says JCuda is missing.
 	 * @param properties the configuration
 	 * @param classLoader the application's class loader, where JCuda must be
 	 * @param environment where the configuration was bound from
-	 * @param kernelCache the compiled kernels, or {@code null} for the default cache
+	 * @param kernelCache gives the compiled kernels
 	 * @return the factory
 	 */
 	static BackendFactory of(OffloadProperties properties, @Nullable ClassLoader classLoader, Environment environment,
-			@Nullable KernelCache kernelCache) {
+			Supplier<KernelCache> kernelCache) {
 		BackendProvider cuda;
 		if (properties.getBackend() == BackendType.HOST) {
 			// Neither probed nor created on the host backend: JCuda's large driver class
@@ -97,8 +88,16 @@ final class BackendFactory {
 		return new BackendFactory(properties, cuda, environment);
 	}
 
-	private static BackendProvider cudaProvider(@Nullable KernelCache kernelCache) {
-		return (kernelCache != null) ? new CudaBackendProvider(kernelCache) : new CudaBackendProvider();
+	private static BackendProvider cudaProvider(Supplier<KernelCache> kernelCache) {
+		return new CudaBackendProvider(kernelCache);
+	}
+
+	/**
+	 * Returns the provider of the CUDA backend, usable or not.
+	 * @return the provider
+	 */
+	BackendProvider cuda() {
+		return this.cuda;
 	}
 
 	/**

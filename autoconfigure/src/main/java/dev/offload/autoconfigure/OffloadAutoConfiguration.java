@@ -41,7 +41,9 @@ public final class OffloadAutoConfiguration {
 	@ConditionalOnMissingBean({ Backend.class, DeviceRegistry.class })
 	Backend offloadBackend(BackendSelection selection, OffloadProperties properties, ResourceLoader resourceLoader,
 			Environment environment, ObjectProvider<KernelCache> kernelCache) {
-		return BackendFactory.of(properties, resourceLoader.getClassLoader(), environment, kernelCache.getIfAvailable())
+		// The selection's provider compiles through the KernelCache bean: the one that
+		// offload.kernels.* configures and the kernel meters read.
+		return OffloadBeanMethods.backendFactory(properties, resourceLoader, environment, kernelCache)
 			.create(selection);
 	}
 

@@ -6,6 +6,7 @@ import org.springframework.core.io.ResourceLoader;
 
 import dev.offload.DeviceRegistry;
 import dev.offload.StreamPool;
+import dev.offload.compile.KernelCache;
 import dev.offload.spi.BackendSelection;
 
 /**
@@ -27,15 +28,35 @@ final class OffloadBeanMethods {
 	}
 
 	/**
-	 * Selects the backend; the factory method of the {@link BackendSelection} bean.
+	 * Selects the backend; the factory method of the {@link BackendSelection} bean. The
+	 * selection is made while the beans are registered, before the {@link KernelCache}
+	 * bean exists: its CUDA backend takes that bean (configured by
+	 * {@code offload.kernels.*}, and measured) when the backend is created.
 	 * @param properties the configuration
 	 * @param resourceLoader gives the application's class loader, where JCuda must be
 	 * @param environment where the configuration was bound from
+	 * @param kernelCache the {@link KernelCache} bean, looked up when the backend is
+	 * created
 	 * @return the selection
 	 */
 	static BackendSelection backendSelection(OffloadProperties properties, ResourceLoader resourceLoader,
-			Environment environment) {
-		return BackendFactory.of(properties, resourceLoader.getClassLoader(), environment).select();
+			Environment environment, ObjectProvider<KernelCache> kernelCache) {
+		return backendFactory(properties, resourceLoader, environment, kernelCache).select();
+	}
+
+	/**
+	 * Returns the factory that selects and creates the backend, whose CUDA backend
+	 * compiles through the {@link KernelCache} bean.
+	 * @param properties the configuration
+	 * @param resourceLoader gives the application's class loader, where JCuda must be
+	 * @param environment where the configuration was bound from
+	 * @param kernelCache the {@link KernelCache} bean, looked up when the backend is
+	 * created
+	 * @return the factory
+	 */
+	static BackendFactory backendFactory(OffloadProperties properties, ResourceLoader resourceLoader,
+			Environment environment, ObjectProvider<KernelCache> kernelCache) {
+		return BackendFactory.of(properties, resourceLoader.getClassLoader(), environment, kernelCache::getObject);
 	}
 
 	/**

@@ -27,6 +27,7 @@ import org.springframework.util.function.SingletonSupplier;
 
 import dev.offload.DeviceRegistry;
 import dev.offload.StreamPool;
+import dev.offload.compile.KernelCache;
 import dev.offload.spi.Backend;
 import dev.offload.spi.BackendSelection;
 import dev.offload.spring.pool.DevicePool;
@@ -118,7 +119,7 @@ final class StreamPoolBeanDefinitions
 				// is probed once.
 				selection = SingletonSupplier.of(() -> OffloadBeanMethods.backendSelection(
 						(properties != null) ? properties : this.beanFactory.getBean(OffloadProperties.class),
-						this.resourceLoader, this.environment));
+						this.resourceLoader, this.environment, this.beanFactory.getBeanProvider(KernelCache.class)));
 				definition.setInstanceSupplier(selection);
 			}
 			registry.registerBeanDefinition(SELECTION_BEAN_NAME, definition);

@@ -12,6 +12,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import dev.offload.autoconfigure.OffloadProperties.BackendType;
 import dev.offload.backend.host.HostBackend;
+import dev.offload.compile.KernelCache;
 import dev.offload.spi.Backend;
 import dev.offload.spi.BackendAvailability;
 import dev.offload.spi.BackendDevice;
@@ -106,7 +107,8 @@ class BackendFactoryTests {
 		properties.setBackend(BackendType.CUDA);
 		ClassLoader withoutJCuda = new ClassLoader(null) {
 		};
-		BackendFactory factory = BackendFactory.of(properties, withoutJCuda, null);
+		BackendFactory factory = BackendFactory.of(properties, withoutJCuda, null,
+				BackendFactoryTests::unusedKernelCache);
 		assertThatExceptionOfType(InvalidOffloadConfigurationException.class)
 			.isThrownBy(() -> factory.create(factory.select()))
 			.withMessageEndingWith("CUDA is not usable: JCuda (jcuda.driver.JCudaDriver) is not on the classpath");
@@ -138,7 +140,7 @@ class BackendFactoryTests {
 			}
 
 		};
-		BackendFactory factory = BackendFactory.of(properties, recording, null);
+		BackendFactory factory = BackendFactory.of(properties, recording, null, BackendFactoryTests::unusedKernelCache);
 		Backend backend = factory.create(factory.select());
 		assertThat(backend).isInstanceOf(HostBackend.class);
 		assertThat(requested).noneMatch((name) -> name.startsWith("jcuda."));
@@ -149,6 +151,10 @@ class BackendFactoryTests {
 		OffloadProperties properties = new OffloadProperties();
 		properties.setBackend(type);
 		return new BackendFactory(properties, cuda, null);
+	}
+
+	private static KernelCache unusedKernelCache() {
+		throw new AssertionError("no CUDA backend is created here");
 	}
 
 	private static Backend outOfMemory() {

@@ -5,6 +5,7 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -13,12 +14,15 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import dev.offload.DeviceRegistry;
+import dev.offload.backend.cuda.CudaBackendProvider;
 import dev.offload.compile.KernelCache;
+import dev.offload.compile.NvrtcUnavailableException;
 import dev.offload.kernel.HostKernel;
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.kernel.ParamKind;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.InstanceOfAssertFactories.STRING;
 
 /**
@@ -89,6 +93,31 @@ class KernelModulePreloaderTests {
 	}
 
 	@Test
+	void cudaBackendWhenKernelsConfiguredShouldCompileThroughTheKernelCacheBean(@TempDir Path cacheDir) {
+		// Not on the host backend: the CUDA provider is made (and probed) as on a GPU.
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(OffloadAutoConfiguration.class))
+			.withPropertyValues("offload.kernels.cache-dir=" + cacheDir, "offload.kernels.nvrtc-library=/nonexistent")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				KernelCache configured = context.getBean(KernelCache.class);
+				// The factory the auto-configuration selects the backend with, and
+				// creates it
+				// with, over the same beans.
+				BackendFactory factory = OffloadBeanMethods.backendFactory(context.getBean(OffloadProperties.class),
+						context, context.getEnvironment(), context.getBeanProvider(KernelCache.class));
+				assertThat(factory.cuda()).isInstanceOf(CudaBackendProvider.class);
+				KernelCache compiling = ((CudaBackendProvider) factory.cuda()).kernelCache();
+				assertThat(compiling).as("the cache the kernel meters read").isSameAs(configured);
+				assertThat(compiling.directory()).isEqualTo(cacheDir);
+				// What CudaDevice asks for a module from source: the configured NVRTC,
+				// never the one the loader's path finds.
+				assertThatExceptionOfType(NvrtcUnavailableException.class)
+					.isThrownBy(() -> compiling.image(CudaOnlyModuleConfiguration.MODULE, 90, 13000))
+					.withMessageContaining("/nonexistent");
+			});
+	}
+
+	@Test
 	void kernelCacheWhenUnsetShouldUseTheUsersCacheDirectory() {
 		this.contextRunner.run((context) -> assertThat(context.getBean(KernelCache.class).directory())
 			.isEqualTo(KernelCache.defaultDirectory())
@@ -110,9 +139,13 @@ class KernelModulePreloaderTests {
 	@Configuration(proxyBeanMethods = false)
 	static class CudaOnlyModuleConfiguration {
 
+		static final ModuleDefinition MODULE = ModuleDefinition.builder("cuda-only")
+			.cudaSource("scale.cu", SOURCE)
+			.build();
+
 		@Bean
 		ModuleDefinition cudaOnlyModule() {
-			return ModuleDefinition.builder("cuda-only").cudaSource("scale.cu", SOURCE).build();
+			return MODULE;
 		}
 
 	}

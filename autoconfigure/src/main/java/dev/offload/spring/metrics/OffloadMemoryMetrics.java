@@ -16,16 +16,18 @@ import dev.offload.MemoryStatistics;
 /**
  * {@link MeterBinder} for the memory of each device of a {@link DeviceRegistry}, read
  * from {@link Device#memoryStatistics()}: gauges {@code offload.memory.used},
- * {@code offload.memory.cached}, {@code offload.memory.peak} and
- * {@code offload.memory.budget} (bytes; the budget is {@code NaN} when none is enforced,
- * so that used / budget gives no value rather than zero), the same three for page-locked
- * host staging ({@code offload.memory.host.*}) and {@code offload.memory.waiting}
- * (sessions waiting for the budget); counters {@code offload.memory.cache.requests}
- * (tagged {@code result} {@code hit} or {@code miss}),
- * {@code offload.memory.cache.evictions}, {@code offload.memory.driver.allocations} and
- * {@code offload.memory.driver.frees} (tagged {@code kind} {@code device} or
- * {@code host}), {@code offload.memory.oom.retries}, {@code offload.memory.oom.failures}
- * and {@code offload.memory.wait.timeouts}. Each is tagged {@code device} and
+ * {@code offload.memory.cached}, {@code offload.memory.peak} (the most in use at once),
+ * {@code offload.memory.reserved.peak} (the most the budget reserved at once, its idle
+ * credit included) and {@code offload.memory.budget} (bytes; the budget is {@code NaN}
+ * when none is enforced, so that used / budget gives no value rather than zero), the same
+ * three for page-locked host staging ({@code offload.memory.host.*}) and
+ * {@code offload.memory.waiting} (sessions waiting for the budget); counters
+ * {@code offload.memory.cache.requests} (tagged {@code result} {@code hit} or
+ * {@code miss}), {@code offload.memory.cache.evictions},
+ * {@code offload.memory.driver.allocations} and {@code offload.memory.driver.frees}
+ * (tagged {@code kind} {@code device} or {@code host}),
+ * {@code offload.memory.oom.retries}, {@code offload.memory.oom.failures} and
+ * {@code offload.memory.wait.timeouts}. Each is tagged {@code device} and
  * {@code backend}.
  */
 public final class OffloadMemoryMetrics implements MeterBinder {
@@ -35,6 +37,8 @@ public final class OffloadMemoryMetrics implements MeterBinder {
 	static final String CACHED = "offload.memory.cached";
 
 	static final String PEAK = "offload.memory.peak";
+
+	static final String RESERVED_PEAK = "offload.memory.reserved.peak";
 
 	static final String BUDGET = "offload.memory.budget";
 
@@ -85,6 +89,10 @@ public final class OffloadMemoryMetrics implements MeterBinder {
 				MemoryStatistics::cachedBytes, tags);
 		bytes(registry, PEAK, "The most device memory in use at once since the start", device,
 				MemoryStatistics::peakBytes, tags);
+		bytes(registry, RESERVED_PEAK,
+				"The most device memory the budget reserved at once since the start: the bytes in use and the "
+						+ "budget's idle credit",
+				device, MemoryStatistics::reservedPeakBytes, tags);
 		Gauge.builder(BUDGET, device, (d) -> budget(d.memoryStatistics()))
 			.description("Device memory sessions may hold at once; NaN when no budget is enforced")
 			.baseUnit(BaseUnits.BYTES)

@@ -47,6 +47,8 @@ class OffloadMemoryMetricsTests {
 		assertThat(gauge(OffloadMemoryMetrics.USED, "0")).isEqualTo(statistics.usedBytes());
 		assertThat(gauge(OffloadMemoryMetrics.CACHED, "0")).isEqualTo(statistics.cachedBytes());
 		assertThat(gauge(OffloadMemoryMetrics.PEAK, "0")).isGreaterThanOrEqualTo(1 << 20);
+		assertThat(gauge(OffloadMemoryMetrics.RESERVED_PEAK, "0")).isEqualTo(statistics.reservedPeakBytes())
+			.isGreaterThanOrEqualTo(1 << 20);
 	}
 
 	@Test

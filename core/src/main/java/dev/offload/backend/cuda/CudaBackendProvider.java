@@ -1,5 +1,8 @@
 package dev.offload.backend.cuda;
 
+import java.util.Objects;
+import java.util.function.Supplier;
+
 import dev.offload.compile.KernelCache;
 import dev.offload.spi.BackendAvailability;
 import dev.offload.spi.BackendProvider;
@@ -10,7 +13,7 @@ import dev.offload.spi.BackendProvider;
  */
 public final class CudaBackendProvider implements BackendProvider {
 
-	private final KernelCache kernelCache;
+	private final Supplier<KernelCache> kernelCache;
 
 	/**
 	 * Creates a provider whose backend caches compiled kernels in
@@ -26,7 +29,28 @@ public final class CudaBackendProvider implements BackendProvider {
 	 * @param kernelCache the compiled images of modules from CUDA source
 	 */
 	public CudaBackendProvider(KernelCache kernelCache) {
-		this.kernelCache = kernelCache;
+		Objects.requireNonNull(kernelCache, "kernelCache");
+		this.kernelCache = () -> kernelCache;
+	}
+
+	/**
+	 * Creates a provider whose backend compiles modules from CUDA source through the
+	 * cache that {@code kernelCache} gives when the backend is created, not before: for a
+	 * backend chosen before the cache exists (Spring Boot chooses it while it registers
+	 * the beans, and the cache is a bean configured by {@code offload.kernels.*}).
+	 * @param kernelCache gives the compiled images of modules from CUDA source
+	 */
+	public CudaBackendProvider(Supplier<KernelCache> kernelCache) {
+		this.kernelCache = Objects.requireNonNull(kernelCache, "kernelCache");
+	}
+
+	/**
+	 * Returns the cache the backends of this provider compile modules from CUDA source
+	 * through.
+	 * @return the cache
+	 */
+	public KernelCache kernelCache() {
+		return Objects.requireNonNull(this.kernelCache.get(), "the kernel cache supplier gave null");
 	}
 
 	@Override
@@ -49,7 +73,7 @@ public final class CudaBackendProvider implements BackendProvider {
 	 */
 	@Override
 	public CudaBackend create() {
-		return CudaBackend.create(this.kernelCache);
+		return CudaBackend.create(kernelCache());
 	}
 
 }
