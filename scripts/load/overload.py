@@ -11,8 +11,12 @@ package`) on free local ports, runs one scenario, stops the app, and prints a Ma
       its end: none may fail for lack of a stream.
   scripts/load/overload.py bodies    [--count 4] [--megabytes 100]
       COUNT concurrent bodies of MEGABYTES each to the price endpoint: status and time of each, heap after.
-  scripts/load/overload.py slowbody  [--connections 250] [--seconds 40]
-      CONNECTIONS clients each sending a body one byte every 5 s, while price and health are probed.
+  scripts/load/overload.py slowbody  [--connections 250] [--seconds 40] [--interval 5]
+      CONNECTIONS clients each sending a body one byte every INTERVAL seconds (below the 2 s connection-timeout, e.g.
+      --interval 1.9 --connections 4, they keep their connections; each reconnects when answered or closed), while
+      price and health are probed: the price probe must not fail, the slow clients get 408 or a closed connection.
+  scripts/load/overload.py startup
+      the first price request's time, sent as soon as health (readiness included) is UP, then nine more.
   scripts/load/overload.py sigterm   [--seconds 20] [--clients 32]
       the flood, then SIGTERM to the app: time to exit, every in-flight request answered (a status, not a reset),
       every accepted job DONE or FAILED with the shutdown as its reason (read from the app's log).
@@ -115,10 +119,12 @@ def percentile(values, p):
 
 def summarize_light(latencies, failures):
     ms = [v * 1000 for v in latencies]
+    over1 = sum(1 for v in ms if v > 1000)
     over2 = sum(1 for v in ms if v > 2000)
     return (f'| light requests | {len(ms)} answered, {failures} failed |\n'
             f'| light p50 / p99 / max | {percentile(ms, 0.5):.0f} / {percentile(ms, 0.99):.0f} / '
-            f'{max(ms) if ms else float("nan"):.0f} ms |\n| light over 2 s | {over2} |\n')
+            f'{max(ms) if ms else float("nan"):.0f} ms |\n'
+            f'| light over the 1 s deadline / over 2 s | {over1} / {over2} |\n')
 
 
 def flood(app, seconds, clients, paths, stop_event=None):
@@ -269,18 +275,36 @@ def run_bodies(args, app):
 def run_slowbody(args, app):
     stop = threading.Event()
     opened = [0]
+    slow_answers = {}
+    lock = threading.Lock()
 
     def slow():
-        try:
-            s = socket.create_connection(('127.0.0.1', app.port), timeout=10)
-            s.sendall(b'POST /api/options/price HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n'
-                      b'Content-Length: 100000\r\n\r\n')
-            opened[0] += 1
-            while not stop.is_set():
-                s.sendall(b' ')
-                stop.wait(5)
-        except OSError:
-            pass
+        while not stop.is_set():
+            try:
+                s = socket.create_connection(('127.0.0.1', app.port), timeout=10)
+                s.settimeout(0.01)
+                s.sendall(b'POST /api/options/price HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n'
+                          b'Content-Length: 100000\r\n\r\n')
+                with lock:
+                    opened[0] += 1
+                answer = None
+                while not stop.is_set() and answer is None:
+                    s.sendall(b' ')
+                    stop.wait(args.interval)
+                    try:
+                        head = s.recv(64)
+                        answer = head.split(b' ')[1].decode() if head.startswith(b'HTTP/') else 'closed'
+                    except socket.timeout:
+                        pass
+                if answer:
+                    with lock:
+                        slow_answers[answer] = slow_answers.get(answer, 0) + 1
+                s.close()
+            except OSError as ex:
+                with lock:
+                    key = 'closed (' + type(ex).__name__ + ')'
+                    slow_answers[key] = slow_answers.get(key, 0) + 1
+                stop.wait(args.interval)
 
     threads = [threading.Thread(target=slow, daemon=True) for _ in range(args.connections)]
     for t in threads:
@@ -303,10 +327,24 @@ def run_slowbody(args, app):
         time.sleep(0.5)
     stop.set()
     bad_health = sum(1 for s, _ in health if s != 200)
-    return (f'### slow bodies: {args.connections} connections sending one byte every 5 s, {args.seconds} s\n\n'
-            f'| what | result |\n| --- | --- |\n| slow connections opened | {opened[0]} |\n' +
+    return (f'### slow bodies: {args.connections} connections sending one byte every {args.interval} s, '
+            f'{args.seconds} s\n\n'
+            f'| what | result |\n| --- | --- |\n| slow connections opened | {opened[0]} |\n'
+            f'| answers to the slow connections | {dict(sorted(slow_answers.items()))} |\n' +
             summarize_light(latencies, failures[0]) +
             f'| health probes | {len(health)}, {bad_health} not 200, max {max(t for _, t in health) * 1000:.0f} ms |\n')
+
+
+def run_startup(args, app):
+    """App() returned once /actuator/health answered 200: readiness is UP. The first price request then, and nine more."""
+    times = []
+    for _ in range(10):
+        started = time.time()
+        status, _ = request('POST', app.port, '/api/options/price', {"options": [OPTION]}, timeout=60)
+        times.append((status, round((time.time() - started) * 1000)))
+    return ('### startup: price requests right after readiness went UP\n\n| what | result |\n| --- | --- |\n'
+            f'| first request | {times[0][0]}, {times[0][1]} ms |\n'
+            f'| the next nine (status, ms) | {times[1:]} |\n')
 
 
 def run_sigterm(args, app):
@@ -543,7 +581,7 @@ def main():
         argv = argv[:argv.index('--')]
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('scenario', choices=['flood', 'bodies', 'slowbody', 'sigterm', 'amplify', 'batches',
-                                             'fairness', 'keepalive'])
+                                             'fairness', 'keepalive', 'startup'])
     parser.add_argument('--seconds', type=int, default=None)
     parser.add_argument('--clients', type=int, default=32)
     parser.add_argument('--paths', type=int, default=64 * 1024 * 1024)
@@ -551,6 +589,7 @@ def main():
     parser.add_argument('--count', type=int, default=None)
     parser.add_argument('--megabytes', type=int, default=100)
     parser.add_argument('--connections', type=int, default=250)
+    parser.add_argument('--interval', type=float, default=5)
     parser.add_argument('--out', default=None)
     args = parser.parse_args(argv)
     if args.seconds is None:
@@ -568,7 +607,7 @@ def main():
         started = time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())
         text = {'flood': run_flood, 'bodies': run_bodies, 'slowbody': run_slowbody, 'sigterm': run_sigterm,
                 'amplify': run_amplify, 'batches': run_batches, 'fairness': run_fairness,
-                'keepalive': run_keepalive}[args.scenario](args, app)
+                'keepalive': run_keepalive, 'startup': run_startup}[args.scenario](args, app)
         text += f'\n({started}, {os.cpu_count()} CPUs, app arguments: {" ".join(extra) or "none"})\n'
     finally:
         app.stop()

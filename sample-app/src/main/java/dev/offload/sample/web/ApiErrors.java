@@ -15,6 +15,7 @@ import org.springframework.http.HttpStatusCode;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.web.HttpRequestMethodNotSupportedException;
 import org.springframework.web.bind.MethodArgumentNotValidException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
@@ -28,6 +29,8 @@ import tools.jackson.databind.exc.MismatchedInputException;
 import tools.jackson.databind.exc.UnrecognizedPropertyException;
 
 import dev.offload.DeviceFailedException;
+import dev.offload.DeviceOutOfMemoryException;
+import dev.offload.MemoryBudgetExceededException;
 import dev.offload.SessionTimeoutException;
 import dev.offload.StreamBorrowTimeoutException;
 import dev.offload.StreamPoolClosedException;
@@ -39,10 +42,12 @@ import dev.offload.template.BatchTimeoutException;
  * requests (400, naming the field, echoing at most {@value #MAX_ECHO} characters of a
  * value and never a Java type, listing at most {@value #MAX_ERRORS} invalid values and
  * counting them all), a body too large (413) or too slow (408), unknown paths, methods
- * and media types (404, 405, 415, 406, through Spring's own handler), and a busy service
- * or a failed device (503, with {@code Retry-After} when a retry can succeed: a full lane
- * or pool, a missed deadline, a shutdown, a request shed at the door). A 503 does not
- * show the pool's state.
+ * and media types (404, 405, 415, 406, through Spring's own handler; a 405 is logged at
+ * DEBUG, not WARN), a client holding its share of the job store (429 with
+ * {@code Retry-After}), and a busy service or a failed device (503, with
+ * {@code Retry-After} when a retry can succeed: a full lane, pool or memory budget, a
+ * missed deadline, a shutdown, a request shed at the door). A 503 does not show the
+ * pool's state.
  */
 @RestControllerAdvice
 class ApiErrors extends ResponseEntityExceptionHandler {
@@ -136,7 +141,7 @@ class ApiErrors extends ResponseEntityExceptionHandler {
 	 */
 	@ExceptionHandler({ StreamBorrowTimeoutException.class, StreamPoolClosedException.class,
 			SessionTimeoutException.class, ShedException.class, BatchQueueFullException.class,
-			BatchTimeoutException.class })
+			BatchTimeoutException.class, MemoryBudgetExceededException.class, DeviceOutOfMemoryException.class })
 	ResponseEntity<ProblemDetail> busy(RuntimeException ex) {
 		logger.debug("503 with Retry-After: " + ex.getMessage());
 		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
@@ -145,6 +150,33 @@ class ApiErrors extends ResponseEntityExceptionHandler {
 		return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
 			.header(HttpHeaders.RETRY_AFTER, RETRY_AFTER_SECONDS)
 			.body(problem);
+	}
+
+	/**
+	 * A client that holds its share of the Monte Carlo job store: 429, retry once its
+	 * oldest result expires.
+	 */
+	@ExceptionHandler(TooManyJobsException.class)
+	ResponseEntity<ProblemDetail> tooManyJobs(TooManyJobsException ex) {
+		logger.debug("429 with Retry-After: " + ex.getMessage());
+		long seconds = ex.retryAfterSeconds();
+		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS,
+				"Your Monte Carlo jobs hold your share of the job store; retry after " + seconds + " s");
+		problem.setTitle("Too many jobs");
+		return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS)
+			.header(HttpHeaders.RETRY_AFTER, Long.toString(seconds))
+			.body(problem);
+	}
+
+	/**
+	 * A method the path does not serve: a client's mistake, answered 405 with
+	 * {@code Allow}, and logged at DEBUG only (Spring logs each at WARN).
+	 */
+	@Override
+	protected ResponseEntity<Object> handleHttpRequestMethodNotSupported(HttpRequestMethodNotSupportedException ex,
+			HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+		logger.debug("405: " + ex.getMessage());
+		return handleExceptionInternal(ex, null, headers, status, request);
 	}
 
 	@ExceptionHandler(DeviceFailedException.class)
@@ -228,7 +260,7 @@ class ApiErrors extends ResponseEntityExceptionHandler {
 			.replaceFirst("^\\.", "");
 	}
 
-	private static <T extends Throwable> T findCause(Throwable ex, Class<T> type) {
+	static <T extends Throwable> T findCause(Throwable ex, Class<T> type) {
 		for (Throwable cause = ex; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
 			if (type.isInstance(cause)) {
 				return type.cast(cause);

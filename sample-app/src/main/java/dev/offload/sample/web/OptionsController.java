@@ -18,6 +18,8 @@ import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.server.ResponseStatusException;
 
 import dev.offload.DeviceFailedException;
+import dev.offload.DeviceOutOfMemoryException;
+import dev.offload.MemoryBudgetExceededException;
 import dev.offload.SessionTimeoutException;
 import dev.offload.StreamBorrowTimeoutException;
 import dev.offload.StreamPoolClosedException;
@@ -82,7 +84,11 @@ public class OptionsController {
 
 	/**
 	 * Starts a Monte Carlo simulation if the client is within its fair share of the slots
-	 * and the job store has room for its result; otherwise 503 with {@code Retry-After}.
+	 * and of the job store, the store has room for its result and the device's memory
+	 * budget admits the simulation's buffers: a job is accepted (202) only once it holds
+	 * its stream and its memory. Otherwise 503 with {@code Retry-After}, or 429 with it
+	 * for a client that holds its share of the store; 503 too once the service is
+	 * shutting down.
 	 * @param request the option and the number of paths
 	 * @param http the HTTP request, whose client is counted
 	 * @return 202 with the job's status and location
@@ -91,15 +97,13 @@ public class OptionsController {
 	public ResponseEntity<JobStatus> monteCarlo(@Valid @RequestBody MonteCarloRequest request,
 			HttpServletRequest http) {
 		String client = this.clients.of(http);
+		this.jobs.reserve(client);
 		if (!this.shares.tryAcquire(client)) {
+			this.jobs.cancel(client);
 			throw new ShedException("Client " + client + " has its share of the Monte Carlo slots");
 		}
-		if (!this.jobs.reserve()) {
-			this.shares.release(client);
-			throw new ShedException("The job store is full");
-		}
 		CompletableFuture<MonteCarloResult> job = start(request, client);
-		UUID id = this.jobs.add(job);
+		UUID id = this.jobs.add(client, job);
 		JobStatus status = JobStatus.running(id);
 		return ResponseEntity.accepted().location(URI.create(status.location())).body(status);
 	}
@@ -111,7 +115,7 @@ public class OptionsController {
 			rejectIfRefused(job);
 		}
 		catch (RuntimeException ex) {
-			this.jobs.cancel();
+			this.jobs.cancel(client);
 			this.shares.release(client);
 			this.shares.refused(client);
 			throw ex;
@@ -121,8 +125,9 @@ public class OptionsController {
 	}
 
 	/**
-	 * A job that could not even start (a full pool, a failed or closed device) is the
-	 * request's failure, answered like a light request's (503), not a job to poll.
+	 * A job that could not even start (a full pool, a memory budget that did not admit
+	 * its buffers, a failed or closed device) is the request's failure, answered like a
+	 * light request's (503), not a job to poll.
 	 */
 	private static void rejectIfRefused(CompletableFuture<MonteCarloResult> job) {
 		if (!job.isCompletedExceptionally()) {
@@ -134,7 +139,9 @@ public class OptionsController {
 		catch (CompletionException ex) {
 			if (ex.getCause() instanceof StreamBorrowTimeoutException || ex.getCause() instanceof DeviceFailedException
 					|| ex.getCause() instanceof StreamPoolClosedException
-					|| ex.getCause() instanceof SessionTimeoutException) {
+					|| ex.getCause() instanceof SessionTimeoutException
+					|| ex.getCause() instanceof MemoryBudgetExceededException
+					|| ex.getCause() instanceof DeviceOutOfMemoryException) {
 				throw (RuntimeException) ex.getCause();
 			}
 		}

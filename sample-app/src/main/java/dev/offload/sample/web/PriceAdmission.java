@@ -10,12 +10,15 @@ import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.web.servlet.HandlerInterceptor;
 
 /**
- * Admits price requests before their bodies are read: at most {@code maxInFlight} are
- * parsed, validated and priced at once; one more waits up to {@code wait} for a place (a
- * burst of short requests passes), then is refused with 503 and {@code Retry-After}
- * ({@link ShedException}). The price deadline starts when the request arrives, so the
- * wait counts against it; without this bound, requests would wait for a CPU to parse
- * their bodies and for the device's queue, unbounded, before the deadline even started.
+ * Admits price requests once their bodies have arrived ({@link RequestBodyReader} reads
+ * them, within a bound, holding no place), before they are parsed: at most
+ * {@code maxInFlight} are parsed, validated and priced at once; one more waits up to
+ * {@code wait} for a place (a burst of short requests passes), then is refused with 503
+ * and {@code Retry-After} ({@link ShedException}). A client that trickles its body holds
+ * no place, so it cannot shut others out. The price deadline starts when the request
+ * arrives, so reading the body and the wait count against it; without this bound,
+ * requests would wait for a CPU to parse their bodies and for the device's queue,
+ * unbounded, before the deadline even started.
  */
 final class PriceAdmission implements HandlerInterceptor {
 
@@ -48,8 +51,9 @@ final class PriceAdmission implements HandlerInterceptor {
 
 	@Override
 	public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler) {
-		long arrived = System.nanoTime();
-		if (!admit()) {
+		Object stamp = request.getAttribute(RequestBodyReader.ARRIVED);
+		long arrived = (stamp instanceof Long at) ? at : System.nanoTime();
+		if (!admit(arrived + this.deadlineNanos)) {
 			throw new ShedException("All " + this.maxInFlight + " price requests in flight");
 		}
 		request.setAttribute(ADMITTED, Boolean.TRUE);
@@ -57,12 +61,14 @@ final class PriceAdmission implements HandlerInterceptor {
 		return true;
 	}
 
-	private boolean admit() {
+	private boolean admit(long deadline) {
 		if (this.permits.tryAcquire()) {
 			return true;
 		}
+		// Never past the deadline, which the wait counts against.
+		long wait = Math.min(this.waitNanos, deadline - System.nanoTime());
 		try {
-			return this.waitNanos > 0 && this.permits.tryAcquire(this.waitNanos, TimeUnit.NANOSECONDS);
+			return wait > 0 && this.permits.tryAcquire(wait, TimeUnit.NANOSECONDS);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -80,8 +86,8 @@ final class PriceAdmission implements HandlerInterceptor {
 	}
 
 	/**
-	 * What is left of an admitted request's deadline, which started when it was admitted:
-	 * parsing and validating its body count against it, not only the GPU work.
+	 * What is left of an admitted request's deadline, which started when it arrived:
+	 * reading, parsing and validating its body count against it, not only the GPU work.
 	 * @param request the request
 	 * @return the time left, zero or negative once it passed, {@code null} if the request
 	 * was not admitted here

@@ -5,7 +5,13 @@ import java.time.Duration;
 
 import tools.jackson.core.StreamReadFeature;
 
+import org.apache.catalina.Valve;
+import org.apache.catalina.core.StandardHost;
+import org.apache.catalina.valves.ErrorReportValve;
+
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory;
+import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.boot.jackson.autoconfigure.JsonMapperBuilderCustomizer;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
@@ -18,11 +24,13 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 import dev.offload.DeviceRegistry;
 
 /**
- * What guards the API before a controller runs: security headers on every response, the
- * request body limit before anything reads a body, strict JSON (a duplicate key is an
- * error, not "the last one wins"), and, before a body is parsed, the media type check and
- * the admission of price requests; the fair shares of the Monte Carlo slots; and, at
- * shutdown, the closing of kept-alive connections before Tomcat pauses.
+ * What guards the API before a controller runs: security headers on every response (error
+ * pages included), an unparseable {@code Accept} refused with a problem detail, the
+ * request body limit before anything reads a body, the body read in full within a bound
+ * before anything admits it, strict JSON (a duplicate key is an error, not "the last one
+ * wins"), and, before a body is parsed, the media type check and the admission of price
+ * requests; the fair shares of the Monte Carlo slots; and, at shutdown, new Monte Carlo
+ * jobs refused first, then the closing of kept-alive connections before Tomcat pauses.
  */
 @Configuration(proxyBeanMethods = false)
 class WebConfiguration implements WebMvcConfigurer {
@@ -73,6 +81,37 @@ class WebConfiguration implements WebMvcConfigurer {
 		return (builder) -> builder.enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION);
 	}
 
+	/**
+	 * Tomcat's own error answers as problem details with the security headers: in place
+	 * of the error report valve (Boot's, or Tomcat's default), after Boot's customizers.
+	 */
+	@Bean
+	WebServerFactoryCustomizer<TomcatServletWebServerFactory> problemErrorReports() {
+		return new WebServerFactoryCustomizer<>() {
+
+			@Override
+			public void customize(TomcatServletWebServerFactory factory) {
+				factory.addContextCustomizers((context) -> {
+					if (context.getParent() instanceof StandardHost host) {
+						for (Valve valve : host.getPipeline().getValves()) {
+							if (valve instanceof ErrorReportValve) {
+								host.getPipeline().removeValve(valve);
+							}
+						}
+						host.setErrorReportValveClass(ProblemErrorReportValve.class.getName());
+						host.getPipeline().addValve(new ProblemErrorReportValve());
+					}
+				});
+			}
+
+		};
+	}
+
+	@Bean
+	MonteCarloJobs.Intake monteCarloIntake(MonteCarloJobs jobs) {
+		return new MonteCarloJobs.Intake(jobs);
+	}
+
 	@Bean
 	KeepAliveDrain keepAliveDrain(@Value("${sample.shutdown.keep-alive-drain:3s}") Duration drain) {
 		return new KeepAliveDrain(drain);
@@ -98,6 +137,23 @@ class WebConfiguration implements WebMvcConfigurer {
 			@Value("${sample.max-request-body:1MB}") DataSize maxRequestBody) {
 		FilterRegistrationBean<RequestBodyLimitFilter> registration = new FilterRegistrationBean<>(
 				new RequestBodyLimitFilter(maxRequestBody));
+		registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 1);
+		return registration;
+	}
+
+	@Bean
+	FilterRegistrationBean<RequestBodyReader> requestBodyReader(
+			@Value("${sample.request-body-timeout:3s}") Duration timeout,
+			@Value("${sample.request-body-buffer:64MB}") DataSize buffer) {
+		FilterRegistrationBean<RequestBodyReader> registration = new FilterRegistrationBean<>(
+				new RequestBodyReader(timeout, buffer));
+		registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 2);
+		return registration;
+	}
+
+	@Bean
+	FilterRegistrationBean<AcceptHeaderCheck> acceptHeaderCheck() {
+		FilterRegistrationBean<AcceptHeaderCheck> registration = new FilterRegistrationBean<>(new AcceptHeaderCheck());
 		registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 1);
 		return registration;
 	}

@@ -5,9 +5,13 @@ import java.net.http.HttpResponse;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.provider.ValueSource;
 import tools.jackson.databind.JsonNode;
 
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
@@ -24,6 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = "sample.max-request-body=64KB")
 @AutoConfigureOffload
+@ExtendWith(OutputCaptureExtension.class)
 class HardenedApiTests {
 
 	@LocalServerPort
@@ -154,6 +159,53 @@ class HardenedApiTests {
 		JsonNode body = json.readTree(response.body());
 		assertThat(body.get("status").asInt()).isEqualTo(status);
 		assertThat(response.body()).doesNotContain("trace").doesNotContain("exception");
+		assertSecurityHeaders(response);
+	}
+
+	@Test
+	void requestTomcatCannotParseShouldBeAProblemDetailWithSecurityHeaders() throws Exception {
+		String answer;
+		try (java.net.Socket socket = new java.net.Socket("localhost", this.port)) {
+			// A guard against a hang, not a timing.
+			socket.setSoTimeout(60_000);
+			socket.getOutputStream()
+				.write("GET /api/pools?x={} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+					.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+			answer = new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII);
+		}
+		assertThat(answer).startsWith("HTTP/1.1 400")
+			.containsIgnoringCase("X-Frame-Options: DENY")
+			.containsIgnoringCase("X-Content-Type-Options: nosniff")
+			.containsIgnoringCase("Content-Security-Policy: ");
+	}
+
+	static void assertSecurityHeaders(HttpResponse<String> response) {
+		assertThat(response.headers().firstValue("X-Frame-Options")).hasValue("DENY");
+		assertThat(response.headers().firstValue("X-Content-Type-Options")).hasValue("nosniff");
+		assertThat(response.headers().firstValue("Content-Security-Policy")).get()
+			.asString()
+			.contains("frame-ancestors 'none'");
+		assertThat(response.headers().firstValue("Referrer-Policy")).hasValue("no-referrer");
+	}
+
+	@ParameterizedTest(name = "Accept: {0}")
+	@ValueSource(strings = { ";;;", "application/" })
+	void unparseableAcceptShouldBeA400ProblemDetail(String accept) throws Exception {
+		HttpResponse<String> response = send(this.port, "POST", "/api/options/price",
+				"{\"options\":[" + OptionsApiTests.option(100) + "]}", accept);
+		assertThat(response.statusCode()).isEqualTo(400);
+		assertThat(response.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+		assertThat(json.readTree(response.body()).get("title").asString()).isEqualTo("Invalid Accept header");
+		assertSecurityHeaders(response);
+	}
+
+	@Test
+	void methodNotAllowedShouldNotBeLoggedAtWarn(CapturedOutput output) throws Exception {
+		HttpResponse<String> response = send(this.port, "DELETE", "/api/options/price", null);
+		assertThat(response.statusCode()).isEqualTo(405);
+		assertThat(response.headers().firstValue("Allow")).hasValue("POST");
+		assertThat(output.getAll().lines().filter((line) -> line.contains("DELETE")))
+			.noneMatch((line) -> line.contains("WARN"));
 	}
 
 	@ParameterizedTest(name = "{0}: {1}")

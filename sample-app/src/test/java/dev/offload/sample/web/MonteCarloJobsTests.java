@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import dev.offload.sample.pricing.MonteCarloResult;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
@@ -22,13 +23,15 @@ class MonteCarloJobsTests {
 
 	private final MutableClock clock = new MutableClock();
 
-	private final MonteCarloJobs jobs = new MonteCarloJobs(Duration.ofMinutes(10), 10, this.clock);
+	private final MonteCarloJobs jobs = new MonteCarloJobs(Duration.ofMinutes(10), 10, 10, this.clock);
+
+	private static final String CLIENT = "address 127.0.0.1";
 
 	private static final MonteCarloResult PRICE = new MonteCarloResult(10.5, 0.01, 4096, 10.45, 0);
 
 	private UUID start(CompletableFuture<MonteCarloResult> future) {
-		assertThat(this.jobs.reserve()).isTrue();
-		return this.jobs.add(future);
+		this.jobs.reserve(CLIENT);
+		return this.jobs.add(CLIENT, future);
 	}
 
 	@Test
@@ -58,14 +61,14 @@ class MonteCarloJobsTests {
 			this.clock.advance(Duration.ofSeconds(1));
 			start(CompletableFuture.completedFuture(PRICE));
 		}
-		assertThat(this.jobs.reserve()).isFalse();
+		assertThatExceptionOfType(ShedException.class).isThrownBy(() -> this.jobs.reserve("address 127.0.0.2"));
 		this.clock.advance(Duration.ofMinutes(9));
 		assertThat(this.jobs.find(first)).get().extracting(JobStatus::status).isEqualTo("DONE");
 		// Ten minutes and half a second after the first ended: only the first expired.
 		this.clock.advance(Duration.ofMillis(51_500));
 		assertThat(this.jobs.find(first)).isEmpty();
-		assertThat(this.jobs.reserve()).isTrue();
-		assertThat(this.jobs.reserve()).isFalse();
+		this.jobs.reserve("address 127.0.0.2");
+		assertThatExceptionOfType(ShedException.class).isThrownBy(() -> this.jobs.reserve("address 127.0.0.2"));
 	}
 
 	@Test
@@ -80,10 +83,11 @@ class MonteCarloJobsTests {
 	@Test
 	void cancelledReservationShouldFreeItsPlace() {
 		for (int i = 0; i < 10; i++) {
-			assertThat(this.jobs.reserve()).isTrue();
+			this.jobs.reserve(CLIENT);
 		}
-		this.jobs.cancel();
-		assertThat(this.jobs.reserve()).isTrue();
+		this.jobs.cancel(CLIENT);
+		this.jobs.reserve(CLIENT);
+		assertThat(this.jobs.size()).isEqualTo(10);
 	}
 
 	@Test
@@ -94,10 +98,48 @@ class MonteCarloJobsTests {
 
 	@Test
 	void retentionAndPlacesShouldBePositive() {
-		assertThatIllegalArgumentException().isThrownBy(() -> new MonteCarloJobs(Duration.ZERO, 10, this.clock))
+		assertThatIllegalArgumentException().isThrownBy(() -> new MonteCarloJobs(Duration.ZERO, 10, 0, this.clock))
 			.withMessageContaining("sample.jobs.retention");
-		assertThatIllegalArgumentException().isThrownBy(() -> new MonteCarloJobs(Duration.ofMinutes(1), 0, this.clock))
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new MonteCarloJobs(Duration.ofMinutes(1), 0, 0, this.clock))
 			.withMessageContaining("sample.jobs.max-retained");
+	}
+
+	@Test
+	void clientHoldingItsShareOfThePlacesShouldBeToldToRetryWhenItsOldestResultExpires() {
+		MonteCarloJobs shared = new MonteCarloJobs(Duration.ofMinutes(10), 10, 2, this.clock);
+		shared.reserve("greedy");
+		shared.add("greedy", CompletableFuture.completedFuture(PRICE));
+		this.clock.advance(Duration.ofMinutes(4));
+		shared.reserve("greedy");
+		shared.add("greedy", new CompletableFuture<>());
+		assertThatExceptionOfType(TooManyJobsException.class).isThrownBy(() -> shared.reserve("greedy"))
+			.satisfies((ex) -> assertThat(ex.retryAfterSeconds()).isEqualTo(6 * 60));
+		shared.reserve("polite");
+		this.clock.advance(Duration.ofMinutes(6).plusSeconds(1));
+		shared.reserve("greedy");
+	}
+
+	@Test
+	void jobStillRunningWhenTheApplicationStopsShouldEndFailedWithTheShutdownAsItsReason() {
+		CompletableFuture<MonteCarloResult> running = new CompletableFuture<>();
+		UUID id = start(running);
+		CompletableFuture<MonteCarloResult> finishing = new CompletableFuture<>();
+		UUID finished = start(finishing);
+		java.util.concurrent.atomic.AtomicBoolean stopped = new java.util.concurrent.atomic.AtomicBoolean();
+		this.jobs.stop(() -> stopped.set(true));
+		assertThatExceptionOfType(ShedException.class).isThrownBy(() -> this.jobs.reserve(CLIENT));
+		finishing.complete(PRICE);
+		assertThat(this.jobs.find(finished)).get().extracting(JobStatus::status).isEqualTo("DONE");
+		assertThat(stopped).isFalse();
+		this.jobs.failRunning();
+		assertThat(this.jobs.find(id)).get().satisfies((status) -> {
+			assertThat(status.status()).isEqualTo("FAILED");
+			assertThat(status.error()).startsWith(MonteCarloJobs.SHUTDOWN_REASON);
+		});
+		running.complete(PRICE);
+		assertThat(stopped).isTrue();
+		assertThat(this.jobs.find(id)).get().extracting(JobStatus::status).isEqualTo("FAILED");
 	}
 
 	static final class MutableClock extends Clock {
