@@ -6,6 +6,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 
 import org.jspecify.annotations.Nullable;
 
@@ -35,7 +36,9 @@ import dev.offload.internal.VirtualThreads;
  * futures of dependent stages ({@code thenApply(...).join()}) and for the futures made
  * with {@link #newIncompleteFuture()}: a thread that waits for one of them publishes this
  * future first, which runs the stages that lead to it on the waiting thread (as a plain
- * {@link CompletableFuture} runs its dependents on the thread that completes it).
+ * {@link CompletableFuture} runs its dependents on the thread that completes it). Such a
+ * thread waits for the outcome or for the stage it waits for, whichever completes first:
+ * a stage completed otherwise (its own timeout, a cancellation) ends its wait at once.
  * Completing it from outside ({@link #complete}, {@link #completeExceptionally},
  * {@link #cancel}, the timeouts) decides the outcome first as well, then publishes on the
  * calling thread. Dependent stages registered without an executor ({@code thenApply}) run
@@ -194,7 +197,7 @@ final class CompletionFuture<T> extends CompletableFuture<T> {
 		if (super.isDone()) {
 			return super.join();
 		}
-		awaitOutcome();
+		awaitOutcome(this);
 		publish();
 		return super.join();
 	}
@@ -204,7 +207,7 @@ final class CompletionFuture<T> extends CompletableFuture<T> {
 		if (super.isDone()) {
 			return super.get();
 		}
-		awaitOutcomeInterruptibly();
+		awaitOutcomeInterruptibly(this);
 		publish();
 		return super.get();
 	}
@@ -215,37 +218,44 @@ final class CompletionFuture<T> extends CompletableFuture<T> {
 			return super.get(timeout, unit);
 		}
 		long deadline = System.nanoTime() + unit.toNanos(timeout);
-		awaitOutcome(deadline);
+		awaitOutcome(this, deadline);
 		publish();
 		return super.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
 	}
 
 	/**
-	 * Waits for the outcome as {@link #join()} does: a platform thread runs the
-	 * {@linkplain #helpWith helper} first, then spins briefly, then parks.
+	 * Waits for the outcome as {@link #join()} does, or until {@code awaited} completes
+	 * otherwise: a platform thread runs the {@linkplain #helpWith helper} first, then
+	 * spins briefly, then parks.
+	 * @param awaited the future the caller waits for: this one, or a stage made from it
+	 * ({@link Dependent}), which may complete before the outcome is decided (its own
+	 * timeout, a cancellation, a completion from outside)
 	 */
-	private void awaitOutcome() {
+	private void awaitOutcome(CompletableFuture<?> awaited) {
 		// Not in get(): a thread waiting in the driver cannot be interrupted.
 		JoinHelper help = VirtualThreads.isCurrentThreadVirtual() ? null : this.helper;
-		help(help, false);
-		awaitBriefly();
+		help(help, false, awaited);
+		awaitBriefly(awaited);
 		// Still not done after the brief wait: long work, which the completion thread
 		// watches with growing pauses; the joiner may wait for it itself.
-		help(help, true);
+		help(help, true, awaited);
+		if (isDecidedOrDone(awaited)) {
+			return;
+		}
 		try {
-			this.outcome.join();
+			outcomeOr(awaited).join();
 		}
 		catch (RuntimeException ex) {
 			// A failure: published below.
 		}
 	}
 
-	private void help(@Nullable JoinHelper help, boolean late) {
-		if (help == null || this.outcome.isDone()) {
+	private void help(@Nullable JoinHelper help, boolean late, CompletableFuture<?> awaited) {
+		if (help == null || isDecidedOrDone(awaited)) {
 			return;
 		}
 		try {
-			help.help(late);
+			help.help(late, awaited);
 		}
 		catch (RuntimeException ex) {
 			// The outcome is settled all the same (the completion thread reports what
@@ -253,10 +263,13 @@ final class CompletionFuture<T> extends CompletableFuture<T> {
 		}
 	}
 
-	private void awaitOutcomeInterruptibly() throws InterruptedException {
-		awaitBriefly();
+	private void awaitOutcomeInterruptibly(CompletableFuture<?> awaited) throws InterruptedException {
+		awaitBriefly(awaited);
+		if (isDecidedOrDone(awaited)) {
+			return;
+		}
 		try {
-			this.outcome.get();
+			outcomeOr(awaited).get();
 		}
 		catch (ExecutionException | RuntimeException ex) {
 			// A failure: published below.
@@ -264,16 +277,41 @@ final class CompletionFuture<T> extends CompletableFuture<T> {
 	}
 
 	/**
-	 * Waits for the outcome until {@code deadline} ({@link System#nanoTime()}).
+	 * Waits for the outcome until {@code deadline} ({@link System#nanoTime()}), or until
+	 * {@code awaited} completes otherwise.
 	 * @throws TimeoutException if the deadline passes first
 	 */
-	private void awaitOutcome(long deadline) throws InterruptedException, TimeoutException {
+	private void awaitOutcome(CompletableFuture<?> awaited, long deadline)
+			throws InterruptedException, TimeoutException {
+		if (isDecidedOrDone(awaited)) {
+			return;
+		}
 		try {
-			this.outcome.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+			outcomeOr(awaited).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
 		}
 		catch (ExecutionException | RuntimeException ex) {
 			// A failure: published below.
 		}
+	}
+
+	/**
+	 * Tells whether the outcome is decided or {@code awaited} is done: the end of a
+	 * joiner's wait. Reads only: this future's own completions from outside decide the
+	 * outcome, a dependent stage's do not.
+	 */
+	private boolean isDecidedOrDone(CompletableFuture<?> awaited) {
+		return this.outcome.isDone() || (awaited != this && awaited.isDone());
+	}
+
+	/**
+	 * Returns a future that completes once the outcome is decided or {@code awaited}
+	 * completes, whichever comes first: the one to park on. The outcome itself for this
+	 * future; for a stage made from it, the stage's {@link Dependent#outcomeOrDone()},
+	 * made once for all its waiters.
+	 * @param awaited this future, or a stage made from it
+	 */
+	CompletableFuture<?> outcomeOr(CompletableFuture<?> awaited) {
+		return (awaited instanceof Dependent<?> stage) ? stage.outcomeOrDone() : this.outcome;
 	}
 
 	/**
@@ -281,21 +319,21 @@ final class CompletionFuture<T> extends CompletableFuture<T> {
 	 * virtual thread (whose spinning would hold its carrier) or the device's work runs on
 	 * this machine's processors.
 	 */
-	private void awaitBriefly() {
-		if (!this.spinBeforeParking || this.outcome.isDone() || VirtualThreads.isCurrentThreadVirtual()) {
+	private void awaitBriefly(CompletableFuture<?> awaited) {
+		if (!this.spinBeforeParking || isDecidedOrDone(awaited) || VirtualThreads.isCurrentThreadVirtual()) {
 			return;
 		}
 		long start = System.nanoTime();
 		long waited;
 		do {
 			Thread.onSpinWait();
-			if (this.outcome.isDone()) {
+			if (isDecidedOrDone(awaited)) {
 				return;
 			}
 			waited = System.nanoTime() - start;
 		}
 		while (waited < JOIN_SPIN_NANOS);
-		while (waited < JOIN_YIELD_NANOS && !this.outcome.isDone()) {
+		while (waited < JOIN_YIELD_NANOS && !isDecidedOrDone(awaited)) {
 			Thread.yield();
 			waited = System.nanoTime() - start;
 		}
@@ -309,11 +347,15 @@ final class CompletionFuture<T> extends CompletableFuture<T> {
 	interface JoinHelper {
 
 		/**
-		 * Helps, or declines to.
+		 * Helps, or declines to. A helper that waits for the work leaves its wait as soon
+		 * as {@code awaited} is done (see {@link CompletionFuture#outcomeOr}), leaving
+		 * the work to the completion thread.
 		 * @param late {@code false} when the thread starts to wait, {@code true} once it
 		 * has waited briefly ({@link #JOIN_YIELD_NANOS}) and the future is still pending
+		 * @param awaited the future the thread waits for: this one, or a stage made from
+		 * it, which may complete first (its own timeout, a cancellation)
 		 */
-		void help(boolean late);
+		void help(boolean late, CompletableFuture<?> awaited);
 
 	}
 
@@ -367,11 +409,21 @@ final class CompletionFuture<T> extends CompletableFuture<T> {
 	 */
 	static final class Dependent<U> extends CompletableFuture<U> {
 
+		@SuppressWarnings("rawtypes")
+		private static final AtomicReferenceFieldUpdater<Dependent, CompletableFuture> OUTCOME_OR_DONE = AtomicReferenceFieldUpdater
+			.newUpdater(Dependent.class, CompletableFuture.class, "outcomeOrDone");
+
 		private final CompletionFuture<?> source;
 
 		private final boolean bounded;
 
 		private final long deadlineNanos;
+
+		/**
+		 * Completed once the source's outcome is decided or this stage completes: what
+		 * its waiters park on, made by the first that parks.
+		 */
+		private volatile @Nullable CompletableFuture<Void> outcomeOrDone;
 
 		Dependent(CompletionFuture<?> source) {
 			this(source, false, 0);
@@ -387,7 +439,7 @@ final class CompletionFuture<T> extends CompletableFuture<T> {
 		public U join() {
 			if (!isDone()) {
 				if (!this.bounded) {
-					this.source.awaitOutcome();
+					this.source.awaitOutcome(this);
 				}
 				else if (!awaitBoundedUninterruptibly()) {
 					return super.join();
@@ -401,7 +453,7 @@ final class CompletionFuture<T> extends CompletableFuture<T> {
 		public U get() throws InterruptedException, ExecutionException {
 			if (!isDone()) {
 				if (!this.bounded) {
-					this.source.awaitOutcomeInterruptibly();
+					this.source.awaitOutcomeInterruptibly(this);
 				}
 				else if (!awaitBounded(this.deadlineNanos)) {
 					return super.get();
@@ -418,7 +470,7 @@ final class CompletionFuture<T> extends CompletableFuture<T> {
 			}
 			long deadline = System.nanoTime() + unit.toNanos(timeout);
 			if (!this.bounded || deadline - this.deadlineNanos < 0) {
-				this.source.awaitOutcome(deadline);
+				this.source.awaitOutcome(this, deadline);
 				this.source.publish();
 			}
 			else if (awaitBounded(this.deadlineNanos)) {
@@ -433,7 +485,7 @@ final class CompletionFuture<T> extends CompletableFuture<T> {
 		 */
 		private boolean awaitBounded(long deadline) throws InterruptedException {
 			try {
-				this.source.awaitOutcome(deadline);
+				this.source.awaitOutcome(this, deadline);
 				return true;
 			}
 			catch (TimeoutException ex) {
@@ -449,6 +501,29 @@ final class CompletionFuture<T> extends CompletableFuture<T> {
 				Thread.currentThread().interrupt();
 				return false;
 			}
+		}
+
+		/**
+		 * Returns a future completed once the source's outcome is decided or this stage
+		 * completes, whichever comes first: a thread that waits for this stage and has to
+		 * park parks on it, so that it wakes when the stage completes otherwise than from
+		 * the outcome (its own timeout, a cancellation, a completion from outside) as
+		 * well. Made once, by the first waiter that parks; neither side runs more than
+		 * its completion (the completion thread, settling the outcome, only wakes the
+		 * waiters).
+		 */
+		CompletableFuture<Void> outcomeOrDone() {
+			CompletableFuture<Void> either = this.outcomeOrDone;
+			if (either != null) {
+				return either;
+			}
+			CompletableFuture<Void> made = new CompletableFuture<>();
+			if (!OUTCOME_OR_DONE.compareAndSet(this, null, made)) {
+				return Objects.requireNonNull(this.outcomeOrDone, "set by the thread that won");
+			}
+			this.source.outcome.whenComplete((value, failure) -> made.complete(null));
+			whenComplete((value, failure) -> made.complete(null));
+			return made;
 		}
 
 		@Override

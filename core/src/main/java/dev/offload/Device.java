@@ -41,6 +41,12 @@ public final class Device {
 
 	private final String backendName;
 
+	/**
+	 * Whether the work runs on this machine's processors (the host backend): a thread
+	 * that spins waiting for it takes a processor from it.
+	 */
+	private final boolean workOnHostProcessors;
+
 	private final BackendDevice backendDevice;
 
 	private final DeviceInfo info;
@@ -96,6 +102,7 @@ public final class Device {
 			@Nullable Duration sessionTimeout) {
 		this.sessionTimeout = SessionDeadline.checked(sessionTimeout, "sessionTimeout");
 		this.backendName = backendName;
+		this.workOnHostProcessors = dev.offload.backend.host.HostBackend.NAME.equals(backendName);
 		this.completionExecutor = completionExecutor;
 		this.backendDevice = backendDevice;
 		this.info = backendDevice.info();
@@ -551,10 +558,15 @@ public final class Device {
 	}
 
 	CompletionFuture<Void> newCompletionFuture() {
-		// On the host backend the work runs on this machine's processors: a joiner that
-		// spins takes a processor from it.
-		return new CompletionFuture<>(this.completionExecutor,
-				!dev.offload.backend.host.HostBackend.NAME.equals(this.backendName));
+		return new CompletionFuture<>(this.completionExecutor, !this.workOnHostProcessors);
+	}
+
+	/**
+	 * Tells whether the device's work runs on this machine's processors (the host
+	 * backend), which a thread spinning while it waits for the work would take from it.
+	 */
+	boolean runsWorkOnHostProcessors() {
+		return this.workOnHostProcessors;
 	}
 
 	/**

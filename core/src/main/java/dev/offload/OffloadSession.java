@@ -786,7 +786,7 @@ public final class OffloadSession implements AutoCloseable {
 			// A joiner waits for the work and finishes the session, or has.
 			return this.asyncState == FINISHED;
 		}
-		return finishIfDone(lent(), false);
+		return finishIfDone(lent(), null);
 	}
 
 	/**
@@ -796,22 +796,23 @@ public final class OffloadSession implements AutoCloseable {
 	 * the completion executor; a joiner waits for the work in the driver first and
 	 * completes the future on its own thread, where it waits for it.
 	 * @param lent the session's stream
-	 * @param joiner whether a joiner calls, rather than the completion thread
+	 * @param joined for a joiner, the future it waits for (it leaves once that is done
+	 * otherwise, the work still running); {@code null} for the completion thread
 	 * @return whether the session was finished
 	 */
-	private boolean finishIfDone(PooledStream lent, boolean joiner) {
+	private boolean finishIfDone(PooledStream lent, @Nullable CompletableFuture<?> joined) {
+		boolean joiner = joined != null;
 		boolean done;
 		RuntimeException failure = null;
 		try {
-			if (joiner) {
+			if (joined != null) {
 				this.device.joinerInDriver();
 				try {
-					lent.backend.synchronize();
+					done = awaitWorkUnlessDone(lent, joined);
 				}
 				finally {
 					this.device.joinerLeftDriver();
 				}
-				done = true;
 			}
 			else {
 				done = lent.backend.query();
@@ -822,6 +823,8 @@ public final class OffloadSession implements AutoCloseable {
 			done = true;
 		}
 		if (!done) {
+			// The completion thread watches the work again (its task stays pending while
+			// a joiner helps) and finishes the session.
 			this.asyncState = OPEN;
 			return false;
 		}
@@ -843,19 +846,20 @@ public final class OffloadSession implements AutoCloseable {
 	 * {@link #JOINERS_WOKEN} sessions to watch, and would wake their joiners one after
 	 * another, or while more sessions are open on the device than the machine has
 	 * processors (a joiner waiting actively for the completion thread would take a
-	 * processor from their threads), takes the session from it, waits for the work in the
-	 * driver, as {@link #close()} does, and finishes the session, completing its future
-	 * on this thread. Otherwise the joiner is woken by the completion thread, which costs
-	 * a lone joiner less, unless the work is still running once the joiner has waited
-	 * briefly ({@code late}) and fewer than {@link #JOINERS_WOKEN} joiners wait in the
-	 * driver: the completion thread then watches it with pauses of up to
+	 * processor from their threads), takes the session from it, waits for the work itself
+	 * ({@link #awaitWorkUnlessDone}; it gives the session back if the future it joins is
+	 * done otherwise first) and finishes the session, completing its future on this
+	 * thread. Otherwise the joiner is woken by the completion thread, which costs a lone
+	 * joiner less, unless the work is still running once the joiner has waited briefly
+	 * ({@code late}) and fewer than {@link #JOINERS_WOKEN} joiners wait in the driver:
+	 * the completion thread then watches it with pauses of up to
 	 * {@link CompletionPoller#MAX_PARK_NANOS}, which the joiner, waiting in the driver,
 	 * does not pay. While the completion thread queries the stream (one call), the joiner
 	 * waits for it to give the session back, up to {@link #JOINER_SPIN_NANOS}. Not on a
 	 * fork/join pool's thread (the completion executor's, say), where {@code join()}
 	 * blocks through the pool's managed blocking.
 	 */
-	private void finishForJoiner(boolean late) {
+	private void finishForJoiner(boolean late, CompletableFuture<?> joined) {
 		PooledStream lent = this.stream;
 		if (lent == null || Thread.currentThread() instanceof ForkJoinWorkerThread) {
 			return;
@@ -873,7 +877,7 @@ public final class OffloadSession implements AutoCloseable {
 			int state = this.asyncState;
 			if (state == OPEN) {
 				if (ASYNC_STATE.compareAndSet(this, OPEN, HELPING)) {
-					finishIfDone(lent, true);
+					finishIfDone(lent, joined);
 					return;
 				}
 			}
@@ -889,6 +893,32 @@ public final class OffloadSession implements AutoCloseable {
 			}
 			Thread.onSpinWait();
 		}
+	}
+
+	/**
+	 * A joiner's wait for the session's work, which it leaves as soon as the future it
+	 * waits for is done otherwise (its own timeout, a cancellation, a completion from
+	 * outside): a driver's synchronize could not be left, so it queries the stream
+	 * between spin waits, as the driver's synchronize spins on a processor of its own
+	 * (the context's default scheduling while the processors outnumber the contexts).
+	 * Where the device's work runs on this machine's processors (the host backend), which
+	 * a spinning joiner would take from it, the joiner parks until the completion thread
+	 * sees the stream idle or the future is done.
+	 * @return whether the work is done; {@code false} if the joiner left it running
+	 * @throws RuntimeException the work's failure
+	 */
+	private boolean awaitWorkUnlessDone(PooledStream lent, CompletableFuture<?> joined) {
+		BackendStream backend = lent.backend;
+		if (this.device.runsWorkOnHostProcessors()) {
+			return SessionWaits.awaitIdleUnless(this.device, backend::query, completion().outcomeOr(joined));
+		}
+		while (!backend.query()) {
+			if (joined.isDone()) {
+				return false;
+			}
+			Thread.onSpinWait();
+		}
+		return true;
 	}
 
 	/**

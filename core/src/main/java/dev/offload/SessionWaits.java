@@ -90,6 +90,32 @@ final class SessionWaits {
 
 	/**
 	 * Parks the calling thread until {@code done} answers {@code true}, polled by
+	 * {@code device}'s completion thread, or until {@code leave} completes: the wait of a
+	 * joiner that finishes its session itself, which it leaves when the future it waits
+	 * for completes otherwise. Not cut short by an interrupt.
+	 * @param device the device whose completion thread polls
+	 * @param done whether the awaited work is done; may throw its failure
+	 * @param leave completes when the caller no longer waits for the work
+	 * @return {@code true} if the work is done, {@code false} if {@code leave} completed
+	 * first
+	 */
+	static boolean awaitIdleUnless(Device device, BooleanSupplier done, CompletableFuture<?> leave) {
+		if (done.getAsBoolean()) {
+			return true;
+		}
+		CompletableFuture<Void> idle = new CompletableFuture<>();
+		device.completionPoller().submit(new IdleWatch(done, idle));
+		CompletableFuture.anyOf(idle, leave).exceptionally((failure) -> null).join();
+		if (!idle.isDone() && idle.cancel(false)) {
+			// The watch, finding its future done, leaves the poller.
+			return false;
+		}
+		awaitDone(idle);
+		return true;
+	}
+
+	/**
+	 * Parks the calling thread until {@code done} answers {@code true}, polled by
 	 * {@code device}'s completion thread; throws what {@code done} throws. The wait of a
 	 * virtual thread that leaves its carrier free.
 	 * @param device the device whose completion thread polls

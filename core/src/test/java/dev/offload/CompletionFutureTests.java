@@ -148,7 +148,7 @@ class CompletionFutureTests {
 		AtomicInteger helped = new AtomicInteger();
 		// A helper that never settles: a bounded waiter must not run it (it would wait in
 		// the driver past the deadline).
-		future.helpWith((late) -> helped.incrementAndGet());
+		future.helpWith((late, awaited) -> helped.incrementAndGet());
 		CompletableFuture<String> bounded = CompletionFuture.newBoundedFuture(future, System.nanoTime());
 		Thread timer = new Thread(() -> bounded.completeExceptionally(new IllegalStateException("deadline")));
 		timer.start();
@@ -170,7 +170,7 @@ class CompletionFutureTests {
 		HeldExecutor executor = new HeldExecutor();
 		CompletionFuture<String> future = new CompletionFuture<>(executor);
 		AtomicReference<String> helpedOn = new AtomicReference<>();
-		future.helpWith((late) -> {
+		future.helpWith((late, awaited) -> {
 			helpedOn.set(Thread.currentThread().getName());
 			future.settle("helped", null);
 		});
@@ -185,7 +185,7 @@ class CompletionFutureTests {
 		List<Boolean> offers = new CopyOnWriteArrayList<>();
 		// Declines at first (the completion thread would wake it), helps once late: long
 		// work, which the joiner had better wait for itself.
-		future.helpWith((late) -> {
+		future.helpWith((late, awaited) -> {
 			offers.add(late);
 			if (late) {
 				future.settle("helped late", null);
@@ -247,6 +247,101 @@ class CompletionFutureTests {
 			}
 			registry.close();
 		}
+	}
+
+	@Test
+	void aJoinerWaitingForTheWorkItselfShouldLeaveItWhenItsDependentStageIsCompleted() throws Exception {
+		joinerLeavesTheWorkWhenItsStageCompletes(4714, false, false);
+	}
+
+	@Test
+	void aJoinerWaitingForTheWorkItselfShouldLeaveItWhenTheSessionsFutureIsCancelled() throws Exception {
+		joinerLeavesTheWorkWhenItsStageCompletes(4715, true, false);
+	}
+
+	@Test
+	void aJoinerFinishingItsOwnSessionAtOnceShouldLeaveTheWorkWhenItsDependentStageIsCompleted() throws Exception {
+		joinerLeavesTheWorkWhenItsStageCompletes(4716, false, true);
+	}
+
+	/**
+	 * Holds a session's work at {@code gate}, has a platform thread join its
+	 * {@code closeAsync()} future (or a stage of it) and wait for the work itself, then
+	 * completes that future from outside: the joiner returns with it while the work is
+	 * still held, and the completion thread finishes the session once the work ends,
+	 * giving its stream back and publishing the work's outcome to the other stages.
+	 * @param onTheSessionsFuture whether the joiner joins the session's future itself
+	 * (cancelled), else a stage of it (completed)
+	 * @param atOnce whether the joiner takes the session at once (more sessions open than
+	 * processors), else once its brief wait is over
+	 */
+	private static void joinerLeavesTheWorkWhenItsStageCompletes(int gate, boolean onTheSessionsFuture, boolean atOnce)
+			throws Exception {
+		AtomicReference<String> closedOn = new AtomicReference<>();
+		DeviceRegistry registry = registryNamingTheThreadThatClosesFirst(closedOn);
+		Device device = registry.device(0);
+		int othersInDriver = atOnce ? OffloadSession.JOINERS_WOKEN : 0;
+		for (int i = 0; i < othersInDriver; i++) {
+			device.joinerInDriver();
+		}
+		List<OffloadSession> open = new ArrayList<>();
+		try {
+			if (atOnce) {
+				for (int i = 0; i < Runtime.getRuntime().availableProcessors(); i++) {
+					open.add(device.openSession());
+				}
+			}
+			Kernel hold = device.loadModule(TestKernels.MODULE).kernel("hold");
+			OffloadSession session = device.openSession();
+			session.launch(hold, LaunchConfig.of(1, 1), gate);
+			TestKernels.await(TestKernels.started(gate));
+			CompletableFuture<Void> closing = session.closeAsync();
+			CompletableFuture<String> other = closing.thenApply((ignored) -> "other");
+			CompletableFuture<String> dependent = closing.thenApply((ignored) -> "closed");
+			CompletableFuture<?> stage = onTheSessionsFuture ? closing : dependent;
+			CompletableFuture<Object> joined = new CompletableFuture<>();
+			Thread joiner = new Thread(() -> {
+				try {
+					joined.complete(stage.join());
+				}
+				catch (RuntimeException ex) {
+					joined.complete(ex);
+				}
+			}, "leaving-joiner");
+			joiner.setDaemon(true);
+			joiner.start();
+			// The joiner waits for the work itself.
+			Awaitility.await().until(() -> device.joinersInDriver() == othersInDriver + 1);
+			if (onTheSessionsFuture) {
+				assertThat(closing.cancel(true)).isTrue();
+				assertThat(joined.get(30, TimeUnit.SECONDS)).isInstanceOf(CancellationException.class);
+			}
+			else {
+				assertThat(dependent.complete("caller")).isTrue();
+				assertThat(joined.get(30, TimeUnit.SECONDS)).isEqualTo("caller");
+			}
+			assertThat(TestKernels.gate(gate).getCount()).as("the work's gate, still closed").isOne();
+			Awaitility.await().until(() -> device.joinersInDriver() == othersInDriver);
+			assertThat(device.activeSessions()).isEqualTo(open.size() + 1);
+
+			TestKernels.gate(gate).countDown();
+			Awaitility.await().until(() -> device.activeSessions() == open.size());
+			assertThat(closedOn.get()).isNotNull().isNotEqualTo("leaving-joiner");
+			if (!onTheSessionsFuture) {
+				assertThat(other.get(30, TimeUnit.SECONDS)).isEqualTo("other");
+				assertThat(closing.get(30, TimeUnit.SECONDS)).isNull();
+			}
+			assertThat(device.streamPool().statistics().discarded()).isZero();
+		}
+		finally {
+			TestKernels.gate(gate).countDown();
+			open.forEach(OffloadSession::close);
+			for (int i = 0; i < othersInDriver; i++) {
+				device.joinerLeftDriver();
+			}
+			registry.close();
+		}
+		assertThat(device.streamPool().inUse()).isZero();
 	}
 
 	@Test
