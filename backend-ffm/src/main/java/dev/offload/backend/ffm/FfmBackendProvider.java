@@ -1,5 +1,8 @@
 package dev.offload.backend.ffm;
 
+import java.util.Objects;
+import java.util.function.Supplier;
+
 import dev.offload.backend.cuda.CudaUnavailableException;
 import dev.offload.compile.KernelCache;
 import dev.offload.spi.BackendAvailability;
@@ -13,7 +16,7 @@ import dev.offload.spi.BackendProvider;
  */
 public final class FfmBackendProvider implements BackendProvider {
 
-	private final KernelCache kernelCache;
+	private final Supplier<KernelCache> kernelCache;
 
 	/**
 	 * Creates a provider whose backend caches compiled kernels in
@@ -30,7 +33,27 @@ public final class FfmBackendProvider implements BackendProvider {
 	 * @param kernelCache the compiled images of modules from CUDA source
 	 */
 	public FfmBackendProvider(KernelCache kernelCache) {
-		this.kernelCache = kernelCache;
+		Objects.requireNonNull(kernelCache, "kernelCache");
+		this.kernelCache = () -> kernelCache;
+	}
+
+	/**
+	 * Creates a provider whose backend compiles modules from CUDA source through the
+	 * cache that {@code kernelCache} gives when the backend is created, not before
+	 * (Spring Boot chooses the backend before the cache bean exists).
+	 * @param kernelCache gives the compiled images of modules from CUDA source
+	 */
+	public FfmBackendProvider(Supplier<KernelCache> kernelCache) {
+		this.kernelCache = Objects.requireNonNull(kernelCache, "kernelCache");
+	}
+
+	/**
+	 * Returns the cache the backends of this provider compile modules from CUDA source
+	 * through.
+	 * @return the cache
+	 */
+	public KernelCache kernelCache() {
+		return Objects.requireNonNull(this.kernelCache.get(), "the kernel cache supplier gave null");
 	}
 
 	@Override
@@ -55,7 +78,7 @@ public final class FfmBackendProvider implements BackendProvider {
 	 */
 	@Override
 	public FfmBackend create() {
-		return FfmBackend.create(this.kernelCache);
+		return FfmBackend.create(kernelCache());
 	}
 
 }
