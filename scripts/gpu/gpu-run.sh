@@ -58,6 +58,12 @@
 #            VT_MAX_STREAMS (default "256 0", 0 = unbounded; virtual-threads.md, with the targets; VT_ARGS adds
 #            options, VT_BACKEND=host runs it without a GPU, VT_JAVA_OPTS adds JVM options to the benchmark's JVM,
 #            e.g. a flight recording: -XX:StartFlightRecording=filename=$OUT/vt.jfr,settings=profile)
+#   ffm      not in the default, on the Java 25 runtime jre25.txz (pack with JDK25=<a JDK 25> PACK_PARTS=ffm
+#            scripts/gpu/pack.sh): every gpu-tagged test of the CUDA backend, the kernel compilation, the behaviour
+#            contract and the FFM binding's own, on the FFM binding (-Doffload.test.cuda-binding=ffm: the CUDA suite
+#            creates its backend through offload-backend-ffm; NVRTC through FFM too), in JCuda's default mode
+#            (ffm-tests.log) and with JCuda's exceptions on (ffm-tests-exceptions.log: the interop calls of the
+#            FFM tests are JCuda's); the tests that check JCuda's own handles skip themselves with the reason
 # CLASSES_OVERLAY=<a folder of class files> puts them ahead of the pack's on the tests' and benchmarks' class path: an
 # A/B of a few changed classes (copied from another build's core/target/classes, packages kept) without a second pack,
 # which would not fit the device tool's carry limit beside the first.
@@ -124,6 +130,29 @@ if want tests; then
 	record $? tests
 	run_tests tests-exceptions -Doffload.test.jcuda-exceptions=true
 	record $? tests-exceptions
+fi
+
+# The CUDA suite on the FFM binding, on Java 25: the same gpu-tagged tests, the backend made by offload-backend-ffm.
+if want ffm; then
+	if [ -x "$java25" ] && [ -d "$here/classes/backend-ffm" ]; then
+		ffmcp="$here/classes/backend-ffm:$here/classes/backend-ffm-test:$classpath"
+		for mode in default exceptions; do
+			log=ffm-tests
+			[ "$mode" = exceptions ] && log=ffm-tests-exceptions
+			timeout "${TESTS_TIMEOUT:-300}" "$java25" --enable-native-access=ALL-UNNAMED \
+				-Doffload.test.cuda-binding=ffm -Doffload.test.jcuda-exceptions="$([ "$mode" = exceptions ] && echo true || echo false)" \
+				-Doffload.test.classpath="$ffmcp" -cp "$console:$ffmcp" org.junit.platform.console.ConsoleLauncher execute \
+				--disable-banner --disable-ansi-colors --details=tree --include-tag gpu \
+				--select-package dev.offload.backend.cuda --select-package dev.offload.compile \
+				--select-package dev.offload.backend.ffm --reports-dir "${TMPDIR:-/tmp}/offload-junit/$log" 2>&1 \
+				| tee "$out/$log.log"
+			record "${PIPESTATUS[0]}" "$log"
+		done
+	else
+		echo "no jre25.txz or no FFM classes: pack with JDK25=<a JDK 25> PACK_PARTS=ffm scripts/gpu/pack.sh" \
+			| tee "$out/ffm-tests.log"
+		record 2 ffm-tests
+	fi
 fi
 
 if want source; then

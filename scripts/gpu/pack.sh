@@ -10,8 +10,9 @@
 # benchmarks' runtime (bench, which the memory and memory-soak parts need too); PACK_PARTS=tests packs only what the tests need. PACK_PARTS=vt packs what the vt part
 # needs and the Java 25 runtime only (JDK25 must name a JDK 25; a jre.txz left by an earlier pack is removed), so
 # that both runtimes do not have to travel. PACK_PARTS=app packs the sample app without the test runtime and with a
-# JRE without its CDS archive (about 60 MiB with the checkout), for GPU_RUN_PARTS=app alone. The device tool carries
-# at most 64 MiB: pack only what the run needs.
+# JRE without its CDS archive (about 60 MiB with the checkout), for GPU_RUN_PARTS=app alone. PACK_PARTS=ffm packs what
+# the ffm part needs (the tests' runtime, the FFM binding's classes and tests) and the Java 25 runtime only (JDK25 must
+# name a JDK 22+). The device tool carries at most 64 MiB: pack only what the run needs.
 # Then, with the device tool:         run  command="bash .device/gpu-run.sh"  carry=[".device"]
 # The tool sends the checkout the session started in; when packing from another worktree, pass that checkout's
 # .device folder as DEST (e.g. the main checkout's .device).
@@ -26,13 +27,21 @@ parts=" ${PACK_PARTS:-app bench} "
 # and its checker need only core's runtime, and without the rest the pack fits the device tool's 64 MiB.
 tests=1
 [[ "$parts" == " app " ]] && tests=""
-mvn -B -q -pl core,offload-test,benchmarks -am -DskipTests package
+mvn -B -q -pl core,offload-test,benchmarks,backend-ffm -am -DskipTests package
 mkdir -p "$dest"
 rm -rf "$dest/classes" "$dest/lib"
 mkdir -p "$dest/classes" "$dest/lib"
 cp -r core/target/classes "$dest/classes/core"
 cp -r offload-test/target/classes "$dest/classes/offload-test"
 cp -r benchmarks/target/classes "$dest/classes/benchmarks"
+# The FFM binding (compiled for Java 22; empty where the build had no JDK 22+), for the ffm part on the Java 25 runtime.
+if [ -d backend-ffm/target/classes/dev ]; then
+	cp -r backend-ffm/target/classes "$dest/classes/backend-ffm"
+	[ -d backend-ffm/target/test-classes ] && cp -r backend-ffm/target/test-classes "$dest/classes/backend-ffm-test"
+elif [[ "$parts" == *" ffm "* ]]; then
+	echo "PACK_PARTS=ffm: backend-ffm was not compiled (no JDK 22+ at java25.home); see the build's notice" >&2
+	exit 2
+fi
 if [ -n "$tests" ]; then
 	cp -r core/target/test-classes "$dest/classes/core-test"
 	cp -r offload-test/target/test-classes "$dest/classes/offload-test-test"
@@ -70,8 +79,8 @@ mvn -B -q -pl benchmarks -am -DskipTests package dependency:copy-dependencies -D
 fi
 
 # A Java 17 runtime (the default JDK), and a Java 25 one when JDK25 names a JDK (virtual-thread benchmarks).
-if [[ "$parts" == " vt " ]]; then
-	[ -n "${JDK25:-}" ] || { echo "PACK_PARTS=vt needs JDK25=<a JDK 25>" >&2; exit 2; }
+if [[ "$parts" == " vt " ]] || [[ "$parts" == " ffm " ]]; then
+	[ -n "${JDK25:-}" ] || { echo "PACK_PARTS=${parts// /} needs JDK25=<a JDK 25>" >&2; exit 2; }
 	rm -f "$dest/jre.txz"
 else
 	# The sample app alone travels without the CDS archive (the startup part, which needs it, packs with bench).

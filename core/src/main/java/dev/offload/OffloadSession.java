@@ -670,16 +670,17 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	public <T> T unwrap(Class<T> type) {
 		checkOpen("unwrap");
-		Object handle = stream().backend.handle();
+		BackendStream backend = stream().backend;
+		T handle = backend.handle(type);
 		// Libraries enqueue on the native stream behind the session's back: from now on,
 		// ending always synchronizes.
 		this.unwrapped = true;
 		this.workPending = true;
-		if (!type.isInstance(handle)) {
+		if (handle == null) {
 			throw new IllegalArgumentException("The " + this.device.backendName() + " backend's stream is a "
-					+ handle.getClass().getName() + ", not a " + type.getName());
+					+ backend.handle().getClass().getName() + ", not a " + type.getName());
 		}
-		return type.cast(handle);
+		return handle;
 	}
 
 	/**

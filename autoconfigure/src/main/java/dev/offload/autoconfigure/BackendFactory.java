@@ -1,5 +1,6 @@
 package dev.offload.autoconfigure;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -13,6 +14,7 @@ import org.springframework.util.ClassUtils;
 import org.springframework.util.unit.DataSize;
 
 import dev.offload.autoconfigure.OffloadProperties.BackendType;
+import dev.offload.autoconfigure.OffloadProperties.CudaBinding;
 import dev.offload.autoconfigure.OffloadProperties.Host;
 import dev.offload.backend.cuda.CudaBackendProvider;
 import dev.offload.compile.KernelCache;
@@ -27,8 +29,14 @@ import dev.offload.spi.BackendSelection;
  * Chooses the {@link Backend} that {@code offload.backend} asks for, once: {@code host},
  * {@code cuda} (or a startup failure that says why CUDA is not usable), or for
  * {@code auto} CUDA when it is usable, else host; then creates it with one log line that
- * says why when {@code auto} fell back to the host emulation. The selection is final:
- * creating the backend never falls back to another.
+ * says which backend and binding run and why. The selection is final: creating the
+ * backend never falls back to another.
+ * <p>
+ * CUDA has two bindings ({@code offload.cuda.binding}): {@code ffm}, Java's foreign
+ * function API ({@code offload-backend-ffm}, Java 22+), and {@code jcuda}. {@code auto}
+ * takes the FFM binding on Java 22+ when it can run, else JCuda. The FFM provider's class
+ * (compiled for Java 22) is loaded reflectively, and only on Java 22+, so that Java 17
+ * never reads it.
  */
 final class BackendFactory {
 
@@ -37,7 +45,21 @@ final class BackendFactory {
 	 */
 	static final String DRIVER_CLASS_NAME = "jcuda.driver.JCudaDriver";
 
+	/**
+	 * The FFM binding's provider, in {@code offload-backend-ffm}.
+	 */
+	static final String FFM_PROVIDER_CLASS_NAME = "dev.offload.backend.ffm.FfmBackendProvider";
+
+	/**
+	 * The first Java release whose foreign function API the FFM binding is written for.
+	 */
+	static final int FFM_JAVA_VERSION = 22;
+
 	private static final String BACKEND_PROPERTY = "offload.backend";
+
+	private static final String BINDING_PROPERTY = "offload.cuda.binding";
+
+	private static final String CUDA_LOG_PREFIX = "Offload uses the CUDA backend through the ";
 
 	private static final String HOST_LOG_PREFIX = "Offload uses the host backend (devices emulated on the CPU): ";
 
@@ -45,20 +67,40 @@ final class BackendFactory {
 
 	private final OffloadProperties properties;
 
-	private final BackendProvider cuda;
+	private final BackendProvider jcuda;
+
+	private final BackendProvider ffm;
+
+	private final int javaVersion;
 
 	private final SettingErrors errors;
 
 	/**
-	 * Creates a factory.
+	 * Creates a factory with one CUDA binding, JCuda's, on Java 17.
 	 * @param properties the configuration
 	 * @param cuda the provider of the CUDA backend
 	 * @param environment where the configuration was bound from, to report values as
 	 * typed; or {@code null}
 	 */
 	BackendFactory(OffloadProperties properties, BackendProvider cuda, Environment environment) {
+		this(properties, cuda, new UnavailableProvider("cuda", "ffm", "no FFM binding was given"), 17, environment);
+	}
+
+	/**
+	 * Creates a factory.
+	 * @param properties the configuration
+	 * @param jcuda the provider of the CUDA backend through JCuda
+	 * @param ffm the provider of the CUDA backend through the FFM binding
+	 * @param javaVersion the running Java's feature release ({@code 17}, {@code 25})
+	 * @param environment where the configuration was bound from, to report values as
+	 * typed; or {@code null}
+	 */
+	BackendFactory(OffloadProperties properties, BackendProvider jcuda, BackendProvider ffm, int javaVersion,
+			Environment environment) {
 		this.properties = properties;
-		this.cuda = cuda;
+		this.jcuda = jcuda;
+		this.ffm = ffm;
+		this.javaVersion = javaVersion;
 		this.errors = new SettingErrors(environment);
 	}
 
@@ -75,29 +117,65 @@ final class BackendFactory {
 	 */
 	static BackendFactory of(OffloadProperties properties, @Nullable ClassLoader classLoader, Environment environment,
 			Supplier<KernelCache> kernelCache) {
-		BackendProvider cuda;
+		int javaVersion = Runtime.version().feature();
+		BackendProvider jcuda;
+		BackendProvider ffm;
 		if (properties.getBackend() == BackendType.HOST) {
 			// Neither probed nor created on the host backend: JCuda's large driver class
-			// is not even loaded.
-			cuda = new UnavailableProvider("cuda", "'" + BACKEND_PROPERTY + "' is 'host'");
+			// is not even loaded, nor the FFM binding.
+			jcuda = new UnavailableProvider("cuda", "jcuda", "'" + BACKEND_PROPERTY + "' is 'host'");
+			ffm = new UnavailableProvider("cuda", "ffm", "'" + BACKEND_PROPERTY + "' is 'host'");
 		}
 		else {
-			cuda = ClassUtils.isPresent(DRIVER_CLASS_NAME, classLoader) ? cudaProvider(kernelCache)
-					: new UnavailableProvider("cuda", "JCuda (" + DRIVER_CLASS_NAME + ") is not on the classpath");
+			jcuda = ClassUtils.isPresent(DRIVER_CLASS_NAME, classLoader) ? jcudaProvider(kernelCache)
+					: new UnavailableProvider("cuda", "jcuda",
+							"JCuda (" + DRIVER_CLASS_NAME + ") is not on the classpath");
+			ffm = ffmProvider(classLoader, kernelCache, javaVersion);
 		}
-		return new BackendFactory(properties, cuda, environment);
+		return new BackendFactory(properties, jcuda, ffm, javaVersion, environment);
 	}
 
-	private static BackendProvider cudaProvider(Supplier<KernelCache> kernelCache) {
+	private static BackendProvider jcudaProvider(Supplier<KernelCache> kernelCache) {
 		return new CudaBackendProvider(kernelCache);
 	}
 
 	/**
-	 * Returns the provider of the CUDA backend, usable or not.
+	 * Returns the provider of the CUDA backend through JCuda, usable or not.
 	 * @return the provider
 	 */
 	BackendProvider cuda() {
-		return this.cuda;
+		return this.jcuda;
+	}
+
+	/**
+	 * Returns the provider of the CUDA backend through the FFM binding, usable or not.
+	 * @return the provider
+	 */
+	BackendProvider ffm() {
+		return this.ffm;
+	}
+
+	/**
+	 * Makes the FFM binding's provider reflectively, and only on Java 22+: its classes
+	 * are compiled for Java 22.
+	 */
+	static BackendProvider ffmProvider(@Nullable ClassLoader classLoader, Supplier<KernelCache> kernelCache,
+			int javaVersion) {
+		if (javaVersion < FFM_JAVA_VERSION) {
+			return new UnavailableProvider("cuda", "ffm",
+					"the FFM binding needs Java " + FFM_JAVA_VERSION + " or later; this is Java " + javaVersion);
+		}
+		if (!ClassUtils.isPresent(FFM_PROVIDER_CLASS_NAME, classLoader)) {
+			return new UnavailableProvider("cuda", "ffm",
+					"the FFM binding (offload-backend-ffm, " + FFM_PROVIDER_CLASS_NAME + ") is not on the classpath");
+		}
+		try {
+			Class<?> type = ClassUtils.forName(FFM_PROVIDER_CLASS_NAME, classLoader);
+			return (BackendProvider) type.getConstructor(Supplier.class).newInstance(kernelCache);
+		}
+		catch (ReflectiveOperationException | LinkageError | RuntimeException ex) {
+			return new UnavailableProvider("cuda", "ffm", "the FFM binding could not be loaded: " + describe(ex));
+		}
 	}
 
 	/**
@@ -113,15 +191,59 @@ final class BackendFactory {
 		if (type == BackendType.HOST) {
 			return selection(requested, hostProvider(), false, "'" + BACKEND_PROPERTY + "' is 'host'");
 		}
-		BackendAvailability availability = probe(this.cuda);
-		if (availability.available()) {
-			return new BackendSelection(requested, this.cuda, false, availability.message(),
-					availability.deviceCount());
+		List<BackendProvider> candidates = cudaCandidates();
+		List<String> unavailable = new ArrayList<>();
+		for (BackendProvider candidate : candidates) {
+			BackendAvailability availability = probe(candidate);
+			if (availability.available()) {
+				return new BackendSelection(requested, candidate, false,
+						why(candidate, unavailable) + availability.message(), availability.deviceCount());
+			}
+			unavailable.add(((candidates.size() > 1) ? label(candidate) + ": " : "") + availability.message());
 		}
+		String reason = String.join("; ", unavailable);
 		if (type == BackendType.AUTO) {
-			return selection(requested, hostProvider(), true, availability.message());
+			return selection(requested, hostProvider(), true, reason);
 		}
-		return new BackendSelection(requested, null, false, availability.message(), 0);
+		return new BackendSelection(requested, null, false, reason, 0);
+	}
+
+	/**
+	 * The CUDA bindings to probe, in order: the one {@code offload.cuda.binding} names,
+	 * or for {@code auto} FFM then JCuda on Java 22+, JCuda alone before.
+	 */
+	private List<BackendProvider> cudaCandidates() {
+		return switch (this.properties.getCuda().getBinding()) {
+			case FFM -> List.of(this.ffm);
+			case JCUDA -> List.of(this.jcuda);
+			case AUTO -> (this.javaVersion >= FFM_JAVA_VERSION) ? List.of(this.ffm, this.jcuda) : List.of(this.jcuda);
+		};
+	}
+
+	/**
+	 * Says why this binding, before the probe's message.
+	 */
+	private String why(BackendProvider chosen, List<String> unavailable) {
+		CudaBinding binding = this.properties.getCuda().getBinding();
+		String because;
+		if (binding != CudaBinding.AUTO) {
+			because = "'" + BINDING_PROPERTY + "' is '" + binding.name().toLowerCase(Locale.ROOT) + "'";
+		}
+		else if (!unavailable.isEmpty()) {
+			because = "auto on Java " + this.javaVersion + ", " + String.join("; ", unavailable);
+		}
+		else if (this.javaVersion < FFM_JAVA_VERSION) {
+			because = "auto on Java " + this.javaVersion + "; the FFM binding needs Java " + FFM_JAVA_VERSION;
+		}
+		else {
+			because = "auto on Java " + this.javaVersion;
+		}
+		return label(chosen) + " (" + because + "): ";
+	}
+
+	private static String label(BackendProvider provider) {
+		return "jcuda".equals(provider.binding()) ? "JCuda binding"
+				: "ffm".equals(provider.binding()) ? "FFM binding" : provider.binding() + " binding";
 	}
 
 	private static BackendSelection selection(String requested, BackendProvider provider, boolean fallback,
@@ -158,6 +280,9 @@ final class BackendFactory {
 		if (selection.fallback()) {
 			logger.info(HOST_LOG_PREFIX + "{}", selection.reason());
 		}
+		else if ("cuda".equals(selection.backend())) {
+			logger.info(CUDA_LOG_PREFIX + "{}", selection.reason());
+		}
 		try {
 			// A chosen selection has a provider.
 			return Objects.requireNonNull(selection.provider()).create();
@@ -174,9 +299,11 @@ final class BackendFactory {
 		String value = this.properties.getBackend().name().toLowerCase(Locale.ROOT);
 		return this.errors.invalid(BACKEND_PROPERTY, value, "CUDA is not usable: " + reason,
 				"Run on a machine with an NVIDIA GPU and driver that this process can see (check nvidia-smi and "
-						+ "CUDA_VISIBLE_DEVICES), with JCuda and its natives for this platform on the classpath "
-						+ "(offload-spring-boot-starter brings them for linux-x86_64); or set '" + BACKEND_PROPERTY
-						+ "' to " + ((this.properties.getBackend() == BackendType.CUDA)
+						+ "CUDA_VISIBLE_DEVICES), with a CUDA binding on the classpath (offload-spring-boot-starter "
+						+ "brings JCuda's natives for linux-x86_64, and the FFM binding for Java " + FFM_JAVA_VERSION
+						+ "+, which needs --enable-native-access=ALL-UNNAMED on Java 24+), or set '" + BINDING_PROPERTY
+						+ "' to the other binding; or set '" + BACKEND_PROPERTY + "' to "
+						+ ((this.properties.getBackend() == BackendType.CUDA)
 								? "'auto' to fall back to the host emulation, or to 'host'." : "'host'."),
 				cause);
 	}
@@ -226,7 +353,7 @@ final class BackendFactory {
 	/**
 	 * A backend that cannot run here because what it needs is missing.
 	 */
-	private record UnavailableProvider(String name, String reason) implements BackendProvider {
+	private record UnavailableProvider(String name, String binding, String reason) implements BackendProvider {
 
 		@Override
 		public BackendAvailability probe() {

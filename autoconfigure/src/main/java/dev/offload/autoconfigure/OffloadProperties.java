@@ -46,10 +46,15 @@ public class OffloadProperties {
 	public static final String ALL_DEVICES = "all";
 
 	/**
-	 * Backend that runs the work: 'auto' uses CUDA when JCuda and a usable GPU are
-	 * present, else the host emulation.
+	 * Backend that runs the work: 'auto' uses CUDA when a usable GPU is present (through
+	 * the binding 'offload.cuda.binding' chooses), else the host emulation.
 	 */
 	private BackendType backend = BackendType.AUTO;
+
+	/**
+	 * Settings of the CUDA backend.
+	 */
+	private final Cuda cuda = new Cuda();
 
 	/**
 	 * Devices to use: 'all', or a list of device ids.
@@ -246,19 +251,69 @@ public class OffloadProperties {
 		return this.kernels;
 	}
 
+	public Cuda getCuda() {
+		return this.cuda;
+	}
+
+	/**
+	 * Settings of the CUDA backend.
+	 */
+	public static class Cuda {
+
+		/**
+		 * How the CUDA backend reaches the driver: 'auto' uses the FFM binding (Java's
+		 * foreign function API, no JNI) on Java 22+ and JCuda on Java 17-21, or JCuda
+		 * where the FFM binding cannot run; 'ffm' or 'jcuda' use that binding only.
+		 */
+		private CudaBinding binding = CudaBinding.AUTO;
+
+		public CudaBinding getBinding() {
+			return this.binding;
+		}
+
+		public void setBinding(CudaBinding binding) {
+			this.binding = binding;
+		}
+
+	}
+
+	/**
+	 * The bindings that {@code offload.cuda.binding} names.
+	 */
+	public enum CudaBinding {
+
+		/**
+		 * The FFM binding on Java 22+ where it can run, else JCuda.
+		 */
+		AUTO,
+
+		/**
+		 * Java's foreign function API ({@code offload-backend-ffm}, Java 22+): no JNI,
+		 * the driver's own entry points, CUDA 12 and 13 drivers.
+		 */
+		FFM,
+
+		/**
+		 * JCuda's JNI binding (Java 17+, CUDA 12 libraries).
+		 */
+		JCUDA
+
+	}
+
 	/**
 	 * The backends that {@code offload.backend} names.
 	 */
 	public enum BackendType {
 
 		/**
-		 * CUDA when JCuda is on the classpath and a GPU is usable, else the host
-		 * emulation.
+		 * CUDA when a GPU is usable through a binding {@code offload.cuda.binding}
+		 * allows, else the host emulation.
 		 */
 		AUTO,
 
 		/**
-		 * NVIDIA GPUs through JCuda; startup fails when none is usable.
+		 * NVIDIA GPUs through the binding {@code offload.cuda.binding} chooses; startup
+		 * fails when none is usable.
 		 */
 		CUDA,
 

@@ -11,6 +11,7 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import dev.offload.autoconfigure.OffloadProperties.BackendType;
+import dev.offload.autoconfigure.OffloadProperties.CudaBinding;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.compile.KernelCache;
 import dev.offload.spi.Backend;
@@ -147,6 +148,129 @@ class BackendFactoryTests {
 		backend.close();
 	}
 
+	@Test
+	void selectWhenAutoOnJava25AndFfmUsableShouldTakeFfmAndSayWhy(CapturedOutput output) {
+		FakeCuda jcuda = new FakeCuda("jcuda", () -> USABLE, FakeCudaBackend::new);
+		FakeCuda ffm = new FakeCuda("ffm", () -> USABLE, FakeCudaBackend::new);
+		BackendFactory factory = factory(BackendType.AUTO, CudaBinding.AUTO, jcuda, ffm, 25);
+
+		BackendSelection selection = factory.select();
+
+		assertThat(selection.backend()).isEqualTo("cuda");
+		assertThat(selection.binding()).isEqualTo("ffm");
+		assertThat(selection.reason()).isEqualTo("FFM binding (auto on Java 25): 2 CUDA device(s)");
+		assertThat(jcuda.probes).as("JCuda is not probed").hasValue(0);
+		factory.create(selection);
+		assertThat(ffm.creations).hasValue(1);
+		assertThat(output).containsOnlyOnce(
+				"Offload uses the CUDA backend through the FFM binding (auto on Java 25): 2 CUDA device(s)");
+	}
+
+	@Test
+	void selectWhenAutoOnJava17ShouldTakeJCudaWithoutProbingFfm() {
+		FakeCuda jcuda = new FakeCuda("jcuda", () -> USABLE, FakeCudaBackend::new);
+		FakeCuda ffm = new FakeCuda("ffm", () -> USABLE, FakeCudaBackend::new);
+
+		BackendSelection selection = factory(BackendType.AUTO, CudaBinding.AUTO, jcuda, ffm, 17).select();
+
+		assertThat(selection.binding()).isEqualTo("jcuda");
+		assertThat(selection.reason())
+			.isEqualTo("JCuda binding (auto on Java 17; the FFM binding needs Java 22): 2 CUDA device(s)");
+		assertThat(ffm.probes).hasValue(0);
+	}
+
+	@Test
+	void selectWhenAutoOnJava25AndFfmUnavailableShouldTakeJCudaSayingWhyNotFfm() {
+		FakeCuda jcuda = new FakeCuda("jcuda", () -> USABLE, FakeCudaBackend::new);
+		FakeCuda ffm = new FakeCuda("ffm", () -> BackendAvailability.unavailable("native access denied"),
+				FakeCudaBackend::new);
+
+		BackendSelection selection = factory(BackendType.CUDA, CudaBinding.AUTO, jcuda, ffm, 25).select();
+
+		assertThat(selection.binding()).isEqualTo("jcuda");
+		assertThat(selection.reason())
+			.isEqualTo("JCuda binding (auto on Java 25, FFM binding: native access denied): 2 CUDA device(s)");
+	}
+
+	@Test
+	void selectWhenAutoAndNoBindingFindsAGpuShouldFallBackNamingBoth() {
+		FakeCuda jcuda = new FakeCuda("jcuda", () -> NO_DEVICE, FakeCudaBackend::new);
+		FakeCuda ffm = new FakeCuda("ffm", () -> BackendAvailability.unavailable("libcuda.so.1 could not be loaded"),
+				FakeCudaBackend::new);
+
+		BackendSelection selection = factory(BackendType.AUTO, CudaBinding.AUTO, jcuda, ffm, 25).select();
+
+		assertThat(selection.backend()).isEqualTo("host");
+		assertThat(selection.fallback()).isTrue();
+		assertThat(selection.reason()).isEqualTo("FFM binding: libcuda.so.1 could not be loaded; JCuda binding: "
+				+ "cuInit failed: CUDA_ERROR_NO_DEVICE");
+	}
+
+	@Test
+	void selectWhenBindingIsFfmShouldNeverTakeJCuda() {
+		FakeCuda jcuda = new FakeCuda("jcuda", () -> USABLE, FakeCudaBackend::new);
+		FakeCuda ffm = new FakeCuda("ffm", () -> BackendAvailability.unavailable("libcuda.so.1 could not be loaded"),
+				FakeCudaBackend::new);
+		BackendFactory factory = factory(BackendType.CUDA, CudaBinding.FFM, jcuda, ffm, 25);
+
+		assertThatExceptionOfType(InvalidOffloadConfigurationException.class)
+			.isThrownBy(() -> factory.create(factory.select()))
+			.withMessage("Invalid value 'cuda' for 'offload.backend': CUDA is not usable: libcuda.so.1 could not be "
+					+ "loaded");
+		assertThat(jcuda.probes).hasValue(0);
+	}
+
+	@Test
+	void selectWhenBindingIsJCudaOnJava25ShouldTakeJCudaAndSaySo() {
+		FakeCuda jcuda = new FakeCuda("jcuda", () -> USABLE, FakeCudaBackend::new);
+		FakeCuda ffm = new FakeCuda("ffm", () -> USABLE, FakeCudaBackend::new);
+
+		BackendSelection selection = factory(BackendType.AUTO, CudaBinding.JCUDA, jcuda, ffm, 25).select();
+
+		assertThat(selection.binding()).isEqualTo("jcuda");
+		assertThat(selection.reason()).isEqualTo("JCuda binding ('offload.cuda.binding' is 'jcuda'): 2 CUDA device(s)");
+		assertThat(ffm.probes).hasValue(0);
+	}
+
+	@Test
+	void ffmProviderOnJava17ShouldNotLoadTheFfmClass() {
+		List<String> requested = new CopyOnWriteArrayList<>();
+		ClassLoader recording = new ClassLoader(getClass().getClassLoader()) {
+
+			@Override
+			protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+				requested.add(name);
+				return super.loadClass(name, resolve);
+			}
+
+		};
+
+		BackendProvider ffm = BackendFactory.ffmProvider(recording, BackendFactoryTests::unusedKernelCache, 17);
+
+		assertThat(ffm.binding()).isEqualTo("ffm");
+		assertThat(ffm.probe().message()).isEqualTo("the FFM binding needs Java 22 or later; this is Java 17");
+		assertThat(requested).noneMatch((name) -> name.startsWith("dev.offload.backend.ffm"));
+	}
+
+	@Test
+	void ffmProviderWhenModuleMissingShouldSaySo() {
+		ClassLoader withoutFfm = new ClassLoader(null) {
+		};
+
+		BackendProvider ffm = BackendFactory.ffmProvider(withoutFfm, BackendFactoryTests::unusedKernelCache, 25);
+
+		assertThat(ffm.probe().message()).isEqualTo("the FFM binding (offload-backend-ffm, "
+				+ "dev.offload.backend.ffm.FfmBackendProvider) is not on the classpath");
+	}
+
+	private static BackendFactory factory(BackendType type, CudaBinding binding, BackendProvider jcuda,
+			BackendProvider ffm, int javaVersion) {
+		OffloadProperties properties = new OffloadProperties();
+		properties.setBackend(type);
+		properties.getCuda().setBinding(binding);
+		return new BackendFactory(properties, jcuda, ffm, javaVersion, null);
+	}
+
 	private static BackendFactory factory(BackendType type, BackendProvider cuda) {
 		OffloadProperties properties = new OffloadProperties();
 		properties.setBackend(type);
@@ -169,11 +293,20 @@ class BackendFactoryTests {
 
 		final AtomicInteger probes = new AtomicInteger();
 
+		final AtomicInteger creations = new AtomicInteger();
+
+		private final String binding;
+
 		private final Supplier<BackendAvailability> probe;
 
 		private final Supplier<Backend> create;
 
 		FakeCuda(Supplier<BackendAvailability> probe, Supplier<Backend> create) {
+			this("cuda", probe, create);
+		}
+
+		FakeCuda(String binding, Supplier<BackendAvailability> probe, Supplier<Backend> create) {
+			this.binding = binding;
 			this.probe = probe;
 			this.create = create;
 		}
@@ -184,6 +317,11 @@ class BackendFactoryTests {
 		}
 
 		@Override
+		public String binding() {
+			return this.binding;
+		}
+
+		@Override
 		public BackendAvailability probe() {
 			this.probes.incrementAndGet();
 			return this.probe.get();
@@ -191,6 +329,7 @@ class BackendFactoryTests {
 
 		@Override
 		public Backend create() {
+			this.creations.incrementAndGet();
 			return this.create.get();
 		}
 

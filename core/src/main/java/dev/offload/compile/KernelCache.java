@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
@@ -31,7 +32,11 @@ import dev.offload.kernel.ModuleDefinition;
  * <p>
  * A result is found by a SHA-256 of the source, its includes, its options, the device's
  * architecture, the compiler's version and the driver's version: changing any of them
- * compiles once, nothing else does. Concurrent loads of one key compile once. A cache
+ * compiles once, nothing else does. Concurrent loads of one key compile once. The version
+ * of the compiler that last compiled is remembered (in the directory, as
+ * {@value #COMPILER_VERSION_FILE}), so that a warm cache finds its images without loading
+ * NVRTC at all; an NVRTC upgraded under the same driver is used from the first image that
+ * is not cached on (the images cached before it still run on that driver). A cache
  * directory that cannot be written is logged once and used no further; a file that cannot
  * be read is a miss. Anyone who can write to the directory can change the code the GPU
  * runs: give it the permissions of the application's own files.
@@ -43,11 +48,27 @@ public final class KernelCache {
 	 */
 	public static final String PACKAGED_LOCATION = "META-INF/offload/kernels/";
 
+	/**
+	 * The file in the cache directory that names the version of the compiler that last
+	 * compiled.
+	 */
+	static final String COMPILER_VERSION_FILE = "compiler.version";
+
 	private static final Logger logger = LoggerFactory.getLogger(KernelCache.class);
 
 	private final Path directory;
 
-	private final Function<String, KernelCompiler> compilerLoader;
+	private volatile Function<String, KernelCompiler> compilerLoader;
+
+	private final @Nullable String nvrtcLibrary;
+
+	/**
+	 * Whether the key of a warm lookup may use the remembered compiler version (NVRTC's
+	 * caches), rather than that of a compiler loaded first (the tests' fakes).
+	 */
+	private final boolean rememberCompilerVersion;
+
+	private volatile @Nullable String rememberedVersion;
 
 	private final ClassLoader classLoader;
 
@@ -66,9 +87,16 @@ public final class KernelCache {
 	private volatile @Nullable KernelCompiler compiler;
 
 	KernelCache(Path directory, Function<String, KernelCompiler> compilerLoader, ClassLoader classLoader) {
+		this(directory, compilerLoader, classLoader, null, false);
+	}
+
+	KernelCache(Path directory, Function<String, KernelCompiler> compilerLoader, ClassLoader classLoader,
+			@Nullable String nvrtcLibrary, boolean rememberCompilerVersion) {
 		this.directory = directory;
 		this.compilerLoader = compilerLoader;
 		this.classLoader = classLoader;
+		this.nvrtcLibrary = nvrtcLibrary;
+		this.rememberCompilerVersion = rememberCompilerVersion;
 	}
 
 	/**
@@ -81,7 +109,30 @@ public final class KernelCache {
 	 */
 	public static KernelCache create(Path directory, @Nullable String nvrtcLibrary) {
 		return new KernelCache(directory, (module) -> NvrtcLoader.load(module, nvrtcLibrary),
-				KernelCache.class.getClassLoader());
+				KernelCache.class.getClassLoader(), nvrtcLibrary, true);
+	}
+
+	/**
+	 * Makes this cache compile through another binding to NVRTC: a backend that brings
+	 * its own (the FFM backend on Java 22+, which needs no JNA) sets it when it starts,
+	 * before it loads a module. The loader receives the module that needs compiling and
+	 * the configured NVRTC library ({@code null}: search by soname), and throws
+	 * {@link NvrtcUnavailableException} if NVRTC cannot be loaded. Nothing is loaded
+	 * until an image must be compiled.
+	 * @param loader loads the compiler
+	 */
+	public synchronized void useCompiler(BiFunction<String, @Nullable String, KernelCompiler> loader) {
+		String library = this.nvrtcLibrary;
+		this.compilerLoader = (module) -> loader.apply(module, library);
+		this.compiler = null;
+	}
+
+	/**
+	 * Returns the NVRTC library this cache was configured with.
+	 * @return the path, or {@code null} when NVRTC is searched by soname
+	 */
+	public @Nullable String nvrtcLibrary() {
+		return this.nvrtcLibrary;
 	}
 
 	/**
@@ -131,6 +182,11 @@ public final class KernelCache {
 			this.hits.increment();
 			return packaged;
 		}
+		KernelCompiler.CompiledImage warm = warm(sourceKey, architecture, driverVersion);
+		if (warm != null) {
+			this.hits.increment();
+			return warm;
+		}
 		KernelCompiler loaded = compiler(definition.name());
 		String key = sha256(sourceKey, Integer.toString(architecture), loaded.version(),
 				Integer.toString(driverVersion));
@@ -144,7 +200,68 @@ public final class KernelCache {
 			return compile(loaded, definition, architecture, k);
 		});
 		(compiled[0] ? this.misses : this.hits).increment();
+		rememberVersion(loaded.version());
 		return image;
+	}
+
+	/**
+	 * Looks an image up under the version of the compiler already loaded or, before one
+	 * is, the version remembered from the last compilation, without loading a compiler.
+	 * @return the image, or {@code null} to load the compiler and look again
+	 */
+	private KernelCompiler.@Nullable CompiledImage warm(String sourceKey, int architecture, int driverVersion) {
+		KernelCompiler loaded = this.compiler;
+		String version = (loaded != null) ? loaded.version()
+				: (this.rememberCompilerVersion ? rememberedVersion() : null);
+		if (version == null) {
+			return null;
+		}
+		String key = sha256(sourceKey, Integer.toString(architecture), version, Integer.toString(driverVersion));
+		KernelCompiler.CompiledImage image = this.memory.get(key);
+		if (image == null) {
+			image = read(key, architecture);
+			if (image != null) {
+				this.memory.putIfAbsent(key, image);
+			}
+		}
+		return image;
+	}
+
+	private @Nullable String rememberedVersion() {
+		String version = this.rememberedVersion;
+		if (version == null && this.directory != null) {
+			Path file = this.directory.resolve(COMPILER_VERSION_FILE);
+			try {
+				if (Files.isRegularFile(file)) {
+					version = Files.readString(file, StandardCharsets.UTF_8).strip();
+					this.rememberedVersion = version.isEmpty() ? null : version;
+				}
+			}
+			catch (IOException ex) {
+				logger.debug("Cannot read {}: {}", file, ex.toString());
+			}
+		}
+		return this.rememberedVersion;
+	}
+
+	private void rememberVersion(String version) {
+		if (!this.rememberCompilerVersion || version.equals(this.rememberedVersion)) {
+			return;
+		}
+		this.rememberedVersion = version;
+		if (this.directory == null || this.directoryUnusable.get()) {
+			return;
+		}
+		try {
+			Files.createDirectories(this.directory);
+			Path temporary = Files.createTempFile(this.directory, COMPILER_VERSION_FILE, ".tmp");
+			Files.writeString(temporary, version, StandardCharsets.UTF_8);
+			Files.move(temporary, this.directory.resolve(COMPILER_VERSION_FILE), StandardCopyOption.ATOMIC_MOVE,
+					StandardCopyOption.REPLACE_EXISTING);
+		}
+		catch (IOException | UnsupportedOperationException ex) {
+			logger.debug("Cannot remember the compiler version in {}: {}", this.directory, ex.toString());
+		}
 	}
 
 	private KernelCompiler.CompiledImage compile(KernelCompiler loaded, ModuleDefinition definition, int architecture,

@@ -3,10 +3,11 @@ package dev.offload.compile;
 import dev.offload.kernel.CudaSource;
 
 /**
- * Compiles CUDA C source for one architecture: NVRTC in production, a counting fake in
- * the cache's tests.
+ * Compiles CUDA C source for one architecture: NVRTC in production (through JNA, or
+ * through the binding a backend brings: {@link KernelCache#useCompiler}), a counting fake
+ * in the cache's tests.
  */
-interface KernelCompiler {
+public interface KernelCompiler {
 
 	/**
 	 * Names the compiler and its version, which is part of every cache key.
@@ -32,6 +33,16 @@ interface KernelCompiler {
 	 * {@code compute_90} (PTX, which the driver compiles when it loads it)
 	 */
 	record CompiledImage(byte[] image, String target) {
+
+		/**
+		 * Creates an image.
+		 * @param image the cubin or PTX bytes
+		 * @param target {@code sm_XY} for a cubin, {@code compute_XY} for PTX
+		 */
+		public CompiledImage {
+			java.util.Objects.requireNonNull(image, "image must not be null");
+			java.util.Objects.requireNonNull(target, "target must not be null");
+		}
 
 		boolean isPtx() {
 			return this.target.startsWith("compute_");

@@ -13,6 +13,16 @@ public interface BackendProvider {
 	String name();
 
 	/**
+	 * Returns the native binding the backend reaches its runtime through, for logs and
+	 * endpoints: for {@code cuda}, {@code jcuda} (JCuda's JNI) or {@code ffm} (Java's
+	 * foreign function API); for a backend with one binding, its name.
+	 * @return a short lowercase name
+	 */
+	default String binding() {
+		return name();
+	}
+
+	/**
 	 * Tells whether the backend can run here, cheaply; repeated calls may return a cached
 	 * answer.
 	 * @return the availability, with the reason when unavailable; never throws

@@ -28,6 +28,16 @@ public record BackendSelection(String requested, @Nullable BackendProvider provi
 	}
 
 	/**
+	 * Returns the native binding of the chosen backend
+	 * ({@link BackendProvider#binding()}).
+	 * @return {@code jcuda} or {@code ffm} for CUDA, the backend's name for others, or
+	 * {@code null} when the required backend cannot run
+	 */
+	public @Nullable String binding() {
+		return (this.provider != null) ? this.provider.binding() : null;
+	}
+
+	/**
 	 * Tells whether a backend could be chosen.
 	 * @return {@code false} when the required backend cannot run
 	 */
@@ -37,8 +47,8 @@ public record BackendSelection(String requested, @Nullable BackendProvider provi
 
 	@Override
 	public String toString() {
-		return "BackendSelection[requested=" + this.requested + ", backend=" + backend() + ", fallback=" + this.fallback
-				+ ", reason=" + this.reason + ", deviceCount=" + this.deviceCount + "]";
+		return "BackendSelection[requested=" + this.requested + ", backend=" + backend() + ", binding=" + binding()
+				+ ", fallback=" + this.fallback + ", reason=" + this.reason + ", deviceCount=" + this.deviceCount + "]";
 	}
 
 }

@@ -2,6 +2,8 @@ package dev.offload.spi;
 
 import java.util.function.Consumer;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * An in-order work queue on one device (a CUDA stream). Work is enqueued asynchronously;
  * errors of enqueued work surface from {@link #query()} or {@link #synchronize()} as a
@@ -105,6 +107,21 @@ public interface BackendStream {
 	 * @return the handle
 	 */
 	Object handle();
+
+	/**
+	 * Returns the native handle as a {@code type}, for
+	 * {@link dev.offload.OffloadSession#unwrap(Class)}: the {@link #handle()} when it is
+	 * one, or another view of the same native stream that the backend can give (the FFM
+	 * binding gives its raw address as a {@link Long} and, where JCuda is on the class
+	 * path, a {@code jcuda.driver.CUstream}).
+	 * @param <T> the handle's type
+	 * @param type the type asked for
+	 * @return the handle, or {@code null} if the stream has none of that type
+	 */
+	default <T> @Nullable T handle(Class<T> type) {
+		Object handle = handle();
+		return type.isInstance(handle) ? type.cast(handle) : null;
+	}
 
 	/**
 	 * Destroys the stream. Work still on it completes first where the runtime allows it.

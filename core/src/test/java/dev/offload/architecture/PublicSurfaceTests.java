@@ -47,8 +47,8 @@ class PublicSurfaceTests {
 			Set.of("CudaSource", "HostKernel", "HostThread", "KernelRef", "LaunchConfig", "ModuleDefinition",
 					"ParamKind"),
 			"dev.offload.compile",
-			Set.of("KernelCache", "KernelCacheStatistics", "KernelCompilationException", "KernelPrecompiler",
-					"NvrtcUnavailableException"),
+			Set.of("KernelCache", "KernelCacheStatistics", "KernelCompilationException", "KernelCompiler",
+					"KernelPrecompiler", "NvrtcUnavailableException"),
 			"dev.offload.template",
 			Set.of("BatchFunction", "BatchKernel", "BatchListener", "BatchPolicy", "BatchQueueFullException",
 					"BatchTimeoutException", "Batched", "Batcher", "BatcherClosedException", "Flow",
@@ -63,7 +63,11 @@ class PublicSurfaceTests {
 			// The backends: their providers (ServiceLoader needs them public) and entry
 			// points; everything else in them is package-private.
 			"dev.offload.backend.cuda",
-			Set.of("CudaBackend", "CudaBackendProvider", "CudaSessions", "CudaUnavailableException"),
+			// GpuSharingDetection and PtxEntries: shared with the FFM binding
+			// (offload-backend-ffm), which describes devices and loads modules the same
+			// way.
+			Set.of("CudaBackend", "CudaBackendProvider", "CudaSessions", "CudaUnavailableException",
+					"GpuSharingDetection", "PtxEntries"),
 			"dev.offload.backend.host", Set.of("HostBackend", "HostBackendProvider"),
 			// No API: no compatibility promise, left out of japicmp's check.
 			INTERNAL, Set.of("Lendable", "LendingPool", "VirtualThreads"));

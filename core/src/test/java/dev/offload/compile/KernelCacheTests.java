@@ -12,6 +12,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
 import org.junit.jupiter.api.Test;
@@ -99,6 +100,58 @@ class KernelCacheTests {
 	void imageWhenOptionsChangeShouldRecompileExactlyOnce() {
 		assertRecompilesOnce(module((builder) -> builder.compileOptions("--use_fast_math")), H200, DRIVER,
 				this.compiler);
+	}
+
+	@Test
+	void imageWhenWarmCacheOverSameDirectoryShouldNotLoadTheCompiler() {
+		ModuleDefinition module = module((builder) -> builder);
+		AtomicInteger loads = new AtomicInteger();
+		Function<String, KernelCompiler> loader = (name) -> {
+			loads.incrementAndGet();
+			return this.compiler;
+		};
+		new KernelCache(this.directory, loader, getClass().getClassLoader(), null, true).image(module, H200, DRIVER);
+
+		KernelCache restarted = new KernelCache(this.directory, loader, getClass().getClassLoader(), null, true);
+		KernelCompiler.CompiledImage image = restarted.compiledImage(module, H200, DRIVER);
+
+		assertThat(loads).as("compiler loads").hasValue(1);
+		assertThat(new String(image.image(), StandardCharsets.UTF_8)).isEqualTo("image 1 for sm_90");
+		assertThat(restarted.statistics().hits()).isEqualTo(1);
+	}
+
+	@Test
+	void imageWhenWarmCacheMissesShouldLoadTheCompilerAndCompileOnce() {
+		AtomicInteger loads = new AtomicInteger();
+		Function<String, KernelCompiler> loader = (name) -> {
+			loads.incrementAndGet();
+			return this.compiler;
+		};
+		new KernelCache(this.directory, loader, getClass().getClassLoader(), null, true)
+			.image(module((builder) -> builder), H200, DRIVER);
+
+		KernelCache restarted = new KernelCache(this.directory, loader, getClass().getClassLoader(), null, true);
+		restarted.image(module((builder) -> builder.compileOptions("-DTWO")), H200, DRIVER);
+
+		assertThat(loads).hasValue(2);
+		assertThat(this.compiler.compilations).hasValue(2);
+	}
+
+	@Test
+	void useCompilerShouldCompileThroughTheGivenBindingWithTheConfiguredLibrary() {
+		KernelCache cache = new KernelCache(this.directory, (name) -> {
+			throw new AssertionError("the default binding must not load");
+		}, getClass().getClassLoader(), "/opt/cuda/libnvrtc.so.13", true);
+		List<String> libraries = new java.util.ArrayList<>();
+		cache.useCompiler((name, library) -> {
+			libraries.add(library);
+			return this.compiler;
+		});
+
+		cache.image(module((builder) -> builder), H200, DRIVER);
+
+		assertThat(libraries).containsExactly("/opt/cuda/libnvrtc.so.13");
+		assertThat(this.compiler.compilations).hasValue(1);
 	}
 
 	@Test

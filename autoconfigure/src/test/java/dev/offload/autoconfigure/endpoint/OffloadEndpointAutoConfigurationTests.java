@@ -64,8 +64,12 @@ class OffloadEndpointAutoConfigurationTests {
 		this.contextRunner.withConfiguration(AutoConfigurations.of(OffloadAutoConfiguration.class))
 			.withPropertyValues("management.endpoints.web.exposure.include=streampools", "offload.backend=host",
 					"offload.host.device-count=2")
-			.run((context) -> assertThat(context.getBean(StreamPoolsEndpoint.class).streamPools().backendReason())
-				.isEqualTo("'offload.backend' is 'host'"));
+			.run((context) -> {
+				StreamPoolsEndpoint.StreamPoolsDescriptor pools = context.getBean(StreamPoolsEndpoint.class)
+					.streamPools();
+				assertThat(pools.backendReason()).isEqualTo("'offload.backend' is 'host'");
+				assertThat(pools.backendBinding()).isEqualTo("host");
+			});
 	}
 
 	@Test

@@ -58,6 +58,14 @@ public final class CudaBackendProvider implements BackendProvider {
 		return CudaBackend.NAME;
 	}
 
+	/**
+	 * Returns {@code jcuda}: this provider reaches the driver through JCuda's JNI.
+	 */
+	@Override
+	public String binding() {
+		return "jcuda";
+	}
+
 	@Override
 	public BackendAvailability probe() {
 		CudaAvailability availability = CudaBackend.probe();

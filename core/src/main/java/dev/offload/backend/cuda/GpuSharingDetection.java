@@ -30,14 +30,17 @@ import dev.offload.spi.GpuSharing;
  * </ul>
  * Values that cannot be read fail with an {@link IllegalArgumentException} naming the
  * variable, because a memory limit read wrongly would size the memory budget wrongly.
+ * <p>
+ * Public only for Offload's other CUDA binding ({@code offload-backend-ffm}), which
+ * describes devices the same way; not API.
  */
-final class GpuSharingDetection {
+public final class GpuSharingDetection {
 
 	/** {@code CU_DEVICE_ATTRIBUTE_MPS_ENABLED}, which JCuda 12.6 does not name. */
-	static final int ATTRIBUTE_MPS_ENABLED = 133;
+	public static final int ATTRIBUTE_MPS_ENABLED = 133;
 
 	/** The attribute's value when the driver does not know it. */
-	static final int MPS_UNKNOWN = -1;
+	public static final int MPS_UNKNOWN = -1;
 
 	static final String STRATEGY = "GPU_SHARING_STRATEGY";
 
@@ -72,8 +75,8 @@ final class GpuSharingDetection {
 	 * @throws IllegalArgumentException if a sharing variable holds a value that cannot be
 	 * read
 	 */
-	static GpuSharing detect(int ordinal, String name, @Nullable String uuid, long totalMemoryBytes, int mpsEnabled,
-			Map<String, String> environment) {
+	public static GpuSharing detect(int ordinal, String name, @Nullable String uuid, long totalMemoryBytes,
+			int mpsEnabled, Map<String, String> environment) {
 		List<String> evidence = new ArrayList<>();
 		GpuSharing.Mig mig = mig(name, uuid, totalMemoryBytes, environment, evidence);
 		String strategy = strategy(environment);

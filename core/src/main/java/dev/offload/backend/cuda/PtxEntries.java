@@ -19,8 +19,11 @@ import dev.offload.kernel.ParamKind;
  * {@code .f32} to {@link ParamKind#FLOAT32}, {@code .f64} to {@link ParamKind#FLOAT64}.
  * Any other parameter (a struct passed by value as {@code .b8} array, a 16-bit value)
  * makes the entry {@linkplain PtxEntry#isSupported() unsupported}.
+ * <p>
+ * Public only for Offload's other CUDA binding ({@code offload-backend-ffm}), which loads
+ * modules the same way; not API.
  */
-final class PtxEntries {
+public final class PtxEntries {
 
 	private static final Pattern COMMENTS = Pattern.compile("//[^\\n]*|/\\*.*?\\*/", Pattern.DOTALL);
 
@@ -34,7 +37,7 @@ final class PtxEntries {
 	 * @param ptx PTX text
 	 * @return the entries, in the order of the text
 	 */
-	static List<PtxEntry> parse(String ptx) {
+	public static List<PtxEntry> parse(String ptx) {
 		String text = COMMENTS.matcher(ptx).replaceAll(" ");
 		List<PtxEntry> entries = new ArrayList<>();
 		Matcher matcher = ENTRY.matcher(text);
@@ -49,7 +52,7 @@ final class PtxEntries {
 	 * @param image the image bytes
 	 * @return {@code true} for PTX
 	 */
-	static boolean isPtx(byte[] image) {
+	public static boolean isPtx(byte[] image) {
 		if (image.length >= 4 && image[0] == 0x7f && image[1] == 'E' && image[2] == 'L' && image[3] == 'F') {
 			return false;
 		}
@@ -124,9 +127,13 @@ final class PtxEntries {
 	 * {@code unsupported} is set)
 	 * @param unsupported why the entry cannot be launched from Java, or {@code null}
 	 */
-	record PtxEntry(String name, List<ParamKind> parameters, @Nullable String unsupported) {
+	public record PtxEntry(String name, List<ParamKind> parameters, @Nullable String unsupported) {
 
-		boolean isSupported() {
+		/**
+		 * Tells whether the entry can be launched from Java.
+		 * @return {@code true} when every parameter has a {@link ParamKind}
+		 */
+		public boolean isSupported() {
 			return this.unsupported == null;
 		}
 

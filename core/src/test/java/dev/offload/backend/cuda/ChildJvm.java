@@ -33,7 +33,9 @@ final class ChildJvm {
 	 */
 	static Result run(String title, Class<?> main, Map<String, String> environment, String... args) throws Exception {
 		String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
-		List<String> command = new ArrayList<>(List.of(java, "-cp", classPath(), main.getName()));
+		List<String> command = new ArrayList<>(List.of(java));
+		command.addAll(List.of(CudaTestBackends.childJvmOptions()));
+		command.addAll(List.of("-cp", classPath(), main.getName()));
 		command.addAll(List.of(args));
 		ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
 		builder.environment().putAll(environment);

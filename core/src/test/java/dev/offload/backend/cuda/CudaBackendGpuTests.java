@@ -38,7 +38,7 @@ class CudaBackendGpuTests {
 
 	@BeforeAll
 	static void openRegistry() {
-		registry = DeviceRegistry.builder(CudaBackend.create()).deviceIds(List.of(0)).build();
+		registry = DeviceRegistry.builder(CudaTestBackends.create()).deviceIds(List.of(0)).build();
 		device = registry.device(0);
 		JCudaExceptionMode.configured().apply();
 	}
@@ -53,7 +53,7 @@ class CudaBackendGpuTests {
 	@Test
 	void infoWhenDiscoveredShouldDescribeTheDevice() {
 		DeviceInfo info = device.info();
-		System.out.println("Device 0: " + info + ", " + CudaBackend.probe().message());
+		System.out.println("Device 0: " + info + ", " + CudaTestBackends.probe().message());
 		assertThat(device.backendName()).isEqualTo(CudaBackend.NAME);
 		assertThat(info.name()).isNotBlank();
 		assertThat(info.computeCapabilityMajor()).isGreaterThanOrEqualTo(7);
@@ -65,6 +65,7 @@ class CudaBackendGpuTests {
 
 	@Test
 	void makeCurrentWhenAnotherThreadUsesTheDeviceShouldSetItsContextThere() throws Exception {
+		CudaTestBackends.assumeJCudaBinding("CudaSessions.context and JCuda's current context");
 		CUcontext expected = CompletableFuture.supplyAsync(() -> {
 			try (OffloadSession session = device.openSession()) {
 				session.fill(session.allocate(64), (byte) 1);
@@ -79,6 +80,7 @@ class CudaBackendGpuTests {
 
 	@Test
 	void makeContextCurrentWhenThreadSwitchedContextShouldRestoreIt() {
+		CudaTestBackends.assumeJCudaBinding("CudaSessions.context and JCuda's current context");
 		try (OffloadSession session = device.openSession()) {
 			session.fill(session.allocate(64), (byte) 1);
 			JCudaDriver.cuCtxSetCurrent(new CUcontext());

@@ -43,7 +43,7 @@ class CudaBatcherGpuTests {
 
 	@BeforeAll
 	static void openRegistry() {
-		registry = DeviceRegistry.builder(CudaBackend.create()).deviceIds(List.of(0)).build();
+		registry = DeviceRegistry.builder(CudaTestBackends.create()).deviceIds(List.of(0)).build();
 		template = new OffloadTemplate(registry);
 		JCudaExceptionMode.configured().apply();
 	}

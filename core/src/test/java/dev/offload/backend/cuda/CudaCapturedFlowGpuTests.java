@@ -38,7 +38,7 @@ class CudaCapturedFlowGpuTests {
 
 	@BeforeAll
 	static void openRegistry() {
-		registry = DeviceRegistry.builder(CudaBackend.create()).deviceIds(List.of(0)).build();
+		registry = DeviceRegistry.builder(CudaTestBackends.create()).deviceIds(List.of(0)).build();
 		device = registry.device(0);
 		JCudaExceptionMode.configured().apply();
 	}
@@ -145,7 +145,7 @@ class CudaCapturedFlowGpuTests {
 
 	@Test
 	void shutdownShouldDestroyTheFlowsStillOpen() {
-		DeviceRegistry own = DeviceRegistry.builder(CudaBackend.create()).deviceIds(List.of(0)).build();
+		DeviceRegistry own = DeviceRegistry.builder(CudaTestBackends.create()).deviceIds(List.of(0)).build();
 		Device ownDevice = own.device(0);
 		HostBuffer input = ownDevice.allocateHost(N * Float.BYTES);
 		DeviceBuffer x = ownDevice.allocate(N * Float.BYTES);

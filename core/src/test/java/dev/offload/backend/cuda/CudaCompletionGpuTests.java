@@ -31,7 +31,7 @@ class CudaCompletionGpuTests {
 
 	@BeforeAll
 	static void openRegistry() {
-		registry = DeviceRegistry.builder(CudaBackend.create()).deviceIds(List.of(0)).build();
+		registry = DeviceRegistry.builder(CudaTestBackends.create()).deviceIds(List.of(0)).build();
 		device = registry.device(0);
 		JCudaExceptionMode.configured().apply();
 		device.loadModule(TestKernels.EMPTY);

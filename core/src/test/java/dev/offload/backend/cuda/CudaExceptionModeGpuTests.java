@@ -113,7 +113,7 @@ class CudaExceptionModeGpuTests {
 	}
 
 	private static void runSwitchedTo(JCudaExceptionMode mode, MemoryConfig memory, Consumer<Device> scenario) {
-		DeviceRegistry registry = DeviceRegistry.builder(CudaBackend.create())
+		DeviceRegistry registry = DeviceRegistry.builder(CudaTestBackends.create())
 			.memory(memory)
 			.deviceIds(List.of(0))
 			// Every session of a test has a stream from the start: no stream is created

@@ -20,7 +20,7 @@ class CudaGpuSharingGpuTests {
 
 	@Test
 	void sharingWhenDiscoveredShouldBeReportedConsistently() {
-		try (DeviceRegistry registry = DeviceRegistry.builder(CudaBackend.create()).build()) {
+		try (DeviceRegistry registry = DeviceRegistry.builder(CudaTestBackends.create()).build()) {
 			for (Device device : registry.devices()) {
 				GpuSharing sharing = device.info().sharing();
 				System.out.println("GPU sharing of device " + device.id() + " (" + device.name() + "): " + sharing

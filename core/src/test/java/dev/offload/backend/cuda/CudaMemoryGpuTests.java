@@ -39,7 +39,7 @@ class CudaMemoryGpuTests {
 	private static final long MIB = 1024 * 1024;
 
 	private static DeviceRegistry open(MemoryConfig memory) {
-		DeviceRegistry registry = DeviceRegistry.builder(CudaBackend.create())
+		DeviceRegistry registry = DeviceRegistry.builder(CudaTestBackends.create())
 			.deviceIds(List.of(0))
 			.memory(memory)
 			.build();

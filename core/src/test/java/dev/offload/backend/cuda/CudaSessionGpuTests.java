@@ -52,7 +52,7 @@ class CudaSessionGpuTests {
 
 	@BeforeAll
 	static void openRegistry() {
-		registry = DeviceRegistry.builder(CudaBackend.create()).deviceIds(List.of(0)).build();
+		registry = DeviceRegistry.builder(CudaTestBackends.create()).deviceIds(List.of(0)).build();
 		device = registry.device(0);
 		JCudaExceptionMode.configured().apply();
 		// Modules load before any kernel spins: loading is not what these tests measure.
@@ -279,6 +279,7 @@ class CudaSessionGpuTests {
 
 	@Test
 	void streamWhenUsedByAnotherLibraryShouldBelongToTheSession() {
+		CudaTestBackends.assumeJCudaBinding("CudaSessions' handles");
 		try (OffloadSession session = device.openSession(StreamPriority.HIGH)) {
 			DeviceBuffer buffer = session.allocate(256);
 			CudaSessions.makeContextCurrent(session);

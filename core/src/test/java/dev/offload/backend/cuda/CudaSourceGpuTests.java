@@ -123,7 +123,7 @@ class CudaSourceGpuTests {
 	}
 
 	private static DeviceRegistry registry(KernelCache cache) {
-		DeviceRegistry registry = DeviceRegistry.builder(CudaBackend.create(cache)).deviceIds(List.of(0)).build();
+		DeviceRegistry registry = DeviceRegistry.builder(CudaTestBackends.create(cache)).deviceIds(List.of(0)).build();
 		JCudaExceptionMode.configured().apply();
 		return registry;
 	}

@@ -38,7 +38,7 @@ class CudaVirtualThreadGpuTests {
 
 	@BeforeAll
 	static void openRegistry() {
-		registry = DeviceRegistry.builder(CudaBackend.create())
+		registry = DeviceRegistry.builder(CudaTestBackends.create())
 			.deviceIds(List.of(0))
 			.streamPool(StreamPoolConfig.DEFAULTS.withMaxSize(64).withBorrowTimeout(Duration.ofMinutes(1)))
 			.build();

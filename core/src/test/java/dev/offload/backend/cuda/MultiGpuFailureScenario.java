@@ -36,7 +36,7 @@ public final class MultiGpuFailureScenario {
 	public static void main(String[] args) {
 		JCudaExceptionMode mode = (args.length > 0) ? JCudaExceptionMode.valueOf(args[0])
 				: JCudaExceptionMode.configured();
-		try (DeviceRegistry registry = DeviceRegistry.builder(CudaBackend.create()).build()) {
+		try (DeviceRegistry registry = DeviceRegistry.builder(CudaTestBackends.create()).build()) {
 			mode.apply();
 			System.out.println("MODE=" + mode);
 			System.out.println("DEVICES=" + registry.ids());

@@ -30,7 +30,9 @@ public final class OutOfBoundsScenario {
 	public static void main(String[] args) {
 		JCudaExceptionMode mode = (args.length > 0) ? JCudaExceptionMode.valueOf(args[0])
 				: JCudaExceptionMode.configured();
-		try (DeviceRegistry registry = DeviceRegistry.builder(CudaBackend.create()).deviceIds(List.of(0)).build()) {
+		try (DeviceRegistry registry = DeviceRegistry.builder(CudaTestBackends.create())
+			.deviceIds(List.of(0))
+			.build()) {
 			mode.apply();
 			System.out.println("MODE=" + mode);
 			Device device = registry.device(0);

@@ -19,8 +19,8 @@ public final class VisibleDevicesScenario {
 	 */
 	public static void main(String[] args) {
 		System.out.println("CUDA_VISIBLE_DEVICES=" + System.getenv("CUDA_VISIBLE_DEVICES"));
-		System.out.println("DEVICE_COUNT=" + CudaBackend.probe().deviceCount());
-		try (DeviceRegistry registry = DeviceRegistry.builder(CudaBackend.create()).build()) {
+		System.out.println("DEVICE_COUNT=" + CudaTestBackends.probe().deviceCount());
+		try (DeviceRegistry registry = DeviceRegistry.builder(CudaTestBackends.create()).build()) {
 			System.out.println("IDS=" + registry.ids());
 			for (Device device : registry.devices()) {
 				System.out.println("NAME_" + device.id() + "=" + device.name());

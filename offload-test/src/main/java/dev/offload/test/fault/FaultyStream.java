@@ -114,6 +114,11 @@ final class FaultyStream implements BackendStream {
 	}
 
 	@Override
+	public <T> @Nullable T handle(Class<T> type) {
+		return this.delegate.handle(type);
+	}
+
+	@Override
 	public void destroy() {
 		this.delegate.destroy();
 	}

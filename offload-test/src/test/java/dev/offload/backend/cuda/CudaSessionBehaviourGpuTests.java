@@ -40,7 +40,7 @@ class CudaSessionBehaviourGpuTests extends SessionBehaviourContract {
 
 	@Override
 	protected Backend createBackend() {
-		return CudaBackend.create();
+		return CudaTestBackends.create();
 	}
 
 	@Override

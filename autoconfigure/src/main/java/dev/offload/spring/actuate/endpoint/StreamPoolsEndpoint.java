@@ -89,9 +89,10 @@ public class StreamPoolsEndpoint {
 		List<DeviceDescriptor> devices = this.registry.devices().stream().map(this::describe).toList();
 		Duration threshold = (this.leakDetector != null) ? this.leakDetector.threshold() : null;
 		String reason = (this.selection != null) ? this.selection.reason() : null;
+		String binding = (this.selection != null) ? this.selection.binding() : null;
 		List<BatcherDescriptor> batchers = (this.template != null)
 				? this.template.batchers().stream().map(BatcherDescriptor::of).toList() : List.of();
-		return new StreamPoolsDescriptor(this.registry.backend().name(), reason, this.registry.isClosed(),
+		return new StreamPoolsDescriptor(this.registry.backend().name(), binding, reason, this.registry.isClosed(),
 				(threshold != null) ? threshold.toString() : null, devices, batchers);
 	}
 
@@ -121,16 +122,19 @@ public class StreamPoolsEndpoint {
 	 * Every device of the registry.
 	 *
 	 * @param backend the backend running the devices ({@code cuda} or {@code host})
-	 * @param backendReason why that backend: the probe's message, or {@code null} if the
-	 * application chose it
+	 * @param backendBinding how the backend reaches its runtime ({@code ffm} or
+	 * {@code jcuda} for CUDA, {@code host} for the host backend), or {@code null} if the
+	 * application chose the backend
+	 * @param backendReason why that backend and binding: the probe's message, or
+	 * {@code null} if the application chose it
 	 * @param closed whether the registry was shut down
 	 * @param leakDetectionThreshold the leak detection threshold as an ISO-8601 duration,
 	 * or {@code null} if leak detection is off
 	 * @param devices the devices, in id order
 	 * @param batchers the template's dynamic batchers
 	 */
-	public record StreamPoolsDescriptor(String backend, @Nullable String backendReason, boolean closed,
-			@Nullable String leakDetectionThreshold, List<DeviceDescriptor> devices,
+	public record StreamPoolsDescriptor(String backend, @Nullable String backendBinding, @Nullable String backendReason,
+			boolean closed, @Nullable String leakDetectionThreshold, List<DeviceDescriptor> devices,
 			List<BatcherDescriptor> batchers) implements OperationResponseBody {
 
 	}
