@@ -58,6 +58,8 @@
 #            VT_MAX_STREAMS (default "256 0", 0 = unbounded; virtual-threads.md, with the targets; VT_ARGS adds
 #            options, VT_BACKEND=host runs it without a GPU, VT_JAVA_OPTS adds JVM options to the benchmark's JVM,
 #            e.g. a flight recording: -XX:StartFlightRecording=filename=$OUT/vt.jfr,settings=profile)
+#   floor    not in the default: the C floor of a light request against the fluent call on the FFM and JCuda
+#            bindings, alternated (floor.md; FLOOR_ROUNDS, FLOOR_ARGS); needs cc there and a Java 22+ runtime for FFM
 #   ffm      not in the default, on the Java 25 runtime jre25.txz (pack with JDK25=<a JDK 25> PACK_PARTS=ffm
 #            scripts/gpu/pack.sh): every gpu-tagged test of the CUDA backend, the kernel compilation, the behaviour
 #            contract and the FFM binding's own, on the FFM binding (-Doffload.test.cuda-binding=ffm: the CUDA suite
@@ -209,6 +211,29 @@ if want async || want fluent; then
 	timeout "${FLUENT_TIMEOUT:-200}" "$java" ${FLUENT_JAVA_OPTS:-} -cp "$benchcp" dev.offload.benchmarks.FluentCallBenchmark \
 		--backend cuda ${FLUENT_ARGS:-} 2>&1 | tee "$out/fluent.md"
 	record "${PIPESTATUS[0]}" fluent-call
+fi
+# The driver's floor of a light request (4 B in, the 4-parameter scale kernel, 4 B out, synchronize): the C program
+# light_request_floor.c (built here with cc) and the fluent call on each binding, alternated FLOOR_ROUNDS times
+# (default 2) so that the host's drift falls on every side alike (floor.md; FLOOR_ARGS for the fluent benchmark,
+# default "--sizes 1 --threads 1,16 --rounds 3").
+if want floor; then
+	floor_bin=${TMPDIR:-/tmp}/light_request_floor
+	cc -O2 -o "$floor_bin" "$here/light_request_floor.c" -ldl -lpthread
+	ffmcp="$here/classes/backend-ffm:$benchcp"
+	for round in $(seq "${FLOOR_ROUNDS:-2}"); do
+		{
+			echo "## round $round: C"
+			timeout 120 "$floor_bin" "$here/classes/benchmarks/dev/offload/benchmarks/cuda/scale.ptx" 20000 1 16
+			for binding in ffm cuda; do
+				echo "## round $round: fluent call, binding $binding"
+				# shellcheck disable=SC2086
+				timeout "${FLUENT_TIMEOUT:-200}" "$java" --enable-native-access=ALL-UNNAMED ${FLUENT_JAVA_OPTS:-} \
+					-cp "$ffmcp" dev.offload.benchmarks.FluentCallBenchmark --backend "$binding" \
+					${FLOOR_ARGS:---sizes 1 --threads 1,16 --rounds 3}
+			done
+		} 2>&1 | tee -a "$out/floor.md"
+	done
+	record "${PIPESTATUS[0]}" floor
 fi
 if want breakdown; then
 	# shellcheck disable=SC2086

@@ -79,7 +79,7 @@ mvn -B -q -pl benchmarks -am -DskipTests package dependency:copy-dependencies -D
 fi
 
 # A Java 17 runtime (the default JDK), and a Java 25 one when JDK25 names a JDK (virtual-thread benchmarks).
-if [[ "$parts" == " vt " ]] || [[ "$parts" == " ffm " ]]; then
+if [[ "$parts" == " vt " ]] || [[ "$parts" == *" ffm "* ]]; then
 	[ -n "${JDK25:-}" ] || { echo "PACK_PARTS=${parts// /} needs JDK25=<a JDK 25>" >&2; exit 2; }
 	rm -f "$dest/jre.txz"
 else
@@ -95,6 +95,7 @@ fi
 [ -n "$(ls "$dest"/lib/jna-[0-9]*.jar "$dest"/app/lib/jna-[0-9]*.jar 2>/dev/null || true)" ] \
 	|| { echo "JNA is missing from $dest/lib" >&2; exit 1; }
 cp scripts/gpu/gpu-run.sh "$dest/gpu-run.sh"
+cp benchmarks/src/main/c/light_request_floor.c "$dest/light_request_floor.c"
 cp scripts/gpu/jfr-threads.sh "$dest/jfr-threads.sh"
 cp scripts/gpu/alternate.sh "$dest/alternate.sh"
 cp scripts/load/overload.py "$dest/overload.py"

@@ -16,12 +16,15 @@ final class Backends {
 
 	static final String CUDA_BACKEND_CLASS = "dev.offload.backend.cuda.CudaBackend";
 
+	/** The CUDA backend through the FFM binding (Java 22+, offload-backend-ffm). */
+	static final String FFM_BACKEND_CLASS = "dev.offload.backend.ffm.FfmBackend";
+
 	private Backends() {
 	}
 
 	/**
 	 * Creates a backend.
-	 * @param name {@code host} or {@code cuda}
+	 * @param name {@code host}, {@code cuda} (JCuda) or {@code ffm}
 	 * @param hostWorkers the workers per host device, or 0 for the host backend's default
 	 * @return the backend
 	 */
@@ -31,7 +34,7 @@ final class Backends {
 
 	/**
 	 * Creates a backend.
-	 * @param name {@code host} or {@code cuda}
+	 * @param name {@code host}, {@code cuda} (JCuda) or {@code ffm}
 	 * @param hostWorkers the workers per host device, or 0 for the host backend's default
 	 * @param hostDevices the devices the host backend emulates (CUDA has the machine's)
 	 * @return the backend
@@ -40,7 +43,8 @@ final class Backends {
 		return switch (name) {
 			case "host" -> host(hostWorkers, hostDevices);
 			case "cuda" -> reflective(CUDA_BACKEND_CLASS);
-			default -> throw new IllegalArgumentException("Unknown backend '" + name + "'; use host or cuda");
+			case "ffm" -> reflective(FFM_BACKEND_CLASS);
+			default -> throw new IllegalArgumentException("Unknown backend '" + name + "'; use host, cuda or ffm");
 		};
 	}
 

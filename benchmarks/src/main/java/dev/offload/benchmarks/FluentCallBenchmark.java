@@ -43,7 +43,7 @@ import dev.offload.template.OffloadTemplate;
  * fluent/hand-written ratios, the first round left out.
  * <p>
  * Usage: {@code java -cp benchmarks.jar dev.offload.benchmarks.FluentCallBenchmark
- * [--backend host|cuda] [--sizes 1,1024,65536,1048576] [--threads 1,16] [--rounds 4]
+ * [--backend host|cuda|ffm] [--sizes 1,1024,65536,1048576] [--threads 1,16] [--rounds 4]
  * [--calls N]} (calls per thread and round at n = 1; fewer for larger sizes, but at least
  * 500 a round over all threads).
  */
@@ -200,7 +200,7 @@ public final class FluentCallBenchmark {
 	}
 
 	private static Supplier<Scaler> handWritten(String backend, Device device, int n) {
-		if (backend.equals("cuda")) {
+		if (backend.equals("cuda") || backend.equals("ffm")) {
 			return dev.offload.benchmarks.cuda.HandWrittenScale.factory(device, n);
 		}
 		return () -> sessionScaler(device, n);

@@ -20,7 +20,6 @@ import dev.offload.Buffer;
 import dev.offload.Device;
 import dev.offload.DeviceBuffer;
 import dev.offload.HostBuffer;
-import dev.offload.OffloadSession;
 import dev.offload.backend.cuda.CudaSessions;
 import dev.offload.benchmarks.FluentCallBenchmark;
 
@@ -120,10 +119,12 @@ public final class HandWrittenScale implements FluentCallBenchmark.Scaler {
 	 * @return the factory
 	 */
 	public static Supplier<FluentCallBenchmark.Scaler> factory(Device device, int n, Ingredients ingredients) {
-		CUcontext context;
-		try (OffloadSession session = device.openSession()) {
-			context = CudaSessions.context(session);
-		}
+		// The device's primary context, the one Offload uses through either binding.
+		check(JCudaDriver.cuInit(0), "cuInit");
+		jcuda.driver.CUdevice cuDevice = new jcuda.driver.CUdevice();
+		check(JCudaDriver.cuDeviceGet(cuDevice, device.id()), "cuDeviceGet");
+		CUcontext context = new CUcontext();
+		check(JCudaDriver.cuDevicePrimaryCtxRetain(context, cuDevice), "cuDevicePrimaryCtxRetain");
 		synchronized (HandWrittenScale.class) {
 			if (function == null) {
 				check(JCudaDriver.cuCtxSetCurrent(context), "cuCtxSetCurrent");

@@ -36,7 +36,7 @@ public final class ShutdownInFlightScenario {
 			x[i] = i & 1023;
 		}
 		for (int round = 0; round < rounds; round++) {
-			DeviceRegistry registry = DeviceRegistry.builder(CudaBackend.create())
+			DeviceRegistry registry = DeviceRegistry.builder(CudaTestBackends.create())
 				.deviceIds(List.of(0))
 				.awaitTermination(Duration.ofSeconds(30))
 				.build();
