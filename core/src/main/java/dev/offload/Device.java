@@ -662,22 +662,21 @@ public final class Device {
 		if (poller != null) {
 			poller.stop();
 		}
-		// Every page-locked block back: the host buffers a caller owns, such as the
-		// outputs
+		// Every page-locked block back: the host buffers a caller owns, such as the outputs
 		// an asynchronous call reads on the completion executor once its session ended.
-		if (!awaitDrained(() -> this.bufferCache.hostUsedBytes() == 0, deadline)) {
-			// The JVM reads page-locked memory directly: freeing it (or the context that
-			// holds it) under an open buffer would crash a later read.
-			logger.warn(
-					"Device {}: {} bytes of page-locked memory still held by open host buffers after {} ms; "
-							+ "they and the device's context are kept",
-					id(), this.bufferCache.hostUsedBytes(), awaitTermination.toMillis());
-			return false;
-		}
+		boolean hostMemoryBack = awaitDrained(() -> this.bufferCache.hostUsedBytes() == 0, deadline);
 		this.eventPool.close();
 		this.capturedFlows.forEach(CapturedFlow::destroy);
 		this.capturedFlows.clear();
 		this.modules.values().forEach(this::unloadQuietly);
+		if (!hostMemoryBack) {
+			// The JVM reads page-locked memory directly: freeing it (or the context that
+			// holds it) under an open buffer would crash a later read.
+			logger.warn("Device {}: {} bytes of page-locked memory still held by open host buffers after {} ms; "
+					+ "they and the device's context are kept", id(), this.bufferCache.hostUsedBytes(),
+					awaitTermination.toMillis());
+			return false;
+		}
 		this.bufferCache.close();
 		this.backendDevice.close();
 		return true;

@@ -50,7 +50,16 @@ class CapturedFlowTests {
 
 	@AfterEach
 	void tearDown() {
+		closeBuffers();
 		this.registry.close(Duration.ofSeconds(5));
+	}
+
+	/** Closes the application's buffers: shutdown keeps page-locked memory still open. */
+	private void closeBuffers() {
+		this.input.close();
+		this.x.close();
+		this.y.close();
+		this.output.close();
 	}
 
 	/** y = 0; y += 2x, {@code launches} times; out = y. */
@@ -175,7 +184,8 @@ class CapturedFlowTests {
 			assertThat(this.device.capturedFlows()).isOne();
 			assertThatIllegalStateException().isThrownBy(() -> closed.replay(session)).withMessageContaining("closed");
 		}
-		this.registry.close(Duration.ofSeconds(5));
+		closeBuffers();
+		assertThat(this.registry.close(Duration.ofSeconds(5))).isTrue();
 		assertThat(open.isClosed()).isTrue();
 		assertThat(this.device.capturedFlows()).isZero();
 	}

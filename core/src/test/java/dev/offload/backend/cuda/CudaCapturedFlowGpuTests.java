@@ -1,5 +1,6 @@
 package dev.offload.backend.cuda;
 
+import java.time.Duration;
 import java.util.List;
 
 import org.junit.jupiter.api.AfterAll;
@@ -154,7 +155,10 @@ class CudaCapturedFlowGpuTests {
 			flow = CapturedFlow.capture(session, (steps) -> steps.copy(input, x));
 		}
 		assertThat(ownDevice.capturedFlows()).isOne();
-		own.close();
+		// The application's buffers closed, the flow left open: shutdown destroys it.
+		input.close();
+		x.close();
+		assertThat(own.close(Duration.ofSeconds(30))).isTrue();
 		assertThat(flow.isClosed()).isTrue();
 		assertThat(ownDevice.capturedFlows()).isZero();
 	}
