@@ -6,12 +6,12 @@ import java.util.SplittableRandom;
  * Plain loops over column-major matrices, in double, that BLAS results are compared with,
  * independent of both cuBLAS and EJML.
  */
-final class BlasReference {
+public final class BlasReference {
 
 	private BlasReference() {
 	}
 
-	static float[] randomFloats(int n, long seed) {
+	public static float[] randomFloats(int n, long seed) {
 		SplittableRandom random = new SplittableRandom(seed);
 		float[] values = new float[n];
 		for (int i = 0; i < n; i++) {
@@ -20,7 +20,7 @@ final class BlasReference {
 		return values;
 	}
 
-	static double[] randomDoubles(int n, long seed) {
+	public static double[] randomDoubles(int n, long seed) {
 		SplittableRandom random = new SplittableRandom(seed);
 		double[] values = new double[n];
 		for (int i = 0; i < n; i++) {
@@ -30,12 +30,12 @@ final class BlasReference {
 	}
 
 	/** Element (i, j) of op(X) from column-major storage. */
-	static double at(double[] x, long base, int ld, Transpose trans, int i, int j) {
+	public static double at(double[] x, long base, int ld, Transpose trans, int i, int j) {
 		return (trans == Transpose.NONE) ? x[(int) (base + i + (long) j * ld)] : x[(int) (base + j + (long) i * ld)];
 	}
 
-	static double[] gemm(Transpose ta, Transpose tb, int m, int n, int k, double alpha, double[] a, int lda, long sa,
-			double[] b, int ldb, long sb, double beta, double[] c, int ldc, long sc, int batch) {
+	public static double[] gemm(Transpose ta, Transpose tb, int m, int n, int k, double alpha, double[] a, int lda,
+			long sa, double[] b, int ldb, long sb, double beta, double[] c, int ldc, long sc, int batch) {
 		double[] out = c.clone();
 		for (int p = 0; p < batch; p++) {
 			for (int i = 0; i < m; i++) {
@@ -52,7 +52,7 @@ final class BlasReference {
 		return out;
 	}
 
-	static double[] gemv(Transpose trans, int m, int n, double alpha, double[] a, int lda, double[] x, int incx,
+	public static double[] gemv(Transpose trans, int m, int n, double alpha, double[] a, int lda, double[] x, int incx,
 			double beta, double[] y, int incy) {
 		int rows = (trans == Transpose.NONE) ? m : n;
 		int cols = (trans == Transpose.NONE) ? n : m;
@@ -67,7 +67,7 @@ final class BlasReference {
 		return out;
 	}
 
-	static double[] toDoubles(float[] values) {
+	public static double[] toDoubles(float[] values) {
 		double[] doubles = new double[values.length];
 		for (int i = 0; i < values.length; i++) {
 			doubles[i] = values[i];
@@ -79,7 +79,7 @@ final class BlasReference {
 	 * The largest difference relative to the scale of the expected values (their largest
 	 * magnitude, at least 1).
 	 */
-	static double relativeError(double[] expected, double[] actual) {
+	public static double relativeError(double[] expected, double[] actual) {
 		double scale = 1;
 		for (double each : expected) {
 			scale = Math.max(scale, Math.abs(each));
