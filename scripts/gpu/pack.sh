@@ -88,6 +88,7 @@ fi
 cp scripts/gpu/gpu-run.sh "$dest/gpu-run.sh"
 cp scripts/gpu/jfr-threads.sh "$dest/jfr-threads.sh"
 cp scripts/gpu/alternate.sh "$dest/alternate.sh"
+cp benchmarks/src/main/c/blas_floor.c "$dest/blas_floor.c"
 cp scripts/load/overload.py "$dest/overload.py"
 du -sh "$dest"
 ls -la "$dest" "$dest/lib"
