@@ -168,9 +168,11 @@ final class CublasHandle implements BlasHandle {
 
 	@Override
 	public void close() {
-		// cublasDestroy_v2 waits for the handle's work; the stream it is bound to is idle
-		// by
-		// now (a pooled stream is destroyed with no work pending).
+		// The stream it is bound to is idle by now (a pooled stream is destroyed with no
+		// work pending). cuBLAS documents that cublasDestroy_v2 synchronizes the device:
+		// it
+		// runs only when the pool destroys a stream (a discard after a failure, a
+		// replacement, shutdown), never on a healthy request's path.
 		this.binding.destroy(this.handle);
 	}
 
