@@ -52,6 +52,11 @@
 #   memory-soak  not in the default: MEMORY_SOAK_SECONDS (default 540) of varying sizes, counting driver allocations
 #            and frees and device-synchronizing calls on request and completion threads after warm-up
 #            (memory-soak.md); run it as a call of its own (a 600 s soak needs the whole per-call limit)
+#   blas     not in the default: cuBLAS through Offload, BlasBenchmark (blas.md; BLAS_ARGS "iterations threads",
+#            default "20000 16"; -Doffload.blas.library=... through BLAS_JAVA_OPTS): 8192x8192 sgemm (default and TF32),
+#            a 64x64 sgemm round trip's p50/p99 on one thread, 16 threads' round trips per second, handles created
+#            and workspace allocations; then, where cc exists, blas_floor.c, the same from C (dlopen of libcuda.so.1
+#            and libcublas.so.13, BLAS_FLOOR_LIBRARY for another path), appended to blas.md
 #   vt       not in the default, on the Java 25 runtime jre25.txz (pack with JDK25=<a JDK 25> PACK_PARTS=vt
 #            scripts/gpu/pack.sh): CudaVirtualThreadGpuTests (vt-tests.log), then 10,000 requests on virtual threads
 #            against a 64-thread platform pool, once per stream pool bound in
@@ -315,6 +320,22 @@ if want vt; then
 	else
 		echo "no jre25.txz: pack with JDK25=<a JDK 25> scripts/gpu/pack.sh" | tee "$out/virtual-threads.md"
 		record 2 virtual-threads
+	fi
+fi
+
+# cuBLAS through Offload, then the same from C where a compiler exists.
+if want blas; then
+	# shellcheck disable=SC2086
+	timeout "${BLAS_TIMEOUT:-300}" "$java" ${BLAS_JAVA_OPTS:-} -cp "$benchcp" dev.offload.benchmarks.cuda.BlasBenchmark \
+		${BLAS_ARGS:-20000 16} 2>&1 | tee "$out/blas.md"
+	record "${PIPESTATUS[0]}" blas
+	if command -v cc >/dev/null 2>&1 && [ -f "$here/blas_floor.c" ]; then
+		cc -O2 -o "${TMPDIR:-/tmp}/blas_floor" "$here/blas_floor.c" -ldl -lpthread \
+			&& { echo; echo "From C (blas_floor.c):"; timeout "${BLAS_TIMEOUT:-300}" "${TMPDIR:-/tmp}/blas_floor" \
+				${BLAS_ARGS:-20000 16} "${BLAS_FLOOR_LIBRARY:-libcublas.so.13}"; } 2>&1 | tee -a "$out/blas.md"
+	else
+		echo "No C compiler here: blas_floor.c not run (build it elsewhere: cc -O2 -o blas_floor blas_floor.c -ldl -lpthread)" \
+			| tee -a "$out/blas.md"
 	fi
 fi
 

@@ -85,6 +85,12 @@ final class CompositeOffloadListener implements OffloadListener {
 	}
 
 	@Override
+	public void libraryCalled(OffloadSession session, String library, String operation, long nanos,
+			@Nullable Throwable failure) {
+		each((listener) -> listener.libraryCalled(session, library, operation, nanos, failure));
+	}
+
+	@Override
 	public void deviceFailed(Device device, Throwable cause) {
 		each((listener) -> listener.deviceFailed(device, cause));
 	}

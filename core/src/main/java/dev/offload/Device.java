@@ -61,6 +61,9 @@ public final class Device {
 
 	private final MemoryBudget memoryBudget;
 
+	/** The handles of stream libraries (cuBLAS) on this device's pooled streams. */
+	private final LibraryHandles libraryHandles = new LibraryHandles(this);
+
 	private final Map<String, KernelModule> modules = new ConcurrentHashMap<>();
 
 	/** The kernels {@link #kernel(KernelRef)} found last, by the reference's identity. */
@@ -388,6 +391,24 @@ public final class Device {
 
 	MemoryBudget memoryBudget() {
 		return this.memoryBudget;
+	}
+
+	/**
+	 * Returns what a stream library holds and did on this device: its handles (one per
+	 * pooled stream that called it), their workspace (which also counts in the
+	 * {@linkplain #memoryStatistics() memory statistics}' bytes in use), and its calls.
+	 * @param library the library
+	 * @return a snapshot; zeros for a library never called here
+	 */
+	public LibraryStatistics libraryStatistics(StreamLibrary<?> library) {
+		if (library == null) {
+			throw new IllegalArgumentException("library must not be null");
+		}
+		return this.libraryHandles.statistics(library);
+	}
+
+	LibraryHandles libraryHandles() {
+		return this.libraryHandles;
 	}
 
 	/**

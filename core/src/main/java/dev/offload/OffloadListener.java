@@ -70,6 +70,20 @@ public interface OffloadListener {
 	}
 
 	/**
+	 * A session called a {@link StreamLibrary} (a cuBLAS operation, say).
+	 * @param session the session
+	 * @param library the library's name, e.g. {@code blas}
+	 * @param operation the operation, e.g. {@code sgemm}
+	 * @param nanos how long the call took on the calling thread: opening the stream's
+	 * handle the first time, and enqueueing the work (a GPU runs it later, within the
+	 * session's work; the host emulation too)
+	 * @param failure what the call threw, or {@code null}
+	 */
+	default void libraryCalled(OffloadSession session, String library, String operation, long nanos,
+			@Nullable Throwable failure) {
+	}
+
+	/**
 	 * A device hit a sticky error and stopped lending.
 	 * @param device the device
 	 * @param cause the error

@@ -511,6 +511,56 @@ public final class OffloadSession implements AutoCloseable {
 	}
 
 	/**
+	 * Calls a library that works on the session's stream (cuBLAS through
+	 * {@code dev.offload.blas.Blas}), borrowing the stream if needed: the library's
+	 * handle on that stream is opened the first time (it stays with the pooled stream, so
+	 * later sessions reuse it), then {@code call} enqueues the work, which belongs to the
+	 * session like its copies and launches: {@link #synchronize()} and {@link #close()}
+	 * wait for it, and its failure fails the session's work (a sticky one, the device).
+	 * The call is counted in {@link Device#libraryStatistics} and reported to the
+	 * device's listener.
+	 * @param <H> the library's handle type
+	 * @param library the library
+	 * @param operation the operation's name, for meters and errors (e.g. {@code sgemm})
+	 * @param call enqueues the work on the handle
+	 * @throws BackendException if the library or the backend refused the call
+	 */
+	public <H> void callLibrary(StreamLibrary<H> library, String operation, StreamLibrary.Call<H> call) {
+		checkOpen(operation);
+		if (library == null || call == null) {
+			throw new IllegalArgumentException("callLibrary needs a library and a call");
+		}
+		long start = this.device.isListened() ? System.nanoTime() : 0;
+		Throwable failed = null;
+		try {
+			PooledStream lent = stream();
+			LibraryStream view = new LibraryStream(this, lent.backend);
+			H handle;
+			try {
+				handle = this.device.libraryHandles().handle(library, lent, view);
+			}
+			catch (BackendException ex) {
+				this.device.failIfSticky(ex);
+				throw ex;
+			}
+			// Checks of the call's operands throw before anything is enqueued; the work
+			// itself goes through LibraryStream.call, as the session's own operations.
+			call.enqueue(handle, view);
+		}
+		catch (RuntimeException | Error ex) {
+			failed = ex;
+			throw ex;
+		}
+		finally {
+			this.device.libraryHandles().called(library, failed != null);
+			if (start != 0) {
+				this.device.listener()
+					.libraryCalled(this, library.name(), operation, System.nanoTime() - start, failed);
+			}
+		}
+	}
+
+	/**
 	 * Records an event after the work enqueued so far; valid until this session ends.
 	 * @return the event
 	 */
@@ -1007,7 +1057,7 @@ public final class OffloadSession implements AutoCloseable {
 		this.device.streamPool().discard(lent, result);
 	}
 
-	private void enqueue(Runnable call) {
+	void enqueue(Runnable call) {
 		this.workPending = true;
 		try {
 			call.run();

@@ -345,6 +345,8 @@ public final class StreamPool {
 
 		@Override
 		public void destroy(PooledStream stream) {
+			// Library handles bound to the stream (cuBLAS) go first, and their workspace.
+			StreamPool.this.device.libraryHandles().close(stream);
 			stream.backend.destroy();
 		}
 

@@ -12,6 +12,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
+import dev.offload.blas.MathMode;
+
 import dev.offload.StreamPriority;
 import dev.offload.compile.KernelCache;
 
@@ -140,6 +142,67 @@ public class OffloadProperties {
 			this.nvrtcLibrary = nvrtcLibrary;
 		}
 
+	}
+
+	/**
+	 * Settings of BLAS calls (cuBLAS on a GPU, EJML on the host emulation), such as
+	 * template.blas() and Blas.on(session) through the template's library.
+	 */
+	public static class Blas {
+
+		/**
+		 * Path of cuBLAS's library (e.g. '/usr/local/cuda/lib64/libcublas.so.13'); when
+		 * unset, 'libcublas.so.13' and 'libcublas.so.12' are searched on the loader's
+		 * path.
+		 */
+		private @Nullable String library;
+
+		/**
+		 * Device memory each cuBLAS handle (one per pooled stream that calls BLAS) takes
+		 * as its workspace, counted in the memory budget. 0 for none. cuBLAS recommends
+		 * 4MB before Hopper and 32MB on Hopper and later.
+		 */
+		private DataSize workspaceSize = DataSize.ofMegabytes(4);
+
+		/**
+		 * Math mode of calls that do not ask for another: 'default', 'tf32' (TF32 tensor
+		 * cores for single precision) or 'pedantic'.
+		 */
+		private MathMode mathMode = MathMode.DEFAULT;
+
+		public @Nullable String getLibrary() {
+			return this.library;
+		}
+
+		public void setLibrary(@Nullable String library) {
+			this.library = library;
+		}
+
+		public DataSize getWorkspaceSize() {
+			return this.workspaceSize;
+		}
+
+		public void setWorkspaceSize(DataSize workspaceSize) {
+			this.workspaceSize = workspaceSize;
+		}
+
+		public MathMode getMathMode() {
+			return this.mathMode;
+		}
+
+		public void setMathMode(MathMode mathMode) {
+			this.mathMode = mathMode;
+		}
+
+	}
+
+	/**
+	 * Settings of BLAS calls.
+	 */
+	private final Blas blas = new Blas();
+
+	public Blas getBlas() {
+		return this.blas;
 	}
 
 	/**

@@ -124,6 +124,43 @@ public interface BackendStream {
 	}
 
 	/**
+	 * Returns the native stream's address, for a library that enqueues on it itself
+	 * (cuBLAS's {@code cublasSetStream}): a {@code CUstream}, which is also a
+	 * {@code cudaStream_t}. Valid until the stream is destroyed.
+	 * @return the address
+	 * @throws UnsupportedOperationException if the backend has no native streams (the
+	 * host emulation)
+	 */
+	default long nativeAddress() {
+		throw new UnsupportedOperationException(getClass().getSimpleName() + " has no native stream address");
+	}
+
+	/**
+	 * Makes the calling thread ready for a native library's call that concerns this
+	 * stream without enqueueing on it (creating or destroying the library's handle): the
+	 * device's context current on CUDA. Default: nothing.
+	 */
+	default void makeCurrent() {
+	}
+
+	/**
+	 * Runs a call of a library that works on this stream (cuBLAS, cuFFT, cuRAND, or their
+	 * host emulation), such as {@link dev.offload.StreamLibrary}'s handles make. A
+	 * backend with native streams runs it now, on the calling thread, with the device's
+	 * context current there, and the library enqueues its work on the stream itself; the
+	 * host emulation enqueues it and runs it in the stream's order on a worker, where
+	 * what it throws fails the stream's work as a kernel's failure does (a
+	 * {@link dev.offload.BackendException} as it is).
+	 * @param operation the call, e.g. {@code cublasSgemm_v2}, for errors and decorators
+	 * @param call the call
+	 * @throws dev.offload.BackendException if the runtime refuses
+	 * @throws UnsupportedOperationException if the backend runs no library calls
+	 */
+	default void callLibrary(String operation, Runnable call) {
+		throw new UnsupportedOperationException(getClass().getSimpleName() + " runs no library calls");
+	}
+
+	/**
 	 * Destroys the stream. Work still on it completes first where the runtime allows it.
 	 */
 	void destroy();

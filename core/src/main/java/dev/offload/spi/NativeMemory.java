@@ -39,6 +39,18 @@ public interface NativeMemory {
 	Object handle();
 
 	/**
+	 * Returns the memory's device address, for a library that reads or writes it itself
+	 * (a {@code CUdeviceptr}'s value on CUDA; page-locked host memory's mapped device
+	 * address).
+	 * @return the address
+	 * @throws UnsupportedOperationException if the backend has no device addresses (the
+	 * host emulation, whose memory has a {@link #hostView() host view} instead)
+	 */
+	default long nativeAddress() {
+		throw new UnsupportedOperationException(getClass().getSimpleName() + " has no device address");
+	}
+
+	/**
 	 * Frees the memory. May synchronize the device: the pool calls it off the hot path
 	 * only.
 	 */

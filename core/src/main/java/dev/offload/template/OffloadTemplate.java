@@ -9,6 +9,7 @@ import java.util.function.Function;
 
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
+import dev.offload.blas.BlasLibrary;
 import dev.offload.kernel.KernelRef;
 
 /**
@@ -51,6 +52,8 @@ public class OffloadTemplate {
 	private final BatchListener batchListener;
 
 	private final List<Batcher<?, ?>> batchers = new CopyOnWriteArrayList<>();
+
+	private volatile BlasLibrary blasLibrary = BlasLibrary.standard();
 
 	/**
 	 * Creates a template over the devices of {@code registry}, whose batchers follow
@@ -251,6 +254,36 @@ public class OffloadTemplate {
 	 */
 	public KernelCall kernel(KernelRef kernel) {
 		return new KernelCall(this, kernel);
+	}
+
+	/**
+	 * Returns BLAS operations with host arrays in and out, each in the bound session or a
+	 * session of its own, through this template's {@linkplain #setBlasLibrary BLAS
+	 * library}: <pre>{@code
+	 * float[] c = template.blas().sgemm(Transpose.NONE, Transpose.NONE, m, n, k, 1f, a, b);
+	 * }</pre>
+	 * @return the operations, in the library's math mode
+	 */
+	public BlasOperations blas() {
+		BlasLibrary library = this.blasLibrary;
+		return new BlasOperations(this, library, library.mathMode());
+	}
+
+	/**
+	 * Sets the BLAS library of {@link #blas()}: where cuBLAS is, the workspace of its
+	 * handles and the default math mode ({@code offload.blas.*} in Spring).
+	 * @param blasLibrary the library; {@link BlasLibrary#standard()} until set
+	 */
+	public void setBlasLibrary(BlasLibrary blasLibrary) {
+		this.blasLibrary = Objects.requireNonNull(blasLibrary, "blasLibrary must not be null");
+	}
+
+	/**
+	 * Returns the BLAS library of {@link #blas()}.
+	 * @return the library
+	 */
+	public BlasLibrary blasLibrary() {
+		return this.blasLibrary;
 	}
 
 	/**

@@ -76,6 +76,18 @@ class CoreLayeringTests {
 		.haveNameMatching("dev\\.offload\\.(Device|DeviceRegistry|OffloadSession|StreamPool|StreamPools|Buffer"
 				+ "|DeviceBuffer|HostBuffer|CapturedFlow|Kernel|KernelModule)(\\$.*)?");
 
+	/**
+	 * BLAS is a library on the root's seam ({@code StreamLibrary}): it reaches devices
+	 * and streams only through the API root and the SPI, never a backend or the template
+	 * (which offers it).
+	 */
+	@ArchTest
+	static final ArchRule blasShouldImportOnlyTheRootAndTheSpi = noClasses().that()
+		.resideInAPackage("dev.offload.blas..")
+		.should()
+		.dependOnClassesThat(resideInAPackage("dev.offload..")
+			.and(not(resideInAnyPackage("dev.offload", "dev.offload.blas..", "dev.offload.spi.."))));
+
 	@ArchTest
 	static final ArchRule internalShouldImportNothingElseOfOffload = noClasses().that()
 		.resideInAPackage("dev.offload.internal..")

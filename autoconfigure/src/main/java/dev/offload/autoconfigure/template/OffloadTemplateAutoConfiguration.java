@@ -23,6 +23,7 @@ import dev.offload.spring.aop.OffloadAnnotationBeanPostProcessor;
 import dev.offload.template.BatchListener;
 import dev.offload.template.BatchPolicy;
 import dev.offload.template.OffloadTemplate;
+import dev.offload.blas.BlasLibrary;
 
 /**
  * Auto-configuration of {@link OffloadTemplate} (its batchers following
@@ -38,11 +39,31 @@ public final class OffloadTemplateAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	OffloadTemplate offloadTemplate(DeviceRegistry registry, OffloadProperties properties, Environment environment,
-			ObjectProvider<BatchListener> batchListeners) {
+			ObjectProvider<BatchListener> batchListeners, ObjectProvider<BlasLibrary> blasLibrary) {
 		List<BatchListener> listeners = batchListeners.orderedStream().toList();
 		BatchListener listener = (listeners.size() == 1) ? listeners.get(0)
 				: (batch) -> listeners.forEach((each) -> each.batchCompleted(batch));
-		return new OffloadTemplate(registry, batchPolicy(properties.getBatching(), environment), listener);
+		OffloadTemplate template = new OffloadTemplate(registry, batchPolicy(properties.getBatching(), environment),
+				listener);
+		blasLibrary.ifAvailable(template::setBlasLibrary);
+		return template;
+	}
+
+	/**
+	 * The BLAS library of {@code offload.blas.*}, which the template's {@code blas()}
+	 * uses; nothing loads until a session calls it.
+	 * @param properties the properties
+	 * @return the library
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	BlasLibrary offloadBlasLibrary(OffloadProperties properties) {
+		OffloadProperties.Blas blas = properties.getBlas();
+		return BlasLibrary.builder()
+			.libraryPath(blas.getLibrary())
+			.workspaceBytes(blas.getWorkspaceSize().toBytes())
+			.mathMode(blas.getMathMode())
+			.build();
 	}
 
 	private static BatchPolicy batchPolicy(OffloadProperties.Batching batching, Environment environment) {

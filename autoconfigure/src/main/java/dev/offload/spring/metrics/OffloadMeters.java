@@ -41,6 +41,8 @@ final class OffloadMeters {
 
 	static final String STREAMS_LANE_MAX = "offload.streams.lane.max";
 
+	static final String LIBRARY_CALLS = "offload.library.calls";
+
 	static final String UNIT_STREAMS = "streams";
 
 	static final String UNIT_THREADS = "threads";

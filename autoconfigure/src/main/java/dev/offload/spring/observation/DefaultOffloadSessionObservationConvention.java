@@ -9,8 +9,10 @@ import dev.offload.OffloadSession;
 /**
  * The default {@link OffloadSessionObservationConvention}: the observation
  * {@value #NAME}, named {@code "offload session"} in traces, with low-cardinality keys
- * {@code device}, {@code backend} and {@code priority} and the high-cardinality key
- * {@code session}.
+ * {@code device}, {@code backend} and {@code priority} and the high-cardinality keys
+ * {@code session} and {@code library.calls} (the session's library calls, such as cuBLAS
+ * operations; each is also an event of the observation,
+ * {@code offload.library.<library>.<operation>}).
  */
 public class DefaultOffloadSessionObservationConvention implements OffloadSessionObservationConvention {
 
@@ -38,7 +40,8 @@ public class DefaultOffloadSessionObservationConvention implements OffloadSessio
 
 	@Override
 	public KeyValues getHighCardinalityKeyValues(OffloadSessionObservationContext context) {
-		return KeyValues.of("session", String.valueOf(context.getSession().id()));
+		return KeyValues.of("session", String.valueOf(context.getSession().id()), "library.calls",
+				String.valueOf(context.getLibraryCalls()));
 	}
 
 }

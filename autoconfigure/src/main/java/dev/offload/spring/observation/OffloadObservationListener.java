@@ -52,6 +52,23 @@ public final class OffloadObservationListener implements OffloadListener {
 		session.setAttribute(OBSERVATION_ATTRIBUTE, observation.start());
 	}
 
+	/**
+	 * Adds the call to the session's observation, as an event named
+	 * {@code offload.library.<library>.<operation>} (a span event in a trace) and in the
+	 * count of the {@code library.calls} key.
+	 */
+	@Override
+	public void libraryCalled(OffloadSession session, String library, String operation, long nanos,
+			@Nullable Throwable failure) {
+		if (!(session.getAttribute(OBSERVATION_ATTRIBUTE) instanceof Observation observation)) {
+			return;
+		}
+		if (observation.getContext() instanceof OffloadSessionObservationContext context) {
+			context.libraryCalled();
+		}
+		observation.event(Observation.Event.of("offload.library." + library + "." + operation));
+	}
+
 	@Override
 	public void sessionClosed(OffloadSession session, long durationNanos, @Nullable Throwable failure) {
 		if (!(session.getAttribute(OBSERVATION_ATTRIBUTE) instanceof Observation observation)) {

@@ -12,6 +12,9 @@ public final class OffloadSessionObservationContext extends Observation.Context 
 
 	private final OffloadSession session;
 
+	/** Library calls the session made (cuBLAS operations), written by its one thread. */
+	private volatile int libraryCalls;
+
 	/**
 	 * Creates a context.
 	 * @param session the observed session
@@ -26,6 +29,18 @@ public final class OffloadSessionObservationContext extends Observation.Context 
 	 */
 	public OffloadSession getSession() {
 		return this.session;
+	}
+
+	/**
+	 * Returns how many library calls (cuBLAS operations) the session made so far.
+	 * @return the count
+	 */
+	public int getLibraryCalls() {
+		return this.libraryCalls;
+	}
+
+	void libraryCalled() {
+		this.libraryCalls++;
 	}
 
 }

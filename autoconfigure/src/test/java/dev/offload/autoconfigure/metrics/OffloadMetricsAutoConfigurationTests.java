@@ -7,10 +7,12 @@ import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConf
 import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
+import dev.offload.DeviceBuffer;
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
 import dev.offload.autoconfigure.HostDeviceRegistryConfiguration;
 import dev.offload.autoconfigure.leak.OffloadLeakDetectionAutoConfiguration;
+import dev.offload.blas.Blas;
 import dev.offload.compile.KernelCache;
 import dev.offload.spring.metrics.OffloadKernelMetrics;
 import dev.offload.spring.metrics.OffloadPoolMetrics;
@@ -40,6 +42,25 @@ class OffloadMetricsAutoConfigurationTests {
 			}
 			assertThat(meters.get("offload.streams.acquire").tag("device", "1").timer().count()).isOne();
 			assertThat(meters.find("offload.sessions.leaked").meters()).isEmpty();
+		});
+	}
+
+	@Test
+	void metricsShouldTimeEachLibraryCallByOperation() {
+		this.contextRunner.run((context) -> {
+			MeterRegistry meters = context.getBean(MeterRegistry.class);
+			try (OffloadSession session = context.getBean(DeviceRegistry.class).openSession(0)) {
+				DeviceBuffer x = session.allocate(2 * Float.BYTES);
+				session.fill(x, (byte) 0);
+				Blas.on(session).saxpy(2, 1, x, 1, x, 1);
+				Blas.on(session).saxpy(2, 1, x, 1, x, 1);
+				Blas.on(session).sdot(2, x, 1, x, 1, x);
+			}
+			assertThat(meters.get("offload.library.calls")
+				.tags("device", "0", "library", "blas", "op", "saxpy", "outcome", "success")
+				.timer()
+				.count()).isEqualTo(2);
+			assertThat(meters.get("offload.library.calls").tags("op", "sdot").timer().count()).isOne();
 		});
 	}
 

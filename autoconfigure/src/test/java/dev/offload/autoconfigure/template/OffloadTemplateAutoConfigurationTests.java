@@ -17,6 +17,8 @@ import dev.offload.OffloadSession;
 import dev.offload.autoconfigure.InvalidOffloadConfigurationException;
 import dev.offload.autoconfigure.OffloadAutoConfiguration;
 import dev.offload.backend.host.HostBackend;
+import dev.offload.blas.BlasLibrary;
+import dev.offload.blas.MathMode;
 import dev.offload.spring.aop.OffloadAnnotationBeanPostProcessor;
 import dev.offload.template.BatchPolicy;
 import dev.offload.template.Offload;
@@ -38,6 +40,23 @@ class OffloadTemplateAutoConfigurationTests {
 			assertThat(context.getBean(OffloadTemplate.class).registry())
 				.isSameAs(context.getBean(DeviceRegistry.class));
 		});
+	}
+
+	@Test
+	void templateShouldRunBlasWithTheLibraryOfTheBlasProperties() {
+		this.contextRunner.withUserConfiguration(RegistryConfiguration.class)
+			.withPropertyValues("offload.blas.library=/opt/cuda/lib64/libcublas.so.13",
+					"offload.blas.workspace-size=32MB", "offload.blas.math-mode=tf32")
+			.run((context) -> {
+				BlasLibrary library = context.getBean(BlasLibrary.class);
+				assertThat(library.libraryPath()).isEqualTo("/opt/cuda/lib64/libcublas.so.13");
+				assertThat(library.workspaceBytes()).isEqualTo(32L << 20);
+				assertThat(library.mathMode()).isEqualTo(MathMode.TF32);
+				OffloadTemplate template = context.getBean(OffloadTemplate.class);
+				assertThat(template.blasLibrary()).isSameAs(library);
+				// The host emulation: nothing of cuBLAS loads.
+				assertThat(template.blas().sdot(new float[] { 1, 2 }, new float[] { 3, 4 })).isEqualTo(11);
+			});
 	}
 
 	@Test

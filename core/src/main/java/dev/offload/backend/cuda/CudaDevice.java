@@ -8,7 +8,6 @@ import jcuda.Pointer;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
 import jcuda.driver.CUdevice_attribute;
-import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
 import jcuda.driver.CUresult;
@@ -263,7 +262,7 @@ final class CudaDevice implements BackendDevice {
 	@Override
 	public NativeMemory allocateDevice(long bytes) {
 		makeCurrent();
-		CUdeviceptr pointer = new CUdeviceptr();
+		CudaDevicePointer pointer = new CudaDevicePointer();
 		CudaErrors.check("cuMemAlloc(" + bytes + " bytes)", CudaCalls.cuMemAlloc(pointer, bytes), this.ordinal);
 		return CudaMemory.device(this, pointer, bytes);
 	}
@@ -271,7 +270,7 @@ final class CudaDevice implements BackendDevice {
 	@Override
 	public NativeMemory allocateDevice(long bytes, BackendStream stream) {
 		makeCurrent();
-		CUdeviceptr pointer = new CUdeviceptr();
+		CudaDevicePointer pointer = new CudaDevicePointer();
 		CudaErrors.check("cuMemAllocAsync(" + bytes + " bytes)",
 				CudaCalls.cuMemAllocAsync(pointer, bytes, (CUstream) stream.handle()), this.ordinal);
 		return CudaMemory.deviceOrdered(this, pointer, bytes);
@@ -292,7 +291,7 @@ final class CudaDevice implements BackendDevice {
 		Pointer host = new Pointer();
 		CudaErrors.check("cuMemHostAlloc(" + bytes + " bytes)",
 				CudaCalls.cuMemHostAlloc(host, bytes, CudaCalls.HOST_ALLOC_PORTABLE_MAPPED), this.ordinal);
-		CUdeviceptr mapped = new CUdeviceptr();
+		CudaDevicePointer mapped = new CudaDevicePointer();
 		int result = CudaCalls.cuMemHostGetDevicePointer(mapped, host, 0);
 		if (result != jcuda.driver.CUresult.CUDA_SUCCESS) {
 			CudaErrors.checkQuietly("cuMemFreeHost", CudaCalls.cuMemFreeHost(host), this.ordinal);

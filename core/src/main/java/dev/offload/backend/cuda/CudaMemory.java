@@ -27,6 +27,9 @@ final class CudaMemory implements NativeMemory {
 
 	private final CUdeviceptr address;
 
+	/** The device address of the block's first byte, for libraries called by address. */
+	private final long nativeAddress;
+
 	private final @Nullable Pointer hostPointer;
 
 	private final @Nullable ByteBuffer view;
@@ -39,28 +42,29 @@ final class CudaMemory implements NativeMemory {
 
 	private boolean freed;
 
-	private CudaMemory(CudaDevice device, long size, CUdeviceptr address, @Nullable Pointer hostPointer,
-			@Nullable ByteBuffer view, boolean ordered, boolean part) {
+	private CudaMemory(CudaDevice device, long size, CUdeviceptr address, long nativeAddress,
+			@Nullable Pointer hostPointer, @Nullable ByteBuffer view, boolean ordered, boolean part) {
 		this.device = device;
 		this.size = size;
 		this.address = address;
+		this.nativeAddress = nativeAddress;
 		this.hostPointer = hostPointer;
 		this.view = view;
 		this.ordered = ordered;
 		this.part = part;
 	}
 
-	static CudaMemory device(CudaDevice device, CUdeviceptr pointer, long size) {
-		return new CudaMemory(device, size, pointer, null, null, false, false);
+	static CudaMemory device(CudaDevice device, CudaDevicePointer pointer, long size) {
+		return new CudaMemory(device, size, pointer, pointer.address(), null, null, false, false);
 	}
 
-	static CudaMemory deviceOrdered(CudaDevice device, CUdeviceptr pointer, long size) {
-		return new CudaMemory(device, size, pointer, null, null, true, false);
+	static CudaMemory deviceOrdered(CudaDevice device, CudaDevicePointer pointer, long size) {
+		return new CudaMemory(device, size, pointer, pointer.address(), null, null, true, false);
 	}
 
-	static CudaMemory host(CudaDevice device, Pointer host, CUdeviceptr mapped, long size) {
+	static CudaMemory host(CudaDevice device, Pointer host, CudaDevicePointer mapped, long size) {
 		ByteBuffer view = host.getByteBuffer(0, Math.min(size, Integer.MAX_VALUE)).order(ByteOrder.LITTLE_ENDIAN);
-		return new CudaMemory(device, size, mapped, host, view, false, false);
+		return new CudaMemory(device, size, mapped, mapped.address(), host, view, false, false);
 	}
 
 	/**
@@ -93,6 +97,11 @@ final class CudaMemory implements NativeMemory {
 	}
 
 	@Override
+	public long nativeAddress() {
+		return this.nativeAddress;
+	}
+
+	@Override
 	public NativeMemory slice(long offset, long bytes) {
 		if (this.hostPointer == null || offset < 0 || bytes < 1 || offset > this.size - bytes
 				|| offset + bytes > Integer.MAX_VALUE) {
@@ -102,8 +111,8 @@ final class CudaMemory implements NativeMemory {
 		ByteBuffer partView = Objects.requireNonNull(this.view)
 			.slice((int) offset, (int) bytes)
 			.order(ByteOrder.LITTLE_ENDIAN);
-		return new CudaMemory(this.device, bytes, at(offset), this.hostPointer.withByteOffset(offset), partView, false,
-				true);
+		return new CudaMemory(this.device, bytes, at(offset), this.nativeAddress + offset,
+				this.hostPointer.withByteOffset(offset), partView, false, true);
 	}
 
 	@Override

@@ -160,6 +160,26 @@ final class CudaStream implements BackendStream {
 		return this.stream;
 	}
 
+	@Override
+	public long nativeAddress() {
+		return this.stream.address();
+	}
+
+	@Override
+	public void makeCurrent() {
+		this.device.makeCurrent();
+	}
+
+	/**
+	 * Runs the call now on this thread with the device's context current: a library
+	 * (cuBLAS) enqueues on the stream itself, through the handle bound to it.
+	 */
+	@Override
+	public void callLibrary(String operation, Runnable call) {
+		this.device.makeCurrent();
+		call.run();
+	}
+
 	/**
 	 * Destroys the stream. Never throws: a failure is logged (after a sticky error every
 	 * call fails, and only at debug level), because destroying runs while pools and

@@ -18,4 +18,12 @@ final class CudaStreamHandle extends CUstream {
 		return this.device;
 	}
 
+	/**
+	 * Returns the stream's address, which the driver wrote when it created the stream.
+	 * @return the {@code CUstream}'s value
+	 */
+	long address() {
+		return getNativePointer();
+	}
+
 }

@@ -95,6 +95,15 @@ final class HostStream implements BackendStream {
 				blockX, blockY, blockZ)));
 	}
 
+	/**
+	 * Enqueues the call: it runs in the stream's order on a worker, as a one-thread
+	 * kernel would.
+	 */
+	@Override
+	public void callLibrary(String operation, Runnable call) {
+		enqueue(new Op(operation, false, call));
+	}
+
 	@Override
 	public BackendGraph capture(Consumer<BackendStream> steps) {
 		if (this.recording != null) {
@@ -328,14 +337,21 @@ final class HostStream implements BackendStream {
 	}
 
 	/**
-	 * The failure that a throwable of an operation is: an access outside a buffer is a
-	 * sticky illegal address that fails the device, anything else fails the stream's
-	 * work.
+	 * The failure that a throwable of an operation is: a backend exception (a library
+	 * emulation's error) is itself, an access outside a buffer is a sticky illegal
+	 * address that fails the device, anything else fails the stream's work.
 	 * @param name the operation
 	 * @param ex what it threw
 	 * @return the failure
 	 */
 	BackendException failureOf(String name, Throwable ex) {
+		if (ex instanceof BackendException error) {
+			// A library's emulation reports its own error (a BLAS status) as it is.
+			if (error.isSticky()) {
+				this.device.fail(error);
+			}
+			return error;
+		}
 		if (ex instanceof IndexOutOfBoundsException) {
 			BackendException error = new BackendException(name, "HOST_ERROR_ILLEGAL_ADDRESS",
 					"an access outside a buffer (" + ex + ")", this.device.id(), true, ex);

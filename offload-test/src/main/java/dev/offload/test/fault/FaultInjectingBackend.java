@@ -67,6 +67,12 @@ public final class FaultInjectingBackend implements Backend {
 		LAUNCH,
 		/** Querying a stream. */
 		QUERY,
+		/**
+		 * A library's call on a stream (a cuBLAS operation, or its host emulation): it
+		 * fails at the call, as a library's error status does, and fails the session's
+		 * work.
+		 */
+		LIBRARY,
 		/** Synchronizing a stream. */
 		SYNCHRONIZE
 

@@ -119,6 +119,26 @@ final class FaultyStream implements BackendStream {
 	}
 
 	@Override
+	public long nativeAddress() {
+		return this.delegate.nativeAddress();
+	}
+
+	@Override
+	public void makeCurrent() {
+		this.delegate.makeCurrent();
+	}
+
+	/**
+	 * Fails a library call (cuBLAS, or its host emulation) at the call, as an error
+	 * status would: the session's work fails with it.
+	 */
+	@Override
+	public void callLibrary(String operation, Runnable call) {
+		this.device.check(Operation.LIBRARY, operation);
+		this.delegate.callLibrary(operation, call);
+	}
+
+	@Override
 	public void destroy() {
 		this.delegate.destroy();
 	}

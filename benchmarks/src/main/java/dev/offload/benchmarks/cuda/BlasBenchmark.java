@@ -1,0 +1,182 @@
+package dev.offload.benchmarks.cuda;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+
+import dev.offload.Device;
+import dev.offload.DeviceBuffer;
+import dev.offload.DeviceRegistry;
+import dev.offload.HostBuffer;
+import dev.offload.LibraryStatistics;
+import dev.offload.OffloadSession;
+import dev.offload.backend.cuda.CudaBackend;
+import dev.offload.backend.cuda.CudaBackendProvider;
+import dev.offload.benchmarks.LatencySummary;
+import dev.offload.blas.Blas;
+import dev.offload.blas.BlasLibrary;
+import dev.offload.blas.MathMode;
+import dev.offload.blas.Transpose;
+import dev.offload.spi.BackendAvailability;
+
+/**
+ * cuBLAS through Offload on a real GPU, the numbers {@code blas_floor.c} (the same work
+ * from C, through {@code dlopen} of {@code libcuda.so.1} and {@code libcublas.so.13})
+ * gives the floor of:
+ * <ol>
+ * <li>{@code 8192 x 8192} sgemm (default math and TF32): time per GEMM on
+ * application-owned buffers, synchronized after each, and TFLOP/s ({@code 2 n^3} per
+ * GEMM);</li>
+ * <li>a {@code 64 x 64} sgemm round trip on one thread: open a session, copy A and B in
+ * from page-locked host buffers, sgemm, copy C out, synchronize, close: p50 and p99;</li>
+ * <li>the same round trip on 16 threads: round trips per second.</li>
+ * </ol>
+ * It ends with the library's statistics: handles created (one per stream that ran BLAS)
+ * and workspace allocations, which the round trips add none to after warm-up. Usage:
+ * {@code java -cp ... dev.offload.benchmarks.cuda.BlasBenchmark [iterations (default
+ * 20000)] [threads (default 16)]}; the system property {@code offload.blas.library} names
+ * cuBLAS's path. Exits 2 without a CUDA device.
+ */
+public final class BlasBenchmark {
+
+	private static final int BIG = 8192;
+
+	private static final int SMALL = 64;
+
+	private BlasBenchmark() {
+	}
+
+	public static void main(String[] args) throws Exception {
+		int iterations = (args.length > 0) ? Integer.parseInt(args[0]) : 20_000;
+		int threads = (args.length > 1) ? Integer.parseInt(args[1]) : 16;
+		BackendAvailability availability = new CudaBackendProvider().probe();
+		if (!availability.available()) {
+			System.out.println("No CUDA device: " + availability.message());
+			System.exit(2);
+		}
+		BlasLibrary library = BlasLibrary.builder().libraryPath(System.getProperty("offload.blas.library")).build();
+		try (DeviceRegistry registry = DeviceRegistry.builder(CudaBackend.create()).deviceIds(List.of(0)).build()) {
+			Device device = registry.device(0);
+			System.out.printf(Locale.ROOT, "Device 0: %s, compute capability %s; Java %s; %d CPUs%n%n", device.name(),
+					device.info().computeCapability(), Runtime.version(), Runtime.getRuntime().availableProcessors());
+			big(device, library, MathMode.DEFAULT);
+			big(device, library, MathMode.TF32);
+			long[] oneThread = roundTrips(device, library, iterations);
+			System.out.printf(Locale.ROOT, "64x64 sgemm round trip, 1 thread: p50 %.1f us, p99 %.1f us (%d)%n",
+					LatencySummary.percentile(oneThread, 50) / 1e3, LatencySummary.percentile(oneThread, 99) / 1e3,
+					iterations);
+			LibraryStatistics warm = library.statistics(device);
+			double perSecond = throughput(device, library, threads, iterations);
+			System.out.printf(Locale.ROOT, "64x64 sgemm round trip, %d threads: %.0f round trips/s%n", threads,
+					perSecond);
+			LibraryStatistics after = library.statistics(device);
+			System.out.printf(Locale.ROOT,
+					"handles created %d (%d during the %d-thread run), workspace allocations %d (%d), calls %d%n",
+					after.handlesCreated(), after.handlesCreated() - warm.handlesCreated(), threads,
+					after.workspaceAllocations(), after.workspaceAllocations() - warm.workspaceAllocations(),
+					after.calls());
+		}
+	}
+
+	private static void big(Device device, BlasLibrary library, MathMode mode) {
+		long bytes = (long) BIG * BIG * Float.BYTES;
+		try (DeviceBuffer a = device.allocate(bytes);
+				DeviceBuffer b = device.allocate(bytes);
+				DeviceBuffer c = device.allocate(bytes)) {
+			try (OffloadSession session = device.openSession()) {
+				// Small values, so that the products stay finite.
+				session.fill(a, (byte) 0x3c);
+				session.fill(b, (byte) 0x3c);
+				session.synchronize();
+			}
+			int runs = 10;
+			long[] times = new long[runs];
+			for (int i = -2; i < runs; i++) {
+				try (OffloadSession session = device.openSession()) {
+					Blas blas = library.on(session).withMathMode(mode);
+					long start = System.nanoTime();
+					blas.sgemm(Transpose.NONE, Transpose.NONE, BIG, BIG, BIG, 1, a, BIG, b, BIG, 0, c, BIG);
+					session.synchronize();
+					if (i >= 0) {
+						times[i] = System.nanoTime() - start;
+					}
+				}
+			}
+			Arrays.sort(times);
+			double median = times[runs / 2];
+			System.out.printf(Locale.ROOT, "8192x8192 sgemm (%s): median %.2f ms, %.1f TFLOP/s (best %.2f ms)%n", mode,
+					median / 1e6, 2.0 * BIG * BIG * BIG / median / 1e3, times[0] / 1e6);
+		}
+	}
+
+	/** The round trips' times, sorted. */
+	private static long[] roundTrips(Device device, BlasLibrary library, int iterations) {
+		for (int i = 0; i < iterations / 4; i++) {
+			roundTrip(device, library);
+		}
+		long[] times = new long[iterations];
+		for (int i = 0; i < iterations; i++) {
+			long start = System.nanoTime();
+			roundTrip(device, library);
+			times[i] = System.nanoTime() - start;
+		}
+		Arrays.sort(times);
+		return times;
+	}
+
+	private static double throughput(Device device, BlasLibrary library, int threads, int iterations)
+			throws InterruptedException {
+		int perThread = Math.max(1, iterations / threads) * 4;
+		CountDownLatch start = new CountDownLatch(1);
+		AtomicLong done = new AtomicLong();
+		List<Thread> workers = new ArrayList<>();
+		for (int t = 0; t < threads; t++) {
+			Thread worker = new Thread(() -> {
+				for (int i = 0; i < perThread / 4; i++) {
+					roundTrip(device, library);
+				}
+				try {
+					start.await();
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					return;
+				}
+				for (int i = 0; i < perThread; i++) {
+					roundTrip(device, library);
+					done.incrementAndGet();
+				}
+			});
+			worker.start();
+			workers.add(worker);
+		}
+		Thread.sleep(200);
+		long begin = System.nanoTime();
+		start.countDown();
+		for (Thread worker : workers) {
+			worker.join();
+		}
+		return done.get() / ((System.nanoTime() - begin) / 1e9);
+	}
+
+	/** In, gemm, out, synchronize: one session. */
+	private static void roundTrip(Device device, BlasLibrary library) {
+		long bytes = (long) SMALL * SMALL * Float.BYTES;
+		try (OffloadSession session = device.openSession()) {
+			HostBuffer host = session.allocateHost(3 * bytes);
+			DeviceBuffer a = session.allocate(bytes);
+			DeviceBuffer b = session.allocate(bytes);
+			DeviceBuffer c = session.allocate(bytes);
+			session.copy(host, 0, a, 0, bytes);
+			session.copy(host, bytes, b, 0, bytes);
+			library.on(session)
+				.sgemm(Transpose.NONE, Transpose.NONE, SMALL, SMALL, SMALL, 1, a, SMALL, b, SMALL, 0, c, SMALL);
+			session.copy(c, 0, host, 2 * bytes, bytes);
+			session.synchronize();
+		}
+	}
+
+}

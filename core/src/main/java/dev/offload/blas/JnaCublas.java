@@ -1,0 +1,259 @@
+package dev.offload.blas;
+
+import java.util.List;
+import java.util.Map;
+
+import com.sun.jna.Library;
+import com.sun.jna.Native;
+import com.sun.jna.ptr.IntByReference;
+import com.sun.jna.ptr.LongByReference;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * {@link CublasBinding} through JNA: any {@code libcublas} (CUDA 12, 13 or later) loads
+ * by soname with no native build, as NVRTC does. Pointers go as {@code long}s (the 64-bit
+ * Linux the CUDA backend runs on passes both in the same registers); host scalars as
+ * one-element arrays, which JNA copies to native memory for the call. A call costs about
+ * a microsecond more than from C, against the several microseconds cuBLAS itself takes to
+ * enqueue. Only {@link CublasLoader} touches this class, once JNA is known to be on the
+ * classpath.
+ */
+final class JnaCublas implements CublasBinding {
+
+	/**
+	 * {@code libraryPropertyType}: {@code MAJOR_VERSION}, {@code MINOR_VERSION},
+	 * {@code PATCH_LEVEL}.
+	 */
+	private static final int MAJOR_VERSION = 0;
+
+	private static final int MINOR_VERSION = 1;
+
+	private static final int PATCH_LEVEL = 2;
+
+	private final CublasLibrary library;
+
+	private final String version;
+
+	private JnaCublas(CublasLibrary library, String name) {
+		this.library = library;
+		IntByReference major = new IntByReference();
+		IntByReference minor = new IntByReference();
+		IntByReference patch = new IntByReference();
+		// A library without cublasGetProperty is no cuBLAS: UnsatisfiedLinkError.
+		library.cublasGetProperty(MAJOR_VERSION, major);
+		library.cublasGetProperty(MINOR_VERSION, minor);
+		library.cublasGetProperty(PATCH_LEVEL, patch);
+		this.version = "cuBLAS " + major.getValue() + "." + minor.getValue() + "." + patch.getValue() + " (" + name
+				+ ")";
+	}
+
+	/**
+	 * Loads cuBLAS from the first library of {@code candidates} that loads.
+	 * @param candidates sonames or paths, in order
+	 * @param attempts receives each failed candidate with why it failed
+	 * @return the binding, or {@code null} if none loaded
+	 */
+	static @Nullable JnaCublas open(List<String> candidates, Map<String, String> attempts) {
+		for (String candidate : candidates) {
+			try {
+				return new JnaCublas(Native.load(candidate, CublasLibrary.class), candidate);
+			}
+			catch (UnsatisfiedLinkError ex) {
+				attempts.put(candidate, reason(ex));
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * The loader's own reason (e.g. "cannot open shared object file"), without JNA's
+	 * preamble and repeats.
+	 */
+	private static String reason(UnsatisfiedLinkError error) {
+		List<String> lines = String.valueOf(error.getMessage())
+			.lines()
+			.map(String::strip)
+			.filter((line) -> !line.isEmpty() && !line.startsWith("Unable to load library")
+					&& !line.startsWith("Native library ("))
+			.distinct()
+			.toList();
+		return lines.isEmpty() ? String.valueOf(error.getMessage()).strip() : String.join("; ", lines);
+	}
+
+	@Override
+	public String version() {
+		return this.version;
+	}
+
+	@Override
+	public int create(long[] handle) {
+		LongByReference created = new LongByReference();
+		int status = this.library.cublasCreate_v2(created);
+		handle[0] = created.getValue();
+		return status;
+	}
+
+	@Override
+	public int destroy(long handle) {
+		return this.library.cublasDestroy_v2(handle);
+	}
+
+	@Override
+	public int setStream(long handle, long stream) {
+		return this.library.cublasSetStream_v2(handle, stream);
+	}
+
+	@Override
+	public int setWorkspace(long handle, long workspace, long bytes) {
+		return this.library.cublasSetWorkspace_v2(handle, workspace, bytes);
+	}
+
+	@Override
+	public int setMathMode(long handle, int mode) {
+		return this.library.cublasSetMathMode(handle, mode);
+	}
+
+	@Override
+	public int setPointerMode(long handle, int mode) {
+		return this.library.cublasSetPointerMode_v2(handle, mode);
+	}
+
+	@Override
+	public int sgemm(long handle, int transA, int transB, int m, int n, int k, float alpha, long a, int lda, long b,
+			int ldb, float beta, long c, int ldc) {
+		return this.library.cublasSgemm_v2(handle, transA, transB, m, n, k, new float[] { alpha }, a, lda, b, ldb,
+				new float[] { beta }, c, ldc);
+	}
+
+	@Override
+	public int dgemm(long handle, int transA, int transB, int m, int n, int k, double alpha, long a, int lda, long b,
+			int ldb, double beta, long c, int ldc) {
+		return this.library.cublasDgemm_v2(handle, transA, transB, m, n, k, new double[] { alpha }, a, lda, b, ldb,
+				new double[] { beta }, c, ldc);
+	}
+
+	@Override
+	public int sgemmStridedBatched(long handle, int transA, int transB, int m, int n, int k, float alpha, long a,
+			int lda, long strideA, long b, int ldb, long strideB, float beta, long c, int ldc, long strideC,
+			int batchCount) {
+		return this.library.cublasSgemmStridedBatched(handle, transA, transB, m, n, k, new float[] { alpha }, a, lda,
+				strideA, b, ldb, strideB, new float[] { beta }, c, ldc, strideC, batchCount);
+	}
+
+	@Override
+	public int dgemmStridedBatched(long handle, int transA, int transB, int m, int n, int k, double alpha, long a,
+			int lda, long strideA, long b, int ldb, long strideB, double beta, long c, int ldc, long strideC,
+			int batchCount) {
+		return this.library.cublasDgemmStridedBatched(handle, transA, transB, m, n, k, new double[] { alpha }, a, lda,
+				strideA, b, ldb, strideB, new double[] { beta }, c, ldc, strideC, batchCount);
+	}
+
+	@Override
+	public int sgemv(long handle, int trans, int m, int n, float alpha, long a, int lda, long x, int incx, float beta,
+			long y, int incy) {
+		return this.library.cublasSgemv_v2(handle, trans, m, n, new float[] { alpha }, a, lda, x, incx,
+				new float[] { beta }, y, incy);
+	}
+
+	@Override
+	public int dgemv(long handle, int trans, int m, int n, double alpha, long a, int lda, long x, int incx, double beta,
+			long y, int incy) {
+		return this.library.cublasDgemv_v2(handle, trans, m, n, new double[] { alpha }, a, lda, x, incx,
+				new double[] { beta }, y, incy);
+	}
+
+	@Override
+	public int saxpy(long handle, int n, float alpha, long x, int incx, long y, int incy) {
+		return this.library.cublasSaxpy_v2(handle, n, new float[] { alpha }, x, incx, y, incy);
+	}
+
+	@Override
+	public int daxpy(long handle, int n, double alpha, long x, int incx, long y, int incy) {
+		return this.library.cublasDaxpy_v2(handle, n, new double[] { alpha }, x, incx, y, incy);
+	}
+
+	@Override
+	public int sdot(long handle, int n, long x, int incx, long y, int incy, long result) {
+		return this.library.cublasSdot_v2(handle, n, x, incx, y, incy, result);
+	}
+
+	@Override
+	public int ddot(long handle, int n, long x, int incx, long y, int incy, long result) {
+		return this.library.cublasDdot_v2(handle, n, x, incx, y, incy, result);
+	}
+
+	@Override
+	public String statusName(int status) {
+		try {
+			return this.library.cublasGetStatusName(status);
+		}
+		catch (UnsatisfiedLinkError ex) {
+			return CublasStatus.name(status);
+		}
+	}
+
+	@Override
+	public String statusText(int status) {
+		try {
+			return this.library.cublasGetStatusString(status);
+		}
+		catch (UnsatisfiedLinkError ex) {
+			return "";
+		}
+	}
+
+	/**
+	 * The cuBLAS functions Offload calls ({@code cublas_api.h}, v2 API). Handles, streams
+	 * and device pointers are 64-bit values; {@code long long} and {@code size_t} too.
+	 */
+	interface CublasLibrary extends Library {
+
+		int cublasGetProperty(int type, IntByReference value);
+
+		int cublasCreate_v2(LongByReference handle);
+
+		int cublasDestroy_v2(long handle);
+
+		int cublasSetStream_v2(long handle, long stream);
+
+		int cublasSetWorkspace_v2(long handle, long workspace, long workspaceSizeInBytes);
+
+		int cublasSetMathMode(long handle, int mode);
+
+		int cublasSetPointerMode_v2(long handle, int mode);
+
+		int cublasSgemm_v2(long handle, int transa, int transb, int m, int n, int k, float[] alpha, long a, int lda,
+				long b, int ldb, float[] beta, long c, int ldc);
+
+		int cublasDgemm_v2(long handle, int transa, int transb, int m, int n, int k, double[] alpha, long a, int lda,
+				long b, int ldb, double[] beta, long c, int ldc);
+
+		int cublasSgemmStridedBatched(long handle, int transa, int transb, int m, int n, int k, float[] alpha, long a,
+				int lda, long strideA, long b, int ldb, long strideB, float[] beta, long c, int ldc, long strideC,
+				int batchCount);
+
+		int cublasDgemmStridedBatched(long handle, int transa, int transb, int m, int n, int k, double[] alpha, long a,
+				int lda, long strideA, long b, int ldb, long strideB, double[] beta, long c, int ldc, long strideC,
+				int batchCount);
+
+		int cublasSgemv_v2(long handle, int trans, int m, int n, float[] alpha, long a, int lda, long x, int incx,
+				float[] beta, long y, int incy);
+
+		int cublasDgemv_v2(long handle, int trans, int m, int n, double[] alpha, long a, int lda, long x, int incx,
+				double[] beta, long y, int incy);
+
+		int cublasSaxpy_v2(long handle, int n, float[] alpha, long x, int incx, long y, int incy);
+
+		int cublasDaxpy_v2(long handle, int n, double[] alpha, long x, int incx, long y, int incy);
+
+		int cublasSdot_v2(long handle, int n, long x, int incx, long y, int incy, long result);
+
+		int cublasDdot_v2(long handle, int n, long x, int incx, long y, int incy, long result);
+
+		String cublasGetStatusName(int status);
+
+		String cublasGetStatusString(int status);
+
+	}
+
+}
