@@ -104,6 +104,11 @@ final class FfmMemory implements NativeMemory, KernelParameters.DeviceAddress {
 	}
 
 	@Override
+	public long nativeAddress() {
+		return this.address;
+	}
+
+	@Override
 	public NativeMemory slice(long offset, long bytes) {
 		ByteBuffer whole = this.view;
 		if (this.host == null || whole == null || offset < 0 || bytes < 1 || offset > this.size - bytes

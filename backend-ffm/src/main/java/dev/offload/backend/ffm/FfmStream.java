@@ -175,6 +175,26 @@ final class FfmStream implements BackendStream {
 		return this.handle;
 	}
 
+	@Override
+	public long nativeAddress() {
+		return this.stream;
+	}
+
+	@Override
+	public void makeCurrent() {
+		this.device.makeCurrent();
+	}
+
+	/**
+	 * Runs the call now on this thread with the device's context current: a library
+	 * (cuBLAS) enqueues on the stream itself, through the handle bound to it.
+	 */
+	@Override
+	public void callLibrary(String operation, Runnable call) {
+		this.device.makeCurrent();
+		call.run();
+	}
+
 	/**
 	 * Returns the stream as a {@link Long} (or {@code long}) address, as itself (for this
 	 * package), or as a JCuda {@code CUstream} (or {@code cudaStream_t}) where JCuda is
