@@ -326,7 +326,7 @@ fi
 # cuBLAS through Offload, then the same from C where a compiler exists.
 if want blas; then
 	# shellcheck disable=SC2086
-	timeout "${BLAS_TIMEOUT:-300}" "$java" ${BLAS_JAVA_OPTS:-} -cp "$benchcp" dev.offload.benchmarks.cuda.BlasBenchmark \
+	timeout "${BLAS_TIMEOUT:-300}" "$java" ${BLAS_JAVA_OPTS:-} -cp "$here/classes/backend-ffm:$benchcp" dev.offload.benchmarks.cuda.BlasBenchmark \
 		${BLAS_ARGS:-20000 16} 2>&1 | tee "$out/blas.md"
 	record "${PIPESTATUS[0]}" blas
 	if command -v cc >/dev/null 2>&1 && [ -f "$here/blas_floor.c" ]; then

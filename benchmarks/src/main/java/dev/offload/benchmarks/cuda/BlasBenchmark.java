@@ -20,6 +20,7 @@ import dev.offload.blas.Blas;
 import dev.offload.blas.BlasLibrary;
 import dev.offload.blas.MathMode;
 import dev.offload.blas.Transpose;
+import dev.offload.spi.Backend;
 import dev.offload.spi.BackendAvailability;
 
 /**
@@ -49,6 +50,17 @@ public final class BlasBenchmark {
 	private BlasBenchmark() {
 	}
 
+	/**
+	 * The CUDA backend of {@code binding}: {@code jcuda}, or {@code ffm} (Java 22+, with
+	 * offload-backend-ffm on the class path, made reflectively).
+	 */
+	private static Backend backend(String binding) throws ReflectiveOperationException {
+		if (binding.equals("ffm")) {
+			return (Backend) Class.forName("dev.offload.backend.ffm.FfmBackend").getMethod("create").invoke(null);
+		}
+		return CudaBackend.create();
+	}
+
 	public static void main(String[] args) throws Exception {
 		int iterations = (args.length > 0) ? Integer.parseInt(args[0]) : 20_000;
 		int threads = (args.length > 1) ? Integer.parseInt(args[1]) : 16;
@@ -58,10 +70,12 @@ public final class BlasBenchmark {
 			System.exit(2);
 		}
 		BlasLibrary library = BlasLibrary.builder().libraryPath(System.getProperty("offload.blas.library")).build();
-		try (DeviceRegistry registry = DeviceRegistry.builder(CudaBackend.create()).deviceIds(List.of(0)).build()) {
+		String binding = System.getProperty("blas.binding", "jcuda");
+		try (DeviceRegistry registry = DeviceRegistry.builder(backend(binding)).deviceIds(List.of(0)).build()) {
 			Device device = registry.device(0);
-			System.out.printf(Locale.ROOT, "Device 0: %s, compute capability %s; Java %s; %d CPUs%n%n", device.name(),
-					device.info().computeCapability(), Runtime.version(), Runtime.getRuntime().availableProcessors());
+			System.out.printf(Locale.ROOT, "Device 0: %s, compute capability %s; %s binding; Java %s; %d CPUs%n%n",
+					device.name(), device.info().computeCapability(), binding, Runtime.version(),
+					Runtime.getRuntime().availableProcessors());
 			big(device, library, MathMode.DEFAULT);
 			big(device, library, MathMode.TF32);
 			long[] oneThread = roundTrips(device, library, iterations);
