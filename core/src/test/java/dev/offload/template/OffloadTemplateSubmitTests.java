@@ -40,7 +40,7 @@ class OffloadTemplateSubmitTests {
 	private void start(int devices) {
 		this.registry = DeviceRegistry
 			.builder(HostBackend.builder().deviceCount(devices).workersPerDevice(WORKERS).build())
-			.streamPool(StreamPoolConfig.DEFAULTS.withInitialSize(4))
+			.streamPool(StreamPoolConfig.DEFAULTS.withInitialSize(4).withMaxSize(0))
 			.build();
 		this.template = new OffloadTemplate(this.registry);
 	}
