@@ -19,6 +19,9 @@ import org.springframework.web.servlet.HandlerInterceptor;
  * arrives, so reading the body and the wait count against it; without this bound,
  * requests would wait for a CPU to parse their bodies and for the device's queue,
  * unbounded, before the deadline even started.
+ * <p>
+ * Scenario risk requests are admitted the same way, with places and a deadline of their
+ * own ({@code sample.risk.*}): a burst of them cannot take the price requests' places.
  */
 final class PriceAdmission implements HandlerInterceptor {
 
@@ -34,13 +37,28 @@ final class PriceAdmission implements HandlerInterceptor {
 
 	private final long waitNanos;
 
+	private final String requests;
+
 	PriceAdmission(int maxInFlight, Duration deadline, Duration wait) {
+		this("sample.price", "price requests", maxInFlight, deadline, wait);
+	}
+
+	/**
+	 * Admits one kind of request.
+	 * @param settings the prefix of the settings, for their errors ({@code sample.price})
+	 * @param requests what is admitted, for the 503's log ({@code price requests})
+	 * @param maxInFlight the requests at once
+	 * @param deadline each request's deadline, from its arrival
+	 * @param wait how long a request waits for a place
+	 */
+	PriceAdmission(String settings, String requests, int maxInFlight, Duration deadline, Duration wait) {
 		if (maxInFlight < 1) {
-			throw new IllegalArgumentException("sample.price.max-in-flight must be at least 1, was " + maxInFlight);
+			throw new IllegalArgumentException(settings + ".max-in-flight must be at least 1, was " + maxInFlight);
 		}
 		if (wait.isNegative()) {
-			throw new IllegalArgumentException("sample.price.admission-wait must not be negative, was " + wait);
+			throw new IllegalArgumentException(settings + ".admission-wait must not be negative, was " + wait);
 		}
+		this.requests = requests;
 		this.maxInFlight = maxInFlight;
 		this.deadlineNanos = deadline.toNanos();
 		// Never longer than the deadline, which the wait counts against.
@@ -54,7 +72,7 @@ final class PriceAdmission implements HandlerInterceptor {
 		Object stamp = request.getAttribute(RequestBodyReader.ARRIVED);
 		long arrived = (stamp instanceof Long at) ? at : System.nanoTime();
 		if (!admit(arrived + this.deadlineNanos)) {
-			throw new ShedException("All " + this.maxInFlight + " price requests in flight");
+			throw new ShedException("All " + this.maxInFlight + " " + this.requests + " in flight");
 		}
 		request.setAttribute(ADMITTED, Boolean.TRUE);
 		request.setAttribute(DEADLINE, arrived + this.deadlineNanos);

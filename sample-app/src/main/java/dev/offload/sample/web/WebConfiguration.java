@@ -29,8 +29,9 @@ import dev.offload.DeviceRegistry;
  * request body limit before anything reads a body, the body read in full within a bound
  * before anything admits it, strict JSON (a duplicate key is an error, not "the last one
  * wins"), and, before a body is parsed, the media type check and the admission of price
- * requests; the fair shares of the Monte Carlo slots; and, at shutdown, new Monte Carlo
- * jobs refused first, then the closing of kept-alive connections before Tomcat pauses.
+ * and scenario risk requests; the fair shares of the Monte Carlo slots; and, at shutdown,
+ * new Monte Carlo jobs refused first, then the closing of kept-alive connections before
+ * Tomcat pauses.
  */
 @Configuration(proxyBeanMethods = false)
 class WebConfiguration implements WebMvcConfigurer {
@@ -43,15 +44,26 @@ class WebConfiguration implements WebMvcConfigurer {
 
 	private final PriceAdmission priceAdmission;
 
+	/** Not a bean: {@link PriceAdmission} beans are the price requests'. */
+	private final PriceAdmission riskAdmission;
+
 	WebConfiguration(@Value("${sample.price.max-in-flight:0}") int maxPricesInFlight,
 			@Value("${sample.price.timeout:1s}") Duration priceTimeout,
-			@Value("${sample.price.admission-wait:250ms}") Duration admissionWait) {
+			@Value("${sample.price.admission-wait:250ms}") Duration admissionWait,
+			@Value("${sample.risk.max-in-flight:2}") int maxRiskInFlight,
+			@Value("${sample.risk.timeout:10s}") Duration riskTimeout,
+			@Value("${sample.risk.admission-wait:250ms}") Duration riskAdmissionWait) {
 		// By default two per CPU: parsing and validating a batch is CPU work. A burst
 		// beyond that (a browser alone opens 6 connections) waits for a place, up to the
 		// admission wait; the deadline, stamped on arrival, counts that wait.
 		this.priceAdmission = new PriceAdmission(
 				(maxPricesInFlight > 0) ? maxPricesInFlight : 2 * Runtime.getRuntime().availableProcessors(),
 				priceTimeout, admissionWait);
+		// Two by default: at the bounds a request holds about 200 MB of heap (its
+		// scenarios, P&L matrix and their copies); its device work also needs one of the
+		// normal lane's sessions, which the Monte Carlo jobs share.
+		this.riskAdmission = new PriceAdmission("sample.risk", "scenario risk requests", maxRiskInFlight, riskTimeout,
+				riskAdmissionWait);
 	}
 
 	@Bean
@@ -74,6 +86,7 @@ class WebConfiguration implements WebMvcConfigurer {
 	public void addInterceptors(InterceptorRegistry registry) {
 		registry.addInterceptor(new MediaTypeCheck()).addPathPatterns("/api/**");
 		registry.addInterceptor(this.priceAdmission).addPathPatterns("/api/options/price");
+		registry.addInterceptor(this.riskAdmission).addPathPatterns("/api/portfolio/scenario-risk");
 	}
 
 	@Bean

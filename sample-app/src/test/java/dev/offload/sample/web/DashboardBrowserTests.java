@@ -24,9 +24,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The dashboard end to end in headless Chromium: the page loads, shows the device, and
- * its numbers and chart change when requests are fired from its buttons. Needs Debian's
- * {@code chromium} and {@code chromium-driver}, which {@code .ci/run} installs; elsewhere
- * the test is skipped, saying so.
+ * its numbers and chart change when requests are fired from its buttons, and the scenario
+ * risk button's line shows its last result. Needs Debian's {@code chromium} and
+ * {@code chromium-driver}, which {@code .ci/run} installs; elsewhere the test is skipped,
+ * saying so.
  */
 @Tag("browser")
 // What the dashboard shows is checked here, not admission under load (AdmissionTests and
@@ -91,11 +92,17 @@ class DashboardBrowserTests {
 		this.driver.findElement(By.id("burst-button")).click();
 		new WebDriverWait(this.driver, Duration.ofMinutes(3))
 			.until((d) -> d.findElements(By.cssSelector("#request-log tr")).size() >= 51);
+		// The scenario risk button: its line shows the last result and when it came.
+		assertThat(text("#risk-result")).contains("not run yet");
+		this.driver.findElement(By.id("risk-button")).click();
+		new WebDriverWait(this.driver, Duration.ofMinutes(3)).until((d) -> text("#risk-result").contains("HTTP "));
+		assertThat(text("#risk-result")).contains("HTTP 200").contains("VaR 99%").contains("20,000 scenarios");
 		List<WebElement> rows = this.driver.findElements(By.cssSelector("#request-log tr"));
 		assertThat(rows)
 			.allSatisfy((row) -> assertThat(row.getDomAttribute("class")).as(row.getText()).contains("status-200"));
 		assertThat(rows.stream().map(WebElement::getText))
-			.anySatisfy((row) -> assertThat(row).contains("monte carlo 8M"));
+			.anySatisfy((row) -> assertThat(row).contains("monte carlo 8M"))
+			.anySatisfy((row) -> assertThat(row).contains("scenario risk"));
 		// Once the requests are done, every stream is back: the live number returns to
 		// zero.
 		wait.until((d) -> "0".equals(text(".device[data-device='0'] .value-inUse")));
