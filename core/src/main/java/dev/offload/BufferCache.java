@@ -290,9 +290,18 @@ final class BufferCache {
 	 * Frees everything: called when the device closes, with no buffer in use.
 	 */
 	void close() {
+		closeKeepingHostMemory();
+		this.hostFrees.add(this.hostArena.close());
+	}
+
+	/**
+	 * Frees the cached device memory and stops the memory thread, but keeps the
+	 * page-locked memory: called when the device closes while host buffers are still
+	 * open, whose reads would crash on freed memory.
+	 */
+	void closeKeepingHostMemory() {
 		trimDevice();
 		this.memoryThread.stop();
-		this.hostFrees.add(this.hostArena.close());
 	}
 
 	/**

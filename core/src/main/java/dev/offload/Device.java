@@ -683,7 +683,8 @@ public final class Device {
 		if (poller != null) {
 			poller.stop();
 		}
-		// Every page-locked block back: the host buffers a caller owns, such as the outputs
+		// Every page-locked block back: the host buffers a caller owns, such as the
+		// outputs
 		// an asynchronous call reads on the completion executor once its session ended.
 		boolean hostMemoryBack = awaitDrained(() -> this.bufferCache.hostUsedBytes() == 0, deadline);
 		this.eventPool.close();
@@ -693,9 +694,11 @@ public final class Device {
 		if (!hostMemoryBack) {
 			// The JVM reads page-locked memory directly: freeing it (or the context that
 			// holds it) under an open buffer would crash a later read.
-			logger.warn("Device {}: {} bytes of page-locked memory still held by open host buffers after {} ms; "
-					+ "they and the device's context are kept", id(), this.bufferCache.hostUsedBytes(),
-					awaitTermination.toMillis());
+			logger.warn(
+					"Device {}: {} bytes of page-locked memory still held by open host buffers after {} ms; "
+							+ "they and the device's context are kept",
+					id(), this.bufferCache.hostUsedBytes(), awaitTermination.toMillis());
+			this.bufferCache.closeKeepingHostMemory();
 			return false;
 		}
 		this.bufferCache.close();
