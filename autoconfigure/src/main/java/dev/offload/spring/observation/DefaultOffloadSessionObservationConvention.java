@@ -10,8 +10,8 @@ import dev.offload.OffloadSession;
  * The default {@link OffloadSessionObservationConvention}: the observation
  * {@value #NAME}, named {@code "offload session"} in traces, with low-cardinality keys
  * {@code device}, {@code backend} and {@code priority} and the high-cardinality keys
- * {@code session} and {@code library.calls} (the session's library calls, such as cuBLAS
- * operations; each is also an event of the observation,
+ * {@code session} and, once the session called a library, {@code library.calls} (its
+ * library calls, such as cuBLAS operations; each is also an event of the observation,
  * {@code offload.library.<library>.<operation>}).
  */
 public class DefaultOffloadSessionObservationConvention implements OffloadSessionObservationConvention {
@@ -40,8 +40,10 @@ public class DefaultOffloadSessionObservationConvention implements OffloadSessio
 
 	@Override
 	public KeyValues getHighCardinalityKeyValues(OffloadSessionObservationContext context) {
-		return KeyValues.of("session", String.valueOf(context.getSession().id()), "library.calls",
-				String.valueOf(context.getLibraryCalls()));
+		KeyValues values = KeyValues.of("session", String.valueOf(context.getSession().id()));
+		// Only sessions that called a library carry the count.
+		return (context.getLibraryCalls() > 0) ? values.and("library.calls", String.valueOf(context.getLibraryCalls()))
+				: values;
 	}
 
 }

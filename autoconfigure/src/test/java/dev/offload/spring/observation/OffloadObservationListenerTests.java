@@ -12,10 +12,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import dev.offload.BackendException;
+import dev.offload.DeviceBuffer;
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
 import dev.offload.StreamPriority;
 import dev.offload.backend.host.HostBackend;
+import dev.offload.blas.Blas;
 import dev.offload.test.fault.FaultInjectingBackend;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -63,6 +65,19 @@ public class OffloadObservationListenerTests {
 			.containsExactly(KeyValue.of("session", String.valueOf(session.id())));
 		assertThat(context.getError()).isNull();
 		assertThat(session.getAttribute(OffloadObservationListener.OBSERVATION_ATTRIBUTE)).isNull();
+	}
+
+	@Test
+	void sessionWhenItCalledALibraryShouldCountTheCalls() {
+		start(null);
+		OffloadSession session = this.registry.device(0).openSession();
+		DeviceBuffer x = session.allocate(4 * Float.BYTES);
+		DeviceBuffer y = session.allocate(4 * Float.BYTES);
+		Blas.on(session).saxpy(4, 2f, x, 1, y, 1);
+		session.close();
+		assertThat(this.handler.stopped).hasSize(1);
+		assertThat(this.handler.stopped.get(0).getHighCardinalityKeyValues())
+			.containsExactly(KeyValue.of("library.calls", "1"), KeyValue.of("session", String.valueOf(session.id())));
 	}
 
 	@Test
