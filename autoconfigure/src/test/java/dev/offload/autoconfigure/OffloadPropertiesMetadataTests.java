@@ -22,6 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class OffloadPropertiesMetadataTests {
 
 	private static final Map<String, Object> DEFAULTS = Map.ofEntries(Map.entry("offload.backend", "auto"),
+			Map.entry("offload.cuda.binding", "auto"),
 			Map.entry("offload.devices", List.of("all")), Map.entry("offload.stream-pool.initial-size", 32),
 			Map.entry("offload.stream-pool.max-size", 256), Map.entry("offload.stream-pool.borrow-timeout", "30s"),
 			Map.entry("offload.host.device-count", 1), Map.entry("offload.buffer-cache.max-size", "256MB"),
