@@ -188,7 +188,8 @@ class OffloadAutoConfigurationTests {
 					"offload.devices-config.1.stream-pool.initial-size=8",
 					"offload.devices-config.1.stream-pool.max-size=64")
 			.run((context) -> {
-				StreamPoolConfig shared = new StreamPoolConfig(4, StreamPoolConfig.DEFAULT_MAX_SIZE, Duration.ofSeconds(30));
+				StreamPoolConfig shared = new StreamPoolConfig(4, StreamPoolConfig.DEFAULT_MAX_SIZE,
+						Duration.ofSeconds(30));
 				assertThat(context.getBean("streamPool0", StreamPool.class).config()).isEqualTo(shared);
 				assertThat(context.getBean("streamPool1", StreamPool.class).config())
 					.isEqualTo(new StreamPoolConfig(8, 64, Duration.ofSeconds(30)));
