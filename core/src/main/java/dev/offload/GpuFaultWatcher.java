@@ -19,14 +19,14 @@ import dev.offload.spi.GpuFaultSource;
  * {@code offload-nvml} reads its backend's {@link GpuFaultSource} (NVML's Xid events on
  * the CUDA backends) and hands each report to its device, which a fatal Xid fails as a
  * sticky error does. The source's wait is bounded, so that {@link #close()} stops the
- * thread within about {@link #POLL}.
+ * thread within about {@link #POLL} (at once where the wait is interruptible).
  */
 final class GpuFaultWatcher implements AutoCloseable {
 
 	private static final Logger logger = LoggerFactory.getLogger(GpuFaultWatcher.class);
 
 	/** The longest wait of the source: how long a close may wait for the thread. */
-	static final Duration POLL = Duration.ofMillis(500);
+	static final Duration POLL = Duration.ofMillis(250);
 
 	static final String THREAD_NAME = "offload-nvml";
 
@@ -153,6 +153,9 @@ final class GpuFaultWatcher implements AutoCloseable {
 		if (watcher == null || source == null) {
 			return;
 		}
+		// Ends a wait that Java can interrupt (an injected source's); NVML's native wait
+		// ends at its timeout.
+		watcher.interrupt();
 		try {
 			watcher.join(POLL.multipliedBy(4).toMillis());
 		}
