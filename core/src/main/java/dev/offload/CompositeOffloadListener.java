@@ -95,6 +95,11 @@ final class CompositeOffloadListener implements OffloadListener {
 		each((listener) -> listener.deviceFailed(device, cause));
 	}
 
+	@Override
+	public void gpuFault(Device device, GpuFault fault) {
+		each((listener) -> listener.gpuFault(device, fault));
+	}
+
 	private void each(Consumer<OffloadListener> call) {
 		for (OffloadListener listener : this.listeners) {
 			try {

@@ -93,6 +93,12 @@ public final class Device {
 	private final AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
 
 	/**
+	 * The fault the GPU reported last (an Xid through NVML); a fatal one is kept over
+	 * later lesser ones.
+	 */
+	private final AtomicReference<@Nullable GpuFault> gpuFault = new AtomicReference<>();
+
+	/**
 	 * Signalled when a session ends while the device closes; a lock, not a monitor, so
 	 * that waiting never pins.
 	 */
@@ -208,6 +214,42 @@ public final class Device {
 	 */
 	public Optional<Throwable> failure() {
 		return Optional.ofNullable(this.failure.get());
+	}
+
+	/**
+	 * Tells whether the GPU reported a lesser fault of this device (an Xid that does not
+	 * fail it, such as a page retirement): it still lends streams.
+	 * @return {@code true} while the device is healthy and such a fault was reported
+	 * @see #gpuFault()
+	 */
+	public boolean isDegraded() {
+		GpuFault fault = this.gpuFault.get();
+		return fault != null && !fault.fatal() && isHealthy();
+	}
+
+	/**
+	 * Returns the fault the GPU reported of this device (an Xid, through NVML): the fatal
+	 * one that failed it, or else the latest lesser one.
+	 * @return the fault, or empty if none was reported
+	 */
+	public Optional<GpuFault> gpuFault() {
+		return Optional.ofNullable(this.gpuFault.get());
+	}
+
+	/**
+	 * Takes a fault the GPU reported: logs it once at ERROR, tells the listener, and
+	 * fails the device if it is fatal.
+	 */
+	void gpuFaultReported(GpuFault fault) {
+		this.gpuFault.updateAndGet((current) -> (current != null && current.fatal()) ? current : fault);
+		boolean failsNow = fault.fatal() && isHealthy();
+		logger.error("The GPU reported Xid {} ({}) on device {} ({}) at {}; {}", fault.xid(), fault.meaning(), id(),
+				name(), fault.time(), failsNow ? "the device failed and stops lending streams" : fault.fatal()
+						? "the device had failed before" : "the device is degraded and goes on lending streams");
+		this.listener.gpuFault(this, fault);
+		if (fault.fatal()) {
+			fail(new GpuFaultException(fault), false);
+		}
 	}
 
 	@Nullable Throwable stickyError() {
@@ -509,9 +551,15 @@ public final class Device {
 	 * @param cause the sticky error
 	 */
 	void fail(Throwable cause) {
+		fail(cause, true);
+	}
+
+	private void fail(Throwable cause, boolean log) {
 		if (this.failure.compareAndSet(null, cause)) {
 			this.streamPool.deviceFailed();
-			logger.error("Device {} ({}) failed and stops lending streams: {}", id(), name(), cause.getMessage());
+			if (log) {
+				logger.error("Device {} ({}) failed and stops lending streams: {}", id(), name(), cause.getMessage());
+			}
 			this.listener.deviceFailed(this, cause);
 		}
 	}
@@ -684,8 +732,8 @@ public final class Device {
 			poller.stop();
 		}
 		// Every page-locked block back: the host buffers a caller owns, such as the
-		// outputs
-		// an asynchronous call reads on the completion executor once its session ended.
+		// outputs an asynchronous call reads on the completion executor once its session
+		// ended.
 		boolean hostMemoryBack = awaitDrained(() -> this.bufferCache.hostUsedBytes() == 0, deadline);
 		this.eventPool.close();
 		this.capturedFlows.forEach(CapturedFlow::destroy);

@@ -56,6 +56,8 @@ public final class DeviceRegistry implements AutoCloseable {
 
 	private final Executor completionExecutor;
 
+	private final GpuFaultWatcher gpuFaultWatcher;
+
 	private volatile boolean closed;
 
 	private final ReentrantLock closeLock = new ReentrantLock();
@@ -74,6 +76,7 @@ public final class DeviceRegistry implements AutoCloseable {
 		this.awaitTermination = builder.awaitTermination;
 		// build() chose the default executor when none was given.
 		this.completionExecutor = Objects.requireNonNull(builder.completionExecutor);
+		this.gpuFaultWatcher = GpuFaultWatcher.start(this.backend, this.devices, builder.watchGpuFaults);
 	}
 
 	/**
@@ -220,6 +223,26 @@ public final class DeviceRegistry implements AutoCloseable {
 	}
 
 	/**
+	 * Tells whether a thread ({@code offload-nvml}) watches the GPU's own fault reports
+	 * (Xid errors, through NVML) for the devices: a fatal Xid fails its device as a
+	 * sticky error does, a lesser one {@linkplain Device#isDegraded() degrades} it.
+	 * @return {@code true} while the registry is open and the backend reports faults
+	 * @see #gpuFaultWatch()
+	 */
+	public boolean isWatchingGpuFaults() {
+		return this.gpuFaultWatcher.isWatching() && !this.closed;
+	}
+
+	/**
+	 * Describes the watch of the GPU's fault reports: the source watched, or why there is
+	 * none (the host backend, no NVML library, turned off).
+	 * @return one line for the health details
+	 */
+	public String gpuFaultWatch() {
+		return this.gpuFaultWatcher.description();
+	}
+
+	/**
 	 * Tells whether the registry is closed.
 	 * @return {@code true} after {@link #close()}
 	 */
@@ -298,6 +321,7 @@ public final class DeviceRegistry implements AutoCloseable {
 			return true;
 		}
 		this.closed = true;
+		this.gpuFaultWatcher.close();
 		long deadline = System.nanoTime() + awaitTermination.toNanos();
 		// Queued work (batchers) first, while the devices still lend: none takes a new
 		// request once any is drained, and what each accepted gets its sessions.
@@ -407,6 +431,8 @@ public final class DeviceRegistry implements AutoCloseable {
 		private @Nullable Executor completionExecutor;
 
 		private @Nullable Duration sessionTimeout;
+
+		private boolean watchGpuFaults = true;
 
 		private Builder(Backend backend) {
 			this.backend = Objects.requireNonNull(backend, "backend must not be null");
@@ -523,6 +549,18 @@ public final class DeviceRegistry implements AutoCloseable {
 		 */
 		public Builder completionExecutor(Executor executor) {
 			this.completionExecutor = Objects.requireNonNull(executor, "completionExecutor must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets whether a thread watches the GPU's own fault reports (Xid errors, through
+		 * NVML on the CUDA backends) and fails or degrades the devices they name.
+		 * @param watch {@code true} (the default) to watch where the backend reports
+		 * faults
+		 * @return this builder
+		 */
+		public Builder watchGpuFaults(boolean watch) {
+			this.watchGpuFaults = watch;
 			return this;
 		}
 

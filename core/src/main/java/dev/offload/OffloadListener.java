@@ -91,4 +91,13 @@ public interface OffloadListener {
 	default void deviceFailed(Device device, Throwable cause) {
 	}
 
+	/**
+	 * The GPU reported a fault of a device (an Xid, through NVML); a fatal one fails the
+	 * device too ({@link #deviceFailed}).
+	 * @param device the device
+	 * @param fault the fault
+	 */
+	default void gpuFault(Device device, GpuFault fault) {
+	}
+
 }

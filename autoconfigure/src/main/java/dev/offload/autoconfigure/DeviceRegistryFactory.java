@@ -73,7 +73,8 @@ final class DeviceRegistryFactory {
 		DeviceRegistry.Builder builder = DeviceRegistry.builder(backend)
 			.deviceIds(ids)
 			.streamPool(sharedPoolConfig())
-			.listener(listener);
+			.listener(listener)
+			.watchGpuFaults(this.properties.getHealth().getNvml().isEnabled());
 		String executor = this.properties.getAsync().getExecutor();
 		if (StringUtils.hasText(executor)) {
 			builder.completionExecutor(completionExecutor(beans, executor.trim()));

@@ -730,8 +730,39 @@ public class OffloadProperties {
 		 */
 		private final Readiness readiness = new Readiness();
 
+		/**
+		 * The GPU's own fault reports (Xid errors) from NVML.
+		 */
+		private final Nvml nvml = new Nvml();
+
 		public Readiness getReadiness() {
 			return this.readiness;
+		}
+
+		public Nvml getNvml() {
+			return this.nvml;
+		}
+
+	}
+
+	/**
+	 * Settings of the watch of the GPU's own fault reports through NVML.
+	 */
+	public static class Nvml {
+
+		/**
+		 * Whether a thread watches NVML's Xid events of the devices (CUDA backends, where
+		 * libnvidia-ml.so.1 loads): a fatal Xid fails its device as a sticky error does,
+		 * a lesser one marks it degraded.
+		 */
+		private boolean enabled = true;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
 		}
 
 	}

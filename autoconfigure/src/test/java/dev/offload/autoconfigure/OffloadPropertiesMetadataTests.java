@@ -28,7 +28,7 @@ class OffloadPropertiesMetadataTests {
 			Map.entry("offload.host.device-count", 1), Map.entry("offload.buffer-cache.max-size", "256MB"),
 			Map.entry("offload.shutdown.await-termination", "10s"), Map.entry("offload.aop.enabled", true),
 			Map.entry("offload.health.readiness.on-device-failure", true),
-			Map.entry("offload.health.readiness.on-saturation", false),
+			Map.entry("offload.health.readiness.on-saturation", false), Map.entry("offload.health.nvml.enabled", true),
 			Map.entry("offload.batching.max-batch-size", 1024), Map.entry("offload.batching.max-queue", 65536),
 			Map.entry("offload.batching.max-delay", "200000ns"), Map.entry("offload.memory.budget", "90%"),
 			Map.entry("offload.blas.workspace-size", "4MB"), Map.entry("offload.blas.math-mode", "default"));

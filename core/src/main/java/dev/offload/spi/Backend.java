@@ -26,6 +26,19 @@ public interface Backend extends AutoCloseable {
 	List<BackendDevice> devices();
 
 	/**
+	 * Opens the GPU's own fault reports (Xid errors) for {@code devices}, which a
+	 * registry's watcher reads on a thread of its own. The CUDA backends read them from
+	 * NVML; the default has none.
+	 * @param devices the registry's devices
+	 * @return the open source
+	 * @throws UnsupportedOperationException saying why there is none (no GPU, no NVML
+	 * library, no device NVML knows)
+	 */
+	default GpuFaultSource openGpuFaultSource(List<BackendDevice> devices) {
+		throw new UnsupportedOperationException("the " + name() + " backend has no GPU to report faults");
+	}
+
+	/**
 	 * Releases what the backend holds once all its devices are closed.
 	 */
 	@Override

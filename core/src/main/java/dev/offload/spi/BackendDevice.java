@@ -1,5 +1,7 @@
 package dev.offload.spi;
 
+import java.util.Optional;
+
 import dev.offload.kernel.ModuleDefinition;
 
 /**
@@ -22,6 +24,15 @@ public interface BackendDevice {
 	 */
 	default int deviceId() {
 		return info().id();
+	}
+
+	/**
+	 * Returns the device's UUID, by which NVML finds it.
+	 * @return the UUID as {@code 8-4-4-4-12} hex digits without the {@code GPU-} prefix,
+	 * or empty where unknown (the default)
+	 */
+	default Optional<String> uuid() {
+		return Optional.empty();
 	}
 
 	/**

@@ -36,13 +36,13 @@ class PublicSurfaceTests {
 			// The API.
 			"dev.offload",
 			Set.of("BackendException", "Buffer", "CapturedFlow", "Device", "DeviceBuffer", "DeviceFailedException",
-					"DeviceOutOfMemoryException", "DeviceRegistry", "HostBuffer", "HostStagingOutOfMemoryException",
-					"InvalidSettingException", "Kernel", "KernelModule", "LibraryStatistics", "LibraryStream",
-					"MemoryBudgetExceededException", "MemoryConfig", "MemoryStatistics", "NoSuchDeviceException",
-					"NoSuchKernelException", "OffloadException", "OffloadListener", "OffloadSession", "SessionOptions",
-					"SessionTimeoutException", "StreamBorrowTimeoutException", "StreamEvent", "StreamPool",
-					"StreamPoolClosedException", "StreamPoolConfig", "StreamPoolStatistics", "StreamPools",
-					"StreamPriority", "StreamLibrary"),
+					"DeviceOutOfMemoryException", "DeviceRegistry", "GpuFault", "GpuFaultException", "HostBuffer",
+					"HostStagingOutOfMemoryException", "InvalidSettingException", "Kernel", "KernelModule",
+					"LibraryStatistics", "LibraryStream", "MemoryBudgetExceededException", "MemoryConfig",
+					"MemoryStatistics", "NoSuchDeviceException", "NoSuchKernelException", "OffloadException",
+					"OffloadListener", "OffloadSession", "SessionOptions", "SessionTimeoutException",
+					"StreamBorrowTimeoutException", "StreamEvent", "StreamPool", "StreamPoolClosedException",
+					"StreamPoolConfig", "StreamPoolStatistics", "StreamPools", "StreamPriority", "StreamLibrary"),
 			"dev.offload.blas",
 			Set.of("Blas", "BlasException", "BlasLibrary", "BlasUnavailableException", "MathMode", "Transpose"),
 			"dev.offload.kernel",
@@ -61,16 +61,18 @@ class PublicSurfaceTests {
 			// The SPI: what a backend implements.
 			"dev.offload.spi",
 			Set.of("Backend", "BackendAvailability", "BackendDevice", "BackendEvent", "BackendGraph", "BackendKernel",
-					"BackendModule", "BackendProvider", "BackendSelection", "BackendStream", "DeviceInfo", "GpuSharing",
-					"NativeMemory"),
+					"BackendModule", "BackendProvider", "BackendSelection", "BackendStream", "DeviceInfo",
+					"GpuFaultSource", "GpuSharing", "NativeMemory"),
 			// The backends: their providers (ServiceLoader needs them public) and entry
 			// points; everything else in them is package-private.
 			"dev.offload.backend.cuda",
 			// GpuSharingDetection and PtxEntries: shared with the FFM binding
 			// (offload-backend-ffm), which describes devices and loads modules the same
 			// way.
+			// NvmlGpuFaultSource: shared with the FFM binding too, which watches NVML the
+			// same way.
 			Set.of("CudaBackend", "CudaBackendProvider", "CudaSessions", "CudaUnavailableException",
-					"GpuSharingDetection", "PtxEntries"),
+					"GpuSharingDetection", "NvmlGpuFaultSource", "PtxEntries"),
 			"dev.offload.backend.host", Set.of("HostBackend", "HostBackendProvider"),
 			// No API: no compatibility promise, left out of japicmp's check.
 			INTERNAL, Set.of("Lendable", "LendingPool", "VirtualThreads"));

@@ -56,6 +56,11 @@ final class OffloadMeters {
 	private OffloadMeters() {
 	}
 
+	/**
+	 * The counter of the faults the GPU reported, tagged {@code device} and {@code xid}.
+	 */
+	static final String GPU_FAULTS = "offload.gpu.faults";
+
 	static Tags tags(Device device) {
 		return Tags.of("device", String.valueOf(device.id()), "backend", device.backendName());
 	}

@@ -6,6 +6,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -13,6 +14,7 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import org.jspecify.annotations.Nullable;
 
 import dev.offload.Device;
+import dev.offload.GpuFault;
 import dev.offload.OffloadListener;
 import dev.offload.OffloadSession;
 import dev.offload.StreamPriority;
@@ -24,8 +26,10 @@ import dev.offload.StreamPriority;
  * operation: its count, and the time it took on the calling thread to open the stream's
  * handle the first time and enqueue the work), tagged {@code device}, {@code backend},
  * {@code library}, {@code op} and {@code outcome} ({@code success} or {@code failure}),
- * in every registry it is {@link #bindTo(MeterRegistry) bound} to. Session durations are
- * the {@code offload.session} observation's timer (see
+ * and the counter {@code offload.gpu.faults} (the faults the GPU reported through NVML),
+ * tagged {@code device}, {@code backend} and {@code xid}, in every registry it is
+ * {@link #bindTo(MeterRegistry) bound} to. Session durations are the
+ * {@code offload.session} observation's timer (see
  * {@link dev.offload.spring.observation.OffloadObservationListener}), not a second timer
  * here. Being a {@link MeterBinder} rather than taking a registry, it can be given to a
  * {@link dev.offload.DeviceRegistry} before any meter registry exists; what happens
@@ -53,6 +57,18 @@ public final class OffloadSessionMetrics implements OffloadListener, MeterBinder
 		for (Bound bound : this.registries) {
 			bound.libraryTimer(session.device(), library, operation, failure == null)
 				.record(nanos, TimeUnit.NANOSECONDS);
+		}
+	}
+
+	@Override
+	public void gpuFault(Device device, GpuFault fault) {
+		for (Bound bound : this.registries) {
+			Counter.builder(OffloadMeters.GPU_FAULTS)
+				.description("Faults the GPU reported (Xid errors, through NVML)")
+				.tags(OffloadMeters.tags(device))
+				.tag("xid", String.valueOf(fault.xid()))
+				.register(bound.registry)
+				.increment();
 		}
 	}
 

@@ -74,4 +74,20 @@ class OffloadHealthContributorAutoConfigurationTests {
 				.hasBean("offloadHealthIndicator"));
 	}
 
+	@Test
+	void healthIndicatorOnTheHostBackendShouldSayWhyNoGpuFaultIsWatched() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(OffloadAutoConfiguration.class))
+			.withPropertyValues("offload.backend=host")
+			.run((context) -> assertThat(context.getBean(OffloadHealthIndicator.class).health().getDetails())
+				.containsEntry("gpuFaults", "not watched: the host backend has no GPU to report faults"));
+	}
+
+	@Test
+	void healthIndicatorWhenNvmlHealthIsOffShouldSaySo() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(OffloadAutoConfiguration.class))
+			.withPropertyValues("offload.backend=host", "offload.health.nvml.enabled=false")
+			.run((context) -> assertThat(context.getBean(OffloadHealthIndicator.class).health().getDetails())
+				.containsEntry("gpuFaults", "not watched: turned off (offload.health.nvml.enabled=false)"));
+	}
+
 }

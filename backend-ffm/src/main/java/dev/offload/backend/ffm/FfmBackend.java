@@ -12,10 +12,12 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 import dev.offload.backend.cuda.CudaUnavailableException;
+import dev.offload.backend.cuda.NvmlGpuFaultSource;
 import dev.offload.compile.KernelCache;
 import dev.offload.spi.Backend;
 import dev.offload.spi.BackendAvailability;
 import dev.offload.spi.BackendDevice;
+import dev.offload.spi.GpuFaultSource;
 
 /**
  * CUDA devices through Java's foreign function API: the same backend as the JCuda binding
@@ -158,6 +160,17 @@ public final class FfmBackend implements Backend {
 
 	private static String describe(int result) {
 		return CuErrors.errorName(result) + " (" + CuErrors.errorText(result) + ")";
+	}
+
+	/**
+	 * Opens NVML's fault reports (Xid errors) of the devices.
+	 * @param devices the registry's devices
+	 * @return the source
+	 * @throws UnsupportedOperationException if NVML cannot watch them, saying why
+	 */
+	@Override
+	public GpuFaultSource openGpuFaultSource(List<BackendDevice> devices) {
+		return NvmlGpuFaultSource.open(devices);
 	}
 
 	@Override

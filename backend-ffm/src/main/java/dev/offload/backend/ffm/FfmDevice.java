@@ -5,6 +5,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.jspecify.annotations.Nullable;
@@ -75,6 +76,9 @@ final class FfmDevice implements BackendDevice {
 
 	private boolean closed;
 
+	/** The device's UUID, {@code 8-4-4-4-12} hex digits, or {@code null} if unknown. */
+	private final @Nullable String uuid;
+
 	FfmDevice(int ordinal, KernelCache kernelCache, int driverVersion) {
 		this.ordinal = ordinal;
 		this.kernelCache = kernelCache;
@@ -91,9 +95,15 @@ final class FfmDevice implements BackendDevice {
 			this.multiprocessorCount = attribute(arena, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
 			CuErrors.check("cuDeviceTotalMem", Cu.cuDeviceTotalMem(value.address(), this.device), ordinal);
 			this.totalMemoryBytes = value.get(ValueLayout.JAVA_LONG, 0);
-			this.sharing = GpuSharingDetection.detect(ordinal, this.name, uuid(arena), this.totalMemoryBytes,
+			this.uuid = uuid(arena);
+			this.sharing = GpuSharingDetection.detect(ordinal, this.name, this.uuid, this.totalMemoryBytes,
 					optionalAttribute(arena, GpuSharingDetection.ATTRIBUTE_MPS_ENABLED), System.getenv());
 		}
+	}
+
+	@Override
+	public Optional<String> uuid() {
+		return Optional.ofNullable(this.uuid);
 	}
 
 	private int attribute(Arena arena, int attribute) {

@@ -10,6 +10,7 @@ import org.jspecify.annotations.Nullable;
 import dev.offload.compile.KernelCache;
 import dev.offload.spi.Backend;
 import dev.offload.spi.BackendDevice;
+import dev.offload.spi.GpuFaultSource;
 
 /**
  * CUDA devices through JCuda's driver API: one primary context per device, retained on
@@ -108,6 +109,17 @@ public final class CudaBackend implements Backend {
 
 	private static boolean isLinux() {
 		return System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux");
+	}
+
+	/**
+	 * Opens NVML's fault reports (Xid errors) of the devices.
+	 * @param devices the registry's devices
+	 * @return the source
+	 * @throws UnsupportedOperationException if NVML cannot watch them, saying why
+	 */
+	@Override
+	public GpuFaultSource openGpuFaultSource(List<BackendDevice> devices) {
+		return NvmlGpuFaultSource.open(devices);
 	}
 
 	@Override

@@ -1,6 +1,7 @@
 package dev.offload.backend.cuda;
 
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.jspecify.annotations.Nullable;
@@ -78,6 +79,9 @@ final class CudaDevice implements BackendDevice {
 
 	private final int driverVersion;
 
+	/** The device's UUID, {@code 8-4-4-4-12} hex digits, or {@code null} if unknown. */
+	private final @Nullable String uuid;
+
 	CudaDevice(int ordinal, CUdevice device, KernelCache kernelCache, int driverVersion) {
 		this.ordinal = ordinal;
 		this.device = device;
@@ -92,8 +96,14 @@ final class CudaDevice implements BackendDevice {
 		long[] bytes = new long[1];
 		CudaErrors.check("cuDeviceTotalMem", CudaCalls.cuDeviceTotalMem(bytes, device), ordinal);
 		this.totalMemoryBytes = bytes[0];
-		this.sharing = GpuSharingDetection.detect(ordinal, this.name, uuid(), this.totalMemoryBytes,
+		this.uuid = readUuid();
+		this.sharing = GpuSharingDetection.detect(ordinal, this.name, this.uuid, this.totalMemoryBytes,
 				optionalAttribute(GpuSharingDetection.ATTRIBUTE_MPS_ENABLED), System.getenv());
+	}
+
+	@Override
+	public Optional<String> uuid() {
+		return Optional.ofNullable(this.uuid);
 	}
 
 	/**
@@ -111,7 +121,7 @@ final class CudaDevice implements BackendDevice {
 	 * Returns the device's UUID as {@code 8-4-4-4-12} hex digits, without the
 	 * {@code GPU-} or {@code MIG-} prefix, or {@code null} if the driver does not say.
 	 */
-	private @Nullable String uuid() {
+	private @Nullable String readUuid() {
 		CUuuid uuid = new CUuuid();
 		if (CudaCalls.cuDeviceGetUuid(uuid, this.device) != CUresult.CUDA_SUCCESS || uuid.bytes == null
 				|| uuid.bytes.length != 16) {

@@ -42,6 +42,9 @@ public final class OutOfBoundsScenario {
 				// sticky error; recorded before the launch, so that the launch's error
 				// surfaces from the synchronize below, not from the record.
 				session.recordEvent();
+				// For a parent that times the GPU's own report of the fault
+				// (NvmlGpuFaultGpuTests).
+				System.out.println("LAUNCH_AT=" + System.currentTimeMillis());
 				session.launch(write, LaunchConfig.of(1, 1), session.allocate(4), 1L << 40);
 				session.synchronize();
 				System.out.println("SYNCHRONIZE=returned");

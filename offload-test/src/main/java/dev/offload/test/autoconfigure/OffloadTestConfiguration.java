@@ -3,8 +3,10 @@ package dev.offload.test.autoconfigure;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 import org.springframework.beans.factory.config.BeanPostProcessor;
@@ -27,7 +29,9 @@ import dev.offload.test.fault.FaultInjectingBackend.Operation;
  * device), {@code allocate.out-of-memory} and {@code allocate-host.out-of-memory} (the
  * device or page-locked host allocation fails with out of memory instead),
  * {@code allocate.times} and {@code allocate-host.times} (that many allocations in a row
- * fail) and {@code device} (the faults hit that device only).
+ * fail), {@code device} (the faults hit that device only) and {@code xid.<device>} (the
+ * GPU reports that Xid of that device as the registry starts, as NVML would: see
+ * {@link FaultInjectingBackend#injectXid}).
  */
 @AutoConfiguration(beforeName = "dev.offload.autoconfigure.OffloadAutoConfiguration")
 public final class OffloadTestConfiguration {
@@ -39,6 +43,9 @@ public final class OffloadTestConfiguration {
 	public static final String FAULTS_PREFIX = "offload.test.faults.";
 
 	private static final String DEVICE = FAULTS_PREFIX + "device";
+
+	/** The prefix of the Xids reported at startup, {@code xid.<device>=<xid>}. */
+	private static final String XID = FAULTS_PREFIX + "xid.";
 
 	/** The allocations that may fail with out of memory. */
 	private static final Set<Operation> ALLOCATIONS = EnumSet.of(Operation.ALLOCATE, Operation.ALLOCATE_HOST);
@@ -74,6 +81,7 @@ public final class OffloadTestConfiguration {
 						DEVICE + " names no device of the test's backend: " + ex.getMessage(), ex);
 			}
 		}
+		injectXids(faults, environment);
 		for (Operation operation : Operation.values()) {
 			String prefix = prefix(operation);
 			if (ALLOCATIONS.contains(operation) && injectOutOfMemory(faults, operation, environment)) {
@@ -132,6 +140,34 @@ public final class OffloadTestConfiguration {
 		return true;
 	}
 
+	private static void injectXids(FaultInjectingBackend faults, Environment environment) {
+		for (String name : faultPropertyNames(environment)) {
+			if (!name.startsWith(XID)) {
+				continue;
+			}
+			try {
+				int device = Integer.parseInt(name.substring(XID.length()));
+				faults.injectXid(device, Objects.requireNonNull(environment.getProperty(name, Integer.class)));
+			}
+			catch (IllegalArgumentException ex) {
+				throw new IllegalArgumentException(name + " (" + XID + "<device>=<xid>) is invalid: " + ex.getMessage(),
+						ex);
+			}
+		}
+	}
+
+	private static Set<String> faultPropertyNames(Environment environment) {
+		if (!(environment instanceof ConfigurableEnvironment configurable)) {
+			return Set.of();
+		}
+		return configurable.getPropertySources()
+			.stream()
+			.filter(EnumerablePropertySource.class::isInstance)
+			.flatMap((source) -> Arrays.stream(((EnumerablePropertySource<?>) source).getPropertyNames()))
+			.filter((name) -> name.startsWith(FAULTS_PREFIX))
+			.collect(Collectors.toCollection(TreeSet::new));
+	}
+
 	private static String prefix(Operation operation) {
 		return FAULTS_PREFIX + operation.name().toLowerCase(Locale.ROOT).replace('_', '-') + ".";
 	}
@@ -150,14 +186,12 @@ public final class OffloadTestConfiguration {
 			known.add(prefix(operation) + "out-of-memory");
 			known.add(prefix(operation) + "times");
 		}
-		Set<String> unknown = configurable.getPropertySources()
-			.stream()
-			.filter(EnumerablePropertySource.class::isInstance)
-			.flatMap((source) -> Arrays.stream(((EnumerablePropertySource<?>) source).getPropertyNames()))
-			.filter((name) -> name.startsWith(FAULTS_PREFIX) && !known.contains(name))
+		Set<String> unknown = faultPropertyNames(configurable).stream()
+			.filter((name) -> !known.contains(name) && !name.matches(Pattern.quote(XID) + "\\d+"))
 			.collect(Collectors.toCollection(TreeSet::new));
 		if (!unknown.isEmpty()) {
-			throw new IllegalArgumentException("Unknown fault properties " + unknown + "; the known ones are " + known);
+			throw new IllegalArgumentException("Unknown fault properties " + unknown + "; the known ones are " + known
+					+ " and " + XID + "<device>");
 		}
 	}
 

@@ -1,12 +1,16 @@
 package dev.offload.test.fault;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.SplittableRandom;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
@@ -15,6 +19,7 @@ import org.jspecify.annotations.Nullable;
 import dev.offload.BackendException;
 import dev.offload.spi.Backend;
 import dev.offload.spi.BackendDevice;
+import dev.offload.spi.GpuFaultSource;
 
 /**
  * Wraps any {@link Backend} and makes chosen operations fail — on the Nth call, at a
@@ -28,6 +33,7 @@ import dev.offload.spi.BackendDevice;
  * faults.failDevice(1, "Xid 79");                    // device 1 is lost now: its next call fails sticky
  * faults.failOutOfMemoryNth(1, 2);                    // the next 2 device allocations find it full
  * faults.failOutOfMemoryNth(Operation.ALLOCATE_HOST, 1, 1); // the host has no page-locked memory
+ * faults.injectXid(0, 79);                            // NVML reports Xid 79 of device 0
  * DeviceRegistry registry = DeviceRegistry.builder(faults).build();
  * }</pre> A failed launch fails like a kernel on a GPU: the launch call returns, and the
  * stream's next query or synchronize throws. An injected query or synchronize fault also
@@ -91,6 +97,9 @@ public final class FaultInjectingBackend implements Backend {
 	private final List<BackendDevice> devices;
 
 	private volatile int onlyDevice = -1;
+
+	/** The Xids injected and not yet read by a registry's watcher. */
+	private final BlockingQueue<GpuFaultSource.Report> xids = new LinkedBlockingQueue<>();
 
 	private FaultInjectingBackend(Backend delegate) {
 		this.delegate = delegate;
@@ -224,6 +233,46 @@ public final class FaultInjectingBackend implements Backend {
 		return this;
 	}
 
+	/**
+	 * Makes the GPU report Xid {@code xid} of a device, as NVML would: the registry's
+	 * watcher reads it within its poll (at once if it waits) and fails the device for a
+	 * fatal Xid (79, 48, 31 ...) or degrades it for a lesser one (63, 92 ...). Xids
+	 * injected before the registry is built are read once it starts watching. The
+	 * registry watches this backend's reports even where the wrapped backend has none
+	 * (the host emulation), unless it was built with {@code watchGpuFaults(false)}.
+	 * @param deviceId the device's id
+	 * @param xid the Xid number
+	 * @return this backend
+	 * @throws IllegalArgumentException if the backend has no such device
+	 */
+	public FaultInjectingBackend injectXid(int deviceId, int xid) {
+		checkDevice(deviceId);
+		if (xid < 1) {
+			throw new IllegalArgumentException("An Xid is at least 1, was " + xid);
+		}
+		this.xids.add(new GpuFaultSource.Report(deviceId, xid, Instant.now()));
+		return this;
+	}
+
+	/**
+	 * Opens the injected Xids as the registry's fault source, with the wrapped backend's
+	 * own (NVML) where it has one.
+	 */
+	@Override
+	public GpuFaultSource openGpuFaultSource(List<BackendDevice> devices) {
+		GpuFaultSource delegated;
+		String why;
+		try {
+			delegated = this.delegate.openGpuFaultSource(devices);
+			why = delegated.description();
+		}
+		catch (UnsupportedOperationException ex) {
+			delegated = null;
+			why = String.valueOf(ex.getMessage());
+		}
+		return new InjectedXids(this.xids, delegated, why);
+	}
+
 	private int checkDevice(int deviceId) {
 		if (this.devices.stream().noneMatch((device) -> device.info().id() == deviceId)) {
 			throw new IllegalArgumentException("No device " + deviceId + " in the wrapped backend; its devices are "
@@ -332,6 +381,47 @@ public final class FaultInjectingBackend implements Backend {
 	@Override
 	public void close() {
 		this.delegate.close();
+	}
+
+	/**
+	 * The Xids of {@link #injectXid}, before those of the wrapped backend's source.
+	 */
+	private static final class InjectedXids implements GpuFaultSource {
+
+		private final BlockingQueue<Report> xids;
+
+		private final @Nullable GpuFaultSource delegate;
+
+		private final String description;
+
+		InjectedXids(BlockingQueue<Report> xids, @Nullable GpuFaultSource delegate, String delegateDescription) {
+			this.xids = xids;
+			this.delegate = delegate;
+			this.description = "injected Xids (offload-test's FaultInjectingBackend); "
+					+ ((delegate != null) ? "and " : "no NVML: ") + delegateDescription;
+		}
+
+		@Override
+		public @Nullable Report next(Duration timeout) throws InterruptedException {
+			if (this.delegate == null) {
+				return this.xids.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
+			}
+			Report injected = this.xids.poll();
+			return (injected != null) ? injected : this.delegate.next(timeout);
+		}
+
+		@Override
+		public String description() {
+			return this.description;
+		}
+
+		@Override
+		public void close() {
+			if (this.delegate != null) {
+				this.delegate.close();
+			}
+		}
+
 	}
 
 	/**

@@ -1,5 +1,7 @@
 package dev.offload.test.fault;
 
+import java.util.Optional;
+
 import org.jspecify.annotations.Nullable;
 
 import dev.offload.BackendException;
@@ -30,6 +32,11 @@ final class FaultyDevice implements BackendDevice {
 	@Override
 	public DeviceInfo info() {
 		return this.delegate.info();
+	}
+
+	@Override
+	public Optional<String> uuid() {
+		return this.delegate.uuid();
 	}
 
 	void check(Operation operation, String call) {

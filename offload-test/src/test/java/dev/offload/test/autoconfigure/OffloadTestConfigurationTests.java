@@ -1,5 +1,7 @@
 package dev.offload.test.autoconfigure;
 
+import java.time.Duration;
+
 import org.junit.jupiter.api.Test;
 import org.springframework.mock.env.MockEnvironment;
 
@@ -20,6 +22,7 @@ import dev.offload.test.kernel.TestKernels;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The fault properties of {@link OffloadTestConfiguration}, read from an environment.
@@ -130,6 +133,25 @@ class OffloadTestConfigurationTests {
 		assertThatIllegalArgumentException().isThrownBy(() -> inject(2))
 			.withMessageContaining("offload.test.faults.device names no device of the test's backend")
 			.withMessageContaining("its devices are [0, 1]");
+	}
+
+	@Test
+	void injectFaultsWhenAnXidIsSetShouldReportItOfThatDeviceAsTheRegistryStarts() {
+		this.environment.withProperty("offload.test.faults.xid.1", "79");
+		FaultInjectingBackend faults = inject(2);
+		try (DeviceRegistry registry = DeviceRegistry.builder(faults).build()) {
+			await().atMost(Duration.ofSeconds(5)).until(() -> !registry.device(1).isHealthy());
+			OffloadAssertions.assertThat(registry.device(1)).hasFailedWith("Xid 79");
+			OffloadAssertions.assertThat(registry.device(0)).isHealthy();
+		}
+	}
+
+	@Test
+	void injectFaultsWhenAnXidNamesNoDeviceShouldNameTheProperty() {
+		this.environment.withProperty("offload.test.faults.xid.4", "79");
+		assertThatIllegalArgumentException().isThrownBy(() -> inject(2))
+			.withMessageContaining("offload.test.faults.xid.4 (offload.test.faults.xid.<device>=<xid>) is invalid")
+			.withMessageContaining("No device 4");
 	}
 
 	private FaultInjectingBackend inject(int devices) {

@@ -10,6 +10,7 @@ import org.springframework.boot.health.contributor.Status;
 
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
+import dev.offload.GpuFault;
 import dev.offload.MemoryStatistics;
 import dev.offload.spi.BackendSelection;
 
@@ -20,7 +21,10 @@ import dev.offload.spi.BackendSelection;
  * shut down. The details always name the backend, with a note when the {@code auto}
  * backend fell back to the host emulation, each device's GPU sharing mode
  * ({@code exclusive}, {@code mig}, {@code mps}, {@code time-slicing}) and its memory in
- * use, cached and budget.
+ * use, cached and budget, and whether NVML watches the GPU's own fault reports (or why
+ * not). A device the GPU reported a fatal Xid of is {@code DOWN}, one with a lesser Xid
+ * {@code DEGRADED} (the indicator stays {@code UP}: it still lends), each with the Xid's
+ * number, time and meaning.
  */
 public final class OffloadHealthIndicator implements HealthIndicator {
 
@@ -29,6 +33,11 @@ public final class OffloadHealthIndicator implements HealthIndicator {
 	 * CUDA device.
 	 */
 	public static final String HOST_FALLBACK_NOTE = "no usable CUDA device; running on the host emulation";
+
+	/**
+	 * A device's status once the GPU reported a lesser fault of it: it still lends.
+	 */
+	public static final Status DEGRADED = new Status("DEGRADED", "the GPU reported a lesser fault (Xid)");
 
 	private final DeviceRegistry registry;
 
@@ -55,6 +64,8 @@ public final class OffloadHealthIndicator implements HealthIndicator {
 		if (this.fallbackReason != null) {
 			builder.withDetail("note", HOST_FALLBACK_NOTE).withDetail("reason", this.fallbackReason);
 		}
+		builder.withDetail("gpuFaults",
+				(this.registry.isWatchingGpuFaults() ? "watched: " : "not watched: ") + this.registry.gpuFaultWatch());
 		Map<String, Object> devices = new LinkedHashMap<>();
 		for (Device device : this.registry.devices()) {
 			devices.put(String.valueOf(device.id()), describe(device));
@@ -71,13 +82,24 @@ public final class OffloadHealthIndicator implements HealthIndicator {
 	private static Map<String, Object> describe(Device device) {
 		Map<String, Object> details = new LinkedHashMap<>();
 		details.put("name", device.name());
-		details.put("status", device.isHealthy() ? Status.UP.getCode() : Status.DOWN.getCode());
+		details.put("status", !device.isHealthy() ? Status.DOWN.getCode()
+				: device.isDegraded() ? DEGRADED.getCode() : Status.UP.getCode());
 		device.failure().ifPresent((failure) -> details.put("error", errorText(failure)));
+		device.gpuFault().ifPresent((fault) -> details.put("gpuFault", describe(fault)));
 		details.put("activeSessions", device.activeSessions());
 		// How the GPU is shared decides what its pool and memory budget can hold (MIG:
 		// a slice; MPS, time-slicing: other processes' work beside this one's).
 		details.put("sharing", device.info().sharing().mode());
 		details.put("memory", describe(device.memoryStatistics()));
+		return details;
+	}
+
+	private static Map<String, Object> describe(GpuFault fault) {
+		Map<String, Object> details = new LinkedHashMap<>();
+		details.put("xid", fault.xid());
+		details.put("time", fault.time().toString());
+		details.put("meaning", fault.meaning());
+		details.put("fatal", fault.fatal());
 		return details;
 	}
 
