@@ -101,12 +101,12 @@ public final class Device {
 
 	private final Condition drained = this.drainLock.newCondition();
 
-	Device(String backendName, BackendDevice backendDevice, StreamPoolConfig poolConfig, OffloadListener listener,
-			long bufferCacheMaxBytes, MemoryConfig memoryConfig, Executor completionExecutor,
+	Device(String backendName, boolean workOnHostProcessors, BackendDevice backendDevice, StreamPoolConfig poolConfig,
+			OffloadListener listener, long bufferCacheMaxBytes, MemoryConfig memoryConfig, Executor completionExecutor,
 			@Nullable Duration sessionTimeout) {
 		this.sessionTimeout = SessionDeadline.checked(sessionTimeout, "sessionTimeout");
 		this.backendName = backendName;
-		this.workOnHostProcessors = dev.offload.backend.host.HostBackend.NAME.equals(backendName);
+		this.workOnHostProcessors = workOnHostProcessors;
 		this.completionExecutor = completionExecutor;
 		this.backendDevice = backendDevice;
 		this.info = backendDevice.info();

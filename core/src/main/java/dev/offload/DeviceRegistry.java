@@ -555,8 +555,9 @@ public final class DeviceRegistry implements AutoCloseable {
 			List<Device> devices = new ArrayList<>();
 			for (Integer id : wanted.stream().distinct().sorted().toList()) {
 				StreamPoolConfig config = this.perDevice.getOrDefault(id, this.streamPool);
-				devices.add(new Device(this.backend.name(), Objects.requireNonNull(byId.get(id)), config, this.listener,
-						this.bufferCacheMaxBytes, this.memory, this.completionExecutor, this.sessionTimeout));
+				devices.add(new Device(this.backend.name(), this.backend.runsWorkOnHostProcessors(),
+						Objects.requireNonNull(byId.get(id)), config, this.listener, this.bufferCacheMaxBytes,
+						this.memory, this.completionExecutor, this.sessionTimeout));
 			}
 			logger.info("Offload uses {} device(s) of the {} backend: {}", devices.size(), this.backend.name(),
 					devices);
