@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.jspecify.annotations.Nullable;
+import dev.offload.internal.SessionDeadline;
 
 /**
  * Bounds a session's asynchronous work by its deadline: a future that fails with a

@@ -18,6 +18,8 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.offload.internal.SessionDeadline;
+import dev.offload.internal.memory.DeviceMemory;
 import dev.offload.kernel.KernelRef;
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.spi.BackendDevice;
@@ -57,9 +59,8 @@ public final class Device {
 
 	private final EventPool eventPool;
 
-	private final BufferCache bufferCache;
-
-	private final MemoryBudget memoryBudget;
+	/** The budget, the buffer cache and the page-locked staging, behind one door. */
+	private final DeviceMemory memory;
 
 	/** The handles of stream libraries (cuBLAS) on this device's pooled streams. */
 	private final LibraryHandles libraryHandles = new LibraryHandles(this);
@@ -106,23 +107,20 @@ public final class Device {
 
 	private final Condition drained = this.drainLock.newCondition();
 
-	Device(String backendName, BackendDevice backendDevice, StreamPoolConfig poolConfig, OffloadListener listener,
-			long bufferCacheMaxBytes, MemoryConfig memoryConfig, Executor completionExecutor,
+	Device(String backendName, boolean workOnHostProcessors, BackendDevice backendDevice, StreamPoolConfig poolConfig,
+			OffloadListener listener, long bufferCacheMaxBytes, MemoryConfig memoryConfig, Executor completionExecutor,
 			@Nullable Duration sessionTimeout) {
 		this.sessionTimeout = SessionDeadline.checked(sessionTimeout, "sessionTimeout");
 		this.backendName = backendName;
-		this.workOnHostProcessors = dev.offload.backend.host.HostBackend.NAME.equals(backendName);
+		this.workOnHostProcessors = workOnHostProcessors;
 		this.completionExecutor = completionExecutor;
 		this.backendDevice = backendDevice;
 		this.info = backendDevice.info();
 		this.listener = CompositeOffloadListener.isolating(listener);
 		this.streamPool = new StreamPool(this, poolConfig);
 		this.eventPool = new EventPool(backendDevice);
-		this.memoryBudget = new MemoryBudget(this.info.id(), memoryConfig.budgetFor(this.info.usableMemoryBytes()),
-				this.info.totalMemoryBytes());
-		long ceiling = Math.min(this.memoryBudget.budgetBytes(), this.info.totalMemoryBytes());
-		this.bufferCache = new BufferCache(this.info.id(), backendDevice, this.info.totalMemoryBytes(),
-				this.info.leastPriority(), bufferCacheMaxBytes, ceiling, this.memoryBudget::usedBytes);
+		this.memory = new DeviceMemory(backendDevice, this.info, memoryConfig.budgetFor(this.info.usableMemoryBytes()),
+				bufferCacheMaxBytes);
 		SessionWaits.initializeVirtualThreadWaits();
 	}
 
@@ -365,13 +363,13 @@ public final class Device {
 	public DeviceBuffer allocate(long bytes) {
 		checkBytes(bytes, false);
 		long charged = allocationSize(bytes);
-		this.memoryBudget.acquire(charged, StreamPriority.NORMAL,
+		this.memory.acquireBudget(charged, StreamPriority.NORMAL,
 				this.streamPool.borrowTimeoutNanos(StreamPriority.NORMAL), null);
 		try {
 			return new DeviceBuffer(this, acquireDeviceMemory(bytes, null), bytes, null);
 		}
 		catch (RuntimeException ex) {
-			this.memoryBudget.release(charged);
+			this.memory.releaseBudget(charged);
 			throw ex;
 		}
 	}
@@ -395,7 +393,7 @@ public final class Device {
 	 * gone unused for about 30 seconds, and the rest when the device closes.
 	 */
 	public void trimBufferCache() {
-		this.bufferCache.trimDevice();
+		this.memory.trimDevice();
 	}
 
 	/**
@@ -403,7 +401,7 @@ public final class Device {
 	 * @return the cached bytes
 	 */
 	public long cachedBufferBytes() {
-		return this.bufferCache.cachedBytes();
+		return this.memory.cachedBytes();
 	}
 
 	/**
@@ -417,7 +415,7 @@ public final class Device {
 		if (bytes < 1) {
 			throw new IllegalArgumentException("bytes must be at least 1, was " + bytes);
 		}
-		return SizeClasses.sizeClass(bytes);
+		return DeviceMemory.sizeClass(bytes);
 	}
 
 	/**
@@ -428,11 +426,11 @@ public final class Device {
 	 * @return a snapshot of the memory statistics
 	 */
 	public MemoryStatistics memoryStatistics() {
-		return this.bufferCache.statistics(this.memoryBudget);
+		return this.memory.statistics();
 	}
 
-	MemoryBudget memoryBudget() {
-		return this.memoryBudget;
+	DeviceMemory memory() {
+		return this.memory;
 	}
 
 	/**
@@ -463,7 +461,7 @@ public final class Device {
 		checkUsable();
 		// No lambda: a cache hit allocates nothing but the buffer.
 		try {
-			return this.bufferCache.acquireDevice(bytes, stream);
+			return this.memory.acquireDevice(bytes, stream);
 		}
 		catch (BackendException ex) {
 			failIfSticky(ex);
@@ -474,7 +472,7 @@ public final class Device {
 	NativeMemory acquireHostMemory(long bytes) {
 		checkBytes(bytes, true);
 		checkUsable();
-		return call(() -> this.bufferCache.acquireHost(bytes));
+		return call(() -> this.memory.acquireHost(bytes));
 	}
 
 	private static void checkBytes(long bytes, boolean host) {
@@ -509,14 +507,14 @@ public final class Device {
 	 */
 	void releaseMemory(NativeMemory memory, boolean charged) {
 		try {
-			this.bufferCache.release(memory);
+			this.memory.release(memory);
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Could not free {} bytes of device {}: {}", memory.size(), id(), ex.getMessage());
 		}
 		finally {
 			if (charged && !memory.isHost()) {
-				this.memoryBudget.release(memory.size());
+				this.memory.releaseBudget(memory.size());
 			}
 			if (this.closing && memory.isHost()) {
 				// Shutdown may be waiting for the page-locked memory to come back.
@@ -734,7 +732,7 @@ public final class Device {
 		// Every page-locked block back: the host buffers a caller owns, such as the
 		// outputs an asynchronous call reads on the completion executor once its session
 		// ended.
-		boolean hostMemoryBack = awaitDrained(() -> this.bufferCache.hostUsedBytes() == 0, deadline);
+		boolean hostMemoryBack = awaitDrained(() -> this.memory.hostUsedBytes() == 0, deadline);
 		this.eventPool.close();
 		this.capturedFlows.forEach(CapturedFlow::destroy);
 		this.capturedFlows.clear();
@@ -745,11 +743,11 @@ public final class Device {
 			logger.warn(
 					"Device {}: {} bytes of page-locked memory still held by open host buffers after {} ms; "
 							+ "they and the device's context are kept",
-					id(), this.bufferCache.hostUsedBytes(), awaitTermination.toMillis());
-			this.bufferCache.closeKeepingHostMemory();
+					id(), this.memory.hostUsedBytes(), awaitTermination.toMillis());
+			this.memory.closeKeepingHostMemory();
 			return false;
 		}
-		this.bufferCache.close();
+		this.memory.close();
 		this.backendDevice.close();
 		return true;
 	}

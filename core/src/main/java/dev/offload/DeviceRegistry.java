@@ -19,6 +19,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.offload.internal.SessionDeadline;
 import dev.offload.spi.Backend;
 import dev.offload.spi.BackendDevice;
 import dev.offload.spi.GpuSharing;
@@ -592,8 +593,9 @@ public final class DeviceRegistry implements AutoCloseable {
 			List<Device> devices = new ArrayList<>();
 			for (Integer id : wanted.stream().distinct().sorted().toList()) {
 				StreamPoolConfig config = this.perDevice.getOrDefault(id, this.streamPool);
-				devices.add(new Device(this.backend.name(), Objects.requireNonNull(byId.get(id)), config, this.listener,
-						this.bufferCacheMaxBytes, this.memory, this.completionExecutor, this.sessionTimeout));
+				devices.add(new Device(this.backend.name(), this.backend.runsWorkOnHostProcessors(),
+						Objects.requireNonNull(byId.get(id)), config, this.listener, this.bufferCacheMaxBytes,
+						this.memory, this.completionExecutor, this.sessionTimeout));
 			}
 			logger.info("Offload uses {} device(s) of the {} backend: {}", devices.size(), this.backend.name(),
 					devices);

@@ -110,7 +110,7 @@ final class LibraryHandles {
 			this.device.releaseMemory(workspace.memory(), false);
 		}
 		finally {
-			this.device.memoryBudget().release(workspace.charged());
+			this.device.memory().releaseBudget(workspace.charged());
 		}
 	}
 

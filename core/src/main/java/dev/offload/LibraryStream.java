@@ -5,6 +5,7 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.offload.internal.memory.DeviceMemory;
 import dev.offload.spi.BackendStream;
 import dev.offload.spi.NativeMemory;
 
@@ -124,15 +125,15 @@ public final class LibraryStream {
 			throw new IllegalStateException("Workspace is allocated only while a library's handle opens");
 		}
 		long charged = Device.allocationSize(bytes);
-		MemoryBudget budget = this.device.memoryBudget();
-		budget.acquire(charged, StreamPriority.NORMAL,
+		DeviceMemory deviceMemory = this.device.memory();
+		deviceMemory.acquireBudget(charged, StreamPriority.NORMAL,
 				this.device.streamPool().borrowTimeoutNanos(StreamPriority.NORMAL), null);
 		NativeMemory memory;
 		try {
 			memory = this.device.acquireDeviceMemory(bytes, this.backend);
 		}
 		catch (RuntimeException ex) {
-			budget.release(charged);
+			deviceMemory.releaseBudget(charged);
 			throw ex;
 		}
 		taken.add(new Workspace(memory, charged));

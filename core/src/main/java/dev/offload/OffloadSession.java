@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.offload.internal.SessionDeadline;
 import dev.offload.kernel.KernelRef;
 import dev.offload.kernel.LaunchConfig;
 import dev.offload.spi.BackendEvent;
@@ -328,8 +329,8 @@ public final class OffloadSession implements AutoCloseable {
 	private void admit(long bytes) {
 		long missing = this.memoryDrawn + bytes - this.memoryReserved;
 		if (missing > 0) {
-			this.device.memoryBudget()
-				.acquire(missing, this.priority, this.device.streamPool().borrowTimeoutNanos(this.priority),
+			this.device.memory()
+				.acquireBudget(missing, this.priority, this.device.streamPool().borrowTimeoutNanos(this.priority),
 						this.deadline);
 			this.memoryReserved += missing;
 		}
@@ -1033,7 +1034,7 @@ public final class OffloadSession implements AutoCloseable {
 			long reserved = this.memoryReserved;
 			this.memoryReserved = 0;
 			this.memoryDrawn = 0;
-			this.device.memoryBudget().release(reserved);
+			this.device.memory().releaseBudget(reserved);
 			this.device.sessionEnded(this, result);
 		}
 	}

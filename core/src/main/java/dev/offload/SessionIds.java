@@ -1,6 +1,7 @@
 package dev.offload;
 
 import java.util.concurrent.atomic.AtomicLongArray;
+import dev.offload.internal.ThreadStripes;
 
 /**
  * Session ids, unique in the JVM without one counter that every session's opening writes:

@@ -3,6 +3,7 @@ package dev.offload;
 import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
+import dev.offload.internal.SessionDeadline;
 
 /**
  * How {@link DeviceRegistry#openSession(SessionOptions)} opens a session: on which

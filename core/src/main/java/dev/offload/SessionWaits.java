@@ -11,6 +11,7 @@ import java.util.function.BooleanSupplier;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.offload.internal.SessionDeadline;
 import dev.offload.internal.VirtualThreads;
 import dev.offload.spi.BackendStream;
 

@@ -13,6 +13,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.offload.internal.LendingPool;
+import dev.offload.internal.SessionDeadline;
 import dev.offload.spi.BackendStream;
 
 /**

@@ -8,6 +8,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import dev.offload.backend.host.HostBackend;
+import dev.offload.internal.ThreadStripes;
+import dev.offload.internal.memory.MemoryTuning;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -39,27 +41,6 @@ class MemoryTests {
 	void close() {
 		if (this.registry != null) {
 			this.registry.close(Duration.ofSeconds(5));
-		}
-	}
-
-	@Test
-	void sizeClassWhenAnySizeShouldHoldItAndWasteLessThanAQuarter() {
-		long previous = 0;
-		int previousIndex = -1;
-		for (long bytes = 1; bytes < 64 * MIB; bytes += 1 + bytes / 97) {
-			long size = SizeClasses.sizeClass(bytes);
-			assertThat(size).isGreaterThanOrEqualTo(bytes);
-			if (bytes > SizeClasses.MIN_BYTES) {
-				assertThat(size - bytes).isLessThan(bytes / 4);
-			}
-			int index = SizeClasses.index(size);
-			assertThat(index).isBetween(0, SizeClasses.COUNT - 1);
-			if (size != previous) {
-				assertThat(index).isGreaterThan(previousIndex);
-			}
-			assertThat(SizeClasses.sizeClass(size)).isEqualTo(size);
-			previous = size;
-			previousIndex = index;
 		}
 	}
 
@@ -244,7 +225,7 @@ class MemoryTests {
 
 	@Test
 	void allocateWhenSmallBlocksWaitInAThreadsMagazineShouldCountTrimAndRetryWithThem() {
-		long block = BufferCache.MAGAZINE_MAX_BLOCK_BYTES;
+		long block = MemoryTuning.DEVICE_MAGAZINE_MAX_BLOCK_BYTES;
 		Device device = open(4 * block, MemoryConfig.UNLIMITED, 1024 * MIB);
 		DeviceBuffer[] buffers = new DeviceBuffer[3];
 		for (int i = 0; i < buffers.length; i++) {

@@ -19,6 +19,18 @@ public interface Backend extends AutoCloseable {
 	String name();
 
 	/**
+	 * Returns whether this backend's work runs on this machine's processors (an emulation
+	 * such as the host backend), so that a thread waiting for it should park rather than
+	 * spin. The device asks this rather than comparing names, which would tie the API to
+	 * one backend. By default, whether the backend is named {@code "host"}, as a backend
+	 * that wraps the host backend under its name is.
+	 * @return whether the work runs on host processors
+	 */
+	default boolean runsWorkOnHostProcessors() {
+		return "host".equals(name());
+	}
+
+	/**
 	 * Discovers the devices of this backend, in id order.
 	 * @return the devices; never empty
 	 * @throws dev.offload.BackendException if discovery fails

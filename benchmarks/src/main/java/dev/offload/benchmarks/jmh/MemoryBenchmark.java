@@ -48,33 +48,33 @@ public class MemoryBenchmark {
 	private static final long MIB = 1 << 20;
 
 	/**
-	 * The device's budget, taken out of the package-private {@code Device.memoryBudget()}
-	 * (the budget is not public API): {@code (budget)MemoryBudget}.
+	 * The device's budget, taken out of the package-private {@code Device.memory()}
+	 * (the budget is not public API): {@code (budget)DeviceMemory}.
 	 */
 	private static final MethodHandle BUDGET;
 
 	/**
-	 * {@code MemoryBudget.acquire(bytes, priority, timeoutNanos, deadline)}:
+	 * {@code DeviceMemory.acquireBudget(bytes, priority, timeoutNanos, deadline)}:
 	 * {@code (Object, long, StreamPriority, long, Object)void}.
 	 */
 	private static final MethodHandle ACQUIRE;
 
-	/** {@code MemoryBudget.release(bytes)}: {@code (Object, long)void}. */
+	/** {@code DeviceMemory.releaseBudget(bytes)}: {@code (Object, long)void}. */
 	private static final MethodHandle RELEASE;
 
 	static {
 		try {
 			MethodHandles.Lookup lookup = MethodHandles.privateLookupIn(Device.class, MethodHandles.lookup());
-			Class<?> budget = Class.forName("dev.offload.MemoryBudget");
-			Class<?> deadline = Class.forName("dev.offload.SessionDeadline");
-			BUDGET = lookup.findVirtual(Device.class, "memoryBudget", MethodType.methodType(budget))
+			Class<?> budget = Class.forName("dev.offload.internal.memory.DeviceMemory");
+			Class<?> deadline = Class.forName("dev.offload.internal.SessionDeadline");
+			BUDGET = lookup.findVirtual(Device.class, "memory", MethodType.methodType(budget))
 				.asType(MethodType.methodType(Object.class, Device.class));
 			ACQUIRE = lookup
-				.findVirtual(budget, "acquire",
+				.findVirtual(budget, "acquireBudget",
 						MethodType.methodType(void.class, long.class, StreamPriority.class, long.class, deadline))
 				.asType(MethodType.methodType(void.class, Object.class, long.class, StreamPriority.class, long.class,
 						Object.class));
-			RELEASE = lookup.findVirtual(budget, "release", MethodType.methodType(void.class, long.class))
+			RELEASE = lookup.findVirtual(budget, "releaseBudget", MethodType.methodType(void.class, long.class))
 				.asType(MethodType.methodType(void.class, Object.class, long.class));
 		}
 		catch (ReflectiveOperationException ex) {

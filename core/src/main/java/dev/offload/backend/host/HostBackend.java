@@ -79,6 +79,11 @@ public final class HostBackend implements Backend {
 	}
 
 	@Override
+	public boolean runsWorkOnHostProcessors() {
+		return true;
+	}
+
+	@Override
 	public List<BackendDevice> devices() {
 		return List.copyOf(this.devices);
 	}

@@ -1,4 +1,4 @@
-package dev.offload;
+package dev.offload.internal.memory;
 
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicLong;
@@ -7,6 +7,10 @@ import java.util.function.LongSupplier;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.offload.BackendException;
+import dev.offload.DeviceOutOfMemoryException;
+import dev.offload.HostStagingOutOfMemoryException;
+import dev.offload.MemoryStatistics;
 import dev.offload.spi.BackendDevice;
 import dev.offload.spi.BackendStream;
 import dev.offload.spi.NativeMemory;
@@ -34,23 +38,20 @@ import dev.offload.spi.NativeMemory;
  * and the allocation retried once; then a {@link DeviceOutOfMemoryException}.
  * <p>
  * In front of the shared per-class lists, blocks of up to
- * {@link #MAGAZINE_MAX_BLOCK_BYTES} go to small magazines, one per stripe of threads
- * (chosen by a hash of the thread's id, so virtual threads share them too): a thread that
- * closes a buffer and allocates one of the same class again touches only its stripe's
- * cache line, not the shared lists, the cached-bytes counter or a list node, which made a
- * hit collapse under many threads. A block in a magazine is cached like any other:
- * {@link #cachedBytes()} counts it, {@link #trimDevice()} (and so the out-of-memory retry
- * and shutdown) frees it, and a miss of the magazine and of the shared list takes it from
- * another stripe before allocating, so blocks parked by a thread that went idle or ended
- * serve the others. The magazines hold at most {@link #magazineCapacityBytes}; a block is
- * parked only while the shared list's bytes plus that capacity stay within the cache's
- * bound, and a block for the shared lists is weighed with the magazines' bytes, so the
- * bound holds as it did without them.
+ * {@link MemoryTuning#DEVICE_MAGAZINE_MAX_BLOCK_BYTES} go to small magazines, one per
+ * stripe of threads (chosen by a hash of the thread's id, so virtual threads share them
+ * too): a thread that closes a buffer and allocates one of the same class again touches
+ * only its stripe's cache line, not the shared lists, the cached-bytes counter or a list
+ * node, which made a hit collapse under many threads. A block in a magazine is cached
+ * like any other: {@link #cachedBytes()} counts it, {@link #trimDevice()} (and so the
+ * out-of-memory retry and shutdown) frees it, and a miss of the magazine and of the
+ * shared list takes it from another stripe before allocating, so blocks parked by a
+ * thread that went idle or ended serve the others. The magazines hold at most
+ * {@link #magazineCapacityBytes}; a block is parked only while the shared list's bytes
+ * plus that capacity stay within the cache's bound, and a block for the shared lists is
+ * weighed with the magazines' bytes, so the bound holds as it did without them.
  */
 final class BufferCache {
-
-	/** The largest block a magazine keeps: small buffers are where a hit's cost shows. */
-	static final long MAGAZINE_MAX_BLOCK_BYTES = 256L * 1024;
 
 	private final int deviceId;
 
@@ -125,7 +126,8 @@ final class BufferCache {
 		for (int i = 0; i < this.deviceBlocks.length; i++) {
 			this.deviceBlocks[i] = new ConcurrentLinkedDeque<>();
 		}
-		this.magazineCapacityBytes = this.magazines.stripes() * StripedMagazines.SLOTS * MAGAZINE_MAX_BLOCK_BYTES;
+		this.magazineCapacityBytes = this.magazines.stripes() * MemoryTuning.MAGAZINE_SLOTS
+				* MemoryTuning.DEVICE_MAGAZINE_MAX_BLOCK_BYTES;
 	}
 
 	/**
@@ -138,7 +140,7 @@ final class BufferCache {
 	 */
 	NativeMemory acquireDevice(long bytes, @Nullable BackendStream stream) {
 		long size = SizeClasses.sizeClass(bytes);
-		boolean small = size <= MAGAZINE_MAX_BLOCK_BYTES;
+		boolean small = size <= MemoryTuning.DEVICE_MAGAZINE_MAX_BLOCK_BYTES;
 		NativeMemory block = small ? this.magazines.take(size) : null;
 		if (block == null) {
 			block = this.deviceBlocks[SizeClasses.index(size)].pollFirst();
@@ -197,7 +199,7 @@ final class BufferCache {
 			return;
 		}
 		NativeMemory block = memory;
-		if (block.size() <= MAGAZINE_MAX_BLOCK_BYTES
+		if (block.size() <= MemoryTuning.DEVICE_MAGAZINE_MAX_BLOCK_BYTES
 				&& withinBound(this.cachedBytes.get() + this.magazineCapacityBytes)) {
 			NativeMemory displaced = parkInMagazine(block);
 			if (displaced == null) {

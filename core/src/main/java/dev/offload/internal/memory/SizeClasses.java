@@ -1,4 +1,4 @@
-package dev.offload;
+package dev.offload.internal.memory;
 
 /**
  * The sizes buffers are rounded up to, so that a freed block serves later requests of

@@ -1,4 +1,4 @@
-package dev.offload;
+package dev.offload.internal.memory;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -16,6 +16,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.Test;
+import dev.offload.MemoryBudgetExceededException;
+import dev.offload.OffloadException;
+import dev.offload.StreamPriority;
+import dev.offload.internal.ThreadStripes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;

@@ -1,4 +1,4 @@
-package dev.offload;
+package dev.offload.internal.memory;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -8,6 +8,11 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.jspecify.annotations.Nullable;
+import dev.offload.MemoryBudgetExceededException;
+import dev.offload.OffloadException;
+import dev.offload.StreamPriority;
+import dev.offload.internal.SessionDeadline;
+import dev.offload.internal.ThreadStripes;
 
 /**
  * The device memory that sessions and application-owned buffers may hold at once, and the

@@ -1,10 +1,9 @@
-package dev.offload;
+package dev.offload.internal.memory;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -23,43 +22,31 @@ import dev.offload.spi.NativeMemory;
  * A block is carved from the current chunk by bumping its top (one compare-and-set); a
  * block given back goes to its size class's free list and serves the next request of that
  * class. When the current chunk is half used, the memory thread allocates the next (twice
- * as large, up to {@link #MAX_CHUNK_BYTES}) so that it is ready before it is needed; only
- * if a request finds both the current chunk and the next one exhausted does it allocate a
- * chunk itself. A block larger than half a chunk gets a dedicated allocation.
+ * as large, up to {@link MemoryTuning#STAGING_MAX_CHUNK_BYTES}) so that it is ready
+ * before it is needed; only if a request finds both the current chunk and the next one
+ * exhausted does it allocate a chunk itself. A block larger than half a chunk gets a
+ * dedicated allocation.
  * <p>
  * Staging follows the peak of concurrent copies, so a burst leaves chunks behind: every
- * {@link #SWEEP_PERIOD_NANOS} the memory thread gives back each chunk (and dedicated
- * allocation) none of whose blocks was taken or given back for {@link #IDLE_SWEEPS}
- * sweeps and none of whose blocks is in use, except the current chunk and the one grown
- * ahead. Freeing page-locked memory can synchronize the device, so only the memory thread
- * does it, never a request or a completion thread. Each chunk counts the blocks taken
- * from it; a sweep retires a chunk only by turning that count from 0 to retired in one
- * compare-and-set, and a request takes a block only by raising it from a count that is
- * not retired, so a block in use never loses its memory: a request that polled a free
- * block of a chunk retired meanwhile drops it and looks again. The rest is freed when the
- * device closes.
+ * {@link MemoryTuning#STAGING_SWEEP_PERIOD_NANOS} the memory thread gives back each chunk
+ * (and dedicated allocation) none of whose blocks was taken or given back for
+ * {@link MemoryTuning#STAGING_IDLE_SWEEPS} sweeps and none of whose blocks is in use,
+ * except the current chunk and the one grown ahead. Freeing page-locked memory can
+ * synchronize the device, so only the memory thread does it, never a request or a
+ * completion thread. Each chunk counts the blocks taken from it; a sweep retires a chunk
+ * only by turning that count from 0 to retired in one compare-and-set, and a request
+ * takes a block only by raising it from a count that is not retired, so a block in use
+ * never loses its memory: a request that polled a free block of a chunk retired meanwhile
+ * drops it and looks again. The rest is freed when the device closes.
  * <p>
- * Blocks of up to {@link #MAGAZINE_MAX_BLOCK_BYTES} given back go first to a small
- * magazine of the releasing thread's stripe (a compare-and-set), from which that stripe's
- * next request of the same size takes them: a request and its release then touch neither
- * the free lists nor their chunk's count. A block in a magazine still counts as taken
- * from its chunk; each sweep first empties the magazines into the free lists, so that an
- * idle chunk can be retired.
+ * Blocks of up to {@link MemoryTuning#HOST_MAGAZINE_MAX_BLOCK_BYTES} given back go first
+ * to a small magazine of the releasing thread's stripe (a compare-and-set), from which
+ * that stripe's next request of the same size takes them: a request and its release then
+ * touch neither the free lists nor their chunk's count. A block in a magazine still
+ * counts as taken from its chunk; each sweep first empties the magazines into the free
+ * lists, so that an idle chunk can be retired.
  */
 final class HostStagingArena {
-
-	/** How often the memory thread looks for idle chunks. */
-	static final long SWEEP_PERIOD_NANOS = TimeUnit.SECONDS.toNanos(5);
-
-	/** The sweeps a chunk must go unused before it is given back: 30 seconds. */
-	static final int IDLE_SWEEPS = 6;
-
-	static final long FIRST_CHUNK_BYTES = 4L * 1024 * 1024;
-
-	static final long MAX_CHUNK_BYTES = 256L * 1024 * 1024;
-
-	/** The largest block a magazine holds. */
-	static final long MAGAZINE_MAX_BLOCK_BYTES = 256L * 1024;
 
 	private final LongFunction<NativeMemory> allocator;
 
@@ -104,7 +91,7 @@ final class HostStagingArena {
 	 * @param memoryThread where chunks are grown and idle ones freed
 	 */
 	HostStagingArena(LongFunction<NativeMemory> allocator, Consumer<NativeMemory> freer, MemoryThread memoryThread) {
-		this(allocator, freer, memoryThread, SWEEP_PERIOD_NANOS);
+		this(allocator, freer, memoryThread, MemoryTuning.STAGING_SWEEP_PERIOD_NANOS);
 	}
 
 	/**
@@ -126,7 +113,7 @@ final class HostStagingArena {
 
 	NativeMemory acquire(long bytes) {
 		long size = SizeClasses.sizeClass(bytes);
-		boolean small = size <= MAGAZINE_MAX_BLOCK_BYTES;
+		boolean small = size <= MemoryTuning.HOST_MAGAZINE_MAX_BLOCK_BYTES;
 		NativeMemory block = small ? this.magazines.take(size) : null;
 		if (block == null) {
 			block = pollFree(size);
@@ -159,7 +146,7 @@ final class HostStagingArena {
 
 	void release(NativeMemory block) {
 		this.usedBytes.addAndGet(-block.size());
-		if (block.size() <= MAGAZINE_MAX_BLOCK_BYTES && this.magazines.park(block)) {
+		if (block.size() <= MemoryTuning.HOST_MAGAZINE_MAX_BLOCK_BYTES && this.magazines.park(block)) {
 			return;
 		}
 		releaseToFreeList(block);
@@ -227,9 +214,10 @@ final class HostStagingArena {
 	}
 
 	/**
-	 * Gives back the chunks and dedicated allocations unused for {@link #IDLE_SWEEPS}
-	 * sweeps, but the current chunk and the next; run by the memory thread every
-	 * {@link #SWEEP_PERIOD_NANOS}.
+	 * Gives back the chunks and dedicated allocations unused for
+	 * {@link MemoryTuning#STAGING_IDLE_SWEEPS} sweeps, but the current chunk and the
+	 * next; run by the memory thread every
+	 * {@link MemoryTuning#STAGING_SWEEP_PERIOD_NANOS}.
 	 * @return the allocations freed
 	 */
 	int releaseIdle() {
@@ -240,8 +228,8 @@ final class HostStagingArena {
 		List<Chunk> retired = new ArrayList<>();
 		synchronized (this) {
 			for (Chunk chunk : this.chunks) {
-				if (chunk != this.current && chunk != this.next && sweep - chunk.lastUsedSweep >= IDLE_SWEEPS
-						&& chunk.retire()) {
+				if (chunk != this.current && chunk != this.next
+						&& sweep - chunk.lastUsedSweep >= MemoryTuning.STAGING_IDLE_SWEEPS && chunk.retire()) {
 					retired.add(chunk);
 				}
 			}
@@ -264,7 +252,7 @@ final class HostStagingArena {
 	}
 
 	private NativeMemory carve(long size) {
-		if (size > MAX_CHUNK_BYTES / 2) {
+		if (size > MemoryTuning.STAGING_MAX_CHUNK_BYTES / 2) {
 			// A dedicated allocation: a chunk of one block, the whole of it.
 			Chunk dedicated = allocate(size, 1);
 			dedicated.top.set(dedicated.memory.size());
@@ -326,7 +314,8 @@ final class HostStagingArena {
 	}
 
 	private static long nextChunkBytes(long chunkBytes) {
-		return (chunkBytes == 0) ? FIRST_CHUNK_BYTES : Math.min(MAX_CHUNK_BYTES, chunkBytes * 2);
+		return (chunkBytes == 0) ? MemoryTuning.STAGING_FIRST_CHUNK_BYTES
+				: Math.min(MemoryTuning.STAGING_MAX_CHUNK_BYTES, chunkBytes * 2);
 	}
 
 	/**

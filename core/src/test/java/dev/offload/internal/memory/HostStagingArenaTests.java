@@ -1,4 +1,4 @@
-package dev.offload;
+package dev.offload.internal.memory;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -88,12 +88,12 @@ class HostStagingArenaTests {
 		NativeMemory[] blocks = blocksInTwoChunks();
 		this.arena.release(blocks[0]);
 		this.arena.release(blocks[1]);
-		assertThat(sweep(HostStagingArena.IDLE_SWEEPS - 1)).isZero();
+		assertThat(sweep(MemoryTuning.STAGING_IDLE_SWEEPS - 1)).isZero();
 		assertThat(sweep(1)).isEqualTo(1);
 		assertThat(this.freed).containsExactly(this.allocated.get(0));
 		assertThat(this.arena.totalBytes()).isEqualTo(8 * MIB);
 		assertThat(this.arena.cachedBytes()).isEqualTo(8 * MIB);
-		assertThat(sweep(2 * HostStagingArena.IDLE_SWEEPS)).isZero();
+		assertThat(sweep(2 * MemoryTuning.STAGING_IDLE_SWEEPS)).isZero();
 		// The freed chunk's block left the free list; the current chunk's serves again.
 		assertThat(this.arena.acquire(3 * MIB)).isSameAs(blocks[1]);
 		assertThat(this.allocated).hasSize(2);
@@ -103,10 +103,10 @@ class HostStagingArenaTests {
 	void releaseIdleWhenABlockIsInUseShouldKeepItsChunkUntilIdleAfterItsReturn() {
 		NativeMemory[] blocks = blocksInTwoChunks();
 		this.arena.release(blocks[1]);
-		assertThat(sweep(3 * HostStagingArena.IDLE_SWEEPS)).isZero();
+		assertThat(sweep(3 * MemoryTuning.STAGING_IDLE_SWEEPS)).isZero();
 		assertThat(this.freed).isEmpty();
 		this.arena.release(blocks[0]);
-		assertThat(sweep(HostStagingArena.IDLE_SWEEPS - 1)).isZero();
+		assertThat(sweep(MemoryTuning.STAGING_IDLE_SWEEPS - 1)).isZero();
 		assertThat(sweep(1)).isEqualTo(1);
 		assertThat(this.arena.usedBytes()).isZero();
 	}
@@ -122,7 +122,7 @@ class HostStagingArenaTests {
 		this.arena.release(blocks[1]);
 		assertThat(this.arena.acquire(64 * 1024)).isSameAs(small);
 		this.arena.release(small);
-		assertThat(sweep(HostStagingArena.IDLE_SWEEPS - 1)).isZero();
+		assertThat(sweep(MemoryTuning.STAGING_IDLE_SWEEPS - 1)).isZero();
 		assertThat(sweep(1)).isEqualTo(1);
 		assertThat(this.freed).containsExactly(this.allocated.get(0));
 		// The block went with its chunk: the next of its size is carved from the current
@@ -133,10 +133,10 @@ class HostStagingArenaTests {
 
 	@Test
 	void releaseIdleWhenADedicatedBlockIsIdleShouldFreeIt() {
-		NativeMemory large = this.arena.acquire(HostStagingArena.MAX_CHUNK_BYTES / 2 + 1);
-		assertThat(sweep(2 * HostStagingArena.IDLE_SWEEPS)).isZero();
+		NativeMemory large = this.arena.acquire(MemoryTuning.STAGING_MAX_CHUNK_BYTES / 2 + 1);
+		assertThat(sweep(2 * MemoryTuning.STAGING_IDLE_SWEEPS)).isZero();
 		this.arena.release(large);
-		assertThat(sweep(HostStagingArena.IDLE_SWEEPS)).isEqualTo(1);
+		assertThat(sweep(MemoryTuning.STAGING_IDLE_SWEEPS)).isEqualTo(1);
 		assertThat(this.freed).containsExactly(large);
 		assertThat(this.arena.totalBytes()).isZero();
 	}
@@ -175,7 +175,7 @@ class HostStagingArenaTests {
 			List<FakeMemory> held = new ArrayList<>();
 			for (int i = 0; i < 20_000; i++) {
 				FakeMemory block = (FakeMemory) fakes
-					.acquire(512 + random.nextLong(HostStagingArena.MAGAZINE_MAX_BLOCK_BYTES - 512));
+					.acquire(512 + random.nextLong(MemoryTuning.HOST_MAGAZINE_MAX_BLOCK_BYTES - 512));
 				if (!lent.add(block)) {
 					lentTwice.incrementAndGet();
 				}

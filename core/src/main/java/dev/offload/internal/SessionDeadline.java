@@ -1,4 +1,4 @@
-package dev.offload;
+package dev.offload.internal;
 
 import java.time.Duration;
 
@@ -8,18 +8,18 @@ import org.jspecify.annotations.Nullable;
  * The point in time by which a session's caller stops waiting: its opening plus its
  * timeout.
  */
-final class SessionDeadline {
+public final class SessionDeadline {
 
 	private final Duration timeout;
 
 	private final long deadlineNanos;
 
-	SessionDeadline(Duration timeout) {
+	public SessionDeadline(Duration timeout) {
 		this.timeout = timeout;
 		this.deadlineNanos = System.nanoTime() + timeout.toNanos();
 	}
 
-	Duration timeout() {
+	public Duration timeout() {
 		return this.timeout;
 	}
 
@@ -27,18 +27,18 @@ final class SessionDeadline {
 	 * Returns when the deadline passes.
 	 * @return the time on {@link System#nanoTime()}'s clock
 	 */
-	long deadlineNanos() {
+	public long deadlineNanos() {
 		return this.deadlineNanos;
 	}
 
 	/**
 	 * Returns the time left, at most 0 once the deadline passed.
 	 */
-	long remainingNanos() {
+	public long remainingNanos() {
 		return this.deadlineNanos - System.nanoTime();
 	}
 
-	static @Nullable Duration checked(@Nullable Duration timeout, String name) {
+	public static @Nullable Duration checked(@Nullable Duration timeout, String name) {
 		if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
 			throw new IllegalArgumentException(name + " must be positive (or null for none), was " + timeout);
 		}

@@ -1,4 +1,4 @@
-package dev.offload;
+package dev.offload.internal.memory;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

@@ -1,4 +1,4 @@
-package dev.offload;
+package dev.offload.internal.memory;
 
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;

@@ -1,11 +1,11 @@
-package dev.offload;
+package dev.offload.internal;
 
 /**
  * Stripes of threads, for state that every thread would otherwise write on one cache
  * line: a thread writes its stripe's, chosen by a hash of its id, so that virtual threads
  * share the stripes too and nothing grows with the number of threads.
  */
-final class ThreadStripes {
+public final class ThreadStripes {
 
 	private ThreadStripes() {
 	}
@@ -17,7 +17,7 @@ final class ThreadStripes {
 	 * @param processors the processors available
 	 * @return a power of two from 4 to 64
 	 */
-	static int stripes(int processors) {
+	public static int stripes(int processors) {
 		int wanted = Math.min(64, Math.max(1, processors * 4));
 		return Integer.highestOneBit(wanted - 1) << 1;
 	}
@@ -28,7 +28,7 @@ final class ThreadStripes {
 	 * @param stripes a power of two
 	 * @return the stripe, from 0 to {@code stripes - 1}
 	 */
-	static int stripe(long threadId, int stripes) {
+	public static int stripe(long threadId, int stripes) {
 		return (int) ((threadId * 0x9E3779B97F4A7C15L) >>> 32) & (stripes - 1);
 	}
 
@@ -37,7 +37,7 @@ final class ThreadStripes {
 	 * @param stripes a power of two
 	 * @return the stripe, from 0 to {@code stripes - 1}
 	 */
-	static int current(int stripes) {
+	public static int current(int stripes) {
 		return stripe(Thread.currentThread().getId(), stripes);
 	}
 

@@ -1,10 +1,11 @@
-package dev.offload;
+package dev.offload.internal.memory;
 
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.offload.internal.ThreadStripes;
 import dev.offload.spi.NativeMemory;
 
 /**
@@ -17,9 +18,6 @@ import dev.offload.spi.NativeMemory;
  */
 final class StripedMagazines {
 
-	/** Blocks per stripe's magazine. */
-	static final int SLOTS = 4;
-
 	/**
 	 * References between the first slots of two stripes: 128 bytes with compressed
 	 * references, so that two stripes never share a cache line (or its prefetched pair).
@@ -28,7 +26,7 @@ final class StripedMagazines {
 
 	/**
 	 * Stripe {@code s} owns slots {@code s * STRIPE_STRIDE} to
-	 * {@code s * STRIPE_STRIDE + SLOTS - 1}; the rest is padding.
+	 * {@code s * STRIPE_STRIDE + MemoryTuning.MAGAZINE_SLOTS - 1}; the rest is padding.
 	 */
 	private final AtomicReferenceArray<@Nullable NativeMemory> slots;
 
@@ -78,7 +76,7 @@ final class StripedMagazines {
 	}
 
 	private @Nullable NativeMemory take(int base, long size) {
-		for (int slot = base; slot < base + SLOTS; slot++) {
+		for (int slot = base; slot < base + MemoryTuning.MAGAZINE_SLOTS; slot++) {
 			NativeMemory block = this.slots.get(slot);
 			if (block != null && block.size() == size && this.slots.compareAndSet(slot, block, null)) {
 				return block;
@@ -94,7 +92,7 @@ final class StripedMagazines {
 	 */
 	boolean park(NativeMemory block) {
 		int base = stripeBase();
-		for (int slot = base; slot < base + SLOTS; slot++) {
+		for (int slot = base; slot < base + MemoryTuning.MAGAZINE_SLOTS; slot++) {
 			if (this.slots.get(slot) == null && this.slots.compareAndSet(slot, null, block)) {
 				return true;
 			}
@@ -114,7 +112,8 @@ final class StripedMagazines {
 		if (park(block)) {
 			return null;
 		}
-		return this.slots.getAndSet(stripeBase() + (SizeClasses.index(block.size()) & (SLOTS - 1)), block);
+		return this.slots
+			.getAndSet(stripeBase() + (SizeClasses.index(block.size()) & (MemoryTuning.MAGAZINE_SLOTS - 1)), block);
 	}
 
 	/**
@@ -124,7 +123,7 @@ final class StripedMagazines {
 	long bytes() {
 		long bytes = 0;
 		for (int base = 0; base < this.slots.length(); base += STRIPE_STRIDE) {
-			for (int slot = base; slot < base + SLOTS; slot++) {
+			for (int slot = base; slot < base + MemoryTuning.MAGAZINE_SLOTS; slot++) {
 				NativeMemory block = this.slots.get(slot);
 				if (block != null) {
 					bytes += block.size();
@@ -141,7 +140,7 @@ final class StripedMagazines {
 	 */
 	void drain(Consumer<NativeMemory> action) {
 		for (int base = 0; base < this.slots.length(); base += STRIPE_STRIDE) {
-			for (int slot = base; slot < base + SLOTS; slot++) {
+			for (int slot = base; slot < base + MemoryTuning.MAGAZINE_SLOTS; slot++) {
 				NativeMemory block = this.slots.get(slot);
 				if (block != null && this.slots.compareAndSet(slot, block, null)) {
 					action.accept(block);

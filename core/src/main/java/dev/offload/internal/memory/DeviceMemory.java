@@ -1,0 +1,154 @@
+package dev.offload.internal.memory;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.offload.MemoryStatistics;
+import dev.offload.StreamPriority;
+import dev.offload.internal.SessionDeadline;
+import dev.offload.spi.BackendDevice;
+import dev.offload.spi.BackendStream;
+import dev.offload.spi.DeviceInfo;
+import dev.offload.spi.NativeMemory;
+
+/**
+ * A device's memory, the one door of this package: the budget that admits buffers, the
+ * cache of device blocks, the page-locked staging arena and the memory thread behind
+ * them. The device, its sessions and its buffers talk to this type only.
+ * <p>
+ * The budget and the memory are apart on purpose: a session reserves budget for what it
+ * will draw ({@link #acquireBudget}) before it takes memory ({@link #acquireDevice}), and
+ * gives the reservation back as a whole when it ends; an application's own buffer charges
+ * and refunds its size class. Not API.
+ */
+public final class DeviceMemory {
+
+	private final MemoryBudget budget;
+
+	private final BufferCache cache;
+
+	/**
+	 * Creates a device's memory.
+	 * @param backendDevice the device that allocates and frees
+	 * @param info the device's description (its id, memory and stream priorities)
+	 * @param budgetBytes the budget, from the device's {@code MemoryConfig}
+	 * @param bufferCacheMaxBytes the most the cache keeps of closed buffers
+	 */
+	public DeviceMemory(BackendDevice backendDevice, DeviceInfo info, long budgetBytes, long bufferCacheMaxBytes) {
+		this.budget = new MemoryBudget(info.id(), budgetBytes, info.totalMemoryBytes());
+		long ceiling = Math.min(this.budget.budgetBytes(), info.totalMemoryBytes());
+		this.cache = new BufferCache(info.id(), backendDevice, info.totalMemoryBytes(), info.leastPriority(),
+				bufferCacheMaxBytes, ceiling, this.budget::usedBytes);
+	}
+
+	/**
+	 * Returns the device memory a buffer of {@code bytes} takes: its size class.
+	 * @param bytes the size, at least 1
+	 * @return the size class
+	 */
+	public static long sizeClass(long bytes) {
+		return SizeClasses.sizeClass(bytes);
+	}
+
+	/**
+	 * Takes {@code bytes} of the budget, waiting for them as the budget's queue says.
+	 * @param bytes the bytes
+	 * @param priority the priority class the wait is queued in
+	 * @param timeoutNanos the longest wait
+	 * @param deadline the session's deadline, which may end the wait sooner, or
+	 * {@code null}
+	 * @throws dev.offload.MemoryBudgetExceededException if the budget did not admit the
+	 * bytes in time, or is smaller than them
+	 */
+	public void acquireBudget(long bytes, StreamPriority priority, long timeoutNanos,
+			@Nullable SessionDeadline deadline) {
+		this.budget.acquire(bytes, priority, timeoutNanos, deadline);
+	}
+
+	/**
+	 * Gives {@code bytes} of the budget back.
+	 * @param bytes the bytes, as acquired
+	 */
+	public void releaseBudget(long bytes) {
+		this.budget.release(bytes);
+	}
+
+	/**
+	 * Returns device memory for a buffer whose budget is already charged.
+	 * @param bytes the size
+	 * @param stream the stream whose order a new allocation joins, or {@code null}
+	 * @return the memory
+	 * @throws dev.offload.DeviceOutOfMemoryException if the device had no memory even
+	 * after a trim
+	 */
+	public NativeMemory acquireDevice(long bytes, @Nullable BackendStream stream) {
+		return this.cache.acquireDevice(bytes, stream);
+	}
+
+	/**
+	 * Returns page-locked host memory from the staging arena.
+	 * @param bytes the size
+	 * @return the memory
+	 * @throws dev.offload.HostStagingOutOfMemoryException if the host had no page-locked
+	 * memory for the chunk needed
+	 */
+	public NativeMemory acquireHost(long bytes) {
+		return this.cache.acquireHost(bytes);
+	}
+
+	/**
+	 * Takes back device or host memory (cached, or freed on the memory thread); the
+	 * budget is the caller's to give back.
+	 * @param memory the memory
+	 */
+	public void release(NativeMemory memory) {
+		this.cache.release(memory);
+	}
+
+	/**
+	 * Frees the cached device blocks, stream-ordered on the memory thread.
+	 */
+	public void trimDevice() {
+		this.cache.trimDevice();
+	}
+
+	/**
+	 * Returns the device memory kept for reuse.
+	 * @return the cached bytes
+	 */
+	public long cachedBytes() {
+		return this.cache.cachedBytes();
+	}
+
+	/**
+	 * Returns the page-locked memory in use (taken and not given back).
+	 * @return the bytes
+	 */
+	public long hostUsedBytes() {
+		return this.cache.hostUsedBytes();
+	}
+
+	/**
+	 * Returns a snapshot of the memory statistics.
+	 * @return the statistics
+	 */
+	public MemoryStatistics statistics() {
+		return this.cache.statistics(this.budget);
+	}
+
+	/**
+	 * Frees what is cached and stops the memory thread; called once every block is back.
+	 */
+	public void close() {
+		this.cache.close();
+	}
+
+	/**
+	 * Frees the cached device memory and stops the memory thread, but keeps the
+	 * page-locked memory: called when the device closes while host buffers are still
+	 * open, whose reads would crash on freed memory.
+	 */
+	public void closeKeepingHostMemory() {
+		this.cache.closeKeepingHostMemory();
+	}
+
+}

@@ -1,0 +1,102 @@
+package dev.offload.architecture;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.spi.ToolProvider;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Core's dependencies as {@code jdeps} reads them from the class files: every class the
+ * constant pool names, including the class of a constant that javac inlined (javac keeps
+ * a class entry for it, which no instruction uses). ArchUnit follows only the code's
+ * references, so {@code HostBackend.NAME.equals(name)} in the root package, compiled to
+ * the literal {@code "host"}, passes {@link CoreLayeringTests} and fails here.
+ */
+class CompiledDependencyTests {
+
+	private static final Pattern DEPENDENCY = Pattern
+		.compile("^\\s+(dev\\.offload\\.\\S+)\\s+->\\s+(dev\\.offload\\.\\S+)\\s");
+
+	/** Class to class dependencies between packages: "origin -> target". */
+	private static Set<String> dependencies;
+
+	@BeforeAll
+	static void runJdeps() {
+		Path classes = Path.of("target", "classes");
+		assertThat(Files.isDirectory(classes.resolve("dev/offload"))).as("core's compiled classes").isTrue();
+		ToolProvider jdeps = ToolProvider.findFirst("jdeps").orElseThrow();
+		StringWriter out = new StringWriter();
+		int status = jdeps.run(new PrintWriter(out), new PrintWriter(out), "-verbose:class", classes.toString());
+		assertThat(status).as(out.toString()).isZero();
+		dependencies = new TreeSet<>();
+		for (String line : out.toString().split("\\R")) {
+			Matcher matcher = DEPENDENCY.matcher(line);
+			if (matcher.find()) {
+				dependencies.add(matcher.group(1) + " -> " + matcher.group(2));
+			}
+		}
+		assertThat(dependencies).as("jdeps found core's dependencies").isNotEmpty();
+	}
+
+	@Test
+	void apiShouldNameNoBackendNotEvenThroughAnInlinedConstant() {
+		assertThat(between("dev.offload", "dev.offload.backend.")).isEmpty();
+	}
+
+	@Test
+	void roomsShouldNameOnlyTheirApiValuesOfTheRoot() {
+		Set<String> allowed = Set.of("BackendException", "OffloadException", "DeviceOutOfMemoryException",
+				"HostStagingOutOfMemoryException", "MemoryBudgetExceededException", "MemoryStatistics",
+				"StreamPriority");
+		List<String> forbidden = new ArrayList<>();
+		for (String dependency : between("dev.offload.internal.", "dev.offload")) {
+			String target = dependency.substring(dependency.indexOf(" -> ") + 4);
+			if (!allowed.contains(target.substring("dev.offload.".length()).replaceFirst("\\$.*", ""))) {
+				forbidden.add(dependency);
+			}
+		}
+		assertThat(forbidden).isEmpty();
+	}
+
+	@Test
+	void roomsShouldNameNoTemplateSpringOrBackend() {
+		assertThat(between("dev.offload.internal.", "dev.offload.template.")).isEmpty();
+		assertThat(between("dev.offload.internal.", "dev.offload.spring.")).isEmpty();
+		assertThat(between("dev.offload.internal.", "dev.offload.autoconfigure.")).isEmpty();
+		assertThat(between("dev.offload.internal.", "dev.offload.backend.")).isEmpty();
+	}
+
+	/**
+	 * Returns the dependencies from classes of one package to another.
+	 * @param origin a package's name ("dev.offload" for the root only), or a prefix
+	 * ending in a dot for a package and those under it
+	 * @param target the same, for the target
+	 */
+	private static List<String> between(String origin, String target) {
+		return dependencies.stream().filter((dependency) -> {
+			String[] ends = dependency.split(" -> ");
+			return in(ends[0], origin) && in(ends[1], target);
+		}).toList();
+	}
+
+	private static boolean in(String type, String pkg) {
+		if (pkg.endsWith(".")) {
+			return type.startsWith(pkg);
+		}
+		int dot = type.lastIndexOf('.');
+		return type.substring(0, dot).equals(pkg);
+	}
+
+}
