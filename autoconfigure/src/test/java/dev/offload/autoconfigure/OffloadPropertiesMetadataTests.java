@@ -22,12 +22,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 class OffloadPropertiesMetadataTests {
 
 	private static final Map<String, Object> DEFAULTS = Map.ofEntries(Map.entry("offload.backend", "auto"),
-			Map.entry("offload.cuda.binding", "auto"),
-			Map.entry("offload.devices", List.of("all")), Map.entry("offload.stream-pool.initial-size", 32),
-			Map.entry("offload.stream-pool.max-size", 256), Map.entry("offload.stream-pool.borrow-timeout", "30s"),
-			Map.entry("offload.host.device-count", 1), Map.entry("offload.buffer-cache.max-size", "256MB"),
-			Map.entry("offload.shutdown.await-termination", "10s"), Map.entry("offload.aop.enabled", true),
-			Map.entry("offload.health.readiness.on-device-failure", true),
+			Map.entry("offload.cuda.binding", "auto"), Map.entry("offload.devices", List.of("all")),
+			Map.entry("offload.stream-pool.initial-size", 32), Map.entry("offload.stream-pool.max-size", 256),
+			Map.entry("offload.stream-pool.borrow-timeout", "30s"), Map.entry("offload.host.device-count", 1),
+			Map.entry("offload.buffer-cache.max-size", "256MB"), Map.entry("offload.shutdown.await-termination", "10s"),
+			Map.entry("offload.aop.enabled", true), Map.entry("offload.health.readiness.on-device-failure", true),
 			Map.entry("offload.health.readiness.on-saturation", false), Map.entry("offload.health.nvml.enabled", true),
 			Map.entry("offload.batching.max-batch-size", 1024), Map.entry("offload.batching.max-queue", 65536),
 			Map.entry("offload.batching.max-delay", "200000ns"), Map.entry("offload.memory.budget", "90%"),

@@ -48,8 +48,8 @@ public class MemoryBenchmark {
 	private static final long MIB = 1 << 20;
 
 	/**
-	 * The device's budget, taken out of the package-private {@code Device.memory()}
-	 * (the budget is not public API): {@code (budget)DeviceMemory}.
+	 * The device's budget, taken out of the package-private {@code Device.memory()} (the
+	 * budget is not public API): {@code (budget)DeviceMemory}.
 	 */
 	private static final MethodHandle BUDGET;
 
