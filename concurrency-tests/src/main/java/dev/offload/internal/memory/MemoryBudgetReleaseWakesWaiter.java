@@ -1,4 +1,4 @@
-package dev.offload;
+package dev.offload.internal.memory;
 
 import java.util.concurrent.TimeUnit;
 
@@ -8,6 +8,9 @@ import org.openjdk.jcstress.annotations.JCStressTest;
 import org.openjdk.jcstress.annotations.Outcome;
 import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.I_Result;
+
+import dev.offload.MemoryBudgetExceededException;
+import dev.offload.StreamPriority;
 
 /**
  * A striped budget with one MiB left to admit, held, races a request for that MiB with

@@ -1,4 +1,7 @@
-package dev.offload;
+package dev.offload.internal.memory;
+
+import dev.offload.MemoryBudgetExceededException;
+import dev.offload.StreamPriority;
 
 /**
  * Striped budgets of 1 GiB over 64 stripes (a lease is 2 MiB) for the budget's jcstress
