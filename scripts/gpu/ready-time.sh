@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Process start to readiness UP: starts a command RUNS times, polls the readiness group (every 20 ms, over bash's
 # /dev/tcp, so that neither curl nor python is needed) until it answers 200 with "UP", stops the process (SIGTERM, then
-# waits for it), and prints each time and the median.
+# waits for it), and prints each time and the median, with the CPU time the process had used by then (user + system,
+# from /proc: what a machine busy with other work inflates less than the wall time).
 #   scripts/gpu/ready-time.sh RUNS PORT -- java -jar sample-app/target/offload-sample-app.jar --offload.backend=host
 # PORT is the actuator's (the sample app's management.server.port, 8081); READY_PATH overrides
 # /actuator/health/readiness, READY_LIMIT_S the longest wait for one start (default 120). Exit 1 if a start never got
@@ -16,7 +17,7 @@ limit_ms=$((${READY_LIMIT_S:-120} * 1000))
 
 ready() {
 	local answer
-	exec 3<>"/dev/tcp/127.0.0.1/$port" 2>/dev/null || return 1
+	{ exec 3<>"/dev/tcp/127.0.0.1/$port"; } 2>/dev/null || return 1
 	printf 'GET %s HTTP/1.0\r\nHost: localhost\r\n\r\n' "$path" >&3
 	answer=$(timeout 2 cat <&3)
 	exec 3<&-
@@ -27,7 +28,15 @@ now_ms() {
 	echo $(($(date +%s%N) / 1000000))
 }
 
+cpu_ms() {
+	local fields
+	read -ra fields <"/proc/$1/stat" || return
+	# utime and stime, fields 14 and 15, in clock ticks.
+	echo $(((fields[13] + fields[14]) * 1000 / $(getconf CLK_TCK)))
+}
+
 times=()
+cpus=()
 for ((run = 1; run <= runs; run++)); do
 	start=$(now_ms)
 	"$@" >"${TMPDIR:-/tmp}/ready-time-$run.log" 2>&1 &
@@ -36,6 +45,7 @@ for ((run = 1; run <= runs; run++)); do
 	while kill -0 "$pid" 2>/dev/null; do
 		if ready; then
 			elapsed=$(($(now_ms) - start))
+			cpu=$(cpu_ms "$pid")
 			break
 		fi
 		if (($(now_ms) - start > limit_ms)); then
@@ -49,8 +59,10 @@ for ((run = 1; run <= runs; run++)); do
 		echo "run $run: not ready (see ${TMPDIR:-/tmp}/ready-time-$run.log)"
 		exit 1
 	fi
-	echo "run $run: ready in $elapsed ms"
+	echo "run $run: ready in $elapsed ms, $cpu ms of CPU"
 	times+=("$elapsed")
+	cpus+=("$cpu")
 done
 mapfile -t sorted < <(printf '%s\n' "${times[@]}" | sort -n)
-echo "median of $runs: ${sorted[$((runs / 2))]} ms (min ${sorted[0]}, max ${sorted[$((runs - 1))]})"
+mapfile -t sorted_cpu < <(printf '%s\n' "${cpus[@]}" | sort -n)
+echo "median of $runs: ${sorted[$((runs / 2))]} ms (min ${sorted[0]}, max ${sorted[$((runs - 1))]}); CPU ${sorted_cpu[$((runs / 2))]} ms"
