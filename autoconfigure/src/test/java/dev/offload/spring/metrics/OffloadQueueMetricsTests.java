@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -48,16 +49,7 @@ class OffloadQueueMetricsTests {
 		DeviceRegistry registry = register(DeviceRegistry.builder(HostBackend.builder().workersPerDevice(2).build())
 			.streamPool(new StreamPoolConfig(1, 1, Duration.ofSeconds(30)))
 			.build());
-		new OffloadQueueMetrics(registry, List::of).bindTo(this.meters);
-		OffloadSession holder = registry.openSession(0);
-		holder.streamId();
-		OffloadSession waiter = registry.openSession(0);
-		CompletableFuture<Integer> borrow = CompletableFuture.supplyAsync(waiter::streamId);
-		await().atMost(Duration.ofSeconds(10)).until(() -> queued("0") == 1);
-		holder.close();
-		assertThat(borrow).succeedsWithin(Duration.ofSeconds(10));
-		waiter.close();
-		assertThat(queued("0")).isZero();
+		assertCountedWhileASessionWaits(registry, OffloadSession::streamId);
 	}
 
 	@Test
@@ -66,16 +58,7 @@ class OffloadQueueMetricsTests {
 				DeviceRegistry.builder(HostBackend.builder().workersPerDevice(2).memoryBytes(64L << 20).build())
 					.memory(MemoryConfig.ofBytes(1L << 20))
 					.build());
-		new OffloadQueueMetrics(registry, List::of).bindTo(this.meters);
-		OffloadSession holder = registry.openSession(0);
-		holder.allocate(1L << 20);
-		OffloadSession waiter = registry.openSession(0);
-		CompletableFuture<?> allocation = CompletableFuture.supplyAsync(() -> waiter.allocate(1L << 20));
-		await().atMost(Duration.ofSeconds(10)).until(() -> queued("0") == 1);
-		holder.close();
-		assertThat(allocation).succeedsWithin(Duration.ofSeconds(10));
-		waiter.close();
-		assertThat(queued("0")).isZero();
+		assertCountedWhileASessionWaits(registry, (session) -> session.allocate(1L << 20));
 	}
 
 	@Test
@@ -105,6 +88,23 @@ class OffloadQueueMetricsTests {
 		assertThat(queued("any")).isEqualTo(2);
 		assertThat(queued("0")).isZero();
 		assertThat(queued("1")).isZero();
+	}
+
+	/**
+	 * One session holds what a second one then asks for: the second waits, and counts as
+	 * queued on device 0 until the first gives it back.
+	 */
+	private void assertCountedWhileASessionWaits(DeviceRegistry registry, Function<OffloadSession, ?> take) {
+		new OffloadQueueMetrics(registry, List::of).bindTo(this.meters);
+		OffloadSession holder = registry.openSession(0);
+		take.apply(holder);
+		OffloadSession waiter = registry.openSession(0);
+		CompletableFuture<?> waiting = CompletableFuture.supplyAsync(() -> take.apply(waiter));
+		await().atMost(Duration.ofSeconds(10)).until(() -> queued("0") == 1);
+		holder.close();
+		assertThat(waiting).succeedsWithin(Duration.ofSeconds(10));
+		waiter.close();
+		assertThat(queued("0")).isZero();
 	}
 
 	private double queued(String device) {
