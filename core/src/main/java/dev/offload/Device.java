@@ -18,6 +18,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.offload.health.GpuFault;
 import dev.offload.internal.SessionDeadline;
 import dev.offload.internal.memory.DeviceMemory;
 import dev.offload.kernel.KernelRef;
@@ -119,8 +120,8 @@ public final class Device {
 		this.listener = CompositeOffloadListener.isolating(listener);
 		this.streamPool = new StreamPool(this, poolConfig);
 		this.eventPool = new EventPool(backendDevice);
-		this.memory = new DeviceMemory(backendDevice, this.info, memoryConfig.budgetFor(this.info.usableMemoryBytes()),
-				bufferCacheMaxBytes);
+		MemoryConfig.DeviceBudget budget = memoryConfig.budgetOf(this.info);
+		this.memory = new DeviceMemory(backendDevice, this.info, budget.bytes(), budget.source(), bufferCacheMaxBytes);
 		SessionWaits.initializeVirtualThreadWaits();
 	}
 
