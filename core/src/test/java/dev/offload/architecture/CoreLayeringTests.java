@@ -137,14 +137,25 @@ class CoreLayeringTests {
 	/**
 	 * BLAS is a library on the root's seam ({@code StreamLibrary}): it reaches devices
 	 * and streams only through the API root and the SPI, never a backend or the template
-	 * (which offers it).
+	 * (which offers it); its bindings implement the seam in
+	 * {@code dev.offload.internal.blas}.
 	 */
 	@ArchTest
 	static final ArchRule blasShouldImportOnlyTheRootAndTheSpi = noClasses().that()
 		.resideInAPackage("dev.offload.blas..")
 		.should()
-		.dependOnClassesThat(resideInAPackage("dev.offload..")
-			.and(not(resideInAnyPackage("dev.offload", "dev.offload.blas..", "dev.offload.spi.."))));
+		.dependOnClassesThat(resideInAPackage("dev.offload..").and(not(resideInAnyPackage("dev.offload",
+				"dev.offload.blas..", "dev.offload.spi..", "dev.offload.internal.blas"))));
+
+	/**
+	 * The cuBLAS binding's seam names nothing of Offload, so that a backend implements it
+	 * without reaching BLAS's engine.
+	 */
+	@ArchTest
+	static final ArchRule cublasSeamShouldImportNothingElseOfOffload = noClasses().that()
+		.resideInAPackage("dev.offload.internal.blas")
+		.should()
+		.dependOnClassesThat(resideInAPackage("dev.offload..").and(not(resideInAPackage("dev.offload.internal.blas"))));
 
 	// The shared helpers ('dev.offload.internal' itself, not its rooms).
 	@ArchTest
