@@ -2,6 +2,7 @@ package dev.offload;
 
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
@@ -25,6 +26,9 @@ import dev.offload.spi.NativeMemory;
  * library's binding is handed (against a {@link FakeLibrary}) without a GPU.
  */
 public final class FakeGpuBackend implements Backend {
+
+	/** The device's UUID, without {@code GPU-}. */
+	public static final String UUID = "00000000-0000-0000-0000-000000000001";
 
 	private final BackendDevice device;
 
@@ -66,6 +70,11 @@ public final class FakeGpuBackend implements Backend {
 		@Override
 		public DeviceInfo info() {
 			return new DeviceInfo(0, "fake GPU", 9, 0, 1L << 30, 1, 0, -1);
+		}
+
+		@Override
+		public Optional<String> uuid() {
+			return Optional.of(UUID);
 		}
 
 		@Override
