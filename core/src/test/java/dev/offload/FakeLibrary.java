@@ -24,6 +24,12 @@ import org.jspecify.annotations.Nullable;
  */
 public final class FakeLibrary {
 
+	/**
+	 * The recording and the statuses every fake shares, included as
+	 * {@code "fake-library.h"}.
+	 */
+	private static final String HEADER = "/dev/offload/fake-library.h";
+
 	private final Path library;
 
 	private FakeLibrary(Path library) {
@@ -61,9 +67,10 @@ public final class FakeLibrary {
 	 * @return the fake
 	 */
 	public static FakeLibrary compile(String source, Path directory, String fileName) {
-		try (InputStream in = Objects.requireNonNull(FakeLibrary.class.getResourceAsStream(source), source)) {
+		try {
+			copy(HEADER, directory.resolve("fake-library.h"));
 			Path c = directory.resolve(fileName + ".c");
-			Files.copy(in, c, StandardCopyOption.REPLACE_EXISTING);
+			copy(source, c);
 			Path library = directory.resolve(fileName);
 			Process process = new ProcessBuilder("cc", "-shared", "-fPIC", "-O0", "-o", library.toString(),
 					c.toString())
@@ -81,6 +88,12 @@ public final class FakeLibrary {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			throw new IllegalStateException(ex);
+		}
+	}
+
+	private static void copy(String resource, Path file) throws IOException {
+		try (InputStream in = Objects.requireNonNull(FakeLibrary.class.getResourceAsStream(resource), resource)) {
+			Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
 		}
 	}
 
