@@ -142,20 +142,6 @@ final class FfmCublas implements CublasBinding {
 		return library.function(name, NativeLibrary.BLOCKING, FunctionDescriptor.of(JAVA_INT, arguments));
 	}
 
-	/**
-	 * A downcall failed in the linker, not in cuBLAS: a mismatch of this class with its
-	 * handles, which no input causes.
-	 */
-	private static RuntimeException linkFailure(String name, Throwable ex) {
-		if (ex instanceof Error error) {
-			throw error;
-		}
-		if (ex instanceof RuntimeException runtime) {
-			return runtime;
-		}
-		return new IllegalStateException("The downcall of " + name + " failed", ex);
-	}
-
 	@Override
 	public String version() {
 		return this.version;
@@ -170,7 +156,7 @@ final class FfmCublas implements CublasBinding {
 			return status;
 		}
 		catch (Throwable ex) {
-			throw linkFailure("cublasCreate_v2", ex);
+			throw NativeLibrary.linkFailure("cublasCreate_v2", ex);
 		}
 	}
 
@@ -189,7 +175,7 @@ final class FfmCublas implements CublasBinding {
 			return NativeLibrary.string((long) function.invokeExact(status), CublasStatus.name(status));
 		}
 		catch (Throwable ex) {
-			throw linkFailure("cublasGetStatusName", ex);
+			throw NativeLibrary.linkFailure("cublasGetStatusName", ex);
 		}
 	}
 
@@ -203,7 +189,7 @@ final class FfmCublas implements CublasBinding {
 			return NativeLibrary.string((long) function.invokeExact(status), "");
 		}
 		catch (Throwable ex) {
-			throw linkFailure("cublasGetStatusString", ex);
+			throw NativeLibrary.linkFailure("cublasGetStatusString", ex);
 		}
 	}
 
@@ -244,7 +230,7 @@ final class FfmCublas implements CublasBinding {
 				return (int) FfmCublas.this.destroy.invokeExact(this.handle);
 			}
 			catch (Throwable ex) {
-				throw linkFailure("cublasDestroy_v2", ex);
+				throw NativeLibrary.linkFailure("cublasDestroy_v2", ex);
 			}
 			finally {
 				this.arena.close();
@@ -257,7 +243,7 @@ final class FfmCublas implements CublasBinding {
 				return (int) FfmCublas.this.setStream.invokeExact(this.handle, stream);
 			}
 			catch (Throwable ex) {
-				throw linkFailure("cublasSetStream_v2", ex);
+				throw NativeLibrary.linkFailure("cublasSetStream_v2", ex);
 			}
 		}
 
@@ -267,7 +253,7 @@ final class FfmCublas implements CublasBinding {
 				return (int) FfmCublas.this.setWorkspace.invokeExact(this.handle, workspace, bytes);
 			}
 			catch (Throwable ex) {
-				throw linkFailure("cublasSetWorkspace_v2", ex);
+				throw NativeLibrary.linkFailure("cublasSetWorkspace_v2", ex);
 			}
 		}
 
@@ -277,7 +263,7 @@ final class FfmCublas implements CublasBinding {
 				return (int) FfmCublas.this.setMathMode.invokeExact(this.handle, mode);
 			}
 			catch (Throwable ex) {
-				throw linkFailure("cublasSetMathMode", ex);
+				throw NativeLibrary.linkFailure("cublasSetMathMode", ex);
 			}
 		}
 
@@ -287,7 +273,7 @@ final class FfmCublas implements CublasBinding {
 				return (int) FfmCublas.this.setPointerMode.invokeExact(this.handle, mode);
 			}
 			catch (Throwable ex) {
-				throw linkFailure("cublasSetPointerMode_v2", ex);
+				throw NativeLibrary.linkFailure("cublasSetPointerMode_v2", ex);
 			}
 		}
 
@@ -310,7 +296,7 @@ final class FfmCublas implements CublasBinding {
 						b, ldb, this.beta, c, ldc);
 			}
 			catch (Throwable ex) {
-				throw linkFailure("cublasSgemm_v2", ex);
+				throw NativeLibrary.linkFailure("cublasSgemm_v2", ex);
 			}
 		}
 
@@ -323,7 +309,7 @@ final class FfmCublas implements CublasBinding {
 						b, ldb, this.beta, c, ldc);
 			}
 			catch (Throwable ex) {
-				throw linkFailure("cublasDgemm_v2", ex);
+				throw NativeLibrary.linkFailure("cublasDgemm_v2", ex);
 			}
 		}
 
@@ -337,7 +323,7 @@ final class FfmCublas implements CublasBinding {
 						this.alpha, a, lda, strideA, b, ldb, strideB, this.beta, c, ldc, strideC, batchCount);
 			}
 			catch (Throwable ex) {
-				throw linkFailure("cublasSgemmStridedBatched", ex);
+				throw NativeLibrary.linkFailure("cublasSgemmStridedBatched", ex);
 			}
 		}
 
@@ -351,7 +337,7 @@ final class FfmCublas implements CublasBinding {
 						this.alpha, a, lda, strideA, b, ldb, strideB, this.beta, c, ldc, strideC, batchCount);
 			}
 			catch (Throwable ex) {
-				throw linkFailure("cublasDgemmStridedBatched", ex);
+				throw NativeLibrary.linkFailure("cublasDgemmStridedBatched", ex);
 			}
 		}
 
@@ -364,7 +350,7 @@ final class FfmCublas implements CublasBinding {
 						this.beta, y, incy);
 			}
 			catch (Throwable ex) {
-				throw linkFailure("cublasSgemv_v2", ex);
+				throw NativeLibrary.linkFailure("cublasSgemv_v2", ex);
 			}
 		}
 
@@ -377,7 +363,7 @@ final class FfmCublas implements CublasBinding {
 						this.beta, y, incy);
 			}
 			catch (Throwable ex) {
-				throw linkFailure("cublasDgemv_v2", ex);
+				throw NativeLibrary.linkFailure("cublasDgemv_v2", ex);
 			}
 		}
 
@@ -388,7 +374,7 @@ final class FfmCublas implements CublasBinding {
 				return (int) FfmCublas.this.saxpy.invokeExact(this.handle, n, this.alpha, x, incx, y, incy);
 			}
 			catch (Throwable ex) {
-				throw linkFailure("cublasSaxpy_v2", ex);
+				throw NativeLibrary.linkFailure("cublasSaxpy_v2", ex);
 			}
 		}
 
@@ -399,7 +385,7 @@ final class FfmCublas implements CublasBinding {
 				return (int) FfmCublas.this.daxpy.invokeExact(this.handle, n, this.alpha, x, incx, y, incy);
 			}
 			catch (Throwable ex) {
-				throw linkFailure("cublasDaxpy_v2", ex);
+				throw NativeLibrary.linkFailure("cublasDaxpy_v2", ex);
 			}
 		}
 
@@ -409,7 +395,7 @@ final class FfmCublas implements CublasBinding {
 				return (int) FfmCublas.this.sdot.invokeExact(this.handle, n, x, incx, y, incy, result);
 			}
 			catch (Throwable ex) {
-				throw linkFailure("cublasSdot_v2", ex);
+				throw NativeLibrary.linkFailure("cublasSdot_v2", ex);
 			}
 		}
 
@@ -419,7 +405,7 @@ final class FfmCublas implements CublasBinding {
 				return (int) FfmCublas.this.ddot.invokeExact(this.handle, n, x, incx, y, incy, result);
 			}
 			catch (Throwable ex) {
-				throw linkFailure("cublasDdot_v2", ex);
+				throw NativeLibrary.linkFailure("cublasDdot_v2", ex);
 			}
 		}
 

@@ -109,27 +109,13 @@ final class FfmNvml implements Nvml {
 		return nvml;
 	}
 
-	/**
-	 * A downcall failed in the linker, not in NVML: a mismatch of this class with its
-	 * handles, which no input causes.
-	 */
-	private static RuntimeException linkFailure(String name, Throwable ex) {
-		if (ex instanceof Error error) {
-			throw error;
-		}
-		if (ex instanceof RuntimeException runtime) {
-			return runtime;
-		}
-		return new IllegalStateException("The downcall of " + name + " failed", ex);
-	}
-
 	@Override
 	public int init() {
 		try {
 			return (int) this.init.invokeExact();
 		}
 		catch (Throwable ex) {
-			throw linkFailure("nvmlInit_v2", ex);
+			throw NativeLibrary.linkFailure("nvmlInit_v2", ex);
 		}
 	}
 
@@ -139,7 +125,7 @@ final class FfmNvml implements Nvml {
 			return (int) this.shutdown.invokeExact();
 		}
 		catch (Throwable ex) {
-			throw linkFailure("nvmlShutdown", ex);
+			throw NativeLibrary.linkFailure("nvmlShutdown", ex);
 		}
 	}
 
@@ -149,7 +135,7 @@ final class FfmNvml implements Nvml {
 			return NativeLibrary.string((long) this.errorString.invokeExact(result), "NVML error " + result);
 		}
 		catch (Throwable ex) {
-			throw linkFailure("nvmlErrorString", ex);
+			throw NativeLibrary.linkFailure("nvmlErrorString", ex);
 		}
 	}
 
@@ -162,7 +148,7 @@ final class FfmNvml implements Nvml {
 			}
 		}
 		catch (Throwable ex) {
-			throw linkFailure("nvmlSystemGetDriverVersion", ex);
+			throw NativeLibrary.linkFailure("nvmlSystemGetDriverVersion", ex);
 		}
 		return version.getString(0, StandardCharsets.US_ASCII);
 	}
@@ -175,7 +161,7 @@ final class FfmNvml implements Nvml {
 			return result;
 		}
 		catch (Throwable ex) {
-			throw linkFailure("nvmlDeviceGetHandleByUUID", ex);
+			throw NativeLibrary.linkFailure("nvmlDeviceGetHandleByUUID", ex);
 		}
 	}
 
@@ -187,7 +173,7 @@ final class FfmNvml implements Nvml {
 			return result;
 		}
 		catch (Throwable ex) {
-			throw linkFailure("nvmlDeviceGetSupportedEventTypes", ex);
+			throw NativeLibrary.linkFailure("nvmlDeviceGetSupportedEventTypes", ex);
 		}
 	}
 
@@ -199,7 +185,7 @@ final class FfmNvml implements Nvml {
 			return result;
 		}
 		catch (Throwable ex) {
-			throw linkFailure("nvmlEventSetCreate", ex);
+			throw NativeLibrary.linkFailure("nvmlEventSetCreate", ex);
 		}
 	}
 
@@ -209,7 +195,7 @@ final class FfmNvml implements Nvml {
 			return (int) this.registerEvents.invokeExact(device, types, set);
 		}
 		catch (Throwable ex) {
-			throw linkFailure("nvmlDeviceRegisterEvents", ex);
+			throw NativeLibrary.linkFailure("nvmlDeviceRegisterEvents", ex);
 		}
 	}
 
@@ -222,7 +208,7 @@ final class FfmNvml implements Nvml {
 			result = (int) this.eventSetWait.invokeExact(set, data.address(), timeoutMs);
 		}
 		catch (Throwable ex) {
-			throw linkFailure("nvmlEventSetWait_v2", ex);
+			throw NativeLibrary.linkFailure("nvmlEventSetWait_v2", ex);
 		}
 		if (result == SUCCESS) {
 			event[0] = data.get(JAVA_LONG, 0);
@@ -238,7 +224,7 @@ final class FfmNvml implements Nvml {
 			return (int) this.eventSetFree.invokeExact(set);
 		}
 		catch (Throwable ex) {
-			throw linkFailure("nvmlEventSetFree", ex);
+			throw NativeLibrary.linkFailure("nvmlEventSetFree", ex);
 		}
 	}
 

@@ -150,6 +150,24 @@ final class NativeLibrary {
 	}
 
 	/**
+	 * What to throw when a downcall failed in the linker, not in the library: a mismatch
+	 * of a binding with its handles, which no input causes. An {@link Error} is thrown as
+	 * it is.
+	 * @param name the function
+	 * @param ex what the downcall threw
+	 * @return the exception to throw
+	 */
+	static RuntimeException linkFailure(String name, Throwable ex) {
+		if (ex instanceof Error error) {
+			throw error;
+		}
+		if (ex instanceof RuntimeException runtime) {
+			return runtime;
+		}
+		return new IllegalStateException("The downcall of " + name + " failed", ex);
+	}
+
+	/**
 	 * Reads a C string a library returned (a status's name or text).
 	 * @param address the string's address
 	 * @param otherwise what to return for a null pointer
