@@ -61,6 +61,15 @@
 #            a 64x64 sgemm round trip's p50/p99 on one thread, 16 threads' round trips per second, handles created
 #            and workspace allocations; then, where cc exists, blas_floor.c, the same from C (dlopen of libcuda.so.1
 #            and libcublas.so.13, BLAS_FLOOR_LIBRARY for another path), appended to blas.md
+#   blas-load  not in the default: BlasMixedLoad, a steady mixed BLAS load (gemm/gemv/axpy/dot, sizes 16..1024, 16
+#            threads, a session per request) once per binding in BLAS_LOAD_BINDINGS (default "cuda ffm"; ffm on the Java
+#            25 runtime), BLAS_LOAD_SECONDS (default 300) after a 20 s warm-up: the handles created and workspace
+#            allocations after warm-up, target 0 and 0, exit 1 if missed (blas-load.md; BLAS_LOAD_ARGS adds options).
+#            Two 5-minute runs exceed the device tool's 10-minute call: run one binding per call
+#   blas-check not in the default: bit for bit, blas_bitwise.c (cuBLAS from C) against BlasBitwise (Offload) on each
+#            binding in BLAS_CHECK_BINDINGS (default "cuda ffm"): sgemm/dgemm/sgemv/dgemv on the same seeded inputs, in
+#            BLAS_CHECK_MATH (DEFAULT, PEDANTIC or TF32) with the same 4 MiB workspace; equal or unequal per case
+#            (blas-check.md), exit 1 on a difference; needs cc there
 #   vt       not in the default, on the Java 25 runtime jre25.txz (pack with JDK25=<a JDK 25> PACK_PARTS=vt
 #            scripts/gpu/pack.sh): CudaVirtualThreadGpuTests (vt-tests.log), then 10,000 requests on virtual threads
 #            against a 64-thread platform pool, once per stream pool bound in
@@ -341,6 +350,64 @@ if want blas; then
 		echo "No C compiler here: blas_floor.c not run (build it elsewhere: cc -O2 -o blas_floor blas_floor.c -ldl -lpthread)" \
 			| tee -a "$out/blas.md"
 	fi
+fi
+
+# The Java command of a CUDA binding: JCuda's ("cuda") on the default runtime, FFM's on the Java 25 one.
+binding_java() {
+	if [ "$1" = ffm ]; then
+		[ -x "$java25" ] || return 1
+		echo "$java25 --enable-native-access=ALL-UNNAMED"
+	else
+		echo "$java"
+	fi
+}
+
+# cuBLAS under a steady mixed load: no handle created and no workspace allocated after warm-up, on each binding.
+if want blas-load; then
+	: >"$out/blas-load.md"
+	for binding in ${BLAS_LOAD_BINDINGS:-cuda ffm}; do
+		if ! run=$(binding_java "$binding"); then
+			echo "no jre25.txz: the ffm binding needs it (pack with JDK25=<a JDK 25>)" | tee -a "$out/blas-load.md"
+			record 2 "blas-load ($binding)"
+			continue
+		fi
+		# shellcheck disable=SC2086
+		timeout "${BLAS_LOAD_TIMEOUT:-420}" $run ${BLAS_JAVA_OPTS:-} -cp "$here/classes/backend-ffm:$benchcp" \
+			dev.offload.benchmarks.BlasMixedLoad --backend "$binding" --seconds "${BLAS_LOAD_SECONDS:-300}" \
+			${BLAS_LOAD_ARGS:-} 2>&1 | tee -a "$out/blas-load.md"
+		record "${PIPESTATUS[0]}" "blas-load ($binding)"
+		echo >>"$out/blas-load.md"
+	done
+fi
+
+# Bit for bit: cuBLAS from C, then Offload on each binding, on the same inputs in the same math mode.
+if want blas-check; then
+	: >"$out/blas-check.md"
+	dir="${TMPDIR:-/tmp}/blas-bitwise"
+	rm -rf "$dir" && mkdir -p "$dir"
+	math="${BLAS_CHECK_MATH:-DEFAULT}"
+	case "$math" in PEDANTIC) code=2 ;; TF32) code=3 ;; *) code=0 ;; esac
+	if command -v cc >/dev/null 2>&1 && [ -f "$here/blas_bitwise.c" ]; then
+		cc -O2 -o "${TMPDIR:-/tmp}/blas_bitwise" "$here/blas_bitwise.c" -ldl \
+			&& timeout "${BLAS_TIMEOUT:-300}" "${TMPDIR:-/tmp}/blas_bitwise" "$dir" "$code" 4194304 \
+				"${BLAS_FLOOR_LIBRARY:-libcublas.so.13}" 2>&1 | tee -a "$out/blas-check.md"
+		record "${PIPESTATUS[0]}" "blas-check (C)"
+	else
+		echo "No C compiler here: blas_bitwise.c not run, every case will say 'no C result'" | tee -a "$out/blas-check.md"
+		record 2 "blas-check (C)"
+	fi
+	for binding in ${BLAS_CHECK_BINDINGS:-cuda ffm}; do
+		if ! run=$(binding_java "$binding"); then
+			echo "no jre25.txz: the ffm binding needs it (pack with JDK25=<a JDK 25>)" | tee -a "$out/blas-check.md"
+			record 2 "blas-check ($binding)"
+			continue
+		fi
+		# shellcheck disable=SC2086
+		timeout "${BLAS_TIMEOUT:-300}" $run ${BLAS_JAVA_OPTS:-} -cp "$here/classes/backend-ffm:$benchcp" \
+			dev.offload.benchmarks.BlasBitwise --backend "$binding" --dir "$dir" --math "$math" 2>&1 \
+			| tee -a "$out/blas-check.md"
+		record "${PIPESTATUS[0]}" "blas-check ($binding)"
+	done
 fi
 
 # Small work: dynamic batching and captured flows (CUDA graphs), with their targets; exits 1 if a result differs.

@@ -69,6 +69,18 @@ public final class LibraryStream {
 	}
 
 	/**
+	 * Returns the backend's own binding of a native library the handle calls, where the
+	 * backend brings one (the FFM backend's binding of cuBLAS); a library loads its
+	 * default binding otherwise.
+	 * @param <T> the binding's loader type
+	 * @param type the type the library asks for
+	 * @return the backend's binding, or {@code null}
+	 */
+	public <T> @Nullable T libraryBinding(Class<T> type) {
+		return this.backend.libraryBinding(type);
+	}
+
+	/**
 	 * Makes the calling thread ready for a native call that concerns the stream without
 	 * enqueueing on it, such as creating the library's handle in
 	 * {@link StreamLibrary#open}: the device's context current on CUDA.

@@ -9,6 +9,7 @@ import dev.offload.LibraryStatistics;
 import dev.offload.LibraryStream;
 import dev.offload.OffloadSession;
 import dev.offload.StreamLibrary;
+import dev.offload.internal.blas.CublasBinding;
 
 /**
  * cuBLAS as Offload runs it: where the library is, how much workspace each handle takes
@@ -17,10 +18,11 @@ import dev.offload.StreamLibrary;
  * {@link StreamLibrary}); keep one instance per configuration (the
  * {@linkplain #standard() standard} one, or a bean), since handles are keyed by it.
  * <p>
- * On a GPU backend the handle is cuBLAS's, loaded through JNA by soname
- * ({@code libcublas.so.13}, then {@code libcublas.so.12}) or from the configured path; on
- * the host backend the calls run on the CPU with EJML, so that the same code is tested
- * without a GPU.
+ * On a GPU backend the handle is cuBLAS's, loaded by soname ({@code libcublas.so.13},
+ * then {@code libcublas.so.12}) or from the configured path through the CUDA backend's
+ * binding: the foreign function API with the FFM backend, JNA with JCuda's; on the host
+ * backend the calls run on the CPU with EJML, so that the same code is tested without a
+ * GPU.
  */
 public final class BlasLibrary {
 
@@ -138,8 +140,10 @@ public final class BlasLibrary {
 			if (!stream.isNative()) {
 				return EmulatedBlas.open();
 			}
-			return CublasHandle.open(CublasLoader.load(BlasLibrary.this.libraryPath), stream,
-					BlasLibrary.this.workspaceBytes);
+			CublasBinding.Loader backends = stream.libraryBinding(CublasBinding.Loader.class);
+			CublasBinding binding = CublasLoader.load((backends != null) ? backends : CublasLoader.JNA,
+					BlasLibrary.this.libraryPath);
+			return CublasHandle.open(binding, stream, BlasLibrary.this.workspaceBytes);
 		}
 
 		@Override

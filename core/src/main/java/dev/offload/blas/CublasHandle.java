@@ -2,6 +2,8 @@ package dev.offload.blas;
 
 import dev.offload.BackendException;
 import dev.offload.LibraryStream;
+import dev.offload.internal.blas.CublasBinding;
+import dev.offload.internal.blas.CublasStatus;
 import dev.offload.spi.NativeMemory;
 
 /**
@@ -17,13 +19,13 @@ final class CublasHandle implements BlasHandle {
 
 	private final CublasBinding binding;
 
-	private final long handle;
+	private final CublasBinding.Handle handle;
 
 	private final int deviceId;
 
 	private MathMode mathMode = MathMode.DEFAULT;
 
-	private CublasHandle(CublasBinding binding, long handle, int deviceId) {
+	private CublasHandle(CublasBinding binding, CublasBinding.Handle handle, int deviceId) {
 		this.binding = binding;
 		this.handle = handle;
 		this.deviceId = deviceId;
@@ -38,23 +40,23 @@ final class CublasHandle implements BlasHandle {
 		stream.makeCurrent();
 		long[] created = new long[1];
 		check(binding, "cublasCreate_v2", binding.create(created), deviceId);
-		CublasHandle opened = new CublasHandle(binding, created[0], deviceId);
+		CublasBinding.Handle handle = binding.handle(created[0]);
 		try {
-			check(binding, "cublasSetStream_v2", binding.setStream(opened.handle, stream.nativeAddress()), deviceId);
+			check(binding, "cublasSetStream_v2", handle.setStream(stream.nativeAddress()), deviceId);
 			if (workspaceBytes > 0) {
 				NativeMemory workspace = stream.allocateWorkspace(workspaceBytes);
-				check(binding, "cublasSetWorkspace_v2",
-						binding.setWorkspace(opened.handle, workspace.nativeAddress(), workspaceBytes), deviceId);
+				check(binding, "cublasSetWorkspace_v2", handle.setWorkspace(workspace.nativeAddress(), workspaceBytes),
+						deviceId);
 			}
 			else {
-				check(binding, "cublasSetWorkspace_v2", binding.setWorkspace(opened.handle, 0, 0), deviceId);
+				check(binding, "cublasSetWorkspace_v2", handle.setWorkspace(0, 0), deviceId);
 			}
 		}
 		catch (RuntimeException ex) {
-			binding.destroy(opened.handle);
+			handle.destroy();
 			throw ex;
 		}
-		return opened;
+		return new CublasHandle(binding, handle, deviceId);
 	}
 
 	@Override
@@ -62,8 +64,7 @@ final class CublasHandle implements BlasHandle {
 		String routine = routine(call);
 		stream.call(routine, () -> {
 			if (mode != this.mathMode) {
-				check(this.binding, "cublasSetMathMode", this.binding.setMathMode(this.handle, mode.code()),
-						this.deviceId);
+				check(this.binding, "cublasSetMathMode", this.handle.setMathMode(mode.code()), this.deviceId);
 				this.mathMode = mode;
 			}
 			int status = run(call);
@@ -74,8 +75,7 @@ final class CublasHandle implements BlasHandle {
 	}
 
 	private int run(BlasCall call) {
-		CublasBinding cublas = this.binding;
-		long h = this.handle;
+		CublasBinding.Handle cublas = this.handle;
 		if (call instanceof BlasCall.Gemm gemm) {
 			long a = gemm.a().nativeAddress();
 			long b = gemm.b().nativeAddress();
@@ -84,17 +84,17 @@ final class CublasHandle implements BlasHandle {
 			int tb = gemm.transB().code();
 			if (gemm.batched()) {
 				return gemm.doubles()
-						? cublas.dgemmStridedBatched(h, ta, tb, gemm.m(), gemm.n(), gemm.k(), gemm.alpha(), a,
-								gemm.lda(), gemm.strideA(), b, gemm.ldb(), gemm.strideB(), gemm.beta(), c, gemm.ldc(),
+						? cublas.dgemmStridedBatched(ta, tb, gemm.m(), gemm.n(), gemm.k(), gemm.alpha(), a, gemm.lda(),
+								gemm.strideA(), b, gemm.ldb(), gemm.strideB(), gemm.beta(), c, gemm.ldc(),
 								gemm.strideC(), gemm.batchCount())
-						: cublas.sgemmStridedBatched(h, ta, tb, gemm.m(), gemm.n(), gemm.k(), (float) gemm.alpha(), a,
+						: cublas.sgemmStridedBatched(ta, tb, gemm.m(), gemm.n(), gemm.k(), (float) gemm.alpha(), a,
 								gemm.lda(), gemm.strideA(), b, gemm.ldb(), gemm.strideB(), (float) gemm.beta(), c,
 								gemm.ldc(), gemm.strideC(), gemm.batchCount());
 			}
 			return gemm.doubles()
-					? cublas.dgemm(h, ta, tb, gemm.m(), gemm.n(), gemm.k(), gemm.alpha(), a, gemm.lda(), b, gemm.ldb(),
+					? cublas.dgemm(ta, tb, gemm.m(), gemm.n(), gemm.k(), gemm.alpha(), a, gemm.lda(), b, gemm.ldb(),
 							gemm.beta(), c, gemm.ldc())
-					: cublas.sgemm(h, ta, tb, gemm.m(), gemm.n(), gemm.k(), (float) gemm.alpha(), a, gemm.lda(), b,
+					: cublas.sgemm(ta, tb, gemm.m(), gemm.n(), gemm.k(), (float) gemm.alpha(), a, gemm.lda(), b,
 							gemm.ldb(), (float) gemm.beta(), c, gemm.ldc());
 		}
 		if (call instanceof BlasCall.Gemv gemv) {
@@ -102,16 +102,16 @@ final class CublasHandle implements BlasHandle {
 			long x = gemv.x().nativeAddress();
 			long y = gemv.y().nativeAddress();
 			return gemv.doubles()
-					? cublas.dgemv(h, gemv.trans().code(), gemv.m(), gemv.n(), gemv.alpha(), a, gemv.lda(), x,
-							gemv.incx(), gemv.beta(), y, gemv.incy())
-					: cublas.sgemv(h, gemv.trans().code(), gemv.m(), gemv.n(), (float) gemv.alpha(), a, gemv.lda(), x,
+					? cublas.dgemv(gemv.trans().code(), gemv.m(), gemv.n(), gemv.alpha(), a, gemv.lda(), x, gemv.incx(),
+							gemv.beta(), y, gemv.incy())
+					: cublas.sgemv(gemv.trans().code(), gemv.m(), gemv.n(), (float) gemv.alpha(), a, gemv.lda(), x,
 							gemv.incx(), (float) gemv.beta(), y, gemv.incy());
 		}
 		if (call instanceof BlasCall.Axpy axpy) {
 			long x = axpy.x().nativeAddress();
 			long y = axpy.y().nativeAddress();
-			return axpy.doubles() ? cublas.daxpy(h, axpy.n(), axpy.alpha(), x, axpy.incx(), y, axpy.incy())
-					: cublas.saxpy(h, axpy.n(), (float) axpy.alpha(), x, axpy.incx(), y, axpy.incy());
+			return axpy.doubles() ? cublas.daxpy(axpy.n(), axpy.alpha(), x, axpy.incx(), y, axpy.incy())
+					: cublas.saxpy(axpy.n(), (float) axpy.alpha(), x, axpy.incx(), y, axpy.incy());
 		}
 		BlasCall.Dot dot = (BlasCall.Dot) call;
 		long x = dot.x().nativeAddress();
@@ -119,14 +119,14 @@ final class CublasHandle implements BlasHandle {
 		long result = dot.result().nativeAddress();
 		// Device pointer mode: cuBLAS writes the result on the stream instead of waiting
 		// for it to copy it to the host.
-		check(cublas, "cublasSetPointerMode_v2", cublas.setPointerMode(h, CublasBinding.POINTER_MODE_DEVICE),
+		check(this.binding, "cublasSetPointerMode_v2", cublas.setPointerMode(CublasBinding.POINTER_MODE_DEVICE),
 				this.deviceId);
 		try {
-			return dot.doubles() ? cublas.ddot(h, dot.n(), x, dot.incx(), y, dot.incy(), result)
-					: cublas.sdot(h, dot.n(), x, dot.incx(), y, dot.incy(), result);
+			return dot.doubles() ? cublas.ddot(dot.n(), x, dot.incx(), y, dot.incy(), result)
+					: cublas.sdot(dot.n(), x, dot.incx(), y, dot.incy(), result);
 		}
 		finally {
-			cublas.setPointerMode(h, CublasBinding.POINTER_MODE_HOST);
+			cublas.setPointerMode(CublasBinding.POINTER_MODE_HOST);
 		}
 	}
 
@@ -173,7 +173,7 @@ final class CublasHandle implements BlasHandle {
 		// it
 		// runs only when the pool destroys a stream (a discard after a failure, a
 		// replacement, shutdown), never on a healthy request's path.
-		this.binding.destroy(this.handle);
+		this.handle.destroy();
 	}
 
 	@Override

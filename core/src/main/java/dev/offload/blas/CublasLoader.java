@@ -8,10 +8,13 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.offload.internal.blas.CublasBinding;
+
 /**
  * Finds cuBLAS at run time: the configured library, or else the sonames
- * {@code libcublas.so.13} and {@code libcublas.so.12} on the loader's path, through JNA,
- * which it checks first. A library that loaded is kept for the process (one per
+ * {@code libcublas.so.13} and {@code libcublas.so.12} on the loader's path, through the
+ * binding the stream's backend brings (the FFM backend's), or else JNA, which it checks
+ * first. A library that loaded is kept for the process (one per binding and
  * configuration); a failure is not, so that a library installed later is found.
  */
 final class CublasLoader {
@@ -22,6 +25,9 @@ final class CublasLoader {
 	static final List<String> SONAMES = List.of("libcublas.so.13", "libcublas.so.12");
 
 	static final String JNA_CLASS_NAME = "com.sun.jna.Native";
+
+	/** The binding of the JCuda backend, and of any backend that brings none. */
+	static final CublasBinding.Loader JNA = new Jna();
 
 	private static final Map<String, CublasBinding> loaded = new ConcurrentHashMap<>();
 
@@ -41,13 +47,24 @@ final class CublasLoader {
 	}
 
 	/**
-	 * Loads cuBLAS.
+	 * Loads cuBLAS through JNA.
 	 * @param configured {@code offload.blas.library}, or {@code null}
 	 * @return the binding
 	 * @throws BlasUnavailableException naming every library tried and why it failed
 	 */
 	static CublasBinding load(@Nullable String configured) {
-		String key = String.join(",", candidates(configured));
+		return load(JNA, configured);
+	}
+
+	/**
+	 * Loads cuBLAS through a binding: JNA's, or the one the stream's backend brings.
+	 * @param loader the binding's loader
+	 * @param configured {@code offload.blas.library}, or {@code null}
+	 * @return the binding
+	 * @throws BlasUnavailableException naming every library tried and why it failed
+	 */
+	static CublasBinding load(CublasBinding.Loader loader, @Nullable String configured) {
+		String key = loader.name() + ":" + String.join(",", candidates(configured));
 		CublasBinding binding = loaded.get(key);
 		if (binding != null) {
 			return binding;
@@ -56,7 +73,7 @@ final class CublasLoader {
 		try {
 			binding = loaded.get(key);
 			if (binding == null) {
-				binding = open(configured);
+				binding = open(loader, configured);
 				loaded.put(key, binding);
 			}
 			return binding;
@@ -66,17 +83,10 @@ final class CublasLoader {
 		}
 	}
 
-	private static CublasBinding open(@Nullable String configured) {
+	private static CublasBinding open(CublasBinding.Loader loader, @Nullable String configured) {
 		boolean isConfigured = configured != null && !configured.isBlank();
 		Map<String, String> attempts = new LinkedHashMap<>();
-		if (!isJnaPresent()) {
-			for (String candidate : candidates(configured)) {
-				attempts.put(candidate,
-						"not tried: JNA (net.java.dev.jna:jna, class " + JNA_CLASS_NAME + ") is not on the classpath");
-			}
-			throw new BlasUnavailableException("cuBLAS", attempts, isConfigured);
-		}
-		CublasBinding binding = JnaCublas.open(candidates(configured), attempts);
+		CublasBinding binding = loader.open(candidates(configured), attempts);
 		if (binding == null) {
 			throw new BlasUnavailableException("cuBLAS", attempts, isConfigured);
 		}
@@ -91,6 +101,30 @@ final class CublasLoader {
 		catch (ClassNotFoundException | LinkageError ex) {
 			return false;
 		}
+	}
+
+	/**
+	 * JNA's binding, checking first that JNA is there.
+	 */
+	private static final class Jna implements CublasBinding.Loader {
+
+		@Override
+		public String name() {
+			return "jna";
+		}
+
+		@Override
+		public @Nullable CublasBinding open(List<String> candidates, Map<String, String> attempts) {
+			if (!isJnaPresent()) {
+				for (String candidate : candidates) {
+					attempts.put(candidate, "not tried: JNA (net.java.dev.jna:jna, class " + JNA_CLASS_NAME
+							+ ") is not on the classpath");
+				}
+				return null;
+			}
+			return JnaCublas.open(candidates, attempts);
+		}
+
 	}
 
 }

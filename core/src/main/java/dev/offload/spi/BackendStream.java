@@ -161,6 +161,21 @@ public interface BackendStream {
 	}
 
 	/**
+	 * Returns this backend's own binding of a native library that enqueues on its
+	 * streams, where the backend brings one: the FFM backend binds cuBLAS through the
+	 * foreign function API, so that a library it runs needs no JNA. A library asks with
+	 * the type of its binding's loader (Offload's cuBLAS handles ask for
+	 * {@code dev.offload.internal.blas.CublasBinding.Loader}) and loads its default
+	 * binding when there is none (the default).
+	 * @param <T> the loader's type
+	 * @param type the type asked for
+	 * @return the backend's binding of that type, or {@code null}
+	 */
+	default <T> @Nullable T libraryBinding(Class<T> type) {
+		return null;
+	}
+
+	/**
 	 * Destroys the stream. Work still on it completes first where the runtime allows it.
 	 */
 	void destroy();

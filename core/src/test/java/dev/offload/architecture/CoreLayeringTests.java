@@ -15,6 +15,7 @@ import dev.offload.MemoryStatistics;
 import dev.offload.OffloadException;
 import dev.offload.StreamPriority;
 import dev.offload.internal.health.GpuFaultWatcher;
+import dev.offload.internal.health.Nvml;
 import dev.offload.internal.health.NvmlGpuFaultSource;
 import dev.offload.internal.memory.DeviceMemory;
 import dev.offload.internal.memory.MemoryTuning;
@@ -95,14 +96,15 @@ class CoreLayeringTests {
 			.and(not(resideInAnyPackage("dev.offload.internal..", "dev.offload.spi..", "dev.offload.health.."))));
 
 	/**
-	 * The rest of Offload reaches the fault room through the watch and the NVML source.
+	 * The rest of Offload reaches the fault room through the watch, the NVML source and
+	 * its binding seam (which the FFM backend implements).
 	 */
 	@ArchTest
 	static final ArchRule faultRoomShouldBeReachedThroughItsDoors = noClasses().that()
 		.resideOutsideOfPackage("dev.offload.internal.health..")
 		.should()
 		.dependOnClassesThat(resideInAPackage("dev.offload.internal.health..")
-			.and(not(JavaClass.Predicates.belongToAnyOf(GpuFaultWatcher.class, NvmlGpuFaultSource.class))));
+			.and(not(JavaClass.Predicates.belongToAnyOf(GpuFaultWatcher.class, NvmlGpuFaultSource.class, Nvml.class))));
 
 	@ArchTest
 	static final ArchRule healthShouldImportNothingElseOfOffload = noClasses().that()
@@ -166,14 +168,25 @@ class CoreLayeringTests {
 	/**
 	 * BLAS is a library on the root's seam ({@code StreamLibrary}): it reaches devices
 	 * and streams only through the API root and the SPI, never a backend or the template
-	 * (which offers it).
+	 * (which offers it); its bindings implement the seam in
+	 * {@code dev.offload.internal.blas}.
 	 */
 	@ArchTest
 	static final ArchRule blasShouldImportOnlyTheRootAndTheSpi = noClasses().that()
 		.resideInAPackage("dev.offload.blas..")
 		.should()
-		.dependOnClassesThat(resideInAPackage("dev.offload..")
-			.and(not(resideInAnyPackage("dev.offload", "dev.offload.blas..", "dev.offload.spi.."))));
+		.dependOnClassesThat(resideInAPackage("dev.offload..").and(not(resideInAnyPackage("dev.offload",
+				"dev.offload.blas..", "dev.offload.spi..", "dev.offload.internal.blas"))));
+
+	/**
+	 * The cuBLAS binding's seam names nothing of Offload, so that a backend implements it
+	 * without reaching BLAS's engine.
+	 */
+	@ArchTest
+	static final ArchRule cublasSeamShouldImportNothingElseOfOffload = noClasses().that()
+		.resideInAPackage("dev.offload.internal.blas")
+		.should()
+		.dependOnClassesThat(resideInAPackage("dev.offload..").and(not(resideInAPackage("dev.offload.internal.blas"))));
 
 	// The shared helpers ('dev.offload.internal' itself, not its rooms).
 	@ArchTest

@@ -82,7 +82,8 @@ class PublicSurfaceTests {
 	static final Map<String, Set<String>> INTERNAL_TYPES = Map.of(INTERNAL,
 			Set.of("Lendable", "LendingPool", "SessionDeadline", "ThreadStripes", "VirtualThreads"),
 			INTERNAL + ".memory", Set.of("DeviceMemory", "MemoryTuning"), INTERNAL + ".health",
-			Set.of("GpuFaultWatcher", "NvmlGpuFaultSource"));
+			Set.of("GpuFaultWatcher", "Nvml", "NvmlGpuFaultSource"), INTERNAL + ".blas",
+			Set.of("CublasBinding", "CublasStatus"));
 
 	/**
 	 * The public API and SPI types (everything public outside

@@ -2,6 +2,8 @@ package dev.offload.blas;
 
 import org.junit.jupiter.api.Test;
 
+import dev.offload.internal.blas.CublasStatus;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 

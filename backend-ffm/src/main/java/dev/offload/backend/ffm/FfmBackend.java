@@ -29,8 +29,9 @@ import dev.offload.spi.GpuFaultSource;
  * warning.
  * <p>
  * {@link #probe()} loads the driver once per process, resolves its functions, calls
- * {@code cuInit} and counts the devices; it never throws. Modules from CUDA source are
- * compiled by NVRTC through this binding too (no JNA).
+ * {@code cuInit} and counts the devices; it never throws. NVRTC (modules from CUDA
+ * source), cuBLAS (BLAS calls on this backend's streams) and NVML (the GPU fault watch)
+ * are called through this binding too: no JNA.
  */
 public final class FfmBackend implements Backend {
 
@@ -163,14 +164,15 @@ public final class FfmBackend implements Backend {
 	}
 
 	/**
-	 * Opens NVML's fault reports (Xid errors) of the devices.
+	 * Opens NVML's fault reports (Xid errors) of the devices, with NVML called through
+	 * this binding too (no JNA).
 	 * @param devices the registry's devices
 	 * @return the source
 	 * @throws UnsupportedOperationException if NVML cannot watch them, saying why
 	 */
 	@Override
 	public GpuFaultSource openGpuFaultSource(List<BackendDevice> devices) {
-		return NvmlGpuFaultSource.open(devices);
+		return NvmlGpuFaultSource.open(FfmNvml.load(), devices);
 	}
 
 	@Override

@@ -8,6 +8,7 @@ import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 import dev.offload.BackendException;
+import dev.offload.internal.blas.CublasBinding;
 import dev.offload.spi.BackendEvent;
 import dev.offload.spi.BackendGraph;
 import dev.offload.spi.BackendKernel;
@@ -183,6 +184,15 @@ final class FfmStream implements BackendStream {
 	@Override
 	public void makeCurrent() {
 		this.device.makeCurrent();
+	}
+
+	/**
+	 * Offers this binding's cuBLAS ({@link FfmCublas}), so that BLAS calls on this
+	 * backend need no JNA.
+	 */
+	@Override
+	public <T> @Nullable T libraryBinding(Class<T> type) {
+		return (type == CublasBinding.Loader.class) ? type.cast(FfmCublas.LOADER) : null;
 	}
 
 	/**

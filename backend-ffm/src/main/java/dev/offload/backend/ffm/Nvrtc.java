@@ -2,21 +2,17 @@ package dev.offload.backend.ffm;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
@@ -72,54 +68,35 @@ final class Nvrtc implements KernelCompiler {
 
 	private final int[] architectures;
 
-	private Nvrtc(SymbolLookup library) throws Throwable {
-		Linker linker = Linker.nativeLinker();
-		Map<String, MethodHandle> handles = new LinkedHashMap<>();
-		List<String> missing = new ArrayList<>();
-		bind(linker, library, handles, missing, "nvrtcVersion", POINTER, POINTER);
-		bind(linker, library, handles, missing, "nvrtcGetNumSupportedArchs", POINTER);
-		bind(linker, library, handles, missing, "nvrtcGetSupportedArchs", POINTER);
-		bind(linker, library, handles, missing, "nvrtcCreateProgram", POINTER, POINTER, POINTER, ValueLayout.JAVA_INT,
-				POINTER, POINTER);
-		bind(linker, library, handles, missing, "nvrtcCompileProgram", POINTER, ValueLayout.JAVA_INT, POINTER);
-		bind(linker, library, handles, missing, "nvrtcGetProgramLogSize", POINTER, POINTER);
-		bind(linker, library, handles, missing, "nvrtcGetProgramLog", POINTER, POINTER);
-		bind(linker, library, handles, missing, "nvrtcGetCUBINSize", POINTER, POINTER);
-		bind(linker, library, handles, missing, "nvrtcGetCUBIN", POINTER, POINTER);
-		bind(linker, library, handles, missing, "nvrtcGetPTXSize", POINTER, POINTER);
-		bind(linker, library, handles, missing, "nvrtcGetPTX", POINTER, POINTER);
-		bind(linker, library, handles, missing, "nvrtcDestroyProgram", POINTER);
-		library.find("nvrtcGetErrorString")
-			.ifPresentOrElse(
-					(address) -> handles.put("nvrtcGetErrorString",
-							linker.downcallHandle(address, FunctionDescriptor.of(POINTER, ValueLayout.JAVA_INT))),
-					() -> missing.add("nvrtcGetErrorString"));
-		if (!missing.isEmpty()) {
-			throw new UnsatisfiedLinkError("lacks " + String.join(", ", missing) + " (not NVRTC 12 or later)");
-		}
-		this.nvrtcCreateProgram = handle(handles, "nvrtcCreateProgram");
-		this.nvrtcCompileProgram = handle(handles, "nvrtcCompileProgram");
-		this.nvrtcGetProgramLogSize = handle(handles, "nvrtcGetProgramLogSize");
-		this.nvrtcGetProgramLog = handle(handles, "nvrtcGetProgramLog");
-		this.nvrtcGetCUBINSize = handle(handles, "nvrtcGetCUBINSize");
-		this.nvrtcGetCUBIN = handle(handles, "nvrtcGetCUBIN");
-		this.nvrtcGetPTXSize = handle(handles, "nvrtcGetPTXSize");
-		this.nvrtcGetPTX = handle(handles, "nvrtcGetPTX");
-		this.nvrtcDestroyProgram = handle(handles, "nvrtcDestroyProgram");
-		this.nvrtcGetErrorString = handle(handles, "nvrtcGetErrorString");
+	private Nvrtc(SymbolLookup symbols) throws Throwable {
+		NativeLibrary library = new NativeLibrary(symbols);
+		MethodHandle nvrtcVersion = function(library, "nvrtcVersion", POINTER, POINTER);
+		MethodHandle nvrtcGetNumSupportedArchs = function(library, "nvrtcGetNumSupportedArchs", POINTER);
+		MethodHandle nvrtcGetSupportedArchs = function(library, "nvrtcGetSupportedArchs", POINTER);
+		this.nvrtcCreateProgram = function(library, "nvrtcCreateProgram", POINTER, POINTER, POINTER,
+				ValueLayout.JAVA_INT, POINTER, POINTER);
+		this.nvrtcCompileProgram = function(library, "nvrtcCompileProgram", POINTER, ValueLayout.JAVA_INT, POINTER);
+		this.nvrtcGetProgramLogSize = function(library, "nvrtcGetProgramLogSize", POINTER, POINTER);
+		this.nvrtcGetProgramLog = function(library, "nvrtcGetProgramLog", POINTER, POINTER);
+		this.nvrtcGetCUBINSize = function(library, "nvrtcGetCUBINSize", POINTER, POINTER);
+		this.nvrtcGetCUBIN = function(library, "nvrtcGetCUBIN", POINTER, POINTER);
+		this.nvrtcGetPTXSize = function(library, "nvrtcGetPTXSize", POINTER, POINTER);
+		this.nvrtcGetPTX = function(library, "nvrtcGetPTX", POINTER, POINTER);
+		this.nvrtcDestroyProgram = function(library, "nvrtcDestroyProgram", POINTER);
+		this.nvrtcGetErrorString = library.function("nvrtcGetErrorString", NativeLibrary.BLOCKING,
+				FunctionDescriptor.of(POINTER, ValueLayout.JAVA_INT));
+		library.requireAll("NVRTC 12 or later");
 		try (Arena arena = Arena.ofConfined()) {
 			MemorySegment major = arena.allocate(ValueLayout.JAVA_INT);
 			MemorySegment minor = arena.allocate(ValueLayout.JAVA_INT);
-			check("nvrtcVersion", (int) handle(handles, "nvrtcVersion").invokeExact(major.address(), minor.address()));
+			check("nvrtcVersion", (int) nvrtcVersion.invokeExact(major.address(), minor.address()));
 			this.version = "nvrtc " + major.get(ValueLayout.JAVA_INT, 0) + "." + minor.get(ValueLayout.JAVA_INT, 0);
-			check("nvrtcGetNumSupportedArchs",
-					(int) handle(handles, "nvrtcGetNumSupportedArchs").invokeExact(major.address()));
+			check("nvrtcGetNumSupportedArchs", (int) nvrtcGetNumSupportedArchs.invokeExact(major.address()));
 			int count = major.get(ValueLayout.JAVA_INT, 0);
 			int[] supported = new int[count];
 			if (count > 0) {
 				MemorySegment archs = arena.allocate(ValueLayout.JAVA_INT, count);
-				check("nvrtcGetSupportedArchs",
-						(int) handle(handles, "nvrtcGetSupportedArchs").invokeExact(archs.address()));
+				check("nvrtcGetSupportedArchs", (int) nvrtcGetSupportedArchs.invokeExact(archs.address()));
 				MemorySegment.copy(archs, ValueLayout.JAVA_INT, 0, supported, 0, count);
 			}
 			Arrays.sort(supported);
@@ -127,18 +104,8 @@ final class Nvrtc implements KernelCompiler {
 		}
 	}
 
-	private static MethodHandle handle(Map<String, MethodHandle> handles, String name) {
-		// Every name was bound, or the constructor threw before asking.
-		return Objects.requireNonNull(handles.get(name), name);
-	}
-
-	private static void bind(Linker linker, SymbolLookup library, Map<String, MethodHandle> handles,
-			List<String> missing, String name, MemoryLayout... arguments) {
-		library.find(name)
-			.ifPresentOrElse(
-					(address) -> handles.put(name,
-							linker.downcallHandle(address, FunctionDescriptor.of(ValueLayout.JAVA_INT, arguments))),
-					() -> missing.add(name));
+	private static MethodHandle function(NativeLibrary library, String name, MemoryLayout... arguments) {
+		return library.function(name, NativeLibrary.BLOCKING, FunctionDescriptor.of(ValueLayout.JAVA_INT, arguments));
 	}
 
 	/**
@@ -149,51 +116,19 @@ final class Nvrtc implements KernelCompiler {
 	 * @throws NvrtcUnavailableException naming every library tried and why it failed
 	 */
 	static KernelCompiler load(String module, @Nullable String configured) {
-		return load(module, configured, (name) -> SymbolLookup.libraryLookup(name, Arena.global()));
+		return load(module, configured, NativeLibrary::load);
 	}
 
 	static KernelCompiler load(String module, @Nullable String configured, Function<String, SymbolLookup> opener) {
 		boolean isConfigured = configured != null && !configured.isBlank();
 		List<String> candidates = (configured != null && isConfigured) ? List.of(configured.strip()) : SONAMES;
 		Map<String, String> attempts = new LinkedHashMap<>();
-		for (String candidate : candidates) {
-			try {
-				return new Nvrtc(opener.apply(candidate));
-			}
-			catch (Throwable ex) {
-				if (ex instanceof VirtualMachineError error) {
-					throw error;
-				}
-				attempts.put(candidate, reason(candidate, isConfigured, ex));
-			}
+		KernelCompiler compiler = NativeLibrary.open(candidates, isConfigured, attempts, opener,
+				(symbols, candidate) -> new Nvrtc(symbols));
+		if (compiler == null) {
+			throw new NvrtcUnavailableException(module, attempts, isConfigured);
 		}
-		throw new NvrtcUnavailableException(module, attempts, isConfigured);
-	}
-
-	/**
-	 * Says why a candidate did not load: the loader's own message tells little ("Cannot
-	 * open library"), so what can be checked from Java is added.
-	 */
-	static String reason(String candidate, boolean configured, Throwable error) {
-		String message = String.valueOf(error.getMessage()).strip();
-		if (error instanceof IllegalArgumentException) {
-			if (configured || candidate.contains("/")) {
-				Path path = Path.of(candidate);
-				if (!Files.exists(path)) {
-					return "no such file (" + message + ")";
-				}
-				if (!Files.isReadable(path)) {
-					return "the file cannot be read (" + message + ")";
-				}
-				return "the file exists but the dynamic loader refused it: not a shared library for this "
-						+ "platform, or a library it needs is missing (" + message + ")";
-			}
-			return "not found on the loader's path (LD_LIBRARY_PATH, ld.so.cache) (" + message + ")";
-		}
-		if (error instanceof UnsatisfiedLinkError) {
-			return "loaded, but " + message;
-		}
-		return error.getClass().getSimpleName() + ": " + message;
+		return compiler;
 	}
 
 	@Override
@@ -313,7 +248,7 @@ final class Nvrtc implements KernelCompiler {
 	private String errorString(int result) {
 		try {
 			long text = (long) this.nvrtcGetErrorString.invokeExact(result);
-			return (text != 0) ? MemorySegment.ofAddress(text).reinterpret(4096).getString(0) : "nvrtcResult " + result;
+			return NativeLibrary.string(text, "nvrtcResult " + result);
 		}
 		catch (Throwable ex) {
 			return "nvrtcResult " + result;

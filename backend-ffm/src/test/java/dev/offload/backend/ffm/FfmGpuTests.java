@@ -21,18 +21,25 @@ import dev.offload.DeviceRegistry;
 import dev.offload.HostBuffer;
 import dev.offload.Kernel;
 import dev.offload.OffloadSession;
+import dev.offload.blas.Blas;
+import dev.offload.blas.BlasUnavailableException;
+import dev.offload.blas.Transpose;
 import dev.offload.compile.KernelCache;
+import dev.offload.internal.blas.CublasBinding;
 import dev.offload.kernel.LaunchConfig;
 import dev.offload.kernel.ModuleDefinition;
+import dev.offload.spi.BackendStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * What only the FFM binding has, on a GPU: its raw handles, JCuda's handles made of them,
- * the reusable parameter storage under launches of mixed argument types. The shared
- * behaviour runs in the CUDA suite with {@code -Doffload.test.cuda-binding=ffm}
- * ({@code GPU_RUN_PARTS=ffm}). Skipped where the FFM binding finds no GPU.
+ * the reusable parameter storage under launches of mixed argument types, cuBLAS through
+ * its own binding. The shared behaviour runs in the CUDA suite with
+ * {@code -Doffload.test.cuda-binding=ffm} ({@code GPU_RUN_PARTS=ffm}). Skipped where the
+ * FFM binding finds no GPU.
  */
 @Tag("gpu")
 @EnabledIf("gpuAvailable")
@@ -96,6 +103,37 @@ class FfmGpuTests {
 				assertThat(result.getFloats(0, new float[n])[n - 1]).isEqualTo((2f + round) * (n - 1) + 1);
 			}
 		}
+	}
+
+	@Test
+	void blasShouldRunThroughTheFfmBindingOfCublas() {
+		BackendStream stream = registry.backend().devices().get(0).createStream(0);
+		try {
+			assertThat(stream.libraryBinding(CublasBinding.Loader.class)).isSameAs(FfmCublas.LOADER);
+		}
+		finally {
+			stream.destroy();
+		}
+		float[] c = new float[4];
+		try (OffloadSession session = device.openSession()) {
+			// Column-major: A = [1 3; 2 4], B = [5 7; 6 8], C = 2 A B.
+			DeviceBuffer a = session.allocate(16);
+			DeviceBuffer b = session.allocate(16);
+			DeviceBuffer result = session.allocate(16);
+			session.copy(session.hostBuffer(new float[] { 1, 2, 3, 4 }), a);
+			session.copy(session.hostBuffer(new float[] { 5, 6, 7, 8 }), b);
+			try {
+				Blas.on(session).sgemm(Transpose.NONE, Transpose.NONE, 2, 2, 2, 2f, a, 2, b, 2, 0f, result, 2);
+			}
+			catch (BlasUnavailableException ex) {
+				assumeTrue(false, "no cuBLAS here: " + ex.getMessage());
+			}
+			HostBuffer host = session.allocateHost(16);
+			session.copy(result, 0, host, 0, 16);
+			session.synchronize();
+			host.getFloats(0, c);
+		}
+		assertThat(c).containsExactly(46, 68, 62, 92);
 	}
 
 	@Test

@@ -68,7 +68,15 @@ final class JnaNvml implements Nvml {
 	 * @throws UnsatisfiedLinkError if the library is not there
 	 */
 	static JnaNvml load() {
-		return new JnaNvml(Native.load(SONAME, NvmlLibrary.class));
+		return load(SONAME);
+	}
+
+	/**
+	 * Loads NVML from a soname or path.
+	 * @throws UnsatisfiedLinkError if the library is not there
+	 */
+	static JnaNvml load(String library) {
+		return new JnaNvml(Native.load(library, NvmlLibrary.class));
 	}
 
 	@Override

@@ -1,11 +1,12 @@
 package dev.offload.internal.health;
 
 /**
- * The few NVML calls that the GPU fault watch makes, with handles as addresses: an
- * interface so that a binding other than JNA's (FFM) can stand in, and tests can fake
- * NVML. Each returns NVML's {@code nvmlReturn_t} unless said otherwise.
+ * The few NVML calls that {@link NvmlGpuFaultSource} makes, with handles as addresses: an
+ * interface so that a binding other than JNA's (the FFM backend's, on Java 22+) can stand
+ * in, and tests can fake NVML. Each returns NVML's {@code nvmlReturn_t} unless said
+ * otherwise. Public only for offload-backend-ffm; not for applications.
  */
-interface Nvml {
+public interface Nvml {
 
 	/** {@code NVML_SUCCESS}. */
 	int SUCCESS = 0;

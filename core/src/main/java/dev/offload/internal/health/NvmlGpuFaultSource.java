@@ -17,7 +17,8 @@ import dev.offload.spi.GpuFaultSource;
 /**
  * The GPU's fault reports from NVML: an event set with each device's critical Xid,
  * double-bit ECC and (where supported) DRAM retirement events, the devices found by their
- * UUIDs. Shared with the FFM binding (offload-backend-ffm).
+ * UUIDs. Shared with the FFM binding (offload-backend-ffm), which brings its own
+ * {@link Nvml} binding.
  */
 public final class NvmlGpuFaultSource implements GpuFaultSource {
 
@@ -66,9 +67,13 @@ public final class NvmlGpuFaultSource implements GpuFaultSource {
 	}
 
 	/**
-	 * Opens the source over an NVML binding.
+	 * Opens the source over an NVML binding: JNA's, or the FFM backend's.
+	 * @param nvml the binding, loaded
+	 * @param devices the registry's devices
+	 * @return the source
+	 * @throws UnsupportedOperationException saying why NVML cannot watch them
 	 */
-	static GpuFaultSource open(Nvml nvml, List<BackendDevice> devices) {
+	public static GpuFaultSource open(Nvml nvml, List<BackendDevice> devices) {
 		int result = nvml.init();
 		if (result != Nvml.SUCCESS) {
 			throw new UnsupportedOperationException("nvmlInit_v2 failed: " + nvml.errorString(result));

@@ -128,6 +128,11 @@ final class FaultyStream implements BackendStream {
 		this.delegate.makeCurrent();
 	}
 
+	@Override
+	public <T> @Nullable T libraryBinding(Class<T> type) {
+		return this.delegate.libraryBinding(type);
+	}
+
 	/**
 	 * Fails a library call (cuBLAS, or its host emulation) at the call, as an error
 	 * status would: the session's work fails with it.
