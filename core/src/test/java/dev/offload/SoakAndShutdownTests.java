@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import dev.offload.backend.host.HostBackend;
@@ -35,6 +36,7 @@ import static org.awaitility.Awaitility.await;
  * The {@code get(..)} bounds below detect deadlocks; they are far above the time the work
  * needs and measure nothing.
  */
+@Tag("stress")
 class SoakAndShutdownTests {
 
 	private static final long DEADLOCK_BOUND_SECONDS = 120;

@@ -11,6 +11,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import dev.offload.backend.host.HostBackend;
@@ -25,6 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Load with faults injected at random. The {@code get(..)} bounds below detect deadlocks;
  * they are far above the time the work needs and measure nothing.
  */
+@Tag("stress")
 class SoakUnderFaultsTests {
 
 	private static final long DEADLOCK_BOUND_SECONDS = 120;

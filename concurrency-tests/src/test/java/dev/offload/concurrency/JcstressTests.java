@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import dev.offload.concurrency.lincheck.CheckMode;
@@ -20,6 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * still runs each test with and without biased locking), jcstress's {@code quick} preset
  * in the long mode.
  */
+@Tag("stress")
 class JcstressTests {
 
 	@Test

@@ -1,5 +1,6 @@
 package dev.offload.concurrency;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import dev.offload.concurrency.lincheck.CheckMode;
@@ -9,6 +10,7 @@ import dev.offload.concurrency.lincheck.LincheckChecks;
  * Lincheck's stress checks, in the mode the build names. Stress testing needs the
  * machine's cores for real races, so no other check runs beside these.
  */
+@Tag("stress")
 class LincheckStressTests {
 
 	@Test

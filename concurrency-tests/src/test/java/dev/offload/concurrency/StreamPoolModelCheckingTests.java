@@ -1,5 +1,6 @@
 package dev.offload.concurrency;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import dev.offload.concurrency.lincheck.CheckMode;
@@ -9,6 +10,7 @@ import dev.offload.concurrency.lincheck.LincheckChecks;
  * Lincheck's model checker over the pool and over a session's life, in the mode the build
  * names (quick unless {@code -Dconcurrency.long=true}).
  */
+@Tag("stress")
 class StreamPoolModelCheckingTests {
 
 	@Test

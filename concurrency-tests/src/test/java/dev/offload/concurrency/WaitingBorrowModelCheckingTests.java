@@ -1,5 +1,6 @@
 package dev.offload.concurrency;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import dev.offload.concurrency.lincheck.CheckMode;
@@ -9,6 +10,7 @@ import dev.offload.concurrency.lincheck.LincheckChecks;
  * Lincheck's model checker over a borrow that waits for a stream, in the mode the build
  * names: the longest of the quick mode's checks.
  */
+@Tag("stress")
 class WaitingBorrowModelCheckingTests {
 
 	@Test

@@ -12,6 +12,7 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import dev.offload.Device;
@@ -73,6 +74,7 @@ class OffloadTemplateSubmitTests {
 	}
 
 	@Test
+	@Tag("stress")
 	void tenThousandSubmitsInFlightShouldCompleteWithAHandfulOfThreadsAndReturnEveryStream() throws Exception {
 		start(1);
 		int before = threadsBesidesTheCompletionExecutor();

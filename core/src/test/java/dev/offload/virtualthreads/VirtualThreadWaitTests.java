@@ -35,7 +35,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * Waits on virtual threads park and are woken by the device's completion thread; they
  * never block in the backend's synchronize, which {@link CarrierHoldingBackend} makes
  * hold the carrier as a blocking JNI call would. The tests tagged {@code java21} run on a
- * Java 21+ runtime (the build's java25-tests profile), with two carrier threads.
+ * Java 21+ runtime (the build's java25-test execution), with two carrier threads.
  */
 class VirtualThreadWaitTests {
 
@@ -216,7 +216,7 @@ class VirtualThreadWaitTests {
 
 	private static void assumeVirtualThreads() {
 		assumeTrue(VirtualThreads.isSupported(),
-				"Virtual threads need Java 21+; the build runs these tests in its java25-tests profile");
+				"Virtual threads need Java 21+; the build runs these tests on the JDK 22+ it finds (README)");
 	}
 
 }

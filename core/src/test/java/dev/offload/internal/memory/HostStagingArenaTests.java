@@ -12,6 +12,7 @@ import java.util.function.Consumer;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import dev.offload.backend.host.HostBackend;
@@ -142,6 +143,7 @@ class HostStagingArenaTests {
 	}
 
 	@Test
+	@Tag("stress")
 	void releaseIdleWhileRequestsTakeAndGiveBackBlocksShouldNeverFreeABlockInUse() throws Exception {
 		AtomicInteger freedChunks = new AtomicInteger();
 		HostStagingArena fakes = fakeArena(freedChunks);
@@ -164,6 +166,7 @@ class HostStagingArenaTests {
 	}
 
 	@Test
+	@Tag("stress")
 	void smallBlocksTakenAndGivenBackOnManyThreadsWhileSweepingShouldNeverBeLentTwiceAtOnce() throws Exception {
 		HostStagingArena fakes = fakeArena(new AtomicInteger());
 		Set<NativeMemory> lent = ConcurrentHashMap.newKeySet();

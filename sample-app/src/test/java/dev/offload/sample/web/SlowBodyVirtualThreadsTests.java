@@ -13,7 +13,7 @@ import dev.offload.test.autoconfigure.AutoConfigureOffload;
  */
 @Tag("java21")
 @EnabledForJreRange(min = JRE.JAVA_21,
-		disabledReason = "Virtual threads need Java 21+; the build runs this test in its java25-tests profile")
+		disabledReason = "Virtual threads need Java 21+; the build runs this test on the JDK 22+ it finds (README)")
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "spring.threads.virtual.enabled=true", "sample.price.max-in-flight=2",
 				"sample.request-body-timeout=2s" })

@@ -34,11 +34,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The sample app with {@code spring.threads.virtual.enabled=true}: Tomcat serves each
  * request on a virtual thread, the price requests' GPU waits park those threads, and no
  * pinned virtual thread is recorded in Offload. Runs on a Java 21+ runtime (the build's
- * java25-tests profile); on Java 17 Spring Boot ignores the property.
+ * java25-test execution); on Java 17 Spring Boot ignores the property.
  */
 @Tag("java21")
 @EnabledForJreRange(min = JRE.JAVA_21,
-		disabledReason = "Virtual threads need Java 21+; the build runs this test in its java25-tests profile")
+		disabledReason = "Virtual threads need Java 21+; the build runs this test on the JDK 22+ it finds (README)")
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		// Neither admission nor deadlines are under test: every one of the 16 concurrent
 		// clients is let in, and a busy machine's slow requests are not answered 503.
