@@ -40,7 +40,7 @@ final class CrossDeviceCopy {
 					+ " bytes through host memory, was " + bytes);
 		}
 		Device source = src.device();
-		HostBuffer staging = new HostBuffer(source, source.acquireHostMemory(bytes), bytes, session);
+		HostBuffer staging = new HostBuffer(source, source.sessions().acquireHostMemory(bytes), bytes, session);
 		session.own(staging);
 		StreamEvent enqueuedSoFar = session.hasPendingWork() ? session.recordEvent() : null;
 		try (OffloadSession stage = source.openSession(session.priority())) {

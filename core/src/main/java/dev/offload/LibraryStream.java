@@ -125,12 +125,12 @@ public final class LibraryStream {
 			throw new IllegalStateException("Workspace is allocated only while a library's handle opens");
 		}
 		long charged = Device.allocationSize(bytes);
-		DeviceMemory deviceMemory = this.device.memory();
+		DeviceMemory deviceMemory = this.device.sessions().memory;
 		deviceMemory.acquireBudget(charged, StreamPriority.NORMAL,
 				this.device.streamPool().borrowTimeoutNanos(StreamPriority.NORMAL), null);
 		NativeMemory memory;
 		try {
-			memory = this.device.acquireDeviceMemory(bytes, this.backend);
+			memory = this.device.sessions().acquireDeviceMemory(bytes, this.backend);
 		}
 		catch (RuntimeException ex) {
 			deviceMemory.releaseBudget(charged);

@@ -7,16 +7,14 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ForkJoinWorkerThread;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 import org.jspecify.annotations.Nullable;
 
 import dev.offload.internal.SessionDeadline;
+import dev.offload.internal.completion.Completions;
 import dev.offload.kernel.KernelRef;
 import dev.offload.kernel.LaunchConfig;
-import dev.offload.spi.BackendEvent;
 import dev.offload.spi.BackendStream;
 import dev.offload.spi.NativeMemory;
 
@@ -56,48 +54,12 @@ import dev.offload.spi.NativeMemory;
  */
 public final class OffloadSession implements AutoCloseable {
 
-	/** The machine's processors: more sessions open than these fill them. */
-	private static final int PROCESSORS = Runtime.getRuntime().availableProcessors();
-
-	/**
-	 * How many sessions closed asynchronously the completion thread finishes, and wakes
-	 * the joiners of, before joiners finish their own: half the processors. On the H200
-	 * (16 processors), a lone joiner woken by the completion thread took 1.14 times a
-	 * synchronous close, one that finished its own session 1.24 times (the completion
-	 * thread woken for nothing, and querying the same stream); 64 joiners woken one after
-	 * another took 1.39 to 1.97 times raw JCuda's wall time, 64 that finished their own
-	 * 1.28 times, and 1.09 times once they waited for a session the completion thread was
-	 * querying instead of leaving it to it.
-	 */
-	static final int JOINERS_WOKEN = Math.max(1, PROCESSORS / 2);
-
-	/**
-	 * How long a joiner waits for the completion thread to give back a session it queries
-	 * before it leaves the session to it: a query takes about a microsecond.
-	 */
-	private static final long JOINER_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
-
-	private static final AtomicIntegerFieldUpdater<OffloadSession> ASYNC_STATE = AtomicIntegerFieldUpdater
-		.newUpdater(OffloadSession.class, "asyncState");
-
-	/** {@link #asyncState}: nobody touches the stream. */
-	private static final int OPEN = 0;
-
-	/** {@link #asyncState}: the completion thread queries the stream. */
-	private static final int POLLING = 1;
-
-	/**
-	 * {@link #asyncState}: a joiner waits for the stream's work and finishes the session.
-	 */
-	private static final int HELPING = 2;
-
-	/** {@link #asyncState}: finished; the stream may belong to another session. */
-	private static final int FINISHED = 3;
-
 	private static final AtomicIntegerFieldUpdater<OffloadSession> AWAITING = AtomicIntegerFieldUpdater
 		.newUpdater(OffloadSession.class, "awaiting");
 
 	private final long id = SessionIds.next();
+
+	private final SessionContext context;
 
 	private final Device device;
 
@@ -133,16 +95,8 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	private boolean unwrapped;
 
-	private @Nullable CompletionFuture<Void> completion;
-
-	/**
-	 * Who may touch the stream of a session closed with {@link #closeAsync()}: the
-	 * completion thread while it queries it ({@link #POLLING}), a joiner that waits for
-	 * the work and finishes the session ({@link #HELPING}), nobody once it is
-	 * {@link #FINISHED}. Each takes it from {@link #OPEN} by compare-and-set, so that
-	 * neither touches a stream the other gave back (lent again, or destroyed).
-	 */
-	private volatile int asyncState;
+	/** The future of closeAsync or of the hand-off to the completion thread. */
+	private @Nullable CompletableFuture<Void> completion;
 
 	/** The device memory the budget admitted for this session, released when it ends. */
 	private long memoryReserved;
@@ -165,13 +119,14 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	private boolean handedOff;
 
-	OffloadSession(Device device, StreamPriority priority, @Nullable Duration timeout) {
-		this.device = device;
+	OffloadSession(SessionContext context, StreamPriority priority, @Nullable Duration timeout) {
+		this.context = context;
+		this.device = context.device;
 		this.priority = priority;
 		this.deadline = (timeout != null) ? new SessionDeadline(timeout) : null;
 		// The clock costs about 100 ns on some virtual machines: read it only when a
 		// listener wants durations.
-		this.openedNanos = device.isListened() ? System.nanoTime() : 0;
+		this.openedNanos = context.listened ? System.nanoTime() : 0;
 	}
 
 	/**
@@ -290,7 +245,7 @@ public final class OffloadSession implements AutoCloseable {
 		// A new block is allocated in the stream's order: ending must wait for the
 		// stream before the block can serve another stream.
 		this.workPending = true;
-		DeviceBuffer buffer = new DeviceBuffer(this.device, this.device.acquireDeviceMemory(bytes, onStream), bytes,
+		DeviceBuffer buffer = new DeviceBuffer(this.device, this.context.acquireDeviceMemory(bytes, onStream), bytes,
 				this);
 		this.memoryDrawn += charged;
 		own(buffer);
@@ -329,9 +284,8 @@ public final class OffloadSession implements AutoCloseable {
 	private void admit(long bytes) {
 		long missing = this.memoryDrawn + bytes - this.memoryReserved;
 		if (missing > 0) {
-			this.device.memory()
-				.acquireBudget(missing, this.priority, this.device.streamPool().borrowTimeoutNanos(this.priority),
-						this.deadline);
+			this.context.memory.acquireBudget(missing, this.priority,
+					this.context.streamPool.borrowTimeoutNanos(this.priority), this.deadline);
 			this.memoryReserved += missing;
 		}
 	}
@@ -346,7 +300,7 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	public HostBuffer allocateHost(long bytes) {
 		checkOpen("allocateHost");
-		HostBuffer buffer = new HostBuffer(this.device, this.device.acquireHostMemory(bytes), bytes, this);
+		HostBuffer buffer = new HostBuffer(this.device, this.context.acquireHostMemory(bytes), bytes, this);
 		own(buffer);
 		return buffer;
 	}
@@ -531,34 +485,7 @@ public final class OffloadSession implements AutoCloseable {
 		if (library == null || call == null) {
 			throw new IllegalArgumentException("callLibrary needs a library and a call");
 		}
-		long start = this.device.isListened() ? System.nanoTime() : 0;
-		Throwable failed = null;
-		try {
-			PooledStream lent = stream();
-			LibraryStream view = new LibraryStream(this, lent.backend);
-			H handle;
-			try {
-				handle = this.device.libraryHandles().handle(library, lent, view);
-			}
-			catch (BackendException ex) {
-				this.device.failIfSticky(ex);
-				throw ex;
-			}
-			// Checks of the call's operands throw before anything is enqueued; the work
-			// itself goes through LibraryStream.call, as the session's own operations.
-			call.enqueue(handle, view);
-		}
-		catch (RuntimeException | Error ex) {
-			failed = ex;
-			throw ex;
-		}
-		finally {
-			this.device.libraryHandles().called(library, failed != null);
-			if (start != 0) {
-				this.device.listener()
-					.libraryCalled(this, library.name(), operation, System.nanoTime() - start, failed);
-			}
-		}
+		this.context.libraryHandles.call(this, this::stream, library, operation, call);
 	}
 
 	/**
@@ -568,7 +495,7 @@ public final class OffloadSession implements AutoCloseable {
 	public StreamEvent recordEvent() {
 		checkOpen("recordEvent");
 		BackendStream backendStream = stream().backend;
-		StreamEvent event = new StreamEvent(this, this.device.eventPool().borrow());
+		StreamEvent event = new StreamEvent(this, this.context.completions.borrowEvent());
 		if (this.events == null) {
 			this.events = new ArrayList<>();
 		}
@@ -611,19 +538,11 @@ public final class OffloadSession implements AutoCloseable {
 			return CompletableFuture.completedFuture(null);
 		}
 		BackendStream backendStream = this.stream.backend;
-		BackendEvent event = this.device.eventPool().borrow();
-		try {
-			enqueue(() -> backendStream.record(event));
-		}
-		catch (RuntimeException ex) {
-			this.device.eventPool().release(event);
-			throw ex;
-		}
-		CompletionFuture<Void> reached = this.device.newCompletionFuture();
+		CompletableFuture<Void> reached = this.context.completions
+			.whenReached((event) -> enqueue(() -> backendStream.record(event)));
 		// Read by isAwaitingWork: no dependent stage, so the future completes without an
 		// executor task of its own.
 		this.lastWhenDone = reached;
-		this.device.watch(event, reached);
 		return reached;
 	}
 
@@ -640,7 +559,7 @@ public final class OffloadSession implements AutoCloseable {
 		}
 		if (this.failure != null) {
 			this.failureReported = true;
-			throw SessionWaits.asRuntime(this.failure);
+			throw Completions.unchecked(this.failure);
 		}
 		try {
 			awaitWork("its work (synchronize)");
@@ -670,12 +589,12 @@ public final class OffloadSession implements AutoCloseable {
 	private void waitForWork(String waitedFor) {
 		BackendStream backend = lent().backend;
 		if (this.deadline == null) {
-			SessionWaits.awaitIdle(this.device, backend);
+			this.context.completions.awaitIdle(backend);
 			return;
 		}
 		long start = System.nanoTime();
 		try {
-			if (!SessionWaits.awaitIdle(this.device, backend, this.deadline)) {
+			if (!this.context.completions.awaitIdle(backend, this.deadline)) {
 				throw expire(waitedFor, start);
 			}
 		}
@@ -691,7 +610,7 @@ public final class OffloadSession implements AutoCloseable {
 	private SessionTimeoutException expire(String waitedFor, long start) {
 		SessionTimeoutException timeout = new SessionTimeoutException(this.device.id(), this.id, waitedFor,
 				Duration.ofNanos(System.nanoTime() - start), Objects.requireNonNull(this.deadline).timeout());
-		this.device.streamPool().sessionTimedOut();
+		this.context.streamPool.sessionTimedOut();
 		handOff(timeout);
 		return timeout;
 	}
@@ -707,8 +626,7 @@ public final class OffloadSession implements AutoCloseable {
 			this.failure = reason;
 		}
 		this.failureReported = true;
-		this.completion = this.device.newCompletionFuture();
-		this.device.completionPoller().submit(new CloseTask());
+		this.completion = this.context.completions.handOff(this.id, lent().backend, new End());
 	}
 
 	/**
@@ -764,7 +682,7 @@ public final class OffloadSession implements AutoCloseable {
 		end(result);
 		if (result != null && !this.failureReported) {
 			this.failureReported = true;
-			throw SessionWaits.asRuntime(result);
+			throw Completions.unchecked(result);
 		}
 	}
 
@@ -783,18 +701,13 @@ public final class OffloadSession implements AutoCloseable {
 			return (this.completion != null) ? this.completion : CompletableFuture.completedFuture(null);
 		}
 		this.closed = true;
-		this.completion = this.device.newCompletionFuture();
-		if (this.stream == null || this.failure != null || !this.workPending) {
-			finish(this.failure, this.failure, false);
-		}
-		else {
-			// A platform thread that joins the future may wait for the work in the
-			// driver, as close() does, and finish the session itself (see
-			// finishForJoiner).
-			this.completion.helpWith(this::finishForJoiner);
-			this.device.completionPoller().submit(new CloseTask());
-		}
-		return this.completion;
+		// A platform thread that joins the future may wait for the work in the driver, as
+		// close() does, and end the session itself.
+		boolean pending = this.stream != null && this.failure == null && this.workPending;
+		CompletableFuture<Void> closing = this.context.completions.closeAsync(this.id, pending ? lent().backend : null,
+				new End());
+		this.completion = closing;
+		return closing;
 	}
 
 	/**
@@ -824,194 +737,15 @@ public final class OffloadSession implements AutoCloseable {
 	 * the deadline
 	 */
 	public <T> CompletableFuture<T> withinDeadline(CompletableFuture<T> work) {
-		return (this.deadline != null) ? AsyncDeadline.bound(this, this.deadline, work) : work;
-	}
-
-	/**
-	 * Called by the completion thread: finishes the session if its work is done, unless a
-	 * joiner does.
-	 * @return {@code true} when finished (here or by the joiner), {@code false} to poll
-	 * again
-	 */
-	boolean pollCompletion() {
-		if (!ASYNC_STATE.compareAndSet(this, OPEN, POLLING)) {
-			// A joiner waits for the work and finishes the session, or has.
-			return this.asyncState == FINISHED;
+		SessionDeadline bound = this.deadline;
+		if (bound == null) {
+			return work;
 		}
-		return finishIfDone(lent(), null);
-	}
-
-	/**
-	 * With the session taken ({@link #POLLING} or {@link #HELPING}): finishes it if its
-	 * work is done (or failed), else gives it back ({@link #OPEN}) for the completion
-	 * thread to watch. The completion thread settles the future and has it published on
-	 * the completion executor; a joiner waits for the work in the driver first and
-	 * completes the future on its own thread, where it waits for it.
-	 * @param lent the session's stream
-	 * @param joined for a joiner, the future it waits for (it leaves once that is done
-	 * otherwise, the work still running); {@code null} for the completion thread
-	 * @return whether the session was finished
-	 */
-	private boolean finishIfDone(PooledStream lent, @Nullable CompletableFuture<?> joined) {
-		boolean joiner = joined != null;
-		boolean done;
-		RuntimeException failure = null;
-		try {
-			if (joined != null) {
-				this.device.joinerInDriver();
-				try {
-					done = awaitWorkUnlessDone(lent, joined);
-				}
-				finally {
-					this.device.joinerLeftDriver();
-				}
-			}
-			else {
-				done = lent.backend.query();
-			}
-		}
-		catch (RuntimeException ex) {
-			failure = ex;
-			done = true;
-		}
-		if (!done) {
-			// The completion thread watches the work again (its task stays pending while
-			// a joiner helps) and finishes the session.
-			this.asyncState = OPEN;
-			return false;
-		}
-		this.asyncState = FINISHED;
-		if (failure != null) {
-			finish(recordFailure(failure), failure, !joiner);
-		}
-		else {
-			// A session handed off after its deadline has its timeout as the outcome; its
-			// stream is fine.
-			finish(this.failure, null, !joiner);
-		}
-		return true;
-	}
-
-	/**
-	 * Called by a platform thread in {@code join()} of the future of
-	 * {@link #closeAsync()}: while the completion thread has more than
-	 * {@link #JOINERS_WOKEN} sessions to watch, and would wake their joiners one after
-	 * another, or while more sessions are open on the device than the machine has
-	 * processors (a joiner waiting actively for the completion thread would take a
-	 * processor from their threads), takes the session from it, waits for the work itself
-	 * ({@link #awaitWorkUnlessDone}; it gives the session back if the future it joins is
-	 * done otherwise first) and finishes the session, completing its future on this
-	 * thread. Otherwise the joiner is woken by the completion thread, which costs a lone
-	 * joiner less, unless the work is still running once the joiner has waited briefly
-	 * ({@code late}) and fewer than {@link #JOINERS_WOKEN} joiners wait in the driver:
-	 * the completion thread then watches it with pauses of up to
-	 * {@link CompletionPoller#MAX_PARK_NANOS}, which the joiner, waiting in the driver,
-	 * does not pay. While the completion thread queries the stream (one call), the joiner
-	 * waits for it to give the session back, up to {@link #JOINER_SPIN_NANOS}. Not on a
-	 * fork/join pool's thread (the completion executor's, say), where {@code join()}
-	 * blocks through the pool's managed blocking.
-	 */
-	private void finishForJoiner(boolean late, CompletableFuture<?> joined) {
-		PooledStream lent = this.stream;
-		if (lent == null || Thread.currentThread() instanceof ForkJoinWorkerThread) {
-			return;
-		}
-		// Early, only to spare the completion thread, or when the sessions' threads fill
-		// the processors; late, only while the joiners waiting in the driver (each a
-		// spinning thread) leave the processors room.
-		boolean declined = late ? this.device.joinersInDriver() >= JOINERS_WOKEN
-				: this.device.pendingCompletions() <= JOINERS_WOKEN && this.device.activeSessions() <= PROCESSORS;
-		if (declined) {
-			return;
-		}
-		long start = 0;
-		while (true) {
-			int state = this.asyncState;
-			if (state == OPEN) {
-				if (ASYNC_STATE.compareAndSet(this, OPEN, HELPING)) {
-					finishIfDone(lent, joined);
-					return;
-				}
-			}
-			else if (state != POLLING) {
-				// Another joiner finishes it, or it is finished.
-				return;
-			}
-			else if (start == 0) {
-				start = System.nanoTime();
-			}
-			else if (System.nanoTime() - start > JOINER_SPIN_NANOS) {
-				return;
-			}
-			Thread.onSpinWait();
-		}
-	}
-
-	/**
-	 * A joiner's wait for the session's work, which it leaves as soon as the future it
-	 * waits for is done otherwise (its own timeout, a cancellation, a completion from
-	 * outside): a driver's synchronize could not be left, so it queries the stream
-	 * between spin waits, as the driver's synchronize spins on a processor of its own
-	 * (the context's default scheduling while the processors outnumber the contexts).
-	 * Where the device's work runs on this machine's processors (the host backend), which
-	 * a spinning joiner would take from it, the joiner parks until the completion thread
-	 * sees the stream idle or the future is done.
-	 * @return whether the work is done; {@code false} if the joiner left it running
-	 * @throws RuntimeException the work's failure
-	 */
-	private boolean awaitWorkUnlessDone(PooledStream lent, CompletableFuture<?> joined) {
-		BackendStream backend = lent.backend;
-		if (this.device.runsWorkOnHostProcessors()) {
-			return SessionWaits.awaitIdleUnless(this.device, backend::query, completion().outcomeOr(joined));
-		}
-		while (!backend.query()) {
-			if (joined.isDone()) {
-				return false;
-			}
-			Thread.onSpinWait();
-		}
-		return true;
-	}
-
-	/**
-	 * Called by the completion thread when the device shut down before this session's
-	 * work was seen done: the future fails, and the stream stays lent (it is never
-	 * destroyed under running work). A session a joiner is finishing is left to it.
-	 */
-	private void abandon(String reason) {
-		if (!ASYNC_STATE.compareAndSet(this, OPEN, FINISHED)) {
-			return;
-		}
-		this.failureReported = true;
-		this.device.completionPoller()
-			.complete(completion(), new StreamPoolClosedException(
-					"Session " + this.id + " on device " + this.device.id() + " was " + reason));
-	}
-
-	/**
-	 * Ends the session and completes its future: with {@code publishOnExecutor}, settled
-	 * on this thread and published on the completion executor (the completion thread, and
-	 * a joiner that finished the session, run no dependent stage), else completed on this
-	 * thread.
-	 */
-	private void finish(@Nullable Throwable result, @Nullable Throwable streamFailure, boolean publishOnExecutor) {
-		try {
-			end(result, streamFailure);
-		}
-		finally {
-			if (result != null) {
-				this.failureReported = true;
-			}
-			if (publishOnExecutor) {
-				this.device.completionPoller().complete(completion(), result);
-			}
-			else if (result == null) {
-				completion().complete(null);
-			}
-			else {
-				completion().completeExceptionally(result);
-			}
-		}
+		return this.context.completions.withinDeadline(bound, work, (waited) -> {
+			this.context.streamPool.sessionTimedOut();
+			return new SessionTimeoutException(this.device.id(), this.id, "its work (asynchronous)",
+					Duration.ofNanos(waited), bound.timeout());
+		});
 	}
 
 	private void end(@Nullable Throwable result) {
@@ -1024,7 +758,7 @@ public final class OffloadSession implements AutoCloseable {
 				returnStream(streamFailure);
 			}
 			if (this.events != null) {
-				this.events.forEach((event) -> this.device.eventPool().release(event.release()));
+				this.events.forEach((event) -> this.context.completions.releaseEvent(event.release()));
 			}
 			if (this.buffers != null) {
 				this.buffers.forEach(Buffer::release);
@@ -1034,28 +768,28 @@ public final class OffloadSession implements AutoCloseable {
 			long reserved = this.memoryReserved;
 			this.memoryReserved = 0;
 			this.memoryDrawn = 0;
-			this.device.memory().releaseBudget(reserved);
-			this.device.sessionEnded(this, result);
+			this.context.memory.releaseBudget(reserved);
+			this.context.ended(this, result);
 		}
 	}
 
 	private void returnStream(@Nullable Throwable result) {
 		PooledStream lent = lent();
 		if (result == null) {
-			this.device.streamPool().release(lent);
+			this.context.streamPool.release(lent);
 			return;
 		}
 		if (!(result instanceof BackendException backendError && backendError.isSticky())) {
 			// Earlier work may still run on a stream whose later call failed: let it
 			// finish before the stream and the buffers are given back.
 			try {
-				SessionWaits.awaitIdle(this.device, lent.backend);
+				this.context.completions.awaitIdle(lent.backend);
 			}
 			catch (RuntimeException ignored) {
 				// The failure is already recorded.
 			}
 		}
-		this.device.streamPool().discard(lent, result);
+		this.context.streamPool.discard(lent, result);
 	}
 
 	void enqueue(Runnable call) {
@@ -1098,15 +832,10 @@ public final class OffloadSession implements AutoCloseable {
 		return Objects.requireNonNull(this.stream, "no stream is lent to this session");
 	}
 
-	/** The future of closeAsync or of the hand-off, where the caller knows one exists. */
-	private CompletionFuture<Void> completion() {
-		return Objects.requireNonNull(this.completion, "the session was not handed to the completion thread");
-	}
-
 	private PooledStream stream() {
 		PooledStream lent = this.stream;
 		if (lent == null) {
-			lent = this.device.streamPool().borrow(this.priority, this.deadline, this.id);
+			lent = this.context.streamPool.borrow(this.priority, this.deadline, this.id);
 			this.stream = lent;
 		}
 		return lent;
@@ -1120,18 +849,20 @@ public final class OffloadSession implements AutoCloseable {
 	}
 
 	/**
-	 * Ends this session on the completion thread once its stream is idle.
+	 * How the completion engine ends this session once its work is done: the work's
+	 * failure is recorded (a session handed off after its deadline has its timeout as the
+	 * outcome; its stream is fine).
 	 */
-	private final class CloseTask implements CompletionPoller.Task {
+	private final class End implements Completions.SessionEnd {
 
 		@Override
-		public boolean poll() {
-			return pollCompletion();
+		public @Nullable Throwable outcome(@Nullable Throwable workFailure) {
+			return (workFailure != null) ? recordFailure(workFailure) : OffloadSession.this.failure;
 		}
 
 		@Override
-		public void abandon(String reason) {
-			OffloadSession.this.abandon(reason);
+		public void end(@Nullable Throwable outcome, @Nullable Throwable streamFailure) {
+			OffloadSession.this.end(outcome, streamFailure);
 		}
 
 	}

@@ -82,7 +82,8 @@ class PublicSurfaceTests {
 	 */
 	static final Map<String, Set<String>> INTERNAL_TYPES = Map.of(INTERNAL,
 			Set.of("Lendable", "LendingPool", "SessionDeadline", "ThreadStripes", "VirtualThreads"),
-			INTERNAL + ".memory", Set.of("DeviceMemory", "MemoryTuning"));
+			INTERNAL + ".memory", Set.of("DeviceMemory", "MemoryTuning"), INTERNAL + ".completion",
+			Set.of("Completions", "CompletionTuning"));
 
 	/**
 	 * The public API and SPI types (everything public outside
