@@ -152,7 +152,7 @@ public final class LibraryStream {
 	 * @throws BackendException if the backend or the library refuses the call
 	 */
 	public void call(String operation, Runnable call) {
-		this.session.enqueue(() -> this.backend.callLibrary(operation, call));
+		this.session.work.enqueue(() -> this.backend.callLibrary(operation, call));
 	}
 
 	void beginOpening() {

@@ -1,22 +1,15 @@
 package dev.offload;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 
 import dev.offload.internal.SessionDeadline;
-import dev.offload.internal.completion.Completions;
 import dev.offload.kernel.KernelRef;
 import dev.offload.kernel.LaunchConfig;
 import dev.offload.spi.BackendStream;
-import dev.offload.spi.NativeMemory;
 
 /**
  * A unit of work on one device: the stream it borrows on its first operation is its own
@@ -54,9 +47,6 @@ import dev.offload.spi.NativeMemory;
  */
 public final class OffloadSession implements AutoCloseable {
 
-	private static final AtomicIntegerFieldUpdater<OffloadSession> AWAITING = AtomicIntegerFieldUpdater
-		.newUpdater(OffloadSession.class, "awaiting");
-
 	private final long id = SessionIds.next();
 
 	private final SessionContext context;
@@ -69,55 +59,8 @@ public final class OffloadSession implements AutoCloseable {
 
 	private final @Nullable SessionDeadline deadline;
 
-	private @Nullable PooledStream stream;
-
-	private @Nullable List<Buffer> buffers;
-
-	private @Nullable List<StreamEvent> events;
-
-	private @Nullable Map<String, Object> attributes;
-
-	private volatile boolean closed;
-
-	private @Nullable Throwable failure;
-
-	private boolean failureReported;
-
-	/**
-	 * Whether work was enqueued since the last synchronize, so that ending the session
-	 * must wait for it.
-	 */
-	private boolean workPending;
-
-	/**
-	 * Whether the native stream was handed out: work may then be enqueued that the
-	 * session does not see.
-	 */
-	private boolean unwrapped;
-
-	/** The future of closeAsync or of the hand-off to the completion thread. */
-	private @Nullable CompletableFuture<Void> completion;
-
-	/** The device memory the budget admitted for this session, released when it ends. */
-	private long memoryReserved;
-
-	/** The device memory of the session's buffers, within {@link #memoryReserved}. */
-	private long memoryDrawn;
-
-	/** Callers blocked in synchronize or close, waiting for this session's work. */
-	private volatile int awaiting;
-
-	/**
-	 * The future of the last {@link #whenDone()}: the session's work finishes in stream
-	 * order, so while an earlier one is pending this one is too.
-	 */
-	private volatile @Nullable CompletableFuture<Void> lastWhenDone;
-
-	/**
-	 * Set when the session was closed for its caller and left to the completion thread to
-	 * end.
-	 */
-	private boolean handedOff;
+	/** The session's stream, buffers, events, reservation, failure and waits. */
+	final SessionWork work;
 
 	OffloadSession(SessionContext context, StreamPriority priority, @Nullable Duration timeout) {
 		this.context = context;
@@ -127,6 +70,7 @@ public final class OffloadSession implements AutoCloseable {
 		// The clock costs about 100 ns on some virtual machines: read it only when a
 		// listener wants durations.
 		this.openedNanos = context.listened ? System.nanoTime() : 0;
+		this.work = new SessionWork(this, context, priority, this.deadline);
 	}
 
 	/**
@@ -166,7 +110,7 @@ public final class OffloadSession implements AutoCloseable {
 	 * @return {@code true} after {@link #close()} or {@link #closeAsync()}
 	 */
 	public boolean isClosed() {
-		return this.closed;
+		return this.work.closed;
 	}
 
 	/**
@@ -174,7 +118,7 @@ public final class OffloadSession implements AutoCloseable {
 	 * @return {@code true} after its first operation, until it ends
 	 */
 	public boolean hasStream() {
-		return this.stream != null;
+		return this.work.hasStream();
 	}
 
 	/**
@@ -182,7 +126,7 @@ public final class OffloadSession implements AutoCloseable {
 	 * @return the stream's id
 	 */
 	public int streamId() {
-		return stream().id;
+		return this.work.stream().id;
 	}
 
 	/**
@@ -190,7 +134,7 @@ public final class OffloadSession implements AutoCloseable {
 	 * @return the failure, or {@code null}
 	 */
 	public @Nullable Throwable failure() {
-		return this.failure;
+		return this.work.failure;
 	}
 
 	long openedNanos() {
@@ -203,8 +147,8 @@ public final class OffloadSession implements AutoCloseable {
 	 * @param name the attribute's name
 	 * @return the value, or {@code null}
 	 */
-	public synchronized @Nullable Object getAttribute(String name) {
-		return (this.attributes != null) ? this.attributes.get(name) : null;
+	public @Nullable Object getAttribute(String name) {
+		return this.work.attribute(name);
 	}
 
 	/**
@@ -212,16 +156,8 @@ public final class OffloadSession implements AutoCloseable {
 	 * @param name the attribute's name
 	 * @param value the value, or {@code null} to remove it
 	 */
-	public synchronized void setAttribute(String name, @Nullable Object value) {
-		if (this.attributes == null) {
-			this.attributes = new ConcurrentHashMap<>();
-		}
-		if (value == null) {
-			this.attributes.remove(name);
-		}
-		else {
-			this.attributes.put(name, value);
-		}
+	public void setAttribute(String name, @Nullable Object value) {
+		this.work.setAttribute(name, value);
 	}
 
 	/**
@@ -239,17 +175,7 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	public DeviceBuffer allocate(long bytes) {
 		checkOpen("allocate");
-		long charged = Device.allocationSize(bytes);
-		admit(charged);
-		BackendStream onStream = stream().backend;
-		// A new block is allocated in the stream's order: ending must wait for the
-		// stream before the block can serve another stream.
-		this.workPending = true;
-		DeviceBuffer buffer = new DeviceBuffer(this.device, this.context.acquireDeviceMemory(bytes, onStream), bytes,
-				this);
-		this.memoryDrawn += charged;
-		own(buffer);
-		return buffer;
+		return this.work.own(new DeviceBuffer(this.device, this.work.allocateDevice(bytes), bytes, this));
 	}
 
 	/**
@@ -269,7 +195,7 @@ public final class OffloadSession implements AutoCloseable {
 		if (bytes < 0) {
 			throw new IllegalArgumentException("bytes must be at least 0, was " + bytes);
 		}
-		admit(bytes);
+		this.work.admit(bytes);
 		return this;
 	}
 
@@ -278,16 +204,7 @@ public final class OffloadSession implements AutoCloseable {
 	 * @return the reserved bytes, including those its buffers use
 	 */
 	public long reservedMemory() {
-		return this.memoryReserved;
-	}
-
-	private void admit(long bytes) {
-		long missing = this.memoryDrawn + bytes - this.memoryReserved;
-		if (missing > 0) {
-			this.context.memory.acquireBudget(missing, this.priority,
-					this.context.streamPool.borrowTimeoutNanos(this.priority), this.deadline);
-			this.memoryReserved += missing;
-		}
+		return this.work.reservedMemory();
 	}
 
 	/**
@@ -300,9 +217,7 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	public HostBuffer allocateHost(long bytes) {
 		checkOpen("allocateHost");
-		HostBuffer buffer = new HostBuffer(this.device, this.context.acquireHostMemory(bytes), bytes, this);
-		own(buffer);
-		return buffer;
+		return this.work.own(new HostBuffer(this.device, this.context.acquireHostMemory(bytes), bytes, this));
 	}
 
 	/**
@@ -321,13 +236,6 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	public HostBuffer hostBuffer(double[] values) {
 		return allocateHost(Math.max(1, (long) values.length * Double.BYTES)).putDoubles(0, values);
-	}
-
-	void own(Buffer buffer) {
-		if (this.buffers == null) {
-			this.buffers = new ArrayList<>();
-		}
-		this.buffers.add(buffer);
 	}
 
 	/**
@@ -359,35 +267,7 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	public void copy(Buffer src, long srcOffset, Buffer dst, long dstOffset, long bytes) {
 		checkOpen("copy");
-		if (src == null || dst == null) {
-			throw new IllegalArgumentException("copy needs a source and a destination, was " + src + " -> " + dst);
-		}
-		var to = dst.memoryFor(this.device, "the copy's destination");
-		if (src.device() != this.device) {
-			CrossDeviceCopy.copy(this, src, srcOffset, dst, to, dstOffset, bytes);
-			return;
-		}
-		var from = src.memoryFor(this.device, "the copy's source");
-		src.checkRange(srcOffset, bytes, "the copy's source");
-		dst.checkRange(dstOffset, bytes, "the copy's destination");
-		if (bytes == 0) {
-			return;
-		}
-		enqueueCopy(from, srcOffset, to, dstOffset, bytes);
-	}
-
-	/**
-	 * Enqueues a copy between two memories this session's stream can reach.
-	 */
-	void enqueueCopy(NativeMemory from, long srcOffset, NativeMemory to, long dstOffset, long bytes) {
-		enqueue(() -> stream().backend.copy(from, srcOffset, to, dstOffset, bytes));
-	}
-
-	/**
-	 * Tells whether work was enqueued since the last synchronize.
-	 */
-	boolean hasPendingWork() {
-		return this.workPending;
+		this.work.copy(src, srcOffset, dst, dstOffset, bytes);
 	}
 
 	/**
@@ -412,15 +292,7 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	public void fill(Buffer dst, long offset, long bytes, byte value) {
 		checkOpen("fill");
-		if (dst == null) {
-			throw new IllegalArgumentException("fill needs a buffer");
-		}
-		var to = dst.memoryFor(this.device, "the fill");
-		dst.checkRange(offset, bytes, "the fill");
-		if (bytes == 0) {
-			return;
-		}
-		enqueue(() -> stream().backend.fill(to, offset, bytes, value));
+		this.work.fill(dst, offset, bytes, value);
 	}
 
 	/**
@@ -435,16 +307,7 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	public void launch(Kernel kernel, LaunchConfig config, Object... args) {
 		checkOpen("launch");
-		if (kernel == null || config == null) {
-			throw new IllegalArgumentException("launch needs a kernel and a launch configuration");
-		}
-		if (kernel.device() != this.device) {
-			throw new IllegalArgumentException(kernel + " is not loaded on device " + this.device.id()
-					+ "; load its module there with Device.loadModule");
-		}
-		Object[] converted = kernel.toBackendArguments(args);
-		enqueue(() -> stream().backend.launch(kernel.backendKernel(), config.gridX(), config.gridY(), config.gridZ(),
-				config.blockX(), config.blockY(), config.blockZ(), config.sharedMemoryBytes(), converted));
+		this.work.launch(kernel, config, args);
 	}
 
 	/**
@@ -485,7 +348,7 @@ public final class OffloadSession implements AutoCloseable {
 		if (library == null || call == null) {
 			throw new IllegalArgumentException("callLibrary needs a library and a call");
 		}
-		this.context.libraryHandles.call(this, this::stream, library, operation, call);
+		this.context.libraryHandles.call(this, this.work::stream, library, operation, call);
 	}
 
 	/**
@@ -494,14 +357,7 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	public StreamEvent recordEvent() {
 		checkOpen("recordEvent");
-		BackendStream backendStream = stream().backend;
-		StreamEvent event = new StreamEvent(this, this.context.completions.borrowEvent());
-		if (this.events == null) {
-			this.events = new ArrayList<>();
-		}
-		this.events.add(event);
-		enqueue(() -> backendStream.record(event.backendEvent()));
-		return event;
+		return this.work.recordEvent();
 	}
 
 	/**
@@ -515,7 +371,7 @@ public final class OffloadSession implements AutoCloseable {
 			throw new IllegalArgumentException("waitFor needs an event");
 		}
 		var backendEvent = event.backendEvent();
-		enqueue(() -> stream().backend.waitFor(backendEvent));
+		this.work.enqueue(() -> this.work.stream().backend.waitFor(backendEvent));
 	}
 
 	/**
@@ -531,19 +387,7 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	public CompletableFuture<Void> whenDone() {
 		checkOpen("whenDone");
-		if (this.failure != null) {
-			return CompletableFuture.failedFuture(this.failure);
-		}
-		if (this.stream == null || !this.workPending) {
-			return CompletableFuture.completedFuture(null);
-		}
-		BackendStream backendStream = this.stream.backend;
-		CompletableFuture<Void> reached = this.context.completions
-			.whenReached((event) -> enqueue(() -> backendStream.record(event)));
-		// Read by isAwaitingWork: no dependent stage, so the future completes without an
-		// executor task of its own.
-		this.lastWhenDone = reached;
-		return reached;
+		return this.work.whenDone();
 	}
 
 	/**
@@ -554,79 +398,7 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	public void synchronize() {
 		checkOpen("synchronize");
-		if (this.stream == null) {
-			return;
-		}
-		if (this.failure != null) {
-			this.failureReported = true;
-			throw Completions.unchecked(this.failure);
-		}
-		try {
-			awaitWork("its work (synchronize)");
-		}
-		catch (RuntimeException ex) {
-			recordFailure(ex);
-			this.failureReported = true;
-			throw ex;
-		}
-		this.workPending = this.unwrapped;
-	}
-
-	/**
-	 * Waits for the work enqueued so far; with a deadline, through the completion thread
-	 * so that the wait is bounded, and on expiry hands the session to that thread.
-	 */
-	private void awaitWork(String waitedFor) {
-		AWAITING.incrementAndGet(this);
-		try {
-			waitForWork(waitedFor);
-		}
-		finally {
-			AWAITING.decrementAndGet(this);
-		}
-	}
-
-	private void waitForWork(String waitedFor) {
-		BackendStream backend = lent().backend;
-		if (this.deadline == null) {
-			this.context.completions.awaitIdle(backend);
-			return;
-		}
-		long start = System.nanoTime();
-		try {
-			if (!this.context.completions.awaitIdle(backend, this.deadline)) {
-				throw expire(waitedFor, start);
-			}
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			OffloadException interrupted = new OffloadException("Interrupted while session " + this.id + " on device "
-					+ this.device.id() + " waited for " + waitedFor, ex);
-			handOff(interrupted);
-			throw interrupted;
-		}
-	}
-
-	private SessionTimeoutException expire(String waitedFor, long start) {
-		SessionTimeoutException timeout = new SessionTimeoutException(this.device.id(), this.id, waitedFor,
-				Duration.ofNanos(System.nanoTime() - start), Objects.requireNonNull(this.deadline).timeout());
-		this.context.streamPool.sessionTimedOut();
-		handOff(timeout);
-		return timeout;
-	}
-
-	/**
-	 * Closes the session for its caller, who gets {@code reason}; the completion thread
-	 * ends it (gives the stream back) when the work enqueued so far is done.
-	 */
-	private void handOff(RuntimeException reason) {
-		this.closed = true;
-		this.handedOff = true;
-		if (this.failure == null) {
-			this.failure = reason;
-		}
-		this.failureReported = true;
-		this.completion = this.context.completions.handOff(this.id, lent().backend, new End());
+		this.work.synchronize();
 	}
 
 	/**
@@ -639,17 +411,7 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	public <T> T unwrap(Class<T> type) {
 		checkOpen("unwrap");
-		BackendStream backend = stream().backend;
-		T handle = backend.handle(type);
-		// Libraries enqueue on the native stream behind the session's back: from now on,
-		// ending always synchronizes.
-		this.unwrapped = true;
-		this.workPending = true;
-		if (handle == null) {
-			throw new IllegalArgumentException("The " + this.device.backendName() + " backend's stream is a "
-					+ backend.handle().getClass().getName() + ", not a " + type.getName());
-		}
-		return handle;
+		return this.work.unwrap(type);
 	}
 
 	/**
@@ -661,29 +423,7 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	@Override
 	public void close() {
-		if (this.closed) {
-			return;
-		}
-		this.closed = true;
-		Throwable result = this.failure;
-		if (this.stream != null && result == null && this.workPending) {
-			try {
-				awaitWork("its work (close)");
-			}
-			catch (RuntimeException ex) {
-				if (this.handedOff) {
-					// The deadline passed: the completion thread ends the session once
-					// its work is done.
-					throw ex;
-				}
-				result = recordFailure(ex);
-			}
-		}
-		end(result);
-		if (result != null && !this.failureReported) {
-			this.failureReported = true;
-			throw Completions.unchecked(result);
-		}
+		this.work.close();
 	}
 
 	/**
@@ -697,17 +437,7 @@ public final class OffloadSession implements AutoCloseable {
 	 * @return the completion; the same future if called again
 	 */
 	public CompletableFuture<Void> closeAsync() {
-		if (this.closed) {
-			return (this.completion != null) ? this.completion : CompletableFuture.completedFuture(null);
-		}
-		this.closed = true;
-		// A platform thread that joins the future may wait for the work in the driver, as
-		// close() does, and end the session itself.
-		boolean pending = this.stream != null && this.failure == null && this.workPending;
-		CompletableFuture<Void> closing = this.context.completions.closeAsync(this.id, pending ? lent().backend : null,
-				new End());
-		this.completion = closing;
-		return closing;
+		return this.work.closeAsync();
 	}
 
 	/**
@@ -718,8 +448,7 @@ public final class OffloadSession implements AutoCloseable {
 	 * @return {@code true} while its work is awaited
 	 */
 	public boolean isAwaitingWork() {
-		CompletableFuture<Void> pending = this.lastWhenDone;
-		return this.awaiting > 0 || (pending != null && !pending.isDone());
+		return this.work.isAwaitingWork();
 	}
 
 	/**
@@ -737,140 +466,29 @@ public final class OffloadSession implements AutoCloseable {
 	 * the deadline
 	 */
 	public <T> CompletableFuture<T> withinDeadline(CompletableFuture<T> work) {
-		SessionDeadline bound = this.deadline;
-		if (bound == null) {
-			return work;
-		}
-		return this.context.completions.withinDeadline(bound, work, (waited) -> {
-			this.context.streamPool.sessionTimedOut();
-			return new SessionTimeoutException(this.device.id(), this.id, "its work (asynchronous)",
-					Duration.ofNanos(waited), bound.timeout());
-		});
-	}
-
-	private void end(@Nullable Throwable result) {
-		end(result, result);
-	}
-
-	private void end(@Nullable Throwable result, @Nullable Throwable streamFailure) {
-		try {
-			if (this.stream != null) {
-				returnStream(streamFailure);
-			}
-			if (this.events != null) {
-				this.events.forEach((event) -> this.context.completions.releaseEvent(event.release()));
-			}
-			if (this.buffers != null) {
-				this.buffers.forEach(Buffer::release);
-			}
-		}
-		finally {
-			long reserved = this.memoryReserved;
-			this.memoryReserved = 0;
-			this.memoryDrawn = 0;
-			this.context.memory.releaseBudget(reserved);
-			this.context.ended(this, result);
-		}
-	}
-
-	private void returnStream(@Nullable Throwable result) {
-		PooledStream lent = lent();
-		if (result == null) {
-			this.context.streamPool.release(lent);
-			return;
-		}
-		if (!(result instanceof BackendException backendError && backendError.isSticky())) {
-			// Earlier work may still run on a stream whose later call failed: let it
-			// finish before the stream and the buffers are given back.
-			try {
-				this.context.completions.awaitIdle(lent.backend);
-			}
-			catch (RuntimeException ignored) {
-				// The failure is already recorded.
-			}
-		}
-		this.context.streamPool.discard(lent, result);
-	}
-
-	void enqueue(Runnable call) {
-		this.workPending = true;
-		try {
-			call.run();
-		}
-		catch (RuntimeException ex) {
-			if (this.stream != null && !(ex instanceof OffloadException && !(ex instanceof BackendException))) {
-				recordFailure(ex);
-				this.failureReported = true;
-			}
-			throw ex;
-		}
+		return this.work.withinDeadline(work);
 	}
 
 	/**
 	 * Hands the session's stream to a call that enqueues on it (a captured flow's capture
 	 * or replay), as the session's own operations do.
 	 */
-	<T> T onStream(String operation, java.util.function.Function<BackendStream, T> call) {
+	<T> T onStream(String operation, Function<BackendStream, T> call) {
 		checkOpen(operation);
-		Object[] result = new Object[1];
-		enqueue(() -> result[0] = call.apply(stream().backend));
-		@SuppressWarnings("unchecked")
-		T typed = (T) result[0];
-		return typed;
-	}
-
-	private Throwable recordFailure(Throwable ex) {
-		if (this.failure == null) {
-			this.failure = ex;
-		}
-		this.device.failIfSticky(ex);
-		return this.failure;
-	}
-
-	/** The stream lent to this session, where the caller knows one is. */
-	private PooledStream lent() {
-		return Objects.requireNonNull(this.stream, "no stream is lent to this session");
-	}
-
-	private PooledStream stream() {
-		PooledStream lent = this.stream;
-		if (lent == null) {
-			lent = this.context.streamPool.borrow(this.priority, this.deadline, this.id);
-			this.stream = lent;
-		}
-		return lent;
+		return this.work.onStream(call);
 	}
 
 	private void checkOpen(String operation) {
-		if (this.closed) {
+		if (this.work.closed) {
 			throw new IllegalStateException(
 					"Session " + this.id + " on device " + this.device.id() + " is closed; cannot " + operation);
 		}
 	}
 
-	/**
-	 * How the completion engine ends this session once its work is done: the work's
-	 * failure is recorded (a session handed off after its deadline has its timeout as the
-	 * outcome; its stream is fine).
-	 */
-	private final class End implements Completions.SessionEnd {
-
-		@Override
-		public @Nullable Throwable outcome(@Nullable Throwable workFailure) {
-			return (workFailure != null) ? recordFailure(workFailure) : OffloadSession.this.failure;
-		}
-
-		@Override
-		public void end(@Nullable Throwable outcome, @Nullable Throwable streamFailure) {
-			OffloadSession.this.end(outcome, streamFailure);
-		}
-
-	}
-
 	@Override
 	public String toString() {
 		return "OffloadSession[" + this.id + " on device " + this.device.id()
-				+ ((this.stream != null) ? ", " + this.stream : "") + (this.closed ? ", closed" : "") + "]";
+				+ (this.work.hasStream() ? ", " + this.work.stream() : "") + (this.work.closed ? ", closed" : "") + "]";
 	}
 
 }
