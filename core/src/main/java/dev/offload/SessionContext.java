@@ -73,11 +73,8 @@ final class SessionContext {
 		return this.closing;
 	}
 
-	/** Counts a session opened, unless shutdown began. */
+	/** Counts a session opened. */
 	void opened(OffloadSession session) {
-		if (this.closing) {
-			throw new StreamPoolClosedException(this.device.id());
-		}
 		this.active.increment();
 		this.listener.sessionOpened(session);
 	}
