@@ -147,7 +147,7 @@ public final class OffloadSession implements AutoCloseable {
 	 * @param name the attribute's name
 	 * @return the value, or {@code null}
 	 */
-	public @Nullable Object getAttribute(String name) {
+	public synchronized @Nullable Object getAttribute(String name) {
 		return this.work.attribute(name);
 	}
 
@@ -156,7 +156,7 @@ public final class OffloadSession implements AutoCloseable {
 	 * @param name the attribute's name
 	 * @param value the value, or {@code null} to remove it
 	 */
-	public void setAttribute(String name, @Nullable Object value) {
+	public synchronized void setAttribute(String name, @Nullable Object value) {
 		this.work.setAttribute(name, value);
 	}
 

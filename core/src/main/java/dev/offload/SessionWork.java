@@ -287,11 +287,12 @@ final class SessionWork {
 		});
 	}
 
-	synchronized @Nullable Object attribute(String name) {
+	/** Read and written under the session's monitor, as its public methods hold it. */
+	@Nullable Object attribute(String name) {
 		return (this.attributes != null) ? this.attributes.get(name) : null;
 	}
 
-	synchronized void setAttribute(String name, @Nullable Object value) {
+	void setAttribute(String name, @Nullable Object value) {
 		if (this.attributes == null) {
 			this.attributes = new ConcurrentHashMap<>();
 		}
