@@ -14,6 +14,10 @@
 #   app      the sample app on CUDA checked over HTTP (sample-app.log), then, where python3 exists, the overload
 #            flood against it (flood.md; FLOOD_ARGS)
 #   startup  JVM start to ready with and without the starter (startup.log; STARTUP_ARGS, e.g. "9 --cds")
+#   ready    not in the default: the sample app on the CUDA backend from process start to readiness UP
+#            (/actuator/health/readiness), its kernels precompiled first for this GPU's architecture by
+#            KernelPrecompiler (as the app's -Pprecompile-kernels build does), READY_RUNS starts (default 5) through
+#            ready-time.sh (ready.md)
 #   small    not in the default: small work at GPU scale, SmallWorkBenchmark (small-work.md; SMALL_ARGS): 1,000
 #            concurrent callers of one-option price requests, unbatched against batched against a batcher whose
 #            batches do no device work (the callers' ceiling), in bursts (--rounds) and sustained (--seconds, after
@@ -376,6 +380,20 @@ if want app && [ -d "$here/app" ]; then
 	else
 		echo "no python3 on this machine: the flood was not run" | tee "$out/flood.md"
 	fi
+fi
+
+# The sample app on the CUDA backend from process start to readiness UP, its kernels loaded from cubins that
+# KernelPrecompiler wrote for this GPU beforehand (on the class path ahead of the app's classes), as a pod built with
+# -Pprecompile-kernels loads them: nothing compiles at startup.
+if want ready && [ -d "$here/app" ]; then
+	cubins="${TMPDIR:-/tmp}/offload-ready-kernels"
+	rm -rf "$cubins"
+	arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d ' .')
+	"$java" -cp "$appcp" dev.offload.compile.KernelPrecompiler "$cubins" "$arch" \
+		dev.offload.sample.pricing.OptionKernels 2>&1 | tee "$out/ready.md"
+	timeout "${READY_TIMEOUT:-300}" bash "$here/ready-time.sh" "${READY_RUNS:-5}" 8081 -- "$java" -cp "$cubins:$appcp" \
+		dev.offload.sample.OffloadSampleApplication --offload.backend=cuda 2>&1 | tee -a "$out/ready.md"
+	record "${PIPESTATUS[0]}" ready
 fi
 
 # JVM start to ready of a small web app, with and without the starter, on the host backend.

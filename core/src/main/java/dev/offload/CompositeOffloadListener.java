@@ -7,6 +7,8 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.offload.health.GpuFault;
+
 /**
  * An {@link OffloadListener} that calls several listeners in order, so that metrics,
  * tracing and leak detection each plug in their own, and isolates them: what a listener

@@ -12,6 +12,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.offload.health.GpuFault;
 import dev.offload.internal.SessionDeadline;
 import dev.offload.internal.completion.Completions;
 import dev.offload.internal.memory.DeviceMemory;
@@ -81,8 +82,8 @@ public final class Device {
 		this.backendDevice = backendDevice;
 		this.info = backendDevice.info();
 		this.listener = CompositeOffloadListener.isolating(listener);
-		this.memory = new DeviceMemory(backendDevice, this.info, memoryConfig.budgetFor(this.info.usableMemoryBytes()),
-				bufferCacheMaxBytes);
+		MemoryConfig.DeviceBudget budget = memoryConfig.budgetOf(this.info);
+		this.memory = new DeviceMemory(backendDevice, this.info, budget.bytes(), budget.source(), bufferCacheMaxBytes);
 		this.completions = new Completions(id(), completionExecutor, workOnHostProcessors, backendDevice,
 				this::activeSessions, this::failIfSticky, StreamPoolClosedException::new);
 		this.streamPool = new StreamPool(this, poolConfig);

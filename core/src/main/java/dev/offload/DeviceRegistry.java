@@ -20,6 +20,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.offload.internal.SessionDeadline;
+import dev.offload.internal.health.GpuFaultWatcher;
 import dev.offload.spi.Backend;
 import dev.offload.spi.BackendDevice;
 import dev.offload.spi.GpuSharing;
@@ -77,7 +78,9 @@ public final class DeviceRegistry implements AutoCloseable {
 		this.awaitTermination = builder.awaitTermination;
 		// build() chose the default executor when none was given.
 		this.completionExecutor = Objects.requireNonNull(builder.completionExecutor);
-		this.gpuFaultWatcher = GpuFaultWatcher.start(this.backend, this.devices, builder.watchGpuFaults);
+		this.gpuFaultWatcher = GpuFaultWatcher.start(this.backend,
+				this.devices.stream().map(Device::backendDevice).toList(), builder.watchGpuFaults,
+				(fault) -> Objects.requireNonNull(map.get(fault.deviceId())).gpuFaultReported(fault));
 	}
 
 	/**
@@ -603,6 +606,10 @@ public final class DeviceRegistry implements AutoCloseable {
 				GpuSharing sharing = device.info().sharing();
 				logger.info("GPU sharing of device {} ({}): {}{}", device.id(), device.name(), sharing,
 						sharing.evidence().isEmpty() ? "" : "; from " + String.join("; ", sharing.evidence()));
+				MemoryStatistics memory = device.memoryStatistics();
+				logger.info("Memory budget of device {}: {}, from {}", device.id(),
+						memory.isBudgeted() ? (memory.budgetBytes() >> 20) + " MiB" : "unlimited",
+						memory.budgetSource());
 			}
 			return new DeviceRegistry(this, Collections.unmodifiableList(devices));
 		}

@@ -1,5 +1,7 @@
 package dev.offload;
 
+import dev.offload.health.GpuFault;
+
 /**
  * The GPU reported a fatal fault of a device (an Xid, through NVML): the cause of the
  * {@link DeviceFailedException} of every later session on it.

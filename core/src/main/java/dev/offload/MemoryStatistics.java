@@ -41,12 +41,14 @@ package dev.offload;
  * @param synchronizingCalls driver calls that can synchronize the whole device (a
  * page-locked allocation, a free that is not stream-ordered) made on a request or
  * completion thread instead of the device's memory thread; stays still after warm-up
+ * @param budgetSource what set the budget: {@code offload.memory.budget}, or MPS's pinned
+ * limit where it is lower ({@link MemoryConfig.DeviceBudget#source()})
  */
 public record MemoryStatistics(long budgetBytes, long usedBytes, long cachedBytes, long peakBytes,
 		long reservedPeakBytes, long hostUsedBytes, long hostCachedBytes, long hostPeakBytes, long cacheHits,
 		long cacheMisses, long cacheEvictions, long deviceAllocations, long deviceFrees, long hostAllocations,
 		long hostFrees, long outOfMemoryRetries, long outOfMemoryFailures, int waiting, long waitTimeouts,
-		long synchronizingCalls) {
+		long synchronizingCalls, String budgetSource) {
 
 	/**
 	 * Tells whether a budget is enforced.

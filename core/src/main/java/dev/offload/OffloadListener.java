@@ -4,6 +4,8 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.offload.health.GpuFault;
+
 /**
  * Callbacks on pool and session events, for metrics, tracing and leak detection. Every
  * method has an empty default; implementations must be fast and must not throw (what they

@@ -92,6 +92,11 @@ class CompiledDependencyTests {
 	}
 
 	@Test
+	void faultRoomShouldNameNothingOfTheRoot() {
+		assertThat(between("dev.offload.internal.health.", "dev.offload")).isEmpty();
+	}
+
+	@Test
 	void roomsShouldNameNoTemplateSpringOrBackend() {
 		assertThat(between("dev.offload.internal.", "dev.offload.template.")).isEmpty();
 		assertThat(between("dev.offload.internal.", "dev.offload.spring.")).isEmpty();

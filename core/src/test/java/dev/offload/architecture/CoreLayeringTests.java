@@ -16,6 +16,8 @@ import dev.offload.OffloadException;
 import dev.offload.StreamPriority;
 import dev.offload.internal.completion.CompletionTuning;
 import dev.offload.internal.completion.Completions;
+import dev.offload.internal.health.GpuFaultWatcher;
+import dev.offload.internal.health.NvmlGpuFaultSource;
 import dev.offload.internal.memory.DeviceMemory;
 import dev.offload.internal.memory.MemoryTuning;
 
@@ -121,6 +123,33 @@ class CoreLayeringTests {
 		.should()
 		.dependOnClassesThat(resideInAPackage("dev.offload.internal.completion..")
 			.and(not(JavaClass.Predicates.belongToAnyOf(Completions.class, CompletionTuning.class))));
+
+	/**
+	 * The GPU fault room names none of the root: it hands the registry a
+	 * {@code dev.offload.health.GpuFault}, which names nothing else of Offload.
+	 */
+	@ArchTest
+	static final ArchRule faultRoomShouldImportOnlyTheSpiTheInternalsAndTheHealthApi = noClasses().that()
+		.resideInAPackage("dev.offload.internal.health..")
+		.should()
+		.dependOnClassesThat(resideInAPackage("dev.offload..")
+			.and(not(resideInAnyPackage("dev.offload.internal..", "dev.offload.spi..", "dev.offload.health.."))));
+
+	/**
+	 * The rest of Offload reaches the fault room through the watch and the NVML source.
+	 */
+	@ArchTest
+	static final ArchRule faultRoomShouldBeReachedThroughItsDoors = noClasses().that()
+		.resideOutsideOfPackage("dev.offload.internal.health..")
+		.should()
+		.dependOnClassesThat(resideInAPackage("dev.offload.internal.health..")
+			.and(not(JavaClass.Predicates.belongToAnyOf(GpuFaultWatcher.class, NvmlGpuFaultSource.class))));
+
+	@ArchTest
+	static final ArchRule healthShouldImportNothingElseOfOffload = noClasses().that()
+		.resideInAPackage("dev.offload.health..")
+		.should()
+		.dependOnClassesThat(resideInAPackage("dev.offload..").and(not(resideInAPackage("dev.offload.health.."))));
 
 	@ArchTest
 	static final ArchRule kernelShouldImportNothingElseOfOffload = noClasses().that()

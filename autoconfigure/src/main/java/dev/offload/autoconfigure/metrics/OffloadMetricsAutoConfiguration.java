@@ -1,5 +1,7 @@
 package dev.offload.autoconfigure.metrics;
 
+import java.util.List;
+
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -15,12 +17,15 @@ import dev.offload.spring.metrics.OffloadBatchMetrics;
 import dev.offload.spring.metrics.OffloadKernelMetrics;
 import dev.offload.spring.metrics.OffloadMemoryMetrics;
 import dev.offload.spring.metrics.OffloadPoolMetrics;
+import dev.offload.spring.metrics.OffloadQueueMetrics;
 import dev.offload.spring.metrics.OffloadSessionMetrics;
+import dev.offload.template.OffloadTemplate;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
  * Auto-configuration} for Offload's meters: {@link OffloadPoolMetrics} (pool gauges and
- * counters), {@link OffloadMemoryMetrics} (device memory and host staging, the cache,
+ * counters), {@link OffloadQueueMetrics} (the work waiting on each device, for load-aware
+ * gateways), {@link OffloadMemoryMetrics} (device memory and host staging, the cache,
  * driver allocations, the budget), {@link OffloadSessionMetrics} (timers, fed as an
  * {@link dev.offload.OffloadListener}), {@link OffloadBatchMetrics} (batch sizes and
  * queue delays, fed as a {@link dev.offload.template.BatchListener}) and
@@ -41,6 +46,15 @@ public final class OffloadMetricsAutoConfiguration {
 	@ConditionalOnMissingBean
 	OffloadPoolMetrics offloadPoolMetrics(DeviceRegistry registry, ObjectProvider<LeakDetector> leakDetector) {
 		return new OffloadPoolMetrics(registry, leakDetector.getIfAvailable());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	OffloadQueueMetrics offloadQueueMetrics(DeviceRegistry registry, ObjectProvider<OffloadTemplate> template) {
+		return new OffloadQueueMetrics(registry, () -> {
+			OffloadTemplate available = template.getIfAvailable();
+			return (available != null) ? available.batchers() : List.of();
+		});
 	}
 
 	@Bean

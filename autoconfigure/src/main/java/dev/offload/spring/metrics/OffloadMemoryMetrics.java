@@ -19,8 +19,10 @@ import dev.offload.MemoryStatistics;
  * {@code offload.memory.cached}, {@code offload.memory.peak} (the most in use at once),
  * {@code offload.memory.reserved.peak} (the most the budget reserved at once, its idle
  * credit included) and {@code offload.memory.budget} (bytes; the budget is {@code NaN}
- * when none is enforced, so that used / budget gives no value rather than zero), the same
- * three for page-locked host staging ({@code offload.memory.host.*}) and
+ * when none is enforced, so that used / budget gives no value rather than zero),
+ * {@code offload.memory.budget.usage} (used / budget, from 0 to 1, {@code NaN} without a
+ * budget: the utilisation a load-aware gateway reads beside {@code offload.queued}), the
+ * same three for page-locked host staging ({@code offload.memory.host.*}) and
  * {@code offload.memory.waiting} (sessions waiting for the budget); counters
  * {@code offload.memory.cache.requests} (tagged {@code result} {@code hit} or
  * {@code miss}), {@code offload.memory.cache.evictions},
@@ -41,6 +43,8 @@ public final class OffloadMemoryMetrics implements MeterBinder {
 	static final String RESERVED_PEAK = "offload.memory.reserved.peak";
 
 	static final String BUDGET = "offload.memory.budget";
+
+	static final String BUDGET_USAGE = "offload.memory.budget.usage";
 
 	static final String HOST_USED = "offload.memory.host.used";
 
@@ -98,6 +102,11 @@ public final class OffloadMemoryMetrics implements MeterBinder {
 			.baseUnit(BaseUnits.BYTES)
 			.tags(tags)
 			.register(registry);
+		Gauge.builder(BUDGET_USAGE, device, (d) -> usage(d.memoryStatistics()))
+			.description("Device memory in use as a share of the budget, from 0 to 1; NaN when no budget is enforced")
+			.baseUnit("ratio")
+			.tags(tags)
+			.register(registry);
 		bytes(registry, HOST_USED, "Page-locked host memory held by open buffers", device,
 				MemoryStatistics::hostUsedBytes, tags);
 		bytes(registry, HOST_CACHED, "Page-locked host memory kept for reuse", device,
@@ -129,6 +138,11 @@ public final class OffloadMemoryMetrics implements MeterBinder {
 				"failures", device, MemoryStatistics::outOfMemoryFailures, tags);
 		counter(registry, WAIT_TIMEOUTS, "Waits for the memory budget that ended in MemoryBudgetExceededException",
 				"timeouts", device, MemoryStatistics::waitTimeouts, tags);
+	}
+
+	private static double usage(MemoryStatistics statistics) {
+		return statistics.isBudgeted() ? (double) statistics.usedBytes() / Math.max(1, statistics.budgetBytes())
+				: Double.NaN;
 	}
 
 	private static double budget(MemoryStatistics statistics) {

@@ -61,6 +61,11 @@ final class OffloadMeters {
 	 */
 	static final String GPU_FAULTS = "offload.gpu.faults";
 
+	/** Work waiting on a device: borrowers, budget waiters and batchers' queued items. */
+	static final String QUEUED = "offload.queued";
+
+	static final String UNIT_REQUESTS = "requests";
+
 	static Tags tags(Device device) {
 		return Tags.of("device", String.valueOf(device.id()), "backend", device.backendName());
 	}

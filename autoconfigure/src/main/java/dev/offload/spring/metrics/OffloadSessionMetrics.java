@@ -14,10 +14,10 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import org.jspecify.annotations.Nullable;
 
 import dev.offload.Device;
-import dev.offload.GpuFault;
 import dev.offload.OffloadListener;
 import dev.offload.OffloadSession;
 import dev.offload.StreamPriority;
+import dev.offload.health.GpuFault;
 
 /**
  * {@link OffloadListener} that records the timer {@code offload.streams.acquire} (time to

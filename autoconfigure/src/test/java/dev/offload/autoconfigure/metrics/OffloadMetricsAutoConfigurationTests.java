@@ -16,6 +16,7 @@ import dev.offload.blas.Blas;
 import dev.offload.compile.KernelCache;
 import dev.offload.spring.metrics.OffloadKernelMetrics;
 import dev.offload.spring.metrics.OffloadPoolMetrics;
+import dev.offload.spring.metrics.OffloadQueueMetrics;
 import dev.offload.spring.metrics.OffloadSessionMetrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -42,6 +43,16 @@ class OffloadMetricsAutoConfigurationTests {
 			}
 			assertThat(meters.get("offload.streams.acquire").tag("device", "1").timer().count()).isOne();
 			assertThat(meters.find("offload.sessions.leaked").meters()).isEmpty();
+		});
+	}
+
+	@Test
+	void metricsWhenMeterRegistryExistsShouldBindTheQueuedGaugeOfEachDevice() {
+		this.contextRunner.run((context) -> {
+			assertThat(context).hasSingleBean(OffloadQueueMetrics.class);
+			MeterRegistry meters = context.getBean(MeterRegistry.class);
+			assertThat(meters.get("offload.queued").tag("device", "0").gauge().value()).isZero();
+			assertThat(meters.get("offload.queued").tag("device", "1").gauge().value()).isZero();
 		});
 	}
 

@@ -81,6 +81,11 @@ class OffloadMemoryMetricsTests {
 		try {
 			new OffloadMemoryMetrics(budgeted).bindTo(this.meters);
 			assertThat(gauge(OffloadMemoryMetrics.BUDGET, "0")).isEqualTo(1L << 29);
+			assertThat(gauge(OffloadMemoryMetrics.BUDGET_USAGE, "0")).isZero();
+			try (OffloadSession session = budgeted.openSession(0)) {
+				session.allocate(1L << 27);
+				assertThat(gauge(OffloadMemoryMetrics.BUDGET_USAGE, "0")).isEqualTo(0.25);
+			}
 		}
 		finally {
 			budgeted.close();
@@ -95,6 +100,7 @@ class OffloadMemoryMetricsTests {
 		try {
 			new OffloadMemoryMetrics(unlimited).bindTo(this.meters);
 			assertThat(gauge(OffloadMemoryMetrics.BUDGET, "0")).isNaN();
+			assertThat(gauge(OffloadMemoryMetrics.BUDGET_USAGE, "0")).isNaN();
 		}
 		finally {
 			unlimited.close();

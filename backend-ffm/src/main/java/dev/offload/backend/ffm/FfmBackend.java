@@ -12,8 +12,8 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 import dev.offload.backend.cuda.CudaUnavailableException;
-import dev.offload.backend.cuda.NvmlGpuFaultSource;
 import dev.offload.compile.KernelCache;
+import dev.offload.internal.health.NvmlGpuFaultSource;
 import dev.offload.spi.Backend;
 import dev.offload.spi.BackendAvailability;
 import dev.offload.spi.BackendDevice;

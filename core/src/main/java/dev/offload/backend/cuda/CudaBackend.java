@@ -8,6 +8,7 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 import dev.offload.compile.KernelCache;
+import dev.offload.internal.health.NvmlGpuFaultSource;
 import dev.offload.spi.Backend;
 import dev.offload.spi.BackendDevice;
 import dev.offload.spi.GpuFaultSource;

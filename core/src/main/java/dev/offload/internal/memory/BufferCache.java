@@ -309,13 +309,13 @@ final class BufferCache {
 	/**
 	 * Fills the memory part of a statistics snapshot.
 	 */
-	MemoryStatistics statistics(MemoryBudget budget) {
+	MemoryStatistics statistics(MemoryBudget budget, String budgetSource) {
 		return new MemoryStatistics(budget.budgetBytes(), budget.usedBytes(), cachedBytes(), budget.peakBytes(),
 				budget.reservedPeakBytes(), this.hostArena.usedBytes(), this.hostArena.cachedBytes(),
 				this.hostArena.peakBytes(), this.hits.sum(), this.misses.sum(), this.evictions.sum(),
 				this.deviceAllocations.sum(), this.deviceFrees.sum(), this.hostAllocations.sum(), this.hostFrees.sum(),
 				this.outOfMemoryRetries.sum(), this.outOfMemoryFailures.sum(), budget.waiting(), budget.waitTimeouts(),
-				this.synchronizingCalls.sum());
+				this.synchronizingCalls.sum(), budgetSource);
 	}
 
 	private NativeMemory allocateDevice(long size, @Nullable BackendStream stream) {

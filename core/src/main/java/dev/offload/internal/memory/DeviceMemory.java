@@ -26,15 +26,20 @@ public final class DeviceMemory {
 
 	private final BufferCache cache;
 
+	private final String budgetSource;
+
 	/**
 	 * Creates a device's memory.
 	 * @param backendDevice the device that allocates and frees
 	 * @param info the device's description (its id, memory and stream priorities)
 	 * @param budgetBytes the budget, from the device's {@code MemoryConfig}
+	 * @param budgetSource what set it, for the statistics
 	 * @param bufferCacheMaxBytes the most the cache keeps of closed buffers
 	 */
-	public DeviceMemory(BackendDevice backendDevice, DeviceInfo info, long budgetBytes, long bufferCacheMaxBytes) {
+	public DeviceMemory(BackendDevice backendDevice, DeviceInfo info, long budgetBytes, String budgetSource,
+			long bufferCacheMaxBytes) {
 		this.budget = new MemoryBudget(info.id(), budgetBytes, info.totalMemoryBytes());
+		this.budgetSource = budgetSource;
 		long ceiling = Math.min(this.budget.budgetBytes(), info.totalMemoryBytes());
 		this.cache = new BufferCache(info.id(), backendDevice, info.totalMemoryBytes(), info.leastPriority(),
 				bufferCacheMaxBytes, ceiling, this.budget::usedBytes);
@@ -132,7 +137,7 @@ public final class DeviceMemory {
 	 * @return the statistics
 	 */
 	public MemoryStatistics statistics() {
-		return this.cache.statistics(this.budget);
+		return this.cache.statistics(this.budget, this.budgetSource);
 	}
 
 	/**

@@ -4,6 +4,7 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
+import dev.offload.MemoryConfig;
 import dev.offload.spi.DeviceInfo;
 import dev.offload.spi.GpuSharing;
 
@@ -187,6 +188,16 @@ class GpuSharingDetectionTests {
 		assertThat(GpuSharingDetection.pinnedMemoryLimit(2, "GPU-" + UUID,
 				Map.of("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", "0=1G,1=2G")))
 			.isNull();
+	}
+
+	@Test
+	void budgetWhenEachDeviceHasAPinnedLimitShouldBeItsOwnEntry() {
+		Map<String, String> environment = Map.of("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", "0=1G,1=2G");
+		GpuSharing second = GpuSharingDetection.detect(1, "NVIDIA H200", UUID, H200_BYTES, 1, environment);
+		DeviceInfo device = new DeviceInfo(1, "NVIDIA H200", 9, 0, H200_BYTES, 132, 0, -5, second);
+		MemoryConfig.DeviceBudget budget = MemoryConfig.ofBytes(100L << 30).budgetOf(device);
+		assertThat(budget.bytes()).isEqualTo(2L << 30);
+		assertThat(budget.source()).startsWith("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT (2048 MiB)");
 	}
 
 	@Test

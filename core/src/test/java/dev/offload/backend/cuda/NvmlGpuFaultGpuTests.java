@@ -14,8 +14,9 @@ import org.junit.jupiter.api.Test;
 
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
-import dev.offload.GpuFault;
 import dev.offload.OffloadListener;
+import dev.offload.health.GpuFault;
+import dev.offload.internal.health.NvmlGpuFaultSource;
 import dev.offload.spi.Backend;
 import dev.offload.spi.GpuFaultSource;
 

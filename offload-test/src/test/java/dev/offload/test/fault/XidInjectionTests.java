@@ -11,11 +11,11 @@ import org.junit.jupiter.api.Test;
 import dev.offload.Device;
 import dev.offload.DeviceFailedException;
 import dev.offload.DeviceRegistry;
-import dev.offload.GpuFault;
 import dev.offload.GpuFaultException;
 import dev.offload.OffloadListener;
 import dev.offload.OffloadSession;
 import dev.offload.backend.host.HostBackend;
+import dev.offload.health.GpuFault;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;

@@ -16,18 +16,26 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 /**
  * The checks that a Deployment and its Service agree with the application's settings: the
- * container port and the probes, the Prometheus annotations, and a termination grace
- * period that outlasts the shutdown.
+ * container port and the probes, the Prometheus annotations, a termination grace period
+ * that outlasts the shutdown, and a GPU asked for, from the device plugin
+ * ({@code nvidia.com/gpu}) or through a resource claim of NVIDIA's DRA device class.
  */
 final class KubernetesManifests {
+
+	/** The DRA driver's device class of whole GPUs. */
+	static final String GPU_DEVICE_CLASS = "gpu.nvidia.com";
 
 	private final Map<String, Object> deployment;
 
 	private final Map<String, Object> service;
 
-	private KubernetesManifests(Map<String, Object> deployment, Map<String, Object> service) {
+	private final Map<String, Map<String, Object>> claimTemplates;
+
+	private KubernetesManifests(Map<String, Object> deployment, Map<String, Object> service,
+			Map<String, Map<String, Object>> claimTemplates) {
 		this.deployment = deployment;
 		this.service = service;
+		this.claimTemplates = claimTemplates;
 	}
 
 	/**
@@ -39,10 +47,14 @@ final class KubernetesManifests {
 	static KubernetesManifests parse(String yaml) {
 		Map<String, Object> deployment = null;
 		Map<String, Object> service = null;
+		Map<String, Map<String, Object>> claimTemplates = new LinkedHashMap<>();
 		for (Object document : new Yaml().loadAll(yaml)) {
 			Map<String, Object> manifest = map(document);
 			if ("Deployment".equals(manifest.get("kind"))) {
 				deployment = manifest;
+			}
+			else if ("ResourceClaimTemplate".equals(manifest.get("kind"))) {
+				claimTemplates.put((String) at(manifest, "metadata").get("name"), manifest);
 			}
 			else if ("Service".equals(manifest.get("kind"))) {
 				service = manifest;
@@ -52,7 +64,7 @@ final class KubernetesManifests {
 			throw new IllegalArgumentException(
 					"Expected a Deployment and a Service, found " + deployment + " and " + service);
 		}
-		return new KubernetesManifests(deployment, service);
+		return new KubernetesManifests(deployment, service, claimTemplates);
 	}
 
 	/**
@@ -118,10 +130,7 @@ final class KubernetesManifests {
 					+ " s + offload.shutdown.await-termination " + drain.toSeconds() + " s = " + needed.toSeconds()
 					+ " s");
 		}
-		Object gpus = at(container, "resources", "limits").get("nvidia.com/gpu");
-		if (!(gpus instanceof Number count) || count.intValue() < 1) {
-			problems.add("resources.limits['nvidia.com/gpu'] is not at least 1: " + gpus);
-		}
+		gpuProblems(problems, podSpec, container);
 		Map<String, Object> servicePort = map(list(at(this.service, "spec").get("ports")).get(0));
 		Object target = servicePort.get("targetPort");
 		if (!"http".equals(target) && !Objects.equals(target, containerPort)) {
@@ -130,6 +139,91 @@ final class KubernetesManifests {
 		expect(problems, "Service selector", at(this.service, "spec").get("selector"),
 				at(this.deployment, "spec", "selector").get("matchLabels"));
 		return problems;
+	}
+
+	/**
+	 * Returns the Deployment's pod template without what asks for the GPU (the
+	 * {@code nvidia.com/gpu} limit, the pod's resource claims and the container's), so
+	 * that two ways of asking can be compared for everything else.
+	 * @return a copy of the pod template
+	 */
+	Map<String, Object> podTemplateWithoutGpuRequest() {
+		Map<String, Object> pod = map(deepCopy(at(this.deployment, "spec", "template")));
+		Map<String, Object> podSpec = at(pod, "spec");
+		podSpec.remove("resourceClaims");
+		for (Object container : list(podSpec.get("containers"))) {
+			Map<String, Object> resources = map(map(container).getOrDefault("resources", new LinkedHashMap<>()));
+			resources.remove("claims");
+			map(resources.getOrDefault("limits", new LinkedHashMap<>())).remove("nvidia.com/gpu");
+		}
+		return pod;
+	}
+
+	private void gpuProblems(List<String> problems, Map<String, Object> podSpec, Map<String, Object> container) {
+		Map<String, Object> resources = at(container, "resources");
+		Object gpus = map(resources.getOrDefault("limits", Map.of())).get("nvidia.com/gpu");
+		List<Object> claims = list(resources.getOrDefault("claims", List.of()));
+		if (claims.isEmpty()) {
+			if (!(gpus instanceof Number count) || count.intValue() < 1) {
+				problems.add("resources.limits['nvidia.com/gpu'] is not at least 1: " + gpus);
+			}
+			return;
+		}
+		if (gpus != null) {
+			problems.add("the container asks for GPUs both as nvidia.com/gpu and through resource claims");
+		}
+		boolean gpu = false;
+		for (Object claim : claims) {
+			String name = (String) map(claim).get("name");
+			String template = podClaims(podSpec).get(name);
+			if (template == null) {
+				problems.add("container claim '" + name + "' is not among the pod's resourceClaims with a template");
+			}
+			else if (!this.claimTemplates.containsKey(template)) {
+				problems.add("resourceClaim '" + name + "' names template '" + template + "', which is not defined");
+			}
+			else {
+				gpu |= requestsAGpu(this.claimTemplates.get(template));
+			}
+		}
+		if (!gpu) {
+			problems.add("no resource claim of the container requests a device of class " + GPU_DEVICE_CLASS);
+		}
+	}
+
+	private static Map<String, String> podClaims(Map<String, Object> podSpec) {
+		Map<String, String> templates = new LinkedHashMap<>();
+		for (Object claim : list(podSpec.getOrDefault("resourceClaims", List.of()))) {
+			Object template = map(claim).get("resourceClaimTemplateName");
+			if (template != null) {
+				templates.put((String) map(claim).get("name"), (String) template);
+			}
+		}
+		return templates;
+	}
+
+	private static boolean requestsAGpu(Map<String, Object> template) {
+		for (Object request : list(at(template, "spec", "spec", "devices").get("requests"))) {
+			Map<String, Object> exactly = map(map(request).getOrDefault("exactly", Map.of()));
+			Object count = exactly.getOrDefault("count", 1);
+			if (GPU_DEVICE_CLASS.equals(exactly.get("deviceClassName")) && count instanceof Number number
+					&& number.intValue() >= 1) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	private static Object deepCopy(Object value) {
+		if (value instanceof Map<?, ?> source) {
+			Map<String, Object> copy = new LinkedHashMap<>();
+			source.forEach((key, child) -> copy.put((String) key, deepCopy(child)));
+			return copy;
+		}
+		if (value instanceof List<?> source) {
+			return new ArrayList<>(source.stream().map(KubernetesManifests::deepCopy).toList());
+		}
+		return value;
 	}
 
 	private static Binder settings(Map<String, Object> container, List<PropertySource<?>> applicationSettings) {

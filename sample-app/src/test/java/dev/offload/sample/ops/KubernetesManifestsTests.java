@@ -22,9 +22,39 @@ class KubernetesManifestsTests {
 
 	private static final String DEPLOYMENT = "kubernetes/deployment.yaml";
 
+	private static final String DEPLOYMENT_DRA = "kubernetes/deployment-dra.yaml";
+
 	@Test
 	void deploymentShouldAgreeWithTheSampleAppsSettings() throws IOException {
 		assertThat(KubernetesManifests.parse(OpsFiles.read(DEPLOYMENT)).problems(sampleAppSettings())).isEmpty();
+	}
+
+	@Test
+	void draDeploymentShouldAgreeWithTheSampleAppsSettings() throws IOException {
+		assertThat(KubernetesManifests.parse(OpsFiles.read(DEPLOYMENT_DRA)).problems(sampleAppSettings())).isEmpty();
+	}
+
+	@Test
+	void draDeploymentShouldDifferFromTheDevicePluginsOnlyInHowItAsksForTheGpu() {
+		assertThat(KubernetesManifests.parse(OpsFiles.read(DEPLOYMENT_DRA)).podTemplateWithoutGpuRequest())
+			.isEqualTo(KubernetesManifests.parse(OpsFiles.read(DEPLOYMENT)).podTemplateWithoutGpuRequest());
+	}
+
+	@Test
+	void problemsWhenTheClaimNamesAMissingTemplateShouldNameIt() throws IOException {
+		String manifest = OpsFiles.read(DEPLOYMENT_DRA)
+			.replace("resourceClaimTemplateName: offload-sample-gpu", "resourceClaimTemplateName: other-gpu");
+		assertThat(KubernetesManifests.parse(manifest).problems(sampleAppSettings())).containsExactly(
+				"resourceClaim 'gpu' names template 'other-gpu', which is not defined",
+				"no resource claim of the container requests a device of class gpu.nvidia.com");
+	}
+
+	@Test
+	void problemsWhenTheTemplateAsksForAnotherDeviceClassShouldSaySo() throws IOException {
+		String manifest = OpsFiles.read(DEPLOYMENT_DRA)
+			.replace("deviceClassName: gpu.nvidia.com", "deviceClassName: mig.nvidia.com");
+		assertThat(KubernetesManifests.parse(manifest).problems(sampleAppSettings()))
+			.containsExactly("no resource claim of the container requests a device of class gpu.nvidia.com");
 	}
 
 	@Test

@@ -218,6 +218,8 @@ public class StreamPoolsEndpoint {
 	 *
 	 * @param budget the device memory sessions may hold at once, or {@code null} if no
 	 * budget is enforced
+	 * @param budgetSource what set the budget: {@code offload.memory.budget}, or MPS's
+	 * pinned limit ({@code CUDA_MPS_PINNED_DEVICE_MEM_LIMIT}) where it is lower
 	 * @param used device memory held by open buffers and admitted sessions (bytes)
 	 * @param cached device memory kept by the buffer cache for reuse (bytes)
 	 * @param peak the most device memory in use at once since the start (bytes)
@@ -236,15 +238,15 @@ public class StreamPoolsEndpoint {
 	 * @param waiting sessions waiting for the budget now
 	 * @param waitTimeouts waits for the budget that gave up
 	 */
-	public record MemoryDescriptor(@Nullable Long budget, long used, long cached, long peak, @Nullable Double budgetUse,
-			long hostUsed, long hostCached, long hostPeak, long cacheHits, long cacheMisses, long cacheEvictions,
-			Map<String, Long> driverAllocations, Map<String, Long> driverFrees, long outOfMemoryRetries,
-			long outOfMemoryFailures, int waiting, long waitTimeouts) {
+	public record MemoryDescriptor(@Nullable Long budget, String budgetSource, long used, long cached, long peak,
+			@Nullable Double budgetUse, long hostUsed, long hostCached, long hostPeak, long cacheHits, long cacheMisses,
+			long cacheEvictions, Map<String, Long> driverAllocations, Map<String, Long> driverFrees,
+			long outOfMemoryRetries, long outOfMemoryFailures, int waiting, long waitTimeouts) {
 
 		static MemoryDescriptor of(MemoryStatistics statistics) {
 			boolean budgeted = statistics.isBudgeted();
-			return new MemoryDescriptor(budgeted ? statistics.budgetBytes() : null, statistics.usedBytes(),
-					statistics.cachedBytes(), statistics.peakBytes(),
+			return new MemoryDescriptor(budgeted ? statistics.budgetBytes() : null, statistics.budgetSource(),
+					statistics.usedBytes(), statistics.cachedBytes(), statistics.peakBytes(),
 					budgeted ? (double) statistics.usedBytes() / Math.max(1, statistics.budgetBytes()) : null,
 					statistics.hostUsedBytes(), statistics.hostCachedBytes(), statistics.hostPeakBytes(),
 					statistics.cacheHits(), statistics.cacheMisses(), statistics.cacheEvictions(),

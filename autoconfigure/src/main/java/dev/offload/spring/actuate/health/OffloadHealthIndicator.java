@@ -10,8 +10,8 @@ import org.springframework.boot.health.contributor.Status;
 
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
-import dev.offload.GpuFault;
 import dev.offload.MemoryStatistics;
+import dev.offload.health.GpuFault;
 import dev.offload.spi.BackendSelection;
 
 /**

@@ -1,27 +1,30 @@
-package dev.offload;
+package dev.offload.internal.health;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.function.Function;
+import java.util.Set;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.offload.health.GpuFault;
 import dev.offload.spi.Backend;
 import dev.offload.spi.BackendDevice;
 import dev.offload.spi.GpuFaultSource;
 
 /**
- * A registry's watch of the GPU's own fault reports: a daemon thread named
- * {@code offload-nvml} reads its backend's {@link GpuFaultSource} (NVML's Xid events on
- * the CUDA backends) and hands each report to its device, which a fatal Xid fails as a
- * sticky error does. The source's wait is bounded, so that {@link #close()} stops the
- * thread within about {@link #POLL} (at once where the wait is interruptible).
+ * The door of the GPU fault room, a registry's watch of the GPU's own fault reports: a
+ * daemon thread named {@code offload-nvml} reads its backend's {@link GpuFaultSource}
+ * (NVML's Xid events on the CUDA backends, {@link NvmlGpuFaultSource}), classes each
+ * report by the Xid catalog and hands the {@link GpuFault} to the registry, whose device
+ * a fatal Xid fails as a sticky error does. The source's wait is bounded, so that
+ * {@link #close()} stops the thread within about {@link #POLL} (at once where the wait is
+ * interruptible).
  */
-final class GpuFaultWatcher implements AutoCloseable {
+public final class GpuFaultWatcher implements AutoCloseable {
 
 	private static final Logger logger = LoggerFactory.getLogger(GpuFaultWatcher.class);
 
@@ -34,16 +37,20 @@ final class GpuFaultWatcher implements AutoCloseable {
 
 	private final String description;
 
-	private final Map<Integer, Device> devices;
+	private final Set<Integer> deviceIds;
+
+	private final Consumer<GpuFault> reported;
 
 	private final @Nullable Thread thread;
 
 	private volatile boolean stopped;
 
-	private GpuFaultWatcher(@Nullable GpuFaultSource source, String description, List<Device> devices) {
+	private GpuFaultWatcher(@Nullable GpuFaultSource source, String description, List<BackendDevice> devices,
+			Consumer<GpuFault> reported) {
 		this.source = source;
 		this.description = description;
-		this.devices = devices.stream().collect(Collectors.toMap(Device::id, Function.identity()));
+		this.deviceIds = devices.stream().map(BackendDevice::deviceId).collect(Collectors.toUnmodifiableSet());
+		this.reported = reported;
 		if (source != null) {
 			Thread watcher = new Thread(this::run, THREAD_NAME);
 			watcher.setDaemon(true);
@@ -57,10 +64,15 @@ final class GpuFaultWatcher implements AutoCloseable {
 	/**
 	 * Opens the backend's fault source for the devices and starts watching it; or says
 	 * why there is no watch.
+	 * @param backend the registry's backend
+	 * @param devices the registry's devices
 	 * @param enabled whether the registry was asked to watch
+	 * @param reported takes each fault of one of the devices, on the watcher's thread
+	 * @return the watcher, watching or not
 	 */
-	static GpuFaultWatcher start(Backend backend, List<Device> devices, boolean enabled) {
-		GpuFaultWatcher watcher = open(backend, devices, enabled);
+	public static GpuFaultWatcher start(Backend backend, List<BackendDevice> devices, boolean enabled,
+			Consumer<GpuFault> reported) {
+		GpuFaultWatcher watcher = open(backend, devices, enabled, reported);
 		if (watcher.thread != null) {
 			logger.info("Offload watches the GPU's fault reports: {}", watcher.description);
 			watcher.thread.start();
@@ -71,34 +83,36 @@ final class GpuFaultWatcher implements AutoCloseable {
 		return watcher;
 	}
 
-	private static GpuFaultWatcher open(Backend backend, List<Device> devices, boolean enabled) {
+	private static GpuFaultWatcher open(Backend backend, List<BackendDevice> devices, boolean enabled,
+			Consumer<GpuFault> reported) {
 		if (!enabled) {
-			return new GpuFaultWatcher(null, "turned off (offload.health.nvml.enabled=false)", devices);
+			return new GpuFaultWatcher(null, "turned off (offload.health.nvml.enabled=false)", devices, reported);
 		}
-		List<BackendDevice> backendDevices = devices.stream().map(Device::backendDevice).toList();
 		try {
-			GpuFaultSource source = backend.openGpuFaultSource(backendDevices);
-			return new GpuFaultWatcher(source, source.description(), devices);
+			GpuFaultSource source = backend.openGpuFaultSource(devices);
+			return new GpuFaultWatcher(source, source.description(), devices, reported);
 		}
 		catch (UnsupportedOperationException ex) {
-			return new GpuFaultWatcher(null, String.valueOf(ex.getMessage()), devices);
+			return new GpuFaultWatcher(null, String.valueOf(ex.getMessage()), devices, reported);
 		}
 		catch (RuntimeException | LinkageError ex) {
-			return new GpuFaultWatcher(null, "the fault source could not be opened: " + ex, devices);
+			return new GpuFaultWatcher(null, "the fault source could not be opened: " + ex, devices, reported);
 		}
 	}
 
 	/**
 	 * Tells whether the thread watches a source.
+	 * @return {@code true} if it does
 	 */
-	boolean isWatching() {
+	public boolean isWatching() {
 		return this.thread != null;
 	}
 
 	/**
 	 * Describes the source watched, or why there is none.
+	 * @return the source's description, or the reason
 	 */
-	String description() {
+	public String description() {
 		return this.description;
 	}
 
@@ -126,16 +140,15 @@ final class GpuFaultWatcher implements AutoCloseable {
 	}
 
 	private void deliver(GpuFaultSource.Report report) {
-		Device device = this.devices.get(report.deviceId());
-		if (device == null) {
+		if (!this.deviceIds.contains(report.deviceId())) {
 			logger.warn("The GPU reported Xid {} of device {}, which the registry does not use", report.xid(),
 					report.deviceId());
 			return;
 		}
 		XidCatalog.Entry entry = XidCatalog.lookUp(report.xid());
 		try {
-			device.gpuFaultReported(
-					new GpuFault(report.deviceId(), report.xid(), report.time(), entry.meaning(), entry.fatal()));
+			this.reported
+				.accept(new GpuFault(report.deviceId(), report.xid(), report.time(), entry.meaning(), entry.fatal()));
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Offload could not take Xid {} of device {}", report.xid(), report.deviceId(), ex);

@@ -1,4 +1,4 @@
-package dev.offload.backend.cuda;
+package dev.offload.internal.health;
 
 import java.time.Duration;
 import java.time.Instant;

@@ -1,4 +1,4 @@
-package dev.offload;
+package dev.offload.internal.health;
 
 import java.util.Map;
 

@@ -1,4 +1,4 @@
-package dev.offload.backend.cuda;
+package dev.offload.internal.health;
 
 /**
  * The few NVML calls that the GPU fault watch makes, with handles as addresses: an

@@ -1,4 +1,4 @@
-package dev.offload;
+package dev.offload.health;
 
 import java.time.Instant;
 import java.util.Objects;
