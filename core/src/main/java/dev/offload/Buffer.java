@@ -100,7 +100,7 @@ public abstract sealed class Buffer implements AutoCloseable permits DeviceBuffe
 		// Two threads closing one buffer at once must not give its memory (and budget)
 		// back twice: the cache would hand the block to two buffers.
 		if (RELEASED.compareAndSet(this, 0, 1)) {
-			this.device.releaseMemory(this.memory, this.owner == null);
+			this.device.sessions().releaseMemory(this.memory, this.owner == null);
 		}
 	}
 

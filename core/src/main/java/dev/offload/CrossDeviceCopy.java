@@ -40,16 +40,16 @@ final class CrossDeviceCopy {
 					+ " bytes through host memory, was " + bytes);
 		}
 		Device source = src.device();
-		HostBuffer staging = new HostBuffer(source, source.acquireHostMemory(bytes), bytes, session);
-		session.own(staging);
-		StreamEvent enqueuedSoFar = session.hasPendingWork() ? session.recordEvent() : null;
+		HostBuffer staging = new HostBuffer(source, source.sessions().acquireHostMemory(bytes), bytes, session);
+		session.work.own(staging);
+		StreamEvent enqueuedSoFar = session.work.hasPendingWork() ? session.recordEvent() : null;
 		try (OffloadSession stage = source.openSession(session.priority())) {
 			if (enqueuedSoFar != null) {
 				stage.waitFor(enqueuedSoFar);
 			}
 			stage.copy(src, srcOffset, staging, 0, bytes);
 		}
-		session.enqueueCopy(staging.memory(), 0, to, dstOffset, bytes);
+		session.work.enqueueCopy(staging.memory(), 0, to, dstOffset, bytes);
 	}
 
 }

@@ -6,13 +6,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.BooleanSupplier;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -20,19 +14,16 @@ import org.slf4j.LoggerFactory;
 
 import dev.offload.health.GpuFault;
 import dev.offload.internal.SessionDeadline;
+import dev.offload.internal.completion.Completions;
 import dev.offload.internal.memory.DeviceMemory;
 import dev.offload.kernel.KernelRef;
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.spi.BackendDevice;
-import dev.offload.spi.BackendEvent;
-import dev.offload.spi.BackendStream;
 import dev.offload.spi.DeviceInfo;
-import dev.offload.spi.NativeMemory;
 
 /**
- * One device of a {@link DeviceRegistry}: its {@link StreamPool}, event pool, buffer
- * cache, loaded modules and completion thread. Open work on it with
- * {@link #openSession()}.
+ * One device of a {@link DeviceRegistry}: its {@link StreamPool}, memory, loaded modules
+ * and completion engine. Open work on it with {@link #openSession()}.
  * <p>
  * A sticky backend error (an illegal address, a launch failure) fails the device: it
  * stops lending streams, new sessions fail fast with {@link DeviceFailedException}, and
@@ -44,12 +35,6 @@ public final class Device {
 
 	private final String backendName;
 
-	/**
-	 * Whether the work runs on this machine's processors (the host backend): a thread
-	 * that spins waiting for it takes a processor from it.
-	 */
-	private final boolean workOnHostProcessors;
-
 	private final BackendDevice backendDevice;
 
 	private final DeviceInfo info;
@@ -58,35 +43,24 @@ public final class Device {
 
 	private final StreamPool streamPool;
 
-	private final EventPool eventPool;
-
 	/** The budget, the buffer cache and the page-locked staging, behind one door. */
 	private final DeviceMemory memory;
 
-	/** The handles of stream libraries (cuBLAS) on this device's pooled streams. */
-	private final LibraryHandles libraryHandles = new LibraryHandles(this);
+	/** The completion thread, the waits, the asynchronous closes and the events. */
+	private final Completions completions;
+
+	/** The rooms wired together, as the device's sessions and buffers reach them. */
+	private final SessionContext sessions;
 
 	private final Map<String, KernelModule> modules = new ConcurrentHashMap<>();
 
 	/** The kernels {@link #kernel(KernelRef)} found last, by the reference's identity. */
 	private final @Nullable ResolvedKernel[] resolvedKernels = new ResolvedKernel[16];
 
-	private final LongAdder activeSessions = new LongAdder();
-
-	/** Threads that join sessions' futures and wait for the work in the driver. */
-	private final AtomicInteger joinersInDriver = new AtomicInteger();
-
 	/** Captured flows still open: the device destroys them before its context goes. */
 	private final Set<CapturedFlow> capturedFlows = ConcurrentHashMap.newKeySet();
 
-	private volatile @Nullable CompletionPoller completionPoller;
-
-	private final Executor completionExecutor;
-
 	private final @Nullable Duration sessionTimeout;
-
-	/** Set when shutdown began: new sessions are refused, the open ones may finish. */
-	private volatile boolean closing;
 
 	/**
 	 * The sticky error that failed the device, set once: the device's health, which its
@@ -100,29 +74,20 @@ public final class Device {
 	 */
 	private final AtomicReference<@Nullable GpuFault> gpuFault = new AtomicReference<>();
 
-	/**
-	 * Signalled when a session ends while the device closes; a lock, not a monitor, so
-	 * that waiting never pins.
-	 */
-	private final ReentrantLock drainLock = new ReentrantLock();
-
-	private final Condition drained = this.drainLock.newCondition();
-
 	Device(String backendName, boolean workOnHostProcessors, BackendDevice backendDevice, StreamPoolConfig poolConfig,
 			OffloadListener listener, long bufferCacheMaxBytes, MemoryConfig memoryConfig, Executor completionExecutor,
 			@Nullable Duration sessionTimeout) {
 		this.sessionTimeout = SessionDeadline.checked(sessionTimeout, "sessionTimeout");
 		this.backendName = backendName;
-		this.workOnHostProcessors = workOnHostProcessors;
-		this.completionExecutor = completionExecutor;
 		this.backendDevice = backendDevice;
 		this.info = backendDevice.info();
 		this.listener = CompositeOffloadListener.isolating(listener);
-		this.streamPool = new StreamPool(this, poolConfig);
-		this.eventPool = new EventPool(backendDevice);
 		MemoryConfig.DeviceBudget budget = memoryConfig.budgetOf(this.info);
 		this.memory = new DeviceMemory(backendDevice, this.info, budget.bytes(), budget.source(), bufferCacheMaxBytes);
-		SessionWaits.initializeVirtualThreadWaits();
+		this.completions = new Completions(id(), completionExecutor, workOnHostProcessors, backendDevice,
+				this::activeSessions, this::failIfSticky, StreamPoolClosedException::new);
+		this.streamPool = new StreamPool(this, poolConfig);
+		this.sessions = new SessionContext(this, this.memory, this.completions, this.streamPool, this.listener);
 	}
 
 	/**
@@ -167,19 +132,11 @@ public final class Device {
 	}
 
 	/**
-	 * Returns the device's event pool.
-	 * @return the pool
-	 */
-	EventPool eventPool() {
-		return this.eventPool;
-	}
-
-	/**
 	 * Returns the sessions opened and not yet ended.
 	 * @return the number of active sessions
 	 */
 	public int activeSessions() {
-		return this.activeSessions.intValue();
+		return this.sessions.activeSessions();
 	}
 
 	/**
@@ -295,12 +252,12 @@ public final class Device {
 		}
 		SessionDeadline.checked(timeout, "timeout");
 		checkUsable();
-		if (this.closing) {
+		if (this.sessions.isClosing()) {
 			throw new StreamPoolClosedException(id());
 		}
-		OffloadSession session = new OffloadSession(this, priority, (timeout != null) ? timeout : this.sessionTimeout);
-		this.activeSessions.increment();
-		this.listener.sessionOpened(session);
+		OffloadSession session = new OffloadSession(this.sessions, priority,
+				(timeout != null) ? timeout : this.sessionTimeout);
+		this.sessions.opened(session);
 		return session;
 	}
 
@@ -362,12 +319,11 @@ public final class Device {
 	 * gave back what it cached
 	 */
 	public DeviceBuffer allocate(long bytes) {
-		checkBytes(bytes, false);
 		long charged = allocationSize(bytes);
 		this.memory.acquireBudget(charged, StreamPriority.NORMAL,
 				this.streamPool.borrowTimeoutNanos(StreamPriority.NORMAL), null);
 		try {
-			return new DeviceBuffer(this, acquireDeviceMemory(bytes, null), bytes, null);
+			return new DeviceBuffer(this, this.sessions.acquireDeviceMemory(bytes, null), bytes, null);
 		}
 		catch (RuntimeException ex) {
 			this.memory.releaseBudget(charged);
@@ -384,7 +340,7 @@ public final class Device {
 	 * the staging chunk it needed (retryable)
 	 */
 	public HostBuffer allocateHost(long bytes) {
-		return new HostBuffer(this, acquireHostMemory(bytes), bytes, null);
+		return new HostBuffer(this, this.sessions.acquireHostMemory(bytes), bytes, null);
 	}
 
 	/**
@@ -430,10 +386,6 @@ public final class Device {
 		return this.memory.statistics();
 	}
 
-	DeviceMemory memory() {
-		return this.memory;
-	}
-
 	/**
 	 * Returns what a stream library holds and did on this device: its handles (one per
 	 * pooled stream that called it), their workspace (which also counts in the
@@ -445,45 +397,16 @@ public final class Device {
 		if (library == null) {
 			throw new IllegalArgumentException("library must not be null");
 		}
-		return this.libraryHandles.statistics(library);
+		return this.sessions.libraryHandles.statistics(library);
 	}
 
-	LibraryHandles libraryHandles() {
-		return this.libraryHandles;
+	/** The device's rooms, wired together for its sessions and buffers. */
+	SessionContext sessions() {
+		return this.sessions;
 	}
 
-	/**
-	 * Returns device memory for a buffer whose budget is already charged.
-	 * @param stream the session's stream, whose order a new allocation joins, or
-	 * {@code null}
-	 */
-	NativeMemory acquireDeviceMemory(long bytes, @Nullable BackendStream stream) {
-		checkBytes(bytes, false);
-		checkUsable();
-		// No lambda: a cache hit allocates nothing but the buffer.
-		try {
-			return this.memory.acquireDevice(bytes, stream);
-		}
-		catch (BackendException ex) {
-			failIfSticky(ex);
-			throw ex;
-		}
-	}
-
-	NativeMemory acquireHostMemory(long bytes) {
-		checkBytes(bytes, true);
-		checkUsable();
-		return call(() -> this.memory.acquireHost(bytes));
-	}
-
-	private static void checkBytes(long bytes, boolean host) {
-		if (bytes < 1) {
-			throw new IllegalArgumentException("bytes must be at least 1, was " + bytes);
-		}
-		if (host && bytes > Integer.MAX_VALUE) {
-			throw new IllegalArgumentException(
-					"A host buffer holds at most " + Integer.MAX_VALUE + " bytes, was " + bytes);
-		}
+	Completions completions() {
+		return this.completions;
 	}
 
 	void adopt(CapturedFlow flow) {
@@ -500,28 +423,6 @@ public final class Device {
 	 */
 	public int capturedFlows() {
 		return this.capturedFlows.size();
-	}
-
-	/**
-	 * Takes back a buffer's memory once its work is done; an application-owned device
-	 * buffer gives its budget back too (a session's buffers are in its reservation).
-	 */
-	void releaseMemory(NativeMemory memory, boolean charged) {
-		try {
-			this.memory.release(memory);
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Could not free {} bytes of device {}: {}", memory.size(), id(), ex.getMessage());
-		}
-		finally {
-			if (charged && !memory.isHost()) {
-				this.memory.releaseBudget(memory.size());
-			}
-			if (this.closing && memory.isHost()) {
-				// Shutdown may be waiting for the page-locked memory to come back.
-				signalDrained();
-			}
-		}
 	}
 
 	private <T> T call(java.util.function.Supplier<T> backendCall) {
@@ -575,131 +476,12 @@ public final class Device {
 		return (priority == StreamPriority.HIGH) ? this.info.greatestPriority() : this.info.leastPriority();
 	}
 
-	CompletionPoller completionPoller() {
-		CompletionPoller poller = this.completionPoller;
-		if (poller == null) {
-			synchronized (this) {
-				poller = this.completionPoller;
-				if (poller == null) {
-					poller = new CompletionPoller(id(), this.completionExecutor);
-					this.completionPoller = poller;
-				}
-			}
-		}
-		return poller;
-	}
-
-	/**
-	 * Returns the sessions handed to the completion thread and not yet done.
-	 */
-	int pendingCompletions() {
-		CompletionPoller poller = this.completionPoller;
-		return (poller != null) ? poller.outstanding() : 0;
-	}
-
-	/**
-	 * Counts a thread that joins a session's future and waits for its work in the driver,
-	 * until {@link #joinerLeftDriver()}.
-	 */
-	void joinerInDriver() {
-		this.joinersInDriver.incrementAndGet();
-	}
-
-	void joinerLeftDriver() {
-		this.joinersInDriver.decrementAndGet();
-	}
-
-	/**
-	 * Returns how many threads that join sessions' futures wait in the driver now.
-	 * @return the count
-	 */
-	int joinersInDriver() {
-		return this.joinersInDriver.get();
-	}
-
-	/**
-	 * Returns a future for asynchronous work of this device: its dependent stages run on
-	 * the completion executor.
-	 */
-	Executor completionExecutor() {
-		return this.completionExecutor;
-	}
-
-	CompletionFuture<Void> newCompletionFuture() {
-		return new CompletionFuture<>(this.completionExecutor, !this.workOnHostProcessors);
-	}
-
-	/**
-	 * Tells whether the device's work runs on this machine's processors (the host
-	 * backend), which a thread spinning while it waits for the work would take from it.
-	 */
-	boolean runsWorkOnHostProcessors() {
-		return this.workOnHostProcessors;
-	}
-
-	/**
-	 * Has the completion thread watch {@code event} (recorded on a session's stream) and
-	 * complete {@code reached} once it is, or with the failure of the work before it; the
-	 * event goes back to the pool then.
-	 */
-	void watch(BackendEvent event, CompletionFuture<Void> reached) {
-		CompletionPoller poller = completionPoller();
-		poller.submit(new CompletionPoller.Task() {
-
-			@Override
-			public boolean poll() {
-				boolean done;
-				try {
-					done = event.query();
-				}
-				catch (RuntimeException ex) {
-					failIfSticky(ex);
-					Device.this.eventPool.release(event);
-					poller.complete(reached, ex);
-					return true;
-				}
-				if (done) {
-					Device.this.eventPool.release(event);
-					poller.complete(reached, null);
-				}
-				return done;
-			}
-
-			@Override
-			public void abandon(String reason) {
-				// The event stays recorded on a stream that is still lent: it is not
-				// given back to the pool.
-				poller.complete(reached, new StreamPoolClosedException("Device " + id() + " was " + reason));
-			}
-
-		});
-	}
-
-	@Nullable Thread completionThread() {
-		CompletionPoller poller = this.completionPoller;
-		return (poller != null) ? poller.thread() : null;
-	}
-
-	void sessionEnded(OffloadSession session, @Nullable Throwable failure) {
-		this.activeSessions.decrement();
-		if (this.closing) {
-			signalDrained();
-		}
-		if (isListened()) {
-			this.listener.sessionClosed(session, System.nanoTime() - session.openedNanos(), failure);
-		}
-	}
-
-	boolean isListened() {
-		return this.listener != OffloadListener.NONE;
-	}
-
 	/**
 	 * Refuses new sessions from now on; the open ones may go on until {@link #close} ends
 	 * them.
 	 */
 	void refuseNewSessions() {
-		this.closing = true;
+		this.sessions.refuseNewSessions();
 	}
 
 	/**
@@ -714,27 +496,21 @@ public final class Device {
 	boolean close(Duration awaitTermination) {
 		refuseNewSessions();
 		long deadline = System.nanoTime() + awaitTermination.toNanos();
-		awaitDrained(() -> activeSessions() == 0, deadline);
+		this.sessions.awaitDrained(() -> activeSessions() == 0, deadline);
 		boolean drained = this.streamPool.shutdown(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
-		CompletionPoller poller = this.completionPoller;
 		if (!drained || activeSessions() > 0) {
 			logger.warn("Device {}: {} stream(s) still lent and {} session(s) active after {} ms; sessions waiting "
 					+ "for their work are failed, lent streams are not destroyed, and the device's context stays", id(),
 					this.streamPool.inUse(), activeSessions(), awaitTermination.toMillis());
-			if (poller != null) {
-				poller.stopAndAbandon("shut down before its work finished (shutdown waited "
-						+ awaitTermination.toMillis() + " ms for the sessions in flight)");
-			}
+			this.completions.stopAndAbandon("shut down before its work finished (shutdown waited "
+					+ awaitTermination.toMillis() + " ms for the sessions in flight)");
 			return false;
 		}
-		if (poller != null) {
-			poller.stop();
-		}
+		this.completions.stop();
 		// Every page-locked block back: the host buffers a caller owns, such as the
 		// outputs an asynchronous call reads on the completion executor once its session
 		// ended.
-		boolean hostMemoryBack = awaitDrained(() -> this.memory.hostUsedBytes() == 0, deadline);
-		this.eventPool.close();
+		boolean hostMemoryBack = this.sessions.awaitDrained(() -> this.memory.hostUsedBytes() == 0, deadline);
 		this.capturedFlows.forEach(CapturedFlow::destroy);
 		this.capturedFlows.clear();
 		this.modules.values().forEach(this::unloadQuietly);
@@ -751,43 +527,6 @@ public final class Device {
 		this.memory.close();
 		this.backendDevice.close();
 		return true;
-	}
-
-	/**
-	 * Waits, up to {@code deadline}, until {@code done} holds; woken when a session ends
-	 * or page-locked memory comes back while the device closes.
-	 * @return whether it holds
-	 */
-	private boolean awaitDrained(BooleanSupplier done, long deadline) {
-		this.drainLock.lock();
-		try {
-			while (!done.getAsBoolean()) {
-				long remaining = deadline - System.nanoTime();
-				if (remaining <= 0) {
-					return false;
-				}
-				// Bounded so that a missed wake-up costs at most 50 ms.
-				this.drained.awaitNanos(Math.min(remaining, TimeUnit.MILLISECONDS.toNanos(50)));
-			}
-			return true;
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			return false;
-		}
-		finally {
-			this.drainLock.unlock();
-		}
-	}
-
-	private void signalDrained() {
-		this.drainLock.lock();
-		try {
-			this.drained.signalAll();
-		}
-		finally {
-			this.drainLock.unlock();
-		}
 	}
 
 	private void unloadQuietly(KernelModule module) {

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,6 +28,43 @@ final class LibraryHandles {
 
 	LibraryHandles(Device device) {
 		this.device = device;
+	}
+
+	/**
+	 * Calls {@code library} on a session's stream (borrowed by {@code stream} if need
+	 * be): opens its handle there the first time, has {@code call} enqueue the work, then
+	 * counts the call and reports it to the device's listener.
+	 */
+	<H> void call(OffloadSession session, Supplier<PooledStream> stream, StreamLibrary<H> library, String operation,
+			StreamLibrary.Call<H> call) {
+		OffloadListener listener = this.device.sessions().listener;
+		long start = (listener != OffloadListener.NONE) ? System.nanoTime() : 0;
+		Throwable failed = null;
+		try {
+			PooledStream lent = stream.get();
+			LibraryStream view = new LibraryStream(session, lent.backend);
+			H handle;
+			try {
+				handle = handle(library, lent, view);
+			}
+			catch (BackendException ex) {
+				this.device.failIfSticky(ex);
+				throw ex;
+			}
+			// Checks of the call's operands throw before anything is enqueued; the work
+			// itself goes through LibraryStream.call, as the session's own operations.
+			call.enqueue(handle, view);
+		}
+		catch (RuntimeException | Error ex) {
+			failed = ex;
+			throw ex;
+		}
+		finally {
+			called(library, failed != null);
+			if (start != 0) {
+				listener.libraryCalled(session, library.name(), operation, System.nanoTime() - start, failed);
+			}
+		}
 	}
 
 	/**
@@ -107,10 +145,10 @@ final class LibraryHandles {
 
 	private void release(LibraryStream.Workspace workspace) {
 		try {
-			this.device.releaseMemory(workspace.memory(), false);
+			this.device.sessions().releaseMemory(workspace.memory(), false);
 		}
 		finally {
-			this.device.memory().releaseBudget(workspace.charged());
+			this.device.sessions().memory.releaseBudget(workspace.charged());
 		}
 	}
 

@@ -137,12 +137,12 @@ public final class LibraryStream {
 			throw new IllegalStateException("Workspace is allocated only while a library's handle opens");
 		}
 		long charged = Device.allocationSize(bytes);
-		DeviceMemory deviceMemory = this.device.memory();
+		DeviceMemory deviceMemory = this.device.sessions().memory;
 		deviceMemory.acquireBudget(charged, StreamPriority.NORMAL,
 				this.device.streamPool().borrowTimeoutNanos(StreamPriority.NORMAL), null);
 		NativeMemory memory;
 		try {
-			memory = this.device.acquireDeviceMemory(bytes, this.backend);
+			memory = this.device.sessions().acquireDeviceMemory(bytes, this.backend);
 		}
 		catch (RuntimeException ex) {
 			deviceMemory.releaseBudget(charged);
@@ -164,7 +164,7 @@ public final class LibraryStream {
 	 * @throws BackendException if the backend or the library refuses the call
 	 */
 	public void call(String operation, Runnable call) {
-		this.session.enqueue(() -> this.backend.callLibrary(operation, call));
+		this.session.work.enqueue(() -> this.backend.callLibrary(operation, call));
 	}
 
 	void beginOpening() {

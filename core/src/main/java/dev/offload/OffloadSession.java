@@ -1,24 +1,15 @@
 package dev.offload;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ForkJoinWorkerThread;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 
 import dev.offload.internal.SessionDeadline;
 import dev.offload.kernel.KernelRef;
 import dev.offload.kernel.LaunchConfig;
-import dev.offload.spi.BackendEvent;
 import dev.offload.spi.BackendStream;
-import dev.offload.spi.NativeMemory;
 
 /**
  * A unit of work on one device: the stream it borrows on its first operation is its own
@@ -56,48 +47,9 @@ import dev.offload.spi.NativeMemory;
  */
 public final class OffloadSession implements AutoCloseable {
 
-	/** The machine's processors: more sessions open than these fill them. */
-	private static final int PROCESSORS = Runtime.getRuntime().availableProcessors();
-
-	/**
-	 * How many sessions closed asynchronously the completion thread finishes, and wakes
-	 * the joiners of, before joiners finish their own: half the processors. On the H200
-	 * (16 processors), a lone joiner woken by the completion thread took 1.14 times a
-	 * synchronous close, one that finished its own session 1.24 times (the completion
-	 * thread woken for nothing, and querying the same stream); 64 joiners woken one after
-	 * another took 1.39 to 1.97 times raw JCuda's wall time, 64 that finished their own
-	 * 1.28 times, and 1.09 times once they waited for a session the completion thread was
-	 * querying instead of leaving it to it.
-	 */
-	static final int JOINERS_WOKEN = Math.max(1, PROCESSORS / 2);
-
-	/**
-	 * How long a joiner waits for the completion thread to give back a session it queries
-	 * before it leaves the session to it: a query takes about a microsecond.
-	 */
-	private static final long JOINER_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
-
-	private static final AtomicIntegerFieldUpdater<OffloadSession> ASYNC_STATE = AtomicIntegerFieldUpdater
-		.newUpdater(OffloadSession.class, "asyncState");
-
-	/** {@link #asyncState}: nobody touches the stream. */
-	private static final int OPEN = 0;
-
-	/** {@link #asyncState}: the completion thread queries the stream. */
-	private static final int POLLING = 1;
-
-	/**
-	 * {@link #asyncState}: a joiner waits for the stream's work and finishes the session.
-	 */
-	private static final int HELPING = 2;
-
-	/** {@link #asyncState}: finished; the stream may belong to another session. */
-	private static final int FINISHED = 3;
-
-	private static final AtomicIntegerFieldUpdater<OffloadSession> AWAITING = AtomicIntegerFieldUpdater
-		.newUpdater(OffloadSession.class, "awaiting");
-
 	private final long id = SessionIds.next();
+
+	private final SessionContext context;
 
 	private final Device device;
 
@@ -107,71 +59,18 @@ public final class OffloadSession implements AutoCloseable {
 
 	private final @Nullable SessionDeadline deadline;
 
-	private @Nullable PooledStream stream;
+	/** The session's stream, buffers, events, reservation, failure and waits. */
+	final SessionWork work;
 
-	private @Nullable List<Buffer> buffers;
-
-	private @Nullable List<StreamEvent> events;
-
-	private @Nullable Map<String, Object> attributes;
-
-	private volatile boolean closed;
-
-	private @Nullable Throwable failure;
-
-	private boolean failureReported;
-
-	/**
-	 * Whether work was enqueued since the last synchronize, so that ending the session
-	 * must wait for it.
-	 */
-	private boolean workPending;
-
-	/**
-	 * Whether the native stream was handed out: work may then be enqueued that the
-	 * session does not see.
-	 */
-	private boolean unwrapped;
-
-	private @Nullable CompletionFuture<Void> completion;
-
-	/**
-	 * Who may touch the stream of a session closed with {@link #closeAsync()}: the
-	 * completion thread while it queries it ({@link #POLLING}), a joiner that waits for
-	 * the work and finishes the session ({@link #HELPING}), nobody once it is
-	 * {@link #FINISHED}. Each takes it from {@link #OPEN} by compare-and-set, so that
-	 * neither touches a stream the other gave back (lent again, or destroyed).
-	 */
-	private volatile int asyncState;
-
-	/** The device memory the budget admitted for this session, released when it ends. */
-	private long memoryReserved;
-
-	/** The device memory of the session's buffers, within {@link #memoryReserved}. */
-	private long memoryDrawn;
-
-	/** Callers blocked in synchronize or close, waiting for this session's work. */
-	private volatile int awaiting;
-
-	/**
-	 * The future of the last {@link #whenDone()}: the session's work finishes in stream
-	 * order, so while an earlier one is pending this one is too.
-	 */
-	private volatile @Nullable CompletableFuture<Void> lastWhenDone;
-
-	/**
-	 * Set when the session was closed for its caller and left to the completion thread to
-	 * end.
-	 */
-	private boolean handedOff;
-
-	OffloadSession(Device device, StreamPriority priority, @Nullable Duration timeout) {
-		this.device = device;
+	OffloadSession(SessionContext context, StreamPriority priority, @Nullable Duration timeout) {
+		this.context = context;
+		this.device = context.device;
 		this.priority = priority;
 		this.deadline = (timeout != null) ? new SessionDeadline(timeout) : null;
 		// The clock costs about 100 ns on some virtual machines: read it only when a
 		// listener wants durations.
-		this.openedNanos = device.isListened() ? System.nanoTime() : 0;
+		this.openedNanos = context.listened ? System.nanoTime() : 0;
+		this.work = new SessionWork(this, context, priority, this.deadline);
 	}
 
 	/**
@@ -211,7 +110,7 @@ public final class OffloadSession implements AutoCloseable {
 	 * @return {@code true} after {@link #close()} or {@link #closeAsync()}
 	 */
 	public boolean isClosed() {
-		return this.closed;
+		return this.work.closed;
 	}
 
 	/**
@@ -219,7 +118,7 @@ public final class OffloadSession implements AutoCloseable {
 	 * @return {@code true} after its first operation, until it ends
 	 */
 	public boolean hasStream() {
-		return this.stream != null;
+		return this.work.hasStream();
 	}
 
 	/**
@@ -227,7 +126,7 @@ public final class OffloadSession implements AutoCloseable {
 	 * @return the stream's id
 	 */
 	public int streamId() {
-		return stream().id;
+		return this.work.stream().id;
 	}
 
 	/**
@@ -235,7 +134,7 @@ public final class OffloadSession implements AutoCloseable {
 	 * @return the failure, or {@code null}
 	 */
 	public @Nullable Throwable failure() {
-		return this.failure;
+		return this.work.failure;
 	}
 
 	long openedNanos() {
@@ -249,7 +148,7 @@ public final class OffloadSession implements AutoCloseable {
 	 * @return the value, or {@code null}
 	 */
 	public synchronized @Nullable Object getAttribute(String name) {
-		return (this.attributes != null) ? this.attributes.get(name) : null;
+		return this.work.attribute(name);
 	}
 
 	/**
@@ -258,15 +157,7 @@ public final class OffloadSession implements AutoCloseable {
 	 * @param value the value, or {@code null} to remove it
 	 */
 	public synchronized void setAttribute(String name, @Nullable Object value) {
-		if (this.attributes == null) {
-			this.attributes = new ConcurrentHashMap<>();
-		}
-		if (value == null) {
-			this.attributes.remove(name);
-		}
-		else {
-			this.attributes.put(name, value);
-		}
+		this.work.setAttribute(name, value);
 	}
 
 	/**
@@ -284,17 +175,7 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	public DeviceBuffer allocate(long bytes) {
 		checkOpen("allocate");
-		long charged = Device.allocationSize(bytes);
-		admit(charged);
-		BackendStream onStream = stream().backend;
-		// A new block is allocated in the stream's order: ending must wait for the
-		// stream before the block can serve another stream.
-		this.workPending = true;
-		DeviceBuffer buffer = new DeviceBuffer(this.device, this.device.acquireDeviceMemory(bytes, onStream), bytes,
-				this);
-		this.memoryDrawn += charged;
-		own(buffer);
-		return buffer;
+		return this.work.own(new DeviceBuffer(this.device, this.work.allocateDevice(bytes), bytes, this));
 	}
 
 	/**
@@ -314,7 +195,7 @@ public final class OffloadSession implements AutoCloseable {
 		if (bytes < 0) {
 			throw new IllegalArgumentException("bytes must be at least 0, was " + bytes);
 		}
-		admit(bytes);
+		this.work.admit(bytes);
 		return this;
 	}
 
@@ -323,17 +204,7 @@ public final class OffloadSession implements AutoCloseable {
 	 * @return the reserved bytes, including those its buffers use
 	 */
 	public long reservedMemory() {
-		return this.memoryReserved;
-	}
-
-	private void admit(long bytes) {
-		long missing = this.memoryDrawn + bytes - this.memoryReserved;
-		if (missing > 0) {
-			this.device.memory()
-				.acquireBudget(missing, this.priority, this.device.streamPool().borrowTimeoutNanos(this.priority),
-						this.deadline);
-			this.memoryReserved += missing;
-		}
+		return this.work.reservedMemory();
 	}
 
 	/**
@@ -346,9 +217,7 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	public HostBuffer allocateHost(long bytes) {
 		checkOpen("allocateHost");
-		HostBuffer buffer = new HostBuffer(this.device, this.device.acquireHostMemory(bytes), bytes, this);
-		own(buffer);
-		return buffer;
+		return this.work.own(new HostBuffer(this.device, this.context.acquireHostMemory(bytes), bytes, this));
 	}
 
 	/**
@@ -367,13 +236,6 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	public HostBuffer hostBuffer(double[] values) {
 		return allocateHost(Math.max(1, (long) values.length * Double.BYTES)).putDoubles(0, values);
-	}
-
-	void own(Buffer buffer) {
-		if (this.buffers == null) {
-			this.buffers = new ArrayList<>();
-		}
-		this.buffers.add(buffer);
 	}
 
 	/**
@@ -405,35 +267,7 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	public void copy(Buffer src, long srcOffset, Buffer dst, long dstOffset, long bytes) {
 		checkOpen("copy");
-		if (src == null || dst == null) {
-			throw new IllegalArgumentException("copy needs a source and a destination, was " + src + " -> " + dst);
-		}
-		var to = dst.memoryFor(this.device, "the copy's destination");
-		if (src.device() != this.device) {
-			CrossDeviceCopy.copy(this, src, srcOffset, dst, to, dstOffset, bytes);
-			return;
-		}
-		var from = src.memoryFor(this.device, "the copy's source");
-		src.checkRange(srcOffset, bytes, "the copy's source");
-		dst.checkRange(dstOffset, bytes, "the copy's destination");
-		if (bytes == 0) {
-			return;
-		}
-		enqueueCopy(from, srcOffset, to, dstOffset, bytes);
-	}
-
-	/**
-	 * Enqueues a copy between two memories this session's stream can reach.
-	 */
-	void enqueueCopy(NativeMemory from, long srcOffset, NativeMemory to, long dstOffset, long bytes) {
-		enqueue(() -> stream().backend.copy(from, srcOffset, to, dstOffset, bytes));
-	}
-
-	/**
-	 * Tells whether work was enqueued since the last synchronize.
-	 */
-	boolean hasPendingWork() {
-		return this.workPending;
+		this.work.copy(src, srcOffset, dst, dstOffset, bytes);
 	}
 
 	/**
@@ -458,15 +292,7 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	public void fill(Buffer dst, long offset, long bytes, byte value) {
 		checkOpen("fill");
-		if (dst == null) {
-			throw new IllegalArgumentException("fill needs a buffer");
-		}
-		var to = dst.memoryFor(this.device, "the fill");
-		dst.checkRange(offset, bytes, "the fill");
-		if (bytes == 0) {
-			return;
-		}
-		enqueue(() -> stream().backend.fill(to, offset, bytes, value));
+		this.work.fill(dst, offset, bytes, value);
 	}
 
 	/**
@@ -481,16 +307,7 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	public void launch(Kernel kernel, LaunchConfig config, Object... args) {
 		checkOpen("launch");
-		if (kernel == null || config == null) {
-			throw new IllegalArgumentException("launch needs a kernel and a launch configuration");
-		}
-		if (kernel.device() != this.device) {
-			throw new IllegalArgumentException(kernel + " is not loaded on device " + this.device.id()
-					+ "; load its module there with Device.loadModule");
-		}
-		Object[] converted = kernel.toBackendArguments(args);
-		enqueue(() -> stream().backend.launch(kernel.backendKernel(), config.gridX(), config.gridY(), config.gridZ(),
-				config.blockX(), config.blockY(), config.blockZ(), config.sharedMemoryBytes(), converted));
+		this.work.launch(kernel, config, args);
 	}
 
 	/**
@@ -531,34 +348,7 @@ public final class OffloadSession implements AutoCloseable {
 		if (library == null || call == null) {
 			throw new IllegalArgumentException("callLibrary needs a library and a call");
 		}
-		long start = this.device.isListened() ? System.nanoTime() : 0;
-		Throwable failed = null;
-		try {
-			PooledStream lent = stream();
-			LibraryStream view = new LibraryStream(this, lent.backend);
-			H handle;
-			try {
-				handle = this.device.libraryHandles().handle(library, lent, view);
-			}
-			catch (BackendException ex) {
-				this.device.failIfSticky(ex);
-				throw ex;
-			}
-			// Checks of the call's operands throw before anything is enqueued; the work
-			// itself goes through LibraryStream.call, as the session's own operations.
-			call.enqueue(handle, view);
-		}
-		catch (RuntimeException | Error ex) {
-			failed = ex;
-			throw ex;
-		}
-		finally {
-			this.device.libraryHandles().called(library, failed != null);
-			if (start != 0) {
-				this.device.listener()
-					.libraryCalled(this, library.name(), operation, System.nanoTime() - start, failed);
-			}
-		}
+		this.context.libraryHandles.call(this, this.work::stream, library, operation, call);
 	}
 
 	/**
@@ -567,14 +357,7 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	public StreamEvent recordEvent() {
 		checkOpen("recordEvent");
-		BackendStream backendStream = stream().backend;
-		StreamEvent event = new StreamEvent(this, this.device.eventPool().borrow());
-		if (this.events == null) {
-			this.events = new ArrayList<>();
-		}
-		this.events.add(event);
-		enqueue(() -> backendStream.record(event.backendEvent()));
-		return event;
+		return this.work.recordEvent();
 	}
 
 	/**
@@ -588,7 +371,7 @@ public final class OffloadSession implements AutoCloseable {
 			throw new IllegalArgumentException("waitFor needs an event");
 		}
 		var backendEvent = event.backendEvent();
-		enqueue(() -> stream().backend.waitFor(backendEvent));
+		this.work.enqueue(() -> this.work.stream().backend.waitFor(backendEvent));
 	}
 
 	/**
@@ -604,27 +387,7 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	public CompletableFuture<Void> whenDone() {
 		checkOpen("whenDone");
-		if (this.failure != null) {
-			return CompletableFuture.failedFuture(this.failure);
-		}
-		if (this.stream == null || !this.workPending) {
-			return CompletableFuture.completedFuture(null);
-		}
-		BackendStream backendStream = this.stream.backend;
-		BackendEvent event = this.device.eventPool().borrow();
-		try {
-			enqueue(() -> backendStream.record(event));
-		}
-		catch (RuntimeException ex) {
-			this.device.eventPool().release(event);
-			throw ex;
-		}
-		CompletionFuture<Void> reached = this.device.newCompletionFuture();
-		// Read by isAwaitingWork: no dependent stage, so the future completes without an
-		// executor task of its own.
-		this.lastWhenDone = reached;
-		this.device.watch(event, reached);
-		return reached;
+		return this.work.whenDone();
 	}
 
 	/**
@@ -635,80 +398,7 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	public void synchronize() {
 		checkOpen("synchronize");
-		if (this.stream == null) {
-			return;
-		}
-		if (this.failure != null) {
-			this.failureReported = true;
-			throw SessionWaits.asRuntime(this.failure);
-		}
-		try {
-			awaitWork("its work (synchronize)");
-		}
-		catch (RuntimeException ex) {
-			recordFailure(ex);
-			this.failureReported = true;
-			throw ex;
-		}
-		this.workPending = this.unwrapped;
-	}
-
-	/**
-	 * Waits for the work enqueued so far; with a deadline, through the completion thread
-	 * so that the wait is bounded, and on expiry hands the session to that thread.
-	 */
-	private void awaitWork(String waitedFor) {
-		AWAITING.incrementAndGet(this);
-		try {
-			waitForWork(waitedFor);
-		}
-		finally {
-			AWAITING.decrementAndGet(this);
-		}
-	}
-
-	private void waitForWork(String waitedFor) {
-		BackendStream backend = lent().backend;
-		if (this.deadline == null) {
-			SessionWaits.awaitIdle(this.device, backend);
-			return;
-		}
-		long start = System.nanoTime();
-		try {
-			if (!SessionWaits.awaitIdle(this.device, backend, this.deadline)) {
-				throw expire(waitedFor, start);
-			}
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			OffloadException interrupted = new OffloadException("Interrupted while session " + this.id + " on device "
-					+ this.device.id() + " waited for " + waitedFor, ex);
-			handOff(interrupted);
-			throw interrupted;
-		}
-	}
-
-	private SessionTimeoutException expire(String waitedFor, long start) {
-		SessionTimeoutException timeout = new SessionTimeoutException(this.device.id(), this.id, waitedFor,
-				Duration.ofNanos(System.nanoTime() - start), Objects.requireNonNull(this.deadline).timeout());
-		this.device.streamPool().sessionTimedOut();
-		handOff(timeout);
-		return timeout;
-	}
-
-	/**
-	 * Closes the session for its caller, who gets {@code reason}; the completion thread
-	 * ends it (gives the stream back) when the work enqueued so far is done.
-	 */
-	private void handOff(RuntimeException reason) {
-		this.closed = true;
-		this.handedOff = true;
-		if (this.failure == null) {
-			this.failure = reason;
-		}
-		this.failureReported = true;
-		this.completion = this.device.newCompletionFuture();
-		this.device.completionPoller().submit(new CloseTask());
+		this.work.synchronize();
 	}
 
 	/**
@@ -721,17 +411,7 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	public <T> T unwrap(Class<T> type) {
 		checkOpen("unwrap");
-		BackendStream backend = stream().backend;
-		T handle = backend.handle(type);
-		// Libraries enqueue on the native stream behind the session's back: from now on,
-		// ending always synchronizes.
-		this.unwrapped = true;
-		this.workPending = true;
-		if (handle == null) {
-			throw new IllegalArgumentException("The " + this.device.backendName() + " backend's stream is a "
-					+ backend.handle().getClass().getName() + ", not a " + type.getName());
-		}
-		return handle;
+		return this.work.unwrap(type);
 	}
 
 	/**
@@ -743,29 +423,7 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	@Override
 	public void close() {
-		if (this.closed) {
-			return;
-		}
-		this.closed = true;
-		Throwable result = this.failure;
-		if (this.stream != null && result == null && this.workPending) {
-			try {
-				awaitWork("its work (close)");
-			}
-			catch (RuntimeException ex) {
-				if (this.handedOff) {
-					// The deadline passed: the completion thread ends the session once
-					// its work is done.
-					throw ex;
-				}
-				result = recordFailure(ex);
-			}
-		}
-		end(result);
-		if (result != null && !this.failureReported) {
-			this.failureReported = true;
-			throw SessionWaits.asRuntime(result);
-		}
+		this.work.close();
 	}
 
 	/**
@@ -779,22 +437,7 @@ public final class OffloadSession implements AutoCloseable {
 	 * @return the completion; the same future if called again
 	 */
 	public CompletableFuture<Void> closeAsync() {
-		if (this.closed) {
-			return (this.completion != null) ? this.completion : CompletableFuture.completedFuture(null);
-		}
-		this.closed = true;
-		this.completion = this.device.newCompletionFuture();
-		if (this.stream == null || this.failure != null || !this.workPending) {
-			finish(this.failure, this.failure, false);
-		}
-		else {
-			// A platform thread that joins the future may wait for the work in the
-			// driver, as close() does, and finish the session itself (see
-			// finishForJoiner).
-			this.completion.helpWith(this::finishForJoiner);
-			this.device.completionPoller().submit(new CloseTask());
-		}
-		return this.completion;
+		return this.work.closeAsync();
 	}
 
 	/**
@@ -805,8 +448,7 @@ public final class OffloadSession implements AutoCloseable {
 	 * @return {@code true} while its work is awaited
 	 */
 	public boolean isAwaitingWork() {
-		CompletableFuture<Void> pending = this.lastWhenDone;
-		return this.awaiting > 0 || (pending != null && !pending.isDone());
+		return this.work.isAwaitingWork();
 	}
 
 	/**
@@ -824,322 +466,29 @@ public final class OffloadSession implements AutoCloseable {
 	 * the deadline
 	 */
 	public <T> CompletableFuture<T> withinDeadline(CompletableFuture<T> work) {
-		return (this.deadline != null) ? AsyncDeadline.bound(this, this.deadline, work) : work;
-	}
-
-	/**
-	 * Called by the completion thread: finishes the session if its work is done, unless a
-	 * joiner does.
-	 * @return {@code true} when finished (here or by the joiner), {@code false} to poll
-	 * again
-	 */
-	boolean pollCompletion() {
-		if (!ASYNC_STATE.compareAndSet(this, OPEN, POLLING)) {
-			// A joiner waits for the work and finishes the session, or has.
-			return this.asyncState == FINISHED;
-		}
-		return finishIfDone(lent(), null);
-	}
-
-	/**
-	 * With the session taken ({@link #POLLING} or {@link #HELPING}): finishes it if its
-	 * work is done (or failed), else gives it back ({@link #OPEN}) for the completion
-	 * thread to watch. The completion thread settles the future and has it published on
-	 * the completion executor; a joiner waits for the work in the driver first and
-	 * completes the future on its own thread, where it waits for it.
-	 * @param lent the session's stream
-	 * @param joined for a joiner, the future it waits for (it leaves once that is done
-	 * otherwise, the work still running); {@code null} for the completion thread
-	 * @return whether the session was finished
-	 */
-	private boolean finishIfDone(PooledStream lent, @Nullable CompletableFuture<?> joined) {
-		boolean joiner = joined != null;
-		boolean done;
-		RuntimeException failure = null;
-		try {
-			if (joined != null) {
-				this.device.joinerInDriver();
-				try {
-					done = awaitWorkUnlessDone(lent, joined);
-				}
-				finally {
-					this.device.joinerLeftDriver();
-				}
-			}
-			else {
-				done = lent.backend.query();
-			}
-		}
-		catch (RuntimeException ex) {
-			failure = ex;
-			done = true;
-		}
-		if (!done) {
-			// The completion thread watches the work again (its task stays pending while
-			// a joiner helps) and finishes the session.
-			this.asyncState = OPEN;
-			return false;
-		}
-		this.asyncState = FINISHED;
-		if (failure != null) {
-			finish(recordFailure(failure), failure, !joiner);
-		}
-		else {
-			// A session handed off after its deadline has its timeout as the outcome; its
-			// stream is fine.
-			finish(this.failure, null, !joiner);
-		}
-		return true;
-	}
-
-	/**
-	 * Called by a platform thread in {@code join()} of the future of
-	 * {@link #closeAsync()}: while the completion thread has more than
-	 * {@link #JOINERS_WOKEN} sessions to watch, and would wake their joiners one after
-	 * another, or while more sessions are open on the device than the machine has
-	 * processors (a joiner waiting actively for the completion thread would take a
-	 * processor from their threads), takes the session from it, waits for the work itself
-	 * ({@link #awaitWorkUnlessDone}; it gives the session back if the future it joins is
-	 * done otherwise first) and finishes the session, completing its future on this
-	 * thread. Otherwise the joiner is woken by the completion thread, which costs a lone
-	 * joiner less, unless the work is still running once the joiner has waited briefly
-	 * ({@code late}) and fewer than {@link #JOINERS_WOKEN} joiners wait in the driver:
-	 * the completion thread then watches it with pauses of up to
-	 * {@link CompletionPoller#MAX_PARK_NANOS}, which the joiner, waiting in the driver,
-	 * does not pay. While the completion thread queries the stream (one call), the joiner
-	 * waits for it to give the session back, up to {@link #JOINER_SPIN_NANOS}. Not on a
-	 * fork/join pool's thread (the completion executor's, say), where {@code join()}
-	 * blocks through the pool's managed blocking.
-	 */
-	private void finishForJoiner(boolean late, CompletableFuture<?> joined) {
-		PooledStream lent = this.stream;
-		if (lent == null || Thread.currentThread() instanceof ForkJoinWorkerThread) {
-			return;
-		}
-		// Early, only to spare the completion thread, or when the sessions' threads fill
-		// the processors; late, only while the joiners waiting in the driver (each a
-		// spinning thread) leave the processors room.
-		boolean declined = late ? this.device.joinersInDriver() >= JOINERS_WOKEN
-				: this.device.pendingCompletions() <= JOINERS_WOKEN && this.device.activeSessions() <= PROCESSORS;
-		if (declined) {
-			return;
-		}
-		long start = 0;
-		while (true) {
-			int state = this.asyncState;
-			if (state == OPEN) {
-				if (ASYNC_STATE.compareAndSet(this, OPEN, HELPING)) {
-					finishIfDone(lent, joined);
-					return;
-				}
-			}
-			else if (state != POLLING) {
-				// Another joiner finishes it, or it is finished.
-				return;
-			}
-			else if (start == 0) {
-				start = System.nanoTime();
-			}
-			else if (System.nanoTime() - start > JOINER_SPIN_NANOS) {
-				return;
-			}
-			Thread.onSpinWait();
-		}
-	}
-
-	/**
-	 * A joiner's wait for the session's work, which it leaves as soon as the future it
-	 * waits for is done otherwise (its own timeout, a cancellation, a completion from
-	 * outside): a driver's synchronize could not be left, so it queries the stream
-	 * between spin waits, as the driver's synchronize spins on a processor of its own
-	 * (the context's default scheduling while the processors outnumber the contexts).
-	 * Where the device's work runs on this machine's processors (the host backend), which
-	 * a spinning joiner would take from it, the joiner parks until the completion thread
-	 * sees the stream idle or the future is done.
-	 * @return whether the work is done; {@code false} if the joiner left it running
-	 * @throws RuntimeException the work's failure
-	 */
-	private boolean awaitWorkUnlessDone(PooledStream lent, CompletableFuture<?> joined) {
-		BackendStream backend = lent.backend;
-		if (this.device.runsWorkOnHostProcessors()) {
-			return SessionWaits.awaitIdleUnless(this.device, backend::query, completion().outcomeOr(joined));
-		}
-		while (!backend.query()) {
-			if (joined.isDone()) {
-				return false;
-			}
-			Thread.onSpinWait();
-		}
-		return true;
-	}
-
-	/**
-	 * Called by the completion thread when the device shut down before this session's
-	 * work was seen done: the future fails, and the stream stays lent (it is never
-	 * destroyed under running work). A session a joiner is finishing is left to it.
-	 */
-	private void abandon(String reason) {
-		if (!ASYNC_STATE.compareAndSet(this, OPEN, FINISHED)) {
-			return;
-		}
-		this.failureReported = true;
-		this.device.completionPoller()
-			.complete(completion(), new StreamPoolClosedException(
-					"Session " + this.id + " on device " + this.device.id() + " was " + reason));
-	}
-
-	/**
-	 * Ends the session and completes its future: with {@code publishOnExecutor}, settled
-	 * on this thread and published on the completion executor (the completion thread, and
-	 * a joiner that finished the session, run no dependent stage), else completed on this
-	 * thread.
-	 */
-	private void finish(@Nullable Throwable result, @Nullable Throwable streamFailure, boolean publishOnExecutor) {
-		try {
-			end(result, streamFailure);
-		}
-		finally {
-			if (result != null) {
-				this.failureReported = true;
-			}
-			if (publishOnExecutor) {
-				this.device.completionPoller().complete(completion(), result);
-			}
-			else if (result == null) {
-				completion().complete(null);
-			}
-			else {
-				completion().completeExceptionally(result);
-			}
-		}
-	}
-
-	private void end(@Nullable Throwable result) {
-		end(result, result);
-	}
-
-	private void end(@Nullable Throwable result, @Nullable Throwable streamFailure) {
-		try {
-			if (this.stream != null) {
-				returnStream(streamFailure);
-			}
-			if (this.events != null) {
-				this.events.forEach((event) -> this.device.eventPool().release(event.release()));
-			}
-			if (this.buffers != null) {
-				this.buffers.forEach(Buffer::release);
-			}
-		}
-		finally {
-			long reserved = this.memoryReserved;
-			this.memoryReserved = 0;
-			this.memoryDrawn = 0;
-			this.device.memory().releaseBudget(reserved);
-			this.device.sessionEnded(this, result);
-		}
-	}
-
-	private void returnStream(@Nullable Throwable result) {
-		PooledStream lent = lent();
-		if (result == null) {
-			this.device.streamPool().release(lent);
-			return;
-		}
-		if (!(result instanceof BackendException backendError && backendError.isSticky())) {
-			// Earlier work may still run on a stream whose later call failed: let it
-			// finish before the stream and the buffers are given back.
-			try {
-				SessionWaits.awaitIdle(this.device, lent.backend);
-			}
-			catch (RuntimeException ignored) {
-				// The failure is already recorded.
-			}
-		}
-		this.device.streamPool().discard(lent, result);
-	}
-
-	void enqueue(Runnable call) {
-		this.workPending = true;
-		try {
-			call.run();
-		}
-		catch (RuntimeException ex) {
-			if (this.stream != null && !(ex instanceof OffloadException && !(ex instanceof BackendException))) {
-				recordFailure(ex);
-				this.failureReported = true;
-			}
-			throw ex;
-		}
+		return this.work.withinDeadline(work);
 	}
 
 	/**
 	 * Hands the session's stream to a call that enqueues on it (a captured flow's capture
 	 * or replay), as the session's own operations do.
 	 */
-	<T> T onStream(String operation, java.util.function.Function<BackendStream, T> call) {
+	<T> T onStream(String operation, Function<BackendStream, T> call) {
 		checkOpen(operation);
-		Object[] result = new Object[1];
-		enqueue(() -> result[0] = call.apply(stream().backend));
-		@SuppressWarnings("unchecked")
-		T typed = (T) result[0];
-		return typed;
-	}
-
-	private Throwable recordFailure(Throwable ex) {
-		if (this.failure == null) {
-			this.failure = ex;
-		}
-		this.device.failIfSticky(ex);
-		return this.failure;
-	}
-
-	/** The stream lent to this session, where the caller knows one is. */
-	private PooledStream lent() {
-		return Objects.requireNonNull(this.stream, "no stream is lent to this session");
-	}
-
-	/** The future of closeAsync or of the hand-off, where the caller knows one exists. */
-	private CompletionFuture<Void> completion() {
-		return Objects.requireNonNull(this.completion, "the session was not handed to the completion thread");
-	}
-
-	private PooledStream stream() {
-		PooledStream lent = this.stream;
-		if (lent == null) {
-			lent = this.device.streamPool().borrow(this.priority, this.deadline, this.id);
-			this.stream = lent;
-		}
-		return lent;
+		return this.work.onStream(call);
 	}
 
 	private void checkOpen(String operation) {
-		if (this.closed) {
+		if (this.work.closed) {
 			throw new IllegalStateException(
 					"Session " + this.id + " on device " + this.device.id() + " is closed; cannot " + operation);
 		}
 	}
 
-	/**
-	 * Ends this session on the completion thread once its stream is idle.
-	 */
-	private final class CloseTask implements CompletionPoller.Task {
-
-		@Override
-		public boolean poll() {
-			return pollCompletion();
-		}
-
-		@Override
-		public void abandon(String reason) {
-			OffloadSession.this.abandon(reason);
-		}
-
-	}
-
 	@Override
 	public String toString() {
 		return "OffloadSession[" + this.id + " on device " + this.device.id()
-				+ ((this.stream != null) ? ", " + this.stream : "") + (this.closed ? ", closed" : "") + "]";
+				+ (this.work.hasStream() ? ", " + this.work.stream() : "") + (this.work.closed ? ", closed" : "") + "]";
 	}
 
 }

@@ -39,7 +39,7 @@ public final class StreamEvent {
 	public void synchronize() {
 		BackendEvent backend = backendEvent();
 		if (VirtualThreads.isCurrentThreadVirtual()) {
-			SessionWaits.parkUntil(this.session.device(), backend::query);
+			this.session.device().completions().parkUntil(backend::query);
 		}
 		else {
 			backend.synchronize();

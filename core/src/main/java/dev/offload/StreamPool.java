@@ -197,7 +197,7 @@ public final class StreamPool {
 		return new StreamPoolStatistics(this.device.id(), (int) (created - destroyed), census.inUse(), census.idle(),
 				census.peakInUse(), this.config.maxSize(), this.lending.waiting(), census.borrows(),
 				this.lending.grows(), created, destroyed, this.lending.discarded(), this.lending.timeouts(),
-				this.sessionTimeouts.get(), this.device.pendingCompletions(), oldestWait(), Map.copyOf(byPriority));
+				this.sessionTimeouts.get(), this.device.completions().pending(), oldestWait(), Map.copyOf(byPriority));
 	}
 
 	/**
@@ -347,7 +347,7 @@ public final class StreamPool {
 		@Override
 		public void destroy(PooledStream stream) {
 			// Library handles bound to the stream (cuBLAS) go first, and their workspace.
-			StreamPool.this.device.libraryHandles().close(stream);
+			StreamPool.this.device.sessions().libraryHandles.close(stream);
 			stream.backend.destroy();
 		}
 
@@ -363,7 +363,7 @@ public final class StreamPool {
 
 		@Override
 		public void execute(Runnable task) {
-			StreamPool.this.device.completionExecutor().execute(task);
+			StreamPool.this.device.completions().executor().execute(task);
 		}
 
 		@Override

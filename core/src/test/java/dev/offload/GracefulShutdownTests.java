@@ -93,7 +93,7 @@ class GracefulShutdownTests {
 		OffloadSession held = this.device.openSession(StreamPriority.NORMAL, Duration.ofMinutes(5));
 		hold(held);
 		CompletableFuture<Void> waiter = CompletableFuture.runAsync(held::synchronize);
-		await().atMost(Duration.ofSeconds(30)).until(() -> this.device.pendingCompletions() == 1);
+		await().atMost(Duration.ofSeconds(30)).until(() -> this.device.completions().pending() == 1);
 		assertThat(this.registry.close(Duration.ofMillis(50))).isFalse();
 		await().atMost(Duration.ofSeconds(30)).until(waiter::isDone);
 		assertThatExceptionOfType(Exception.class).isThrownBy(waiter::join)

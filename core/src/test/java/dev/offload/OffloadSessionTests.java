@@ -168,7 +168,7 @@ class OffloadSessionTests {
 			result.getFloats(0, out);
 		}
 		assertThat(out).containsExactly(1, 2, 3, 4);
-		assertThat(this.device.eventPool().inUse()).isZero();
+		assertThat(this.device.completions().eventsInUse()).isZero();
 	}
 
 	@Test
@@ -268,7 +268,7 @@ class OffloadSessionTests {
 		assertThat(this.device.streamPool().inUse()).isEqualTo(1);
 		session.close();
 		assertThat(this.device.streamPool().statistics().borrows()).isEqualTo(1);
-		assertThat(this.device.eventPool().inUse()).isZero();
+		assertThat(this.device.completions().eventsInUse()).isZero();
 	}
 
 	@Test

@@ -77,7 +77,7 @@ class SoakAndShutdownTests {
 		}
 		TestKernels.await(running);
 		await().until(() -> finished.get() > 100);
-		Thread completion = device.completionThread();
+		Thread completion = device.completions().thread();
 		assertThat(registry.close(Duration.ofSeconds(30))).isTrue();
 		for (Future<?> worker : workers) {
 			worker.get(DEADLOCK_BOUND_SECONDS, TimeUnit.SECONDS);

@@ -98,7 +98,7 @@ class SoakUnderFaultsTests {
 		assertThat(stats.created() - stats.destroyed()).isEqualTo(stats.idle() + stats.inUse());
 		assertThat(stats.discarded()).isPositive();
 		assertThat(device.activeSessions()).isZero();
-		assertThat(device.eventPool().inUse()).isZero();
+		assertThat(device.completions().eventsInUse()).isZero();
 		assertThat(registry.close(Duration.ofSeconds(10))).isTrue();
 	}
 

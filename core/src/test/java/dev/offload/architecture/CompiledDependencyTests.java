@@ -71,6 +71,27 @@ class CompiledDependencyTests {
 	}
 
 	@Test
+	void completionShouldBeNamedOnlyThroughItsDoorAndItsTuning() {
+		Set<String> door = Set.of("Completions", "Completions$SessionEnd", "CompletionTuning");
+		List<String> forbidden = new ArrayList<>();
+		for (String dependency : dependencies) {
+			String[] ends = dependency.split(" -> ");
+			if (!ends[0].startsWith("dev.offload.internal.completion.")
+					&& in(ends[1], "dev.offload.internal.completion")
+					&& !door.contains(ends[1].substring("dev.offload.internal.completion.".length()))) {
+				forbidden.add(dependency);
+			}
+		}
+		assertThat(forbidden).isEmpty();
+	}
+
+	@Test
+	void roomsShouldNameNoOtherRoom() {
+		assertThat(between("dev.offload.internal.completion.", "dev.offload.internal.memory.")).isEmpty();
+		assertThat(between("dev.offload.internal.memory.", "dev.offload.internal.completion.")).isEmpty();
+	}
+
+	@Test
 	void faultRoomShouldNameNothingOfTheRoot() {
 		assertThat(between("dev.offload.internal.health.", "dev.offload")).isEmpty();
 	}

@@ -14,6 +14,8 @@ import dev.offload.MemoryBudgetExceededException;
 import dev.offload.MemoryStatistics;
 import dev.offload.OffloadException;
 import dev.offload.StreamPriority;
+import dev.offload.internal.completion.CompletionTuning;
+import dev.offload.internal.completion.Completions;
 import dev.offload.internal.health.GpuFaultWatcher;
 import dev.offload.internal.health.Nvml;
 import dev.offload.internal.health.NvmlGpuFaultSource;
@@ -35,8 +37,8 @@ class CoreLayeringTests {
 	// Each package is a slice of its own ('dev.offload' itself included), so a cycle
 	// between any two is found.
 	/**
-	 * The root's types that the memory room may name: the exceptions it throws, the
-	 * statistics record it fills and the priority its budget queues by. Values at the
+	 * The root's types that a room may name: the exceptions it throws, the statistics
+	 * record the memory room fills and the priority its budget queues by. Values at the
 	 * bottom of the API that never name a room
 	 * ({@link #doorTypesShouldNotReachTheRooms}), so that the room's use of them closes
 	 * no loop between types.
@@ -62,6 +64,34 @@ class CoreLayeringTests {
 			.and(not(resideInAnyPackage("dev.offload.internal..", "dev.offload.spi..")))
 			.and(not(ROOM_API)));
 
+	/**
+	 * The completion room takes what it needs of the device and its sessions as
+	 * callbacks: of the root it names only the allow-listed values (the session's
+	 * failures as {@code OffloadException}).
+	 */
+	@ArchTest
+	static final ArchRule completionRoomShouldImportOnlyTheSpiTheInternalsAndItsApiValues = noClasses().that()
+		.resideInAPackage("dev.offload.internal.completion..")
+		.should()
+		.dependOnClassesThat(resideInAPackage("dev.offload..")
+			.and(not(resideInAnyPackage("dev.offload.internal..", "dev.offload.spi..")))
+			.and(not(ROOM_API)));
+
+	/** Each room keeps to itself: the device wires them together. */
+	@ArchTest
+	static final ArchRule completionRoomShouldNotReachTheMemoryRoom = noClasses().that()
+		.resideInAPackage("dev.offload.internal.completion..")
+		.should()
+		.dependOnClassesThat()
+		.resideInAPackage("dev.offload.internal.memory..");
+
+	@ArchTest
+	static final ArchRule memoryRoomShouldNotReachTheCompletionRoom = noClasses().that()
+		.resideInAPackage("dev.offload.internal.memory..")
+		.should()
+		.dependOnClassesThat()
+		.resideInAPackage("dev.offload.internal.completion..");
+
 	@ArchTest
 	static final ArchRule roomsShouldNotImportTheTemplateSpringOrBackends = noClasses().that()
 		.resideInAPackage("dev.offload.internal..")
@@ -83,6 +113,17 @@ class CoreLayeringTests {
 		.should()
 		.dependOnClassesThat(resideInAPackage("dev.offload.internal.memory..")
 			.and(not(JavaClass.Predicates.belongToAnyOf(DeviceMemory.class, MemoryTuning.class))));
+
+	/**
+	 * The rest of core reaches a device's completion engine through its one door (and the
+	 * door's callback of a session's end) and its tuning.
+	 */
+	@ArchTest
+	static final ArchRule completionShouldBeReachedThroughItsDoor = noClasses().that()
+		.resideOutsideOfPackage("dev.offload.internal.completion..")
+		.should()
+		.dependOnClassesThat(resideInAPackage("dev.offload.internal.completion..")
+			.and(not(JavaClass.Predicates.belongToAnyOf(Completions.class, CompletionTuning.class))));
 
 	/**
 	 * The GPU fault room names none of the root: it hands the registry a
@@ -147,19 +188,18 @@ class CoreLayeringTests {
 			.and(not(resideInAnyPackage("dev.offload", "dev.offload.compile..", "dev.offload.kernel.."))));
 
 	/**
-	 * The engine left in the root package (the memory engine has a room of its own,
-	 * {@code dev.offload.internal.memory}, held by the package rules above): the event
-	 * pool, the completion thread and its future, the pooled stream, the session ids. It
-	 * takes what it needs as values and interfaces and never reads back the types users
-	 * navigate (device, registry, session, pool, buffers, flows, kernels), so that the
-	 * only loops left in the package are that navigation
-	 * ({@code device.streamPool().device()}, as JDBC's
+	 * The engine left in the root package (the memory and completion engines have rooms
+	 * of their own, {@code dev.offload.internal.memory} and
+	 * {@code dev.offload.internal.completion}, held by the package rules above): the
+	 * pooled stream and the session ids. It takes what it needs as values and interfaces
+	 * and never reads back the types users navigate (device, registry, session, pool,
+	 * buffers, flows, kernels), so that the only loops left in the package are that
+	 * navigation ({@code device.streamPool().device()}, as JDBC's
 	 * {@code Statement.getConnection()}).
 	 */
 	@ArchTest
 	static final ArchRule engineShouldNotReadTheApiBack = noClasses().that()
-		.haveNameMatching(
-				"dev\\.offload\\.(EventPool|CompletionPoller|CompletionFuture|PooledStream|SessionIds)(\\$.*)?")
+		.haveNameMatching("dev\\.offload\\.(PooledStream|SessionIds)(\\$.*)?")
 		.should()
 		.dependOnClassesThat()
 		.haveNameMatching("dev\\.offload\\.(Device|DeviceRegistry|OffloadSession|StreamPool|StreamPools|Buffer"

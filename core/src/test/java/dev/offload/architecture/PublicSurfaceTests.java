@@ -81,7 +81,8 @@ class PublicSurfaceTests {
 	 */
 	static final Map<String, Set<String>> INTERNAL_TYPES = Map.of(INTERNAL,
 			Set.of("Lendable", "LendingPool", "SessionDeadline", "ThreadStripes", "VirtualThreads"),
-			INTERNAL + ".memory", Set.of("DeviceMemory", "MemoryTuning"), INTERNAL + ".health",
+			INTERNAL + ".memory", Set.of("DeviceMemory", "MemoryTuning"), INTERNAL + ".completion",
+			Set.of("Completions", "CompletionTuning"), INTERNAL + ".health",
 			Set.of("GpuFaultWatcher", "Nvml", "NvmlGpuFaultSource"), INTERNAL + ".blas",
 			Set.of("CublasBinding", "CublasStatus"));
 

@@ -1,4 +1,4 @@
-package dev.offload;
+package dev.offload.internal.completion;
 
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -13,8 +13,8 @@ import org.jspecify.annotations.Nullable;
 import dev.offload.internal.VirtualThreads;
 
 /**
- * The future of asynchronous device work ({@link OffloadSession#closeAsync()},
- * {@link OffloadSession#whenDone()}) that the device's completion thread settles without
+ * The future of asynchronous device work ({@code OffloadSession.closeAsync()},
+ * {@code OffloadSession.whenDone()}) that the device's completion thread settles without
  * ever running a dependent stage.
  * <p>
  * Its outcome is decided in two steps. The completion thread <em>settles</em> it: the
@@ -49,18 +49,6 @@ import dev.offload.internal.VirtualThreads;
  */
 final class CompletionFuture<T> extends CompletableFuture<T> {
 
-	/**
-	 * How long a thread that joins spins for the outcome before it parks: waking a parked
-	 * thread costs several microseconds, as long as a short kernel.
-	 */
-	static final long JOIN_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
-
-	/**
-	 * How long it then yields its processor, so that a busy completion thread runs,
-	 * before it parks.
-	 */
-	static final long JOIN_YIELD_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
-
 	private final CompletableFuture<T> outcome = new CompletableFuture<>();
 
 	private final Executor executor;
@@ -70,7 +58,7 @@ final class CompletionFuture<T> extends CompletableFuture<T> {
 	/**
 	 * What a platform thread in {@link #join()} runs instead of waiting to be woken: it
 	 * waits for the work itself and settles this future (a session's
-	 * {@link OffloadSession#closeAsync()}); {@code null} for none.
+	 * {@code closeAsync()}); {@code null} for none.
 	 */
 	private volatile @Nullable JoinHelper helper;
 
@@ -100,14 +88,6 @@ final class CompletionFuture<T> extends CompletableFuture<T> {
 	 */
 	boolean settle(@Nullable T value, @Nullable Throwable failure) {
 		return (failure != null) ? this.outcome.completeExceptionally(failure) : this.outcome.complete(value);
-	}
-
-	/**
-	 * Tells whether the outcome is decided and dependent stages wait for it to be
-	 * published.
-	 */
-	boolean isSettledOnly() {
-		return this.outcome.isDone() && !super.isDone();
 	}
 
 	/**
@@ -332,8 +312,8 @@ final class CompletionFuture<T> extends CompletableFuture<T> {
 			}
 			waited = System.nanoTime() - start;
 		}
-		while (waited < JOIN_SPIN_NANOS);
-		while (waited < JOIN_YIELD_NANOS && !isDecidedOrDone(awaited)) {
+		while (waited < CompletionTuning.JOINER_SPIN_NANOS);
+		while (waited < CompletionTuning.JOINER_YIELD_NANOS && !isDecidedOrDone(awaited)) {
 			Thread.yield();
 			waited = System.nanoTime() - start;
 		}
@@ -351,7 +331,8 @@ final class CompletionFuture<T> extends CompletableFuture<T> {
 		 * as {@code awaited} is done (see {@link CompletionFuture#outcomeOr}), leaving
 		 * the work to the completion thread.
 		 * @param late {@code false} when the thread starts to wait, {@code true} once it
-		 * has waited briefly ({@link #JOIN_YIELD_NANOS}) and the future is still pending
+		 * has waited briefly ({@link CompletionTuning#JOINER_YIELD_NANOS}) and the future
+		 * is still pending
 		 * @param awaited the future the thread waits for: this one, or a stage made from
 		 * it, which may complete first (its own timeout, a cancellation)
 		 */

@@ -1,28 +1,30 @@
-package dev.offload;
+package dev.offload.internal.completion;
 
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongFunction;
 
 import org.jspecify.annotations.Nullable;
+
 import dev.offload.internal.SessionDeadline;
 
 /**
- * Bounds a session's asynchronous work by its deadline: a future that fails with a
- * {@link SessionTimeoutException} when the deadline passes before the work's own future
- * completes. One daemon timer thread serves every pending deadline of the JVM (a pending
- * deadline costs a queue entry, removed when its work completes first); it never
- * completes a future itself but hands the completion to the registry's completion
- * executor, so that user continuations never run on the timer.
+ * Bounds a session's asynchronous work by its deadline: a future that fails with the
+ * session's timeout (a {@code SessionTimeoutException}) when the deadline passes before
+ * the work's own future completes. One daemon timer thread serves every pending deadline
+ * of the JVM (a pending deadline costs a queue entry, removed when its work completes
+ * first); it never completes a future itself but hands the completion to the registry's
+ * completion executor, so that user continuations never run on the timer.
  */
 final class AsyncDeadline<T> implements Runnable {
 
-	private final OffloadSession session;
+	private final Executor executor;
 
-	private final SessionDeadline deadline;
+	private final LongFunction<RuntimeException> expired;
 
 	private final CompletableFuture<T> bounded;
 
@@ -32,24 +34,26 @@ final class AsyncDeadline<T> implements Runnable {
 
 	private volatile @Nullable ScheduledFuture<?> expiry;
 
-	private AsyncDeadline(OffloadSession session, SessionDeadline deadline, CompletableFuture<T> work) {
-		this.session = session;
-		this.deadline = deadline;
+	private AsyncDeadline(Executor executor, SessionDeadline deadline, CompletableFuture<T> work,
+			LongFunction<RuntimeException> expired) {
+		this.executor = executor;
+		this.expired = expired;
 		// A thread that waits for it publishes the work's outcome itself, if the work's
 		// future lets it, until the deadline.
 		this.bounded = CompletionFuture.newBoundedFuture(work, this.startNanos + deadline.remainingNanos());
 	}
 
 	/**
-	 * Returns a future with {@code work}'s outcome, or failing with a
-	 * {@link SessionTimeoutException} (counted in the pool's {@code sessionTimeouts}) if
-	 * {@code deadline} passes first.
+	 * Returns a future with {@code work}'s outcome, or failing with what {@code expired}
+	 * makes of the time waited if {@code deadline} passes first; completed on
+	 * {@code executor} then.
 	 */
-	static <T> CompletableFuture<T> bound(OffloadSession session, SessionDeadline deadline, CompletableFuture<T> work) {
+	static <T> CompletableFuture<T> bound(Executor executor, SessionDeadline deadline, CompletableFuture<T> work,
+			LongFunction<RuntimeException> expired) {
 		if (work.isDone()) {
 			return work;
 		}
-		AsyncDeadline<T> bound = new AsyncDeadline<>(session, deadline, work);
+		AsyncDeadline<T> bound = new AsyncDeadline<>(executor, deadline, work, expired);
 		long remainingNanos = deadline.remainingNanos();
 		if (remainingNanos <= 0) {
 			bound.run();
@@ -69,14 +73,10 @@ final class AsyncDeadline<T> implements Runnable {
 		if (!this.decided.compareAndSet(false, true)) {
 			return;
 		}
-		Device device = this.session.device();
-		SessionTimeoutException timeout = new SessionTimeoutException(device.id(), this.session.id(),
-				"its work (asynchronous)", Duration.ofNanos(System.nanoTime() - this.startNanos),
-				this.deadline.timeout());
-		device.streamPool().sessionTimedOut();
+		RuntimeException timeout = this.expired.apply(System.nanoTime() - this.startNanos);
 		// Never on the timer's thread: the future's continuations run on the completion
 		// executor, as for every future Offload completes.
-		device.completionExecutor().execute(() -> this.bounded.completeExceptionally(timeout));
+		this.executor.execute(() -> this.bounded.completeExceptionally(timeout));
 	}
 
 	private void workCompleted(T value, Throwable failure) {

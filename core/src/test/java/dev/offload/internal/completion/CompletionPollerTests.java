@@ -1,4 +1,4 @@
-package dev.offload;
+package dev.offload.internal.completion;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -25,9 +25,9 @@ class CompletionPollerTests {
 			AtomicBoolean released = new AtomicBoolean();
 			AtomicInteger polls = new AtomicInteger();
 			CountDownLatch lastDone = new CountDownLatch(1);
-			CountDownLatch allDone = new CountDownLatch(10 * CompletionPoller.NOT_DONE_RUN + 1);
+			CountDownLatch allDone = new CountDownLatch(10 * CompletionTuning.NOT_DONE_RUN + 1);
 			List<CompletionPoller.Task> tasks = new ArrayList<>();
-			for (int i = 0; i < 10 * CompletionPoller.NOT_DONE_RUN; i++) {
+			for (int i = 0; i < 10 * CompletionTuning.NOT_DONE_RUN; i++) {
 				tasks.add(new Gate(released::get, polls, allDone));
 			}
 			// Done at once, behind ten runs of unfinished tasks.

@@ -1,11 +1,10 @@
-package dev.offload;
+package dev.offload.internal.completion;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
@@ -13,10 +12,20 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import static dev.offload.internal.completion.CompletionTuning.ABANDON_JOIN_MILLIS;
+import static dev.offload.internal.completion.CompletionTuning.FIRST_PARK_NANOS;
+import static dev.offload.internal.completion.CompletionTuning.FULL_SWEEP_EVERY;
+import static dev.offload.internal.completion.CompletionTuning.IDLE_SPIN_NANOS;
+import static dev.offload.internal.completion.CompletionTuning.MAX_PARK_NANOS;
+import static dev.offload.internal.completion.CompletionTuning.NOT_DONE_RUN;
+import static dev.offload.internal.completion.CompletionTuning.PARK_DOUBLING_ROUNDS;
+import static dev.offload.internal.completion.CompletionTuning.SPIN_ROUNDS;
+import static dev.offload.internal.completion.CompletionTuning.YIELD_ROUNDS;
+
 /**
  * The one thread per device that watches asynchronous work: it polls each pending
- * session's stream ({@link OffloadSession#closeAsync()}) and each watched event
- * ({@link OffloadSession#whenDone()}), and finishes what is done, so no thread blocks per
+ * session's stream ({@code OffloadSession.closeAsync()}) and each watched event
+ * ({@code OffloadSession.whenDone()}), and finishes what is done, so no thread blocks per
  * session. It runs no user code: it {@linkplain CompletionFuture#settle settles} the
  * futures it finishes, which wakes the threads joining them, and has them
  * {@linkplain CompletionFuture#publish published} to their dependent stages on the
@@ -28,9 +37,9 @@ import org.slf4j.LoggerFactory;
  * <p>
  * Polling beats host callbacks here: on an H200 a {@code cuStreamQuery} costs about 9 µs
  * from launch to seen done, a {@code cuLaunchHostFunc} completion 40-65 µs. With nothing
- * done it backs off: spins, then yields, then parks for up to {@link #MAX_PARK_NANOS};
- * with nothing pending it spins {@link #IDLE_SPIN_NANOS}, then parks until the next
- * submission.
+ * done it backs off: spins, then yields, then parks for up to
+ * {@link CompletionTuning#MAX_PARK_NANOS}; with nothing pending it spins
+ * {@link CompletionTuning#IDLE_SPIN_NANOS}, then parks until the next submission.
  * <p>
  * When the device shuts down before every task is done, the tasks left are looked at once
  * more and those not done are {@linkplain Task#abandon abandoned} (their futures fail),
@@ -40,20 +49,6 @@ import org.slf4j.LoggerFactory;
 final class CompletionPoller implements Runnable {
 
 	private static final Logger logger = LoggerFactory.getLogger(CompletionPoller.class);
-
-	static final long MAX_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
-
-	static final long IDLE_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
-
-	private static final int SPIN_ROUNDS = 200;
-
-	private static final int YIELD_ROUNDS = 400;
-
-	/** Not-done tasks in a row after which a sweep stops, but every full one. */
-	static final int NOT_DONE_RUN = 64;
-
-	/** Every how many sweeps one polls every pending task. */
-	static final int FULL_SWEEP_EVERY = 8;
 
 	private final ConcurrentLinkedQueue<Task> submitted = new ConcurrentLinkedQueue<>();
 
@@ -144,7 +139,7 @@ final class CompletionPoller implements Runnable {
 			// The futures left are failed when this returns, so that the caller of
 			// shutdown sees them settled.
 			try {
-				this.thread.join(TimeUnit.SECONDS.toMillis(10));
+				this.thread.join(ABANDON_JOIN_MILLIS);
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
@@ -258,9 +253,8 @@ final class CompletionPoller implements Runnable {
 	}
 
 	/**
-	 * Spins for up to {@link #IDLE_SPIN_NANOS} before parking: sessions often close back
-	 * to back, and waking a parked thread costs several microseconds, measured on an H200
-	 * as a closeAsync completion p50 of 15.0 µs against 9.4 µs for a synchronous close.
+	 * Spins for up to {@link CompletionTuning#IDLE_SPIN_NANOS} before parking until the
+	 * next submission.
 	 */
 	private void awaitSubmission() {
 		long start = System.nanoTime();
@@ -285,11 +279,12 @@ final class CompletionPoller implements Runnable {
 
 	/**
 	 * Polls the pending tasks oldest first, keeping their order. Work on a GPU mostly
-	 * finishes in the order it was submitted, so after {@link #NOT_DONE_RUN} tasks in a
-	 * row found not done the sweep stops, except every {@link #FULL_SWEEP_EVERY}th sweep,
-	 * which polls them all: with thousands pending, a sweep costs a few dozen queries
-	 * instead of one per task (about 0.3 µs each), and a task that finishes out of order
-	 * waits at most that many sweeps.
+	 * finishes in the order it was submitted, so after
+	 * {@link CompletionTuning#NOT_DONE_RUN} tasks in a row found not done the sweep
+	 * stops, except every {@link CompletionTuning#FULL_SWEEP_EVERY}th sweep, which polls
+	 * them all: with thousands pending, a sweep costs a few dozen queries instead of one
+	 * per task (about 0.3 µs each), and a task that finishes out of order waits at most
+	 * that many sweeps.
 	 */
 	private boolean pollPending() {
 		boolean full = ++this.sweeps % FULL_SWEEP_EVERY == 0;
@@ -339,7 +334,8 @@ final class CompletionPoller implements Runnable {
 			Thread.yield();
 		}
 		else {
-			long nanos = Math.min(MAX_PARK_NANOS, 1000L << Math.min(20, (idleRounds - YIELD_ROUNDS) / 8));
+			long nanos = Math.min(MAX_PARK_NANOS,
+					FIRST_PARK_NANOS << Math.min(20, (idleRounds - YIELD_ROUNDS) / PARK_DOUBLING_ROUNDS));
 			LockSupport.parkNanos(nanos);
 		}
 	}

@@ -1,4 +1,4 @@
-package dev.offload;
+package dev.offload.internal.completion;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -11,6 +11,7 @@ import java.util.function.BooleanSupplier;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.offload.OffloadException;
 import dev.offload.internal.SessionDeadline;
 import dev.offload.internal.VirtualThreads;
 import dev.offload.spi.BackendStream;
@@ -36,34 +37,36 @@ final class SessionWaits {
 
 	/**
 	 * Waits until {@code backend} is idle, throwing its work's failure.
-	 * @param device the stream's device, whose completion thread wakes a virtual thread
+	 * @param completions the completion engine of the stream's device, whose thread wakes
+	 * a virtual thread
 	 * @param backend the stream
 	 */
-	static void awaitIdle(Device device, BackendStream backend) {
+	static void awaitIdle(Completions completions, BackendStream backend) {
 		if (!VirtualThreads.isCurrentThreadVirtual()) {
 			backend.synchronize();
 			return;
 		}
-		parkUntil(device, backend::query);
+		parkUntil(completions, backend::query);
 	}
 
 	/**
 	 * Waits until {@code backend} is idle or the deadline passes, throwing its work's
 	 * failure. Work that finishes just as the deadline passes counts as done.
-	 * @param device the stream's device, whose completion thread watches the stream
+	 * @param completions the completion engine of the stream's device, whose thread
+	 * watches the stream
 	 * @param backend the stream
 	 * @param deadline the deadline
 	 * @return {@code true} when the stream is idle, {@code false} when the deadline
 	 * passed first (the completion thread no longer watches the stream for this wait)
 	 * @throws InterruptedException if the thread was interrupted (the watch is cancelled)
 	 */
-	static boolean awaitIdle(Device device, BackendStream backend, SessionDeadline deadline)
+	static boolean awaitIdle(Completions completions, BackendStream backend, SessionDeadline deadline)
 			throws InterruptedException {
 		if (backend.query()) {
 			return true;
 		}
 		CompletableFuture<Void> idle = new CompletableFuture<>();
-		device.completionPoller().submit(new IdleWatch(backend::query, idle));
+		completions.poller().submit(new IdleWatch(completions, backend::query, idle));
 		try {
 			long remaining = deadline.remainingNanos();
 			if (remaining <= 0) {
@@ -90,22 +93,22 @@ final class SessionWaits {
 	}
 
 	/**
-	 * Parks the calling thread until {@code done} answers {@code true}, polled by
-	 * {@code device}'s completion thread, or until {@code leave} completes: the wait of a
-	 * joiner that finishes its session itself, which it leaves when the future it waits
-	 * for completes otherwise. Not cut short by an interrupt.
-	 * @param device the device whose completion thread polls
+	 * Parks the calling thread until {@code done} answers {@code true}, polled by the
+	 * device's completion thread, or until {@code leave} completes: the wait of a joiner
+	 * that finishes its session itself, which it leaves when the future it waits for
+	 * completes otherwise. Not cut short by an interrupt.
+	 * @param completions the device's completion engine, whose thread polls
 	 * @param done whether the awaited work is done; may throw its failure
 	 * @param leave completes when the caller no longer waits for the work
 	 * @return {@code true} if the work is done, {@code false} if {@code leave} completed
 	 * first
 	 */
-	static boolean awaitIdleUnless(Device device, BooleanSupplier done, CompletableFuture<?> leave) {
+	static boolean awaitIdleUnless(Completions completions, BooleanSupplier done, CompletableFuture<?> leave) {
 		if (done.getAsBoolean()) {
 			return true;
 		}
 		CompletableFuture<Void> idle = new CompletableFuture<>();
-		device.completionPoller().submit(new IdleWatch(done, idle));
+		completions.poller().submit(new IdleWatch(completions, done, idle));
 		CompletableFuture.anyOf(idle, leave).exceptionally((failure) -> null).join();
 		if (!idle.isDone() && idle.cancel(false)) {
 			// The watch, finding its future done, leaves the poller.
@@ -116,18 +119,18 @@ final class SessionWaits {
 	}
 
 	/**
-	 * Parks the calling thread until {@code done} answers {@code true}, polled by
-	 * {@code device}'s completion thread; throws what {@code done} throws. The wait of a
-	 * virtual thread that leaves its carrier free.
-	 * @param device the device whose completion thread polls
+	 * Parks the calling thread until {@code done} answers {@code true}, polled by the
+	 * device's completion thread; throws what {@code done} throws. The wait of a virtual
+	 * thread that leaves its carrier free.
+	 * @param completions the device's completion engine, whose thread polls
 	 * @param done whether the awaited work is done; may throw its failure
 	 */
-	static void parkUntil(Device device, BooleanSupplier done) {
+	static void parkUntil(Completions completions, BooleanSupplier done) {
 		if (done.getAsBoolean()) {
 			return;
 		}
 		CompletableFuture<Void> reached = new CompletableFuture<>();
-		device.completionPoller().submit(new IdleWatch(done, reached));
+		completions.poller().submit(new IdleWatch(completions, done, reached));
 		// join() parks without pinning the carrier and, as the driver's synchronize, is
 		// not cut short by an interrupt (the interrupt stays set).
 		awaitDone(reached);
@@ -188,11 +191,14 @@ final class SessionWaits {
 	 */
 	private static final class IdleWatch implements CompletionPoller.Task {
 
+		private final Completions completions;
+
 		private final BooleanSupplier done;
 
 		private final CompletableFuture<Void> idle;
 
-		IdleWatch(BooleanSupplier done, CompletableFuture<Void> idle) {
+		IdleWatch(Completions completions, BooleanSupplier done, CompletableFuture<Void> idle) {
+			this.completions = completions;
 			this.done = done;
 			this.idle = idle;
 		}
@@ -219,7 +225,7 @@ final class SessionWaits {
 		@Override
 		public void abandon(String reason) {
 			this.idle.completeExceptionally(
-					new StreamPoolClosedException("A session's wait for its work was cut " + "short: " + reason));
+					this.completions.shutDown("A session's wait for its work was cut short: " + reason));
 		}
 
 	}

@@ -1,4 +1,4 @@
-package dev.offload;
+package dev.offload.internal.completion;
 
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -8,9 +8,10 @@ import dev.offload.spi.BackendDevice;
 import dev.offload.spi.BackendEvent;
 
 /**
- * The events of one {@link Device}, created on demand and reused, because creating an
- * event costs more than recording one. Sessions borrow events for
- * {@link OffloadSession#recordEvent()} and give them back when they end.
+ * The events of one device, created on demand and reused, because creating an event costs
+ * more than recording one. Sessions borrow events for {@code recordEvent()} and
+ * {@code whenDone()} and give them back when they end, or the completion thread does once
+ * it saw one reached.
  */
 final class EventPool {
 

@@ -1,0 +1,511 @@
+package dev.offload;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.function.Function;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.offload.internal.SessionDeadline;
+import dev.offload.internal.completion.Completions;
+import dev.offload.kernel.LaunchConfig;
+import dev.offload.spi.BackendStream;
+import dev.offload.spi.NativeMemory;
+
+/**
+ * What one {@link OffloadSession} holds and how it ends: its stream (borrowed on first
+ * use), its buffers, events and memory reservation, the failure of its work, and its
+ * waits, ended synchronously or handed to the device's completion engine. The session is
+ * the API in front of it: it checks its callers' arguments and asks this for the rest.
+ * Used by one thread at a time, as the session; the completion thread ends it through
+ * {@link End}.
+ */
+final class SessionWork {
+
+	private static final AtomicIntegerFieldUpdater<SessionWork> AWAITING = AtomicIntegerFieldUpdater
+		.newUpdater(SessionWork.class, "awaiting");
+
+	private final OffloadSession session;
+
+	private final SessionContext context;
+
+	private final StreamPriority priority;
+
+	private final @Nullable SessionDeadline deadline;
+
+	private @Nullable PooledStream stream;
+
+	private @Nullable List<Buffer> buffers;
+
+	private @Nullable List<StreamEvent> events;
+
+	/** What integrations (tracing, templates) attached to the session. */
+	private @Nullable Map<String, Object> attributes;
+
+	volatile boolean closed;
+
+	@Nullable Throwable failure;
+
+	private boolean failureReported;
+
+	/**
+	 * Whether work was enqueued since the last synchronize, so that ending the session
+	 * must wait for it.
+	 */
+	private boolean workPending;
+
+	/**
+	 * Whether the native stream was handed out: work may then be enqueued that the
+	 * session does not see.
+	 */
+	private boolean unwrapped;
+
+	/** The future of closeAsync or of the hand-off to the completion thread. */
+	private @Nullable CompletableFuture<Void> completion;
+
+	/** The device memory the budget admitted for this session, released when it ends. */
+	private long memoryReserved;
+
+	/** The device memory of the session's buffers, within {@link #memoryReserved}. */
+	private long memoryDrawn;
+
+	/** Callers blocked in synchronize or close, waiting for this session's work. */
+	private volatile int awaiting;
+
+	/**
+	 * The future of the last {@link #whenDone()}: the session's work finishes in stream
+	 * order, so while an earlier one is pending this one is too.
+	 */
+	private volatile @Nullable CompletableFuture<Void> lastWhenDone;
+
+	/**
+	 * Set when the session was closed for its caller and left to the completion thread to
+	 * end.
+	 */
+	private boolean handedOff;
+
+	SessionWork(OffloadSession session, SessionContext context, StreamPriority priority,
+			@Nullable SessionDeadline deadline) {
+		this.session = session;
+		this.context = context;
+		this.priority = priority;
+		this.deadline = deadline;
+	}
+
+	boolean hasStream() {
+		return this.stream != null;
+	}
+
+	/** The session's stream, borrowed on first use. */
+	PooledStream stream() {
+		PooledStream lent = this.stream;
+		if (lent == null) {
+			lent = this.context.streamPool.borrow(this.priority, this.deadline, this.session.id());
+			this.stream = lent;
+		}
+		return lent;
+	}
+
+	/** The stream lent to this session, where the caller knows one is. */
+	private PooledStream lent() {
+		return Objects.requireNonNull(this.stream, "no stream is lent to this session");
+	}
+
+	/**
+	 * Tells whether work was enqueued since the last synchronize.
+	 */
+	boolean hasPendingWork() {
+		return this.workPending;
+	}
+
+	long reservedMemory() {
+		return this.memoryReserved;
+	}
+
+	/**
+	 * Has the budget admit {@code bytes} more than the session's buffers hold, waiting
+	 * under the session's priority and deadline.
+	 */
+	void admit(long bytes) {
+		long missing = this.memoryDrawn + bytes - this.memoryReserved;
+		if (missing > 0) {
+			this.context.memory.acquireBudget(missing, this.priority,
+					this.context.streamPool.borrowTimeoutNanos(this.priority), this.deadline);
+			this.memoryReserved += missing;
+		}
+	}
+
+	/**
+	 * Allocates device memory in the order of the session's stream, within its
+	 * reservation.
+	 */
+	NativeMemory allocateDevice(long bytes) {
+		long charged = Device.allocationSize(bytes);
+		admit(charged);
+		BackendStream onStream = stream().backend;
+		// A new block is allocated in the stream's order: ending must wait for the
+		// stream before the block can serve another stream.
+		this.workPending = true;
+		NativeMemory memory = this.context.acquireDeviceMemory(bytes, onStream);
+		this.memoryDrawn += charged;
+		return memory;
+	}
+
+	/**
+	 * Enqueues a copy between buffers, staged through page-locked host memory when the
+	 * source is of another device.
+	 */
+	void copy(Buffer src, long srcOffset, Buffer dst, long dstOffset, long bytes) {
+		if (src == null || dst == null) {
+			throw new IllegalArgumentException("copy needs a source and a destination, was " + src + " -> " + dst);
+		}
+		Device device = this.context.device;
+		NativeMemory to = dst.memoryFor(device, "the copy's destination");
+		if (src.device() != device) {
+			CrossDeviceCopy.copy(this.session, src, srcOffset, dst, to, dstOffset, bytes);
+			return;
+		}
+		NativeMemory from = src.memoryFor(device, "the copy's source");
+		src.checkRange(srcOffset, bytes, "the copy's source");
+		dst.checkRange(dstOffset, bytes, "the copy's destination");
+		if (bytes > 0) {
+			enqueueCopy(from, srcOffset, to, dstOffset, bytes);
+		}
+	}
+
+	/**
+	 * Enqueues a copy between two memories this session's stream can reach.
+	 */
+	void enqueueCopy(NativeMemory from, long srcOffset, NativeMemory to, long dstOffset, long bytes) {
+		enqueue(() -> stream().backend.copy(from, srcOffset, to, dstOffset, bytes));
+	}
+
+	void fill(Buffer dst, long offset, long bytes, byte value) {
+		if (dst == null) {
+			throw new IllegalArgumentException("fill needs a buffer");
+		}
+		NativeMemory to = dst.memoryFor(this.context.device, "the fill");
+		dst.checkRange(offset, bytes, "the fill");
+		if (bytes > 0) {
+			enqueue(() -> stream().backend.fill(to, offset, bytes, value));
+		}
+	}
+
+	void launch(Kernel kernel, LaunchConfig config, Object[] args) {
+		if (kernel == null || config == null) {
+			throw new IllegalArgumentException("launch needs a kernel and a launch configuration");
+		}
+		if (kernel.device() != this.context.device) {
+			throw new IllegalArgumentException(kernel + " is not loaded on device " + deviceId()
+					+ "; load its module there with Device.loadModule");
+		}
+		Object[] converted = kernel.toBackendArguments(args);
+		enqueue(() -> stream().backend.launch(kernel.backendKernel(), config.gridX(), config.gridY(), config.gridZ(),
+				config.blockX(), config.blockY(), config.blockZ(), config.sharedMemoryBytes(), converted));
+	}
+
+	<B extends Buffer> B own(B buffer) {
+		if (this.buffers == null) {
+			this.buffers = new ArrayList<>();
+		}
+		this.buffers.add(buffer);
+		return buffer;
+	}
+
+	StreamEvent recordEvent() {
+		BackendStream backendStream = stream().backend;
+		StreamEvent event = new StreamEvent(this.session, this.context.completions.borrowEvent());
+		if (this.events == null) {
+			this.events = new ArrayList<>();
+		}
+		this.events.add(event);
+		enqueue(() -> backendStream.record(event.backendEvent()));
+		return event;
+	}
+
+	/**
+	 * Runs a call that enqueues on the session's stream: its failure fails the session's
+	 * work unless it is a refusal before anything was enqueued.
+	 */
+	void enqueue(Runnable call) {
+		this.workPending = true;
+		try {
+			call.run();
+		}
+		catch (RuntimeException ex) {
+			if (this.stream != null && !(ex instanceof OffloadException && !(ex instanceof BackendException))) {
+				recordFailure(ex);
+				this.failureReported = true;
+			}
+			throw ex;
+		}
+	}
+
+	/**
+	 * Hands the session's stream to a call that enqueues on it (a captured flow's capture
+	 * or replay), as the session's own operations do.
+	 */
+	<T> T onStream(Function<BackendStream, T> call) {
+		Object[] result = new Object[1];
+		enqueue(() -> result[0] = call.apply(stream().backend));
+		@SuppressWarnings("unchecked")
+		T typed = (T) result[0];
+		return typed;
+	}
+
+	/**
+	 * Hands the native stream out: libraries enqueue on it behind the session's back, so
+	 * from now on ending always synchronizes.
+	 */
+	<T> T unwrap(Class<T> type) {
+		BackendStream backend = stream().backend;
+		T handle = backend.handle(type);
+		this.unwrapped = true;
+		this.workPending = true;
+		if (handle == null) {
+			throw new IllegalArgumentException("The " + this.context.device.backendName() + " backend's stream is a "
+					+ backend.handle().getClass().getName() + ", not a " + type.getName());
+		}
+		return handle;
+	}
+
+	<T> CompletableFuture<T> withinDeadline(CompletableFuture<T> work) {
+		SessionDeadline bound = this.deadline;
+		if (bound == null) {
+			return work;
+		}
+		return this.context.completions.withinDeadline(bound, work, (waited) -> {
+			this.context.streamPool.sessionTimedOut();
+			return new SessionTimeoutException(deviceId(), this.session.id(), "its work (asynchronous)",
+					Duration.ofNanos(waited), bound.timeout());
+		});
+	}
+
+	/** Read and written under the session's monitor, as its public methods hold it. */
+	@Nullable Object attribute(String name) {
+		return (this.attributes != null) ? this.attributes.get(name) : null;
+	}
+
+	void setAttribute(String name, @Nullable Object value) {
+		if (this.attributes == null) {
+			this.attributes = new ConcurrentHashMap<>();
+		}
+		if (value == null) {
+			this.attributes.remove(name);
+		}
+		else {
+			this.attributes.put(name, value);
+		}
+	}
+
+	CompletableFuture<Void> whenDone() {
+		if (this.failure != null) {
+			return CompletableFuture.failedFuture(this.failure);
+		}
+		if (this.stream == null || !this.workPending) {
+			return CompletableFuture.completedFuture(null);
+		}
+		BackendStream backendStream = this.stream.backend;
+		CompletableFuture<Void> reached = this.context.completions
+			.whenReached((event) -> enqueue(() -> backendStream.record(event)));
+		// Read by isAwaitingWork: no dependent stage, so the future completes without an
+		// executor task of its own.
+		this.lastWhenDone = reached;
+		return reached;
+	}
+
+	void synchronize() {
+		if (this.stream == null) {
+			return;
+		}
+		if (this.failure != null) {
+			this.failureReported = true;
+			throw Completions.unchecked(this.failure);
+		}
+		try {
+			awaitWork("its work (synchronize)");
+		}
+		catch (RuntimeException ex) {
+			recordFailure(ex);
+			this.failureReported = true;
+			throw ex;
+		}
+		this.workPending = this.unwrapped;
+	}
+
+	boolean isAwaitingWork() {
+		CompletableFuture<Void> pending = this.lastWhenDone;
+		return this.awaiting > 0 || (pending != null && !pending.isDone());
+	}
+
+	/**
+	 * Waits for the work enqueued so far; with a deadline, through the completion thread
+	 * so that the wait is bounded, and on expiry hands the session to that thread.
+	 */
+	private void awaitWork(String waitedFor) {
+		AWAITING.incrementAndGet(this);
+		try {
+			waitForWork(waitedFor);
+		}
+		finally {
+			AWAITING.decrementAndGet(this);
+		}
+	}
+
+	private void waitForWork(String waitedFor) {
+		BackendStream backend = lent().backend;
+		if (this.deadline == null) {
+			this.context.completions.awaitIdle(backend);
+			return;
+		}
+		long start = System.nanoTime();
+		try {
+			if (!this.context.completions.awaitIdle(backend, this.deadline)) {
+				SessionTimeoutException timeout = new SessionTimeoutException(deviceId(), this.session.id(), waitedFor,
+						Duration.ofNanos(System.nanoTime() - start), this.deadline.timeout());
+				this.context.streamPool.sessionTimedOut();
+				handOff(timeout);
+				throw timeout;
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			OffloadException interrupted = new OffloadException("Interrupted while session " + this.session.id()
+					+ " on device " + deviceId() + " waited for " + waitedFor, ex);
+			handOff(interrupted);
+			throw interrupted;
+		}
+	}
+
+	/**
+	 * Closes the session for its caller, who gets {@code reason}; the completion thread
+	 * ends it (gives the stream back) when the work enqueued so far is done.
+	 */
+	private void handOff(RuntimeException reason) {
+		this.closed = true;
+		this.handedOff = true;
+		if (this.failure == null) {
+			this.failure = reason;
+		}
+		this.failureReported = true;
+		this.completion = this.context.completions.handOff(this.session.id(), lent().backend, new End());
+	}
+
+	void close() {
+		if (this.closed) {
+			return;
+		}
+		this.closed = true;
+		Throwable result = this.failure;
+		if (this.stream != null && result == null && this.workPending) {
+			try {
+				awaitWork("its work (close)");
+			}
+			catch (RuntimeException ex) {
+				if (this.handedOff) {
+					// The deadline passed: the completion thread ends the session once
+					// its work is done.
+					throw ex;
+				}
+				result = recordFailure(ex);
+			}
+		}
+		end(result, result);
+		if (result != null && !this.failureReported) {
+			this.failureReported = true;
+			throw Completions.unchecked(result);
+		}
+	}
+
+	CompletableFuture<Void> closeAsync() {
+		if (this.closed) {
+			return (this.completion != null) ? this.completion : CompletableFuture.completedFuture(null);
+		}
+		this.closed = true;
+		// A platform thread that joins the future may wait for the work in the driver, as
+		// close() does, and end the session itself.
+		boolean pending = this.stream != null && this.failure == null && this.workPending;
+		CompletableFuture<Void> closing = this.context.completions.closeAsync(this.session.id(),
+				pending ? lent().backend : null, new End());
+		this.completion = closing;
+		return closing;
+	}
+
+	private void end(@Nullable Throwable result, @Nullable Throwable streamFailure) {
+		try {
+			if (this.stream != null) {
+				returnStream(streamFailure);
+			}
+			if (this.events != null) {
+				this.events.forEach((event) -> this.context.completions.releaseEvent(event.release()));
+			}
+			if (this.buffers != null) {
+				this.buffers.forEach(Buffer::release);
+			}
+		}
+		finally {
+			long reserved = this.memoryReserved;
+			this.memoryReserved = 0;
+			this.memoryDrawn = 0;
+			this.context.memory.releaseBudget(reserved);
+			this.context.ended(this.session, result);
+		}
+	}
+
+	private void returnStream(@Nullable Throwable result) {
+		PooledStream lent = lent();
+		if (result == null) {
+			this.context.streamPool.release(lent);
+			return;
+		}
+		if (!(result instanceof BackendException backendError && backendError.isSticky())) {
+			// Earlier work may still run on a stream whose later call failed: let it
+			// finish before the stream and the buffers are given back.
+			try {
+				this.context.completions.awaitIdle(lent.backend);
+			}
+			catch (RuntimeException ignored) {
+				// The failure is already recorded.
+			}
+		}
+		this.context.streamPool.discard(lent, result);
+	}
+
+	private Throwable recordFailure(Throwable ex) {
+		if (this.failure == null) {
+			this.failure = ex;
+		}
+		this.context.device.failIfSticky(ex);
+		return this.failure;
+	}
+
+	private int deviceId() {
+		return this.context.device.id();
+	}
+
+	/**
+	 * How the completion engine ends this session once its work is done: the work's
+	 * failure is recorded (a session handed off after its deadline has its timeout as the
+	 * outcome; its stream is fine).
+	 */
+	private final class End implements Completions.SessionEnd {
+
+		@Override
+		public @Nullable Throwable outcome(@Nullable Throwable workFailure) {
+			return (workFailure != null) ? recordFailure(workFailure) : SessionWork.this.failure;
+		}
+
+		@Override
+		public void end(@Nullable Throwable outcome, @Nullable Throwable streamFailure) {
+			SessionWork.this.end(outcome, streamFailure);
+		}
+
+	}
+
+}
