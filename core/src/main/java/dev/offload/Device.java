@@ -289,6 +289,13 @@ public final class Device {
 	 * @throws StreamPoolClosedException if the device is shut down or shutting down
 	 */
 	public OffloadSession openSession(StreamPriority priority, @Nullable Duration timeout) {
+		return openSession(priority, timeout, null);
+	}
+
+	/**
+	 * Opens a session for a tenant ({@link DeviceRegistry#openSession(SessionOptions)}).
+	 */
+	OffloadSession openSession(StreamPriority priority, @Nullable Duration timeout, @Nullable String tenant) {
 		if (priority == null) {
 			throw new IllegalArgumentException("priority must not be null");
 		}
@@ -297,7 +304,8 @@ public final class Device {
 		if (this.closing) {
 			throw new StreamPoolClosedException(id());
 		}
-		OffloadSession session = new OffloadSession(this, priority, (timeout != null) ? timeout : this.sessionTimeout);
+		OffloadSession session = new OffloadSession(this, priority, (timeout != null) ? timeout : this.sessionTimeout,
+				tenant);
 		this.activeSessions.increment();
 		this.listener.sessionOpened(session);
 		return session;

@@ -51,6 +51,8 @@ public class OffloadTemplate {
 
 	private final BatchListener batchListener;
 
+	private final TenantResolver tenantResolver;
+
 	private final List<Batcher<?, ?>> batchers = new CopyOnWriteArrayList<>();
 
 	private volatile BlasLibrary blasLibrary = BlasLibrary.standard();
@@ -71,9 +73,24 @@ public class OffloadTemplate {
 	 * @param batchListener told of every batch of this template's batchers
 	 */
 	public OffloadTemplate(DeviceRegistry registry, BatchPolicy batchPolicy, BatchListener batchListener) {
+		this(registry, batchPolicy, batchListener, TenantResolver.NONE);
+	}
+
+	/**
+	 * Creates a template over the devices of {@code registry} whose sessions work for the
+	 * tenant of each call: the one its attributes name, else the one
+	 * {@code tenantResolver} resolves on the calling thread.
+	 * @param registry the registry
+	 * @param batchPolicy the policy of batchers created without one
+	 * @param batchListener told of every batch of this template's batchers
+	 * @param tenantResolver resolves the tenant of calls whose attributes name none
+	 */
+	public OffloadTemplate(DeviceRegistry registry, BatchPolicy batchPolicy, BatchListener batchListener,
+			TenantResolver tenantResolver) {
 		this.registry = Objects.requireNonNull(registry, "registry must not be null");
 		this.batchPolicy = Objects.requireNonNull(batchPolicy, "batchPolicy must not be null");
 		this.batchListener = Objects.requireNonNull(batchListener, "batchListener must not be null");
+		this.tenantResolver = Objects.requireNonNull(tenantResolver, "tenantResolver must not be null");
 	}
 
 	/**
@@ -82,6 +99,14 @@ public class OffloadTemplate {
 	 */
 	public DeviceRegistry registry() {
 		return this.registry;
+	}
+
+	/**
+	 * Returns what resolves the tenant of calls whose attributes name none.
+	 * @return the resolver, {@link TenantResolver#NONE} unless one was given
+	 */
+	public TenantResolver tenantResolver() {
+		return this.tenantResolver;
 	}
 
 	/**
@@ -134,7 +159,7 @@ public class OffloadTemplate {
 	 */
 	public <T> T execute(OffloadAttributes attributes, SessionCallback<T> callback) {
 		check(attributes, callback);
-		SessionScope scope = SessionScope.enter(this.registry, attributes);
+		SessionScope scope = SessionScope.enter(this.registry, attributes, this.tenantResolver);
 		T result;
 		try {
 			result = callback.doInSession(scope.requiredSession());
@@ -218,7 +243,7 @@ public class OffloadTemplate {
 	<T, R> CompletableFuture<R> submit(OffloadAttributes attributes, SessionCallback<T> callback,
 			Function<CompletableFuture<T>, CompletableFuture<R>> whenDone) {
 		check(attributes, callback);
-		SessionScope scope = SessionScope.enter(this.registry, attributes);
+		SessionScope scope = SessionScope.enter(this.registry, attributes, this.tenantResolver);
 		T result;
 		try {
 			result = callback.doInSession(scope.requiredSession());
