@@ -20,6 +20,7 @@ import org.slf4j.LoggerFactory;
 
 import dev.offload.internal.SessionDeadline;
 import dev.offload.internal.memory.DeviceMemory;
+import dev.offload.internal.memory.MemoryTenant;
 import dev.offload.kernel.KernelRef;
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.spi.BackendDevice;
@@ -107,6 +108,9 @@ public final class Device {
 
 	private final Condition drained = this.drainLock.newCondition();
 
+	/** The tenants of this device's stream pool and memory budget. */
+	private final TenantShares tenants;
+
 	Device(String backendName, boolean workOnHostProcessors, BackendDevice backendDevice, StreamPoolConfig poolConfig,
 			OffloadListener listener, long bufferCacheMaxBytes, MemoryConfig memoryConfig, Executor completionExecutor,
 			@Nullable Duration sessionTimeout, TenantPolicy tenants) {
@@ -117,7 +121,8 @@ public final class Device {
 		this.backendDevice = backendDevice;
 		this.info = backendDevice.info();
 		this.listener = CompositeOffloadListener.isolating(listener);
-		this.streamPool = new StreamPool(this, poolConfig, tenants);
+		this.tenants = new TenantShares(tenants);
+		this.streamPool = new StreamPool(this, poolConfig, this.tenants);
 		this.eventPool = new EventPool(backendDevice);
 		this.memory = new DeviceMemory(backendDevice, this.info, memoryConfig.budgetFor(this.info.usableMemoryBytes()),
 				bufferCacheMaxBytes);
@@ -309,6 +314,11 @@ public final class Device {
 		this.activeSessions.increment();
 		this.listener.sessionOpened(session);
 		return session;
+	}
+
+	/** The memory budget's view of a session's tenant. */
+	MemoryTenant memoryTenant(@Nullable String tenant) {
+		return this.tenants.memoryOf(tenant);
 	}
 
 	/**

@@ -344,7 +344,7 @@ public final class OffloadSession implements AutoCloseable {
 		if (missing > 0) {
 			this.device.memory()
 				.acquireBudget(missing, this.priority, this.device.streamPool().borrowTimeoutNanos(this.priority),
-						this.deadline);
+						this.deadline, this.device.memoryTenant(this.tenant));
 			this.memoryReserved += missing;
 		}
 	}
@@ -1047,7 +1047,7 @@ public final class OffloadSession implements AutoCloseable {
 			long reserved = this.memoryReserved;
 			this.memoryReserved = 0;
 			this.memoryDrawn = 0;
-			this.device.memory().releaseBudget(reserved);
+			this.device.memory().releaseBudget(reserved, this.device.memoryTenant(this.tenant));
 			this.device.sessionEnded(this, result);
 		}
 	}

@@ -97,13 +97,13 @@ public final class StreamPool {
 	private final TenantShares tenants;
 
 	StreamPool(Device device, StreamPoolConfig config) {
-		this(device, config, TenantPolicy.DEFAULTS);
+		this(device, config, new TenantShares(TenantPolicy.DEFAULTS));
 	}
 
-	StreamPool(Device device, StreamPoolConfig config, TenantPolicy tenants) {
+	StreamPool(Device device, StreamPoolConfig config, TenantShares tenants) {
 		this.device = device;
 		this.config = config;
-		this.tenants = new TenantShares(tenants);
+		this.tenants = tenants;
 		int[] limits = new int[PRIORITIES.length];
 		long[] borrowTimeouts = new long[PRIORITIES.length];
 		for (StreamPriority priority : PRIORITIES) {

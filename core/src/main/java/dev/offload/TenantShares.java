@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 import dev.offload.internal.lending.LendingTenant;
+import dev.offload.internal.memory.MemoryTenant;
 
 /**
  * A device's tenants as its stream pool lends to them: each name's {@link LendingTenant}
@@ -22,12 +23,17 @@ final class TenantShares {
 
 	private final Map<String, LendingTenant> tracked = new ConcurrentHashMap<>();
 
+	/** The memory budget's view of the tenants the policy names; others have no limit. */
+	private final Map<String, MemoryTenant> memory = new ConcurrentHashMap<>();
+
 	private final LendingTenant.Counters others = new LendingTenant.Counters();
 
 	TenantShares(TenantPolicy policy) {
 		this.policy = policy;
 		for (Map.Entry<String, TenantPolicy.TenantShare> entry : policy.tenants().entrySet()) {
 			this.tracked.put(entry.getKey(), lendingTenant(entry.getKey()));
+			this.memory.put(entry.getKey(),
+					new MemoryTenant(entry.getKey(), entry.getValue().weight(), entry.getValue().maxMemoryBytes()));
 		}
 	}
 
@@ -55,6 +61,18 @@ final class TenantShares {
 		}
 		// Past the tracked bound: a tenant of no limit, counted with the others.
 		return new LendingTenant(name, this.policy.weightOf(name), this.others);
+	}
+
+	/**
+	 * Returns the tenant that a session's memory reservations are made for: the policy's
+	 * limit for a tenant it names, else only a name and weight to queue fairly under.
+	 * @param tenant the session's tenant, or {@code null} for the default one
+	 * @return the tenant
+	 */
+	MemoryTenant memoryOf(@Nullable String tenant) {
+		String name = (tenant != null) ? tenant : TenantPolicy.DEFAULT_TENANT;
+		MemoryTenant named = this.memory.get(name);
+		return (named != null) ? named : new MemoryTenant(name, this.policy.weightOf(name), 0);
 	}
 
 	private LendingTenant lendingTenant(String name) {

@@ -1,8 +1,10 @@
 package dev.offload.internal;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
 
@@ -126,6 +128,35 @@ public final class FairQueue<T> {
 		entry.queued = false;
 		if (entry.flow.entries.remove(entry)) {
 			this.size--;
+			return true;
+		}
+		return false;
+	}
+
+	/**
+	 * Returns every queued entry in the order they would be served if every tenant stayed
+	 * eligible: for a waiter of more than one unit (bytes) served first fit, which takes
+	 * the ones that fit with {@link #take}.
+	 * @return the entries, next served first
+	 */
+	public List<Entry<T>> inServiceOrder() {
+		List<Entry<T>> entries = new ArrayList<>(this.size);
+		for (Flow<T> flow : this.flows.values()) {
+			entries.addAll(flow.entries);
+		}
+		entries.sort((a, b) -> a.before(b) ? -1 : (b.before(a) ? 1 : 0));
+		return entries;
+	}
+
+	/**
+	 * Serves a queued entry out of turn (it fit where those before it did not): removes
+	 * it and moves the virtual time to its start.
+	 * @param entry the entry
+	 * @return whether it was queued
+	 */
+	public boolean take(Entry<T> entry) {
+		if (remove(entry)) {
+			this.virtualTime = Math.max(this.virtualTime, entry.start);
 			return true;
 		}
 		return false;

@@ -21,6 +21,7 @@ import dev.offload.internal.lending.LendingPool;
 import dev.offload.internal.lending.LendingTenant;
 import dev.offload.internal.lending.LendingTuning;
 import dev.offload.internal.memory.DeviceMemory;
+import dev.offload.internal.memory.MemoryTenant;
 import dev.offload.internal.memory.MemoryTuning;
 
 import static com.tngtech.archunit.base.DescribedPredicate.not;
@@ -85,7 +86,7 @@ class CoreLayeringTests {
 		.resideOutsideOfPackage("dev.offload.internal.memory..")
 		.should()
 		.dependOnClassesThat(resideInAPackage("dev.offload.internal.memory..")
-			.and(not(JavaClass.Predicates.belongToAnyOf(DeviceMemory.class, MemoryTuning.class))));
+			.and(not(JavaClass.Predicates.belongToAnyOf(DeviceMemory.class, MemoryTenant.class, MemoryTuning.class))));
 
 	/**
 	 * The lending room knows nothing of streams or devices: the stream pool hands it its

@@ -83,7 +83,7 @@ class PublicSurfaceTests {
 	 */
 	static final Map<String, Set<String>> INTERNAL_TYPES = Map.of(INTERNAL,
 			Set.of("FairQueue", "SessionDeadline", "ThreadStripes", "VirtualThreads"), INTERNAL + ".memory",
-			Set.of("DeviceMemory", "MemoryTuning"), INTERNAL + ".lending",
+			Set.of("DeviceMemory", "MemoryTenant", "MemoryTuning"), INTERNAL + ".lending",
 			Set.of("Lendable", "LendingCensus", "LendingItems", "LendingPool", "LendingTenant", "LendingTuning"));
 
 	/**
