@@ -109,6 +109,22 @@ public final class FairQueue<T> {
 	}
 
 	/**
+	 * Returns the entry queued first of all, whatever its turn (for a deadline counted
+	 * from the oldest waiter).
+	 * @return the entry, or {@code null} if none waits
+	 */
+	public @Nullable Entry<T> oldest() {
+		Entry<T> oldest = null;
+		for (Flow<T> flow : this.flows.values()) {
+			Entry<T> head = flow.entries.peekFirst();
+			if (head != null && (oldest == null || head.order < oldest.order)) {
+				oldest = head;
+			}
+		}
+		return oldest;
+	}
+
+	/**
 	 * Takes the next entry to serve, of any tenant.
 	 * @return the entry, or {@code null} if none waits
 	 */

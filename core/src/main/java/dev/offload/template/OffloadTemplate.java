@@ -7,6 +7,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
 import dev.offload.blas.BlasLibrary;
@@ -368,7 +370,8 @@ public class OffloadTemplate {
 						(index) -> kernel.slice(result, index)));
 		};
 		return register(new Batcher<>(kernel.kernel().name(), attributes.device(), policy, kernel::validate, runner,
-				this.batchListener, this.batchers::remove, this::drained, this.registry.completionExecutor()));
+				this.batchListener, this.batchers::remove, this::drained, this.registry.completionExecutor(),
+				this::currentTenant, this.registry.tenantPolicy()::weightOf));
 	}
 
 	/**
@@ -393,7 +396,8 @@ public class OffloadTemplate {
 			return new Batcher.Slices<O>(OffloadAttributes.ANY_DEVICE, results::get);
 		});
 		return register(new Batcher<>(name, OffloadAttributes.ANY_DEVICE, policy, (item) -> {
-		}, runner, this.batchListener, this.batchers::remove, this::drained, this.registry.completionExecutor()));
+		}, runner, this.batchListener, this.batchers::remove, this::drained, this.registry.completionExecutor(),
+				this::currentTenant, this.registry.tenantPolicy()::weightOf));
 	}
 
 	/**
@@ -425,6 +429,15 @@ public class OffloadTemplate {
 
 	private void drained(Batcher<?, ?> batcher) {
 		this.registry.removeDrainable(batcher.drainable);
+	}
+
+	/**
+	 * The tenant a call on this thread works for: the bound session's, else the
+	 * resolver's.
+	 */
+	private @Nullable String currentTenant() {
+		Optional<OffloadSession> bound = currentSession();
+		return bound.isPresent() ? bound.get().tenant() : this.tenantResolver.currentTenant();
 	}
 
 	private static void check(OffloadAttributes attributes, SessionCallback<?> callback) {
