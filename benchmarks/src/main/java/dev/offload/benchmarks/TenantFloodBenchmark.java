@@ -148,8 +148,7 @@ public final class TenantFloodBenchmark {
 	}
 
 	private void print(Results r) {
-		Locale locale = Locale.ROOT;
-		this.out.printf(locale, "Tenants on a full pool: backend %s, %d streams, hold %d us, %d s per phase%n%n",
+		this.out.printf(Locale.ROOT, "Tenants on a full pool: backend %s, %d streams, hold %d us, %d s per phase%n%n",
 				this.options.backend, this.options.streams, this.options.holdMicros, this.options.seconds);
 		this.out.println("| phase | tenant | threads | sessions/s | p50 ms (thread 0) | p99 ms (thread 0) |");
 		this.out.println("| --- | --- | --- | --- | --- | --- |");
@@ -162,12 +161,12 @@ public final class TenantFloodBenchmark {
 		double quietFifo = (double) r.fifo.group("quiet").p99() / r.alone.group("quiet").p99();
 		double throughput = r.fair.total() / r.fifo.total();
 		this.out.println();
-		this.out.printf(locale, "quiet p99 under the flood / alone: %.2fx (target <= 1.2x; FIFO: %.2fx)%n", quietRatio,
-				quietFifo);
-		this.out.printf(locale,
+		this.out.printf(Locale.ROOT, "quiet p99 under the flood / alone: %.2fx (target <= 1.2x; FIFO: %.2fx)%n",
+				quietRatio, quietFifo);
+		this.out.printf(Locale.ROOT,
 				"Jain's fairness index, equal weights, unequal demand: %.3f (target >= 0.95; FIFO: %.3f)%n",
 				r.fairShares.jain(), r.fifoShares.jain());
-		this.out.printf(locale, "total throughput under the flood, tenants / FIFO: %.3fx (target >= 0.95x)%n",
+		this.out.printf(Locale.ROOT, "total throughput under the flood, tenants / FIFO: %.3fx (target >= 0.95x)%n",
 				throughput);
 	}
 
