@@ -50,14 +50,15 @@ import dev.offload.spi.BackendStream;
  * their states when asked. The lock serves growth, waiting and shutdown only; a release
  * takes it only when a borrower waits.
  * <p>
- * How it waits: a borrower that finds no stream and cannot grow the pool queues in its
- * class's queue of waiters, first come, first served. A release while borrowers wait
- * hands the stream to the oldest waiter of its class and wakes that one alone (it gets
- * the stream even if a new borrower scans meanwhile); with no waiter of its class, it
- * wakes the oldest waiter of the other class, which may replace an idle stream by one of
- * its own. A discard wakes one waiter to replace the stream. So each stream given back
- * wakes one waiter, not all of them, and waiters of a class are served in their order of
- * arrival.
+ * How it waits: a borrower that finds no stream and cannot grow the pool (or whose tenant
+ * holds its {@code maxStreams}) queues in its class's queue of waiters, served by
+ * weighted fair queuing across tenants ({@link TenantPolicy}) and first come, first
+ * served within a tenant. A release while borrowers wait hands the stream to the next
+ * waiter of its class and wakes that one alone (it gets the stream even if a new borrower
+ * scans meanwhile); with no waiter of its class, it wakes the oldest waiter of the other
+ * class, which may replace an idle stream by one of its own. A discard wakes one waiter
+ * to replace the stream. So each stream given back wakes one waiter, not all of them, and
+ * waiters of a class are served in their order of arrival.
  * <p>
  * Invariants: a stream in the pool has no pending work (sessions synchronize before they
  * release); a stream whose work failed is {@linkplain #discard destroyed}, never lent
