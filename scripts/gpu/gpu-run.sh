@@ -35,6 +35,9 @@
 #            jfr-threads.sh, packed beside this script, sums up by thread: see its header),
 #            the fluent call against hand-written JCuda (fluent.md; FLUENT_ARGS), thousands of borrowers waiting on a
 #            full bounded pool (pool-waiters.txt; WAITERS_ARGS)
+#   tenants  not in the default: a 100:1 flood between two tenants on a full bounded pool of the CUDA backend,
+#            TenantFloodBenchmark (tenants.md; TENANTS_ARGS, default "--backend cuda"): the quiet tenant's p99 against
+#            alone, Jain's index of equal-weight tenants, throughput against FIFO
 #   fluent   not in the default: only the fluent call of the async part (fluent.md; FLUENT_ARGS, FLUENT_JAVA_OPTS adds
 #            options to its JVM, e.g. a flight recording: -XX:StartFlightRecording=filename=$OUT/fluent.jfr,settings=profile)
 #   breakdown  not in the default: where one thread's fluent call spends its time, FluentCallBreakdown (breakdown.md;
@@ -258,6 +261,12 @@ if want breakdown; then
 	timeout "${BREAKDOWN_TIMEOUT:-300}" "$java" ${FLUENT_JAVA_OPTS:-} -cp "$benchcp" \
 		dev.offload.benchmarks.FluentCallBreakdown ${BREAKDOWN_ARGS:-} 2>&1 | tee "$out/breakdown.md"
 	record "${PIPESTATUS[0]}" fluent-breakdown
+fi
+if want tenants; then
+	# shellcheck disable=SC2086
+	timeout "${TENANTS_TIMEOUT:-180}" "$java" -cp "$benchcp" dev.offload.benchmarks.TenantFloodBenchmark \
+		${TENANTS_ARGS:---backend cuda} 2>&1 | tee "$out/tenants.md"
+	record "${PIPESTATUS[0]}" tenants
 fi
 if want async; then
 	# shellcheck disable=SC2086

@@ -16,6 +16,7 @@ import dev.offload.health.GpuFault;
 import dev.offload.internal.SessionDeadline;
 import dev.offload.internal.completion.Completions;
 import dev.offload.internal.memory.DeviceMemory;
+import dev.offload.internal.memory.MemoryTenant;
 import dev.offload.kernel.KernelRef;
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.spi.BackendDevice;
@@ -74,9 +75,12 @@ public final class Device {
 	 */
 	private final AtomicReference<@Nullable GpuFault> gpuFault = new AtomicReference<>();
 
+	/** The tenants of this device's stream pool and memory budget. */
+	private final TenantShares tenants;
+
 	Device(String backendName, boolean workOnHostProcessors, BackendDevice backendDevice, StreamPoolConfig poolConfig,
 			OffloadListener listener, long bufferCacheMaxBytes, MemoryConfig memoryConfig, Executor completionExecutor,
-			@Nullable Duration sessionTimeout) {
+			@Nullable Duration sessionTimeout, TenantPolicy tenants) {
 		this.sessionTimeout = SessionDeadline.checked(sessionTimeout, "sessionTimeout");
 		this.backendName = backendName;
 		this.backendDevice = backendDevice;
@@ -86,7 +90,8 @@ public final class Device {
 		this.memory = new DeviceMemory(backendDevice, this.info, budget.bytes(), budget.source(), bufferCacheMaxBytes);
 		this.completions = new Completions(id(), completionExecutor, workOnHostProcessors, backendDevice,
 				this::activeSessions, this::failIfSticky, StreamPoolClosedException::new);
-		this.streamPool = new StreamPool(this, poolConfig);
+		this.tenants = new TenantShares(tenants);
+		this.streamPool = new StreamPool(this, poolConfig, this.tenants);
 		this.sessions = new SessionContext(this, this.memory, this.completions, this.streamPool, this.listener);
 	}
 
@@ -247,6 +252,13 @@ public final class Device {
 	 * @throws StreamPoolClosedException if the device is shut down or shutting down
 	 */
 	public OffloadSession openSession(StreamPriority priority, @Nullable Duration timeout) {
+		return openSession(priority, timeout, null);
+	}
+
+	/**
+	 * Opens a session for a tenant ({@link DeviceRegistry#openSession(SessionOptions)}).
+	 */
+	OffloadSession openSession(StreamPriority priority, @Nullable Duration timeout, @Nullable String tenant) {
 		if (priority == null) {
 			throw new IllegalArgumentException("priority must not be null");
 		}
@@ -256,9 +268,14 @@ public final class Device {
 			throw new StreamPoolClosedException(id());
 		}
 		OffloadSession session = new OffloadSession(this.sessions, priority,
-				(timeout != null) ? timeout : this.sessionTimeout);
+				(timeout != null) ? timeout : this.sessionTimeout, tenant);
 		this.sessions.opened(session);
 		return session;
+	}
+
+	/** The memory budget's view of a session's tenant. */
+	MemoryTenant memoryTenant(@Nullable String tenant) {
+		return this.tenants.memoryOf(tenant);
 	}
 
 	/**

@@ -60,6 +60,8 @@ public final class DeviceRegistry implements AutoCloseable {
 
 	private final GpuFaultWatcher gpuFaultWatcher;
 
+	private final TenantPolicy tenantPolicy;
+
 	private volatile boolean closed;
 
 	private final ReentrantLock closeLock = new ReentrantLock();
@@ -76,6 +78,7 @@ public final class DeviceRegistry implements AutoCloseable {
 		devices.forEach((device) -> map.put(device.id(), device));
 		this.byId = map;
 		this.awaitTermination = builder.awaitTermination;
+		this.tenantPolicy = builder.tenants;
 		// build() chose the default executor when none was given.
 		this.completionExecutor = Objects.requireNonNull(builder.completionExecutor);
 		this.gpuFaultWatcher = GpuFaultWatcher.start(this.backend,
@@ -189,9 +192,10 @@ public final class DeviceRegistry implements AutoCloseable {
 
 	/**
 	 * Opens a session as {@code options} say: on a device (or the least busy one), with a
-	 * stream priority and a timeout that bounds its caller's waits. With a memory
-	 * estimate, the session reserves it in the device's budget before it is returned,
-	 * waiting under its priority and deadline.
+	 * stream priority, a timeout that bounds its caller's waits, and a tenant whose share
+	 * ({@link #tenantPolicy()}) its waits are served by. With a memory estimate, the
+	 * session reserves it in the device's budget before it is returned, waiting under its
+	 * priority and deadline.
 	 * @param options the device, priority, timeout and memory estimate
 	 * @return the session, which the caller must close
 	 * @throws NoSuchDeviceException if the options name a device the registry lacks
@@ -204,7 +208,7 @@ public final class DeviceRegistry implements AutoCloseable {
 			throw new IllegalArgumentException("options must not be null");
 		}
 		Device device = (options.device() == SessionOptions.ANY_DEVICE) ? leastBusy() : device(options.device());
-		OffloadSession session = device.openSession(options.priority(), options.timeout());
+		OffloadSession session = device.openSession(options.priority(), options.timeout(), options.tenant());
 		if (options.memoryBytes() > 0) {
 			try {
 				session.reserveMemory(options.memoryBytes());
@@ -215,6 +219,14 @@ public final class DeviceRegistry implements AutoCloseable {
 			}
 		}
 		return session;
+	}
+
+	/**
+	 * Returns how the devices' streams and memory are shared among tenants.
+	 * @return the policy, {@link TenantPolicy#DEFAULTS} unless the builder set one
+	 */
+	public TenantPolicy tenantPolicy() {
+		return this.tenantPolicy;
 	}
 
 	/**
@@ -430,6 +442,8 @@ public final class DeviceRegistry implements AutoCloseable {
 
 		private MemoryConfig memory = MemoryConfig.DEFAULTS;
 
+		private TenantPolicy tenants = TenantPolicy.DEFAULTS;
+
 		private Duration awaitTermination = DEFAULT_AWAIT_TERMINATION;
 
 		private @Nullable Executor completionExecutor;
@@ -495,6 +509,21 @@ public final class DeviceRegistry implements AutoCloseable {
 				throw new InvalidSettingException("memory", "memory must not be null");
 			}
 			this.memory = config;
+			return this;
+		}
+
+		/**
+		 * Sets how each device's streams and memory are shared among tenants while
+		 * callers wait for them: weights and per-tenant limits.
+		 * @param policy the policy; {@link TenantPolicy#DEFAULTS} (every tenant weight 1,
+		 * no limits) unless set
+		 * @return this builder
+		 */
+		public Builder tenants(TenantPolicy policy) {
+			if (policy == null) {
+				throw new InvalidSettingException("tenants", "tenants must not be null");
+			}
+			this.tenants = policy;
 			return this;
 		}
 
@@ -598,7 +627,7 @@ public final class DeviceRegistry implements AutoCloseable {
 				StreamPoolConfig config = this.perDevice.getOrDefault(id, this.streamPool);
 				devices.add(new Device(this.backend.name(), this.backend.runsWorkOnHostProcessors(),
 						Objects.requireNonNull(byId.get(id)), config, this.listener, this.bufferCacheMaxBytes,
-						this.memory, this.completionExecutor, this.sessionTimeout));
+						this.memory, this.completionExecutor, this.sessionTimeout, this.tenants));
 			}
 			logger.info("Offload uses {} device(s) of the {} backend: {}", devices.size(), this.backend.name(),
 					devices);

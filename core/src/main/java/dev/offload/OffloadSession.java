@@ -55,6 +55,8 @@ public final class OffloadSession implements AutoCloseable {
 
 	private final StreamPriority priority;
 
+	private final @Nullable String tenant;
+
 	private final long openedNanos;
 
 	private final @Nullable SessionDeadline deadline;
@@ -62,10 +64,12 @@ public final class OffloadSession implements AutoCloseable {
 	/** The session's stream, buffers, events, reservation, failure and waits. */
 	final SessionWork work;
 
-	OffloadSession(SessionContext context, StreamPriority priority, @Nullable Duration timeout) {
+	OffloadSession(SessionContext context, StreamPriority priority, @Nullable Duration timeout,
+			@Nullable String tenant) {
 		this.context = context;
 		this.device = context.device;
 		this.priority = priority;
+		this.tenant = tenant;
 		this.deadline = (timeout != null) ? new SessionDeadline(timeout) : null;
 		// The clock costs about 100 ns on some virtual machines: read it only when a
 		// listener wants durations.
@@ -95,6 +99,16 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	public StreamPriority priority() {
 		return this.priority;
+	}
+
+	/**
+	 * Returns the tenant the session works for, whose share of the device its waits are
+	 * served by ({@link TenantPolicy}).
+	 * @return the tenant, or {@code null} if it was opened without one (it is then served
+	 * as {@link TenantPolicy#DEFAULT_TENANT})
+	 */
+	public @Nullable String tenant() {
+		return this.tenant;
 	}
 
 	/**

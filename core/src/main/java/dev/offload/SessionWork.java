@@ -106,7 +106,8 @@ final class SessionWork {
 	PooledStream stream() {
 		PooledStream lent = this.stream;
 		if (lent == null) {
-			lent = this.context.streamPool.borrow(this.priority, this.deadline, this.session.id());
+			lent = this.context.streamPool.borrow(this.priority, this.deadline, this.session.id(),
+					this.session.tenant());
 			this.stream = lent;
 		}
 		return lent;
@@ -136,7 +137,8 @@ final class SessionWork {
 		long missing = this.memoryDrawn + bytes - this.memoryReserved;
 		if (missing > 0) {
 			this.context.memory.acquireBudget(missing, this.priority,
-					this.context.streamPool.borrowTimeoutNanos(this.priority), this.deadline);
+					this.context.streamPool.borrowTimeoutNanos(this.priority), this.deadline,
+					this.context.device.memoryTenant(this.session.tenant()));
 			this.memoryReserved += missing;
 		}
 	}
@@ -453,7 +455,7 @@ final class SessionWork {
 			long reserved = this.memoryReserved;
 			this.memoryReserved = 0;
 			this.memoryDrawn = 0;
-			this.context.memory.releaseBudget(reserved);
+			this.context.memory.releaseBudget(reserved, this.context.device.memoryTenant(this.session.tenant()));
 			this.context.ended(this.session, result);
 		}
 	}

@@ -12,7 +12,11 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.offload.internal.LendingPool;
+import dev.offload.internal.lending.LendingCensus;
+import dev.offload.internal.lending.LendingItems;
+import dev.offload.internal.lending.LendingPool;
+import dev.offload.internal.lending.LendingTenant;
+import dev.offload.internal.lending.LendingTuning;
 import dev.offload.internal.SessionDeadline;
 import dev.offload.spi.BackendStream;
 
@@ -46,14 +50,15 @@ import dev.offload.spi.BackendStream;
  * their states when asked. The lock serves growth, waiting and shutdown only; a release
  * takes it only when a borrower waits.
  * <p>
- * How it waits: a borrower that finds no stream and cannot grow the pool queues in its
- * class's queue of waiters, first come, first served. A release while borrowers wait
- * hands the stream to the oldest waiter of its class and wakes that one alone (it gets
- * the stream even if a new borrower scans meanwhile); with no waiter of its class, it
- * wakes the oldest waiter of the other class, which may replace an idle stream by one of
- * its own. A discard wakes one waiter to replace the stream. So each stream given back
- * wakes one waiter, not all of them, and waiters of a class are served in their order of
- * arrival.
+ * How it waits: a borrower that finds no stream and cannot grow the pool (or whose tenant
+ * holds its {@code maxStreams}) queues in its class's queue of waiters, served by
+ * weighted fair queuing across tenants ({@link TenantPolicy}) and first come, first
+ * served within a tenant. A release while borrowers wait hands the stream to the next
+ * waiter of its class and wakes that one alone (it gets the stream even if a new borrower
+ * scans meanwhile); with no waiter of its class, it wakes the oldest waiter of the other
+ * class, which may replace an idle stream by one of its own. A discard wakes one waiter
+ * to replace the stream. So each stream given back wakes one waiter, not all of them, and
+ * waiters of a class are served in their order of arrival.
  * <p>
  * Invariants: a stream in the pool has no pending work (sessions synchronize before they
  * release); a stream whose work failed is {@linkplain #discard destroyed}, never lent
@@ -78,7 +83,7 @@ public final class StreamPool {
 	 * The most streams a borrower creates itself, and the size of the batches created in
 	 * the background.
 	 */
-	static final int GROW_BATCH = LendingPool.GROW_BATCH;
+	static final int GROW_BATCH = LendingTuning.GROW_BATCH;
 
 	private final Device device;
 
@@ -90,9 +95,16 @@ public final class StreamPool {
 
 	private final AtomicLong sessionTimeouts = new AtomicLong();
 
+	private final TenantShares tenants;
+
 	StreamPool(Device device, StreamPoolConfig config) {
+		this(device, config, new TenantShares(TenantPolicy.DEFAULTS));
+	}
+
+	StreamPool(Device device, StreamPoolConfig config, TenantShares tenants) {
 		this.device = device;
 		this.config = config;
+		this.tenants = tenants;
 		int[] limits = new int[PRIORITIES.length];
 		long[] borrowTimeouts = new long[PRIORITIES.length];
 		for (StreamPriority priority : PRIORITIES) {
@@ -182,7 +194,7 @@ public final class StreamPool {
 	 * @return the statistics
 	 */
 	public StreamPoolStatistics statistics() {
-		LendingPool.Census census = this.lending.census();
+		LendingCensus census = this.lending.census();
 		Map<StreamPriority, StreamPoolStatistics.PriorityStatistics> byPriority = new EnumMap<>(StreamPriority.class);
 		for (StreamPriority priority : PRIORITIES) {
 			int classIdle = census.idle(priority.ordinal());
@@ -212,7 +224,18 @@ public final class StreamPool {
 	 * @throws StreamPoolClosedException if the pool is shut down
 	 */
 	PooledStream borrow(StreamPriority priority) {
-		return borrow(priority, null, 0);
+		return borrow(priority, null, 0, null);
+	}
+
+	/**
+	 * Returns each tenant's use of the pool: streams held, borrowers waiting, borrows and
+	 * their waits. While a bounded pool is full, its waiters are served by weighted fair
+	 * queuing across tenants ({@link TenantPolicy}).
+	 * @return the statistics, by tenant name; tenants past the policy's tracked bound
+	 * together as {@link TenantPolicy#OTHER_TENANTS}
+	 */
+	public List<TenantStatistics> tenantStatistics() {
+		return this.tenants.statistics();
 	}
 
 	/**
@@ -220,19 +243,22 @@ public final class StreamPool {
 	 * @param priority the priority class
 	 * @param deadline the session's deadline, or {@code null}
 	 * @param sessionId the session's id, for the message of a timeout
+	 * @param tenant the session's tenant, or {@code null} for the default one
 	 * @return the stream, with no pending work
 	 * @throws SessionTimeoutException if the deadline passed before a stream was free
 	 * @throws StreamBorrowTimeoutException if the class (lane) or the bounded pool stayed
 	 * full for the borrow timeout
 	 */
-	PooledStream borrow(StreamPriority priority, @Nullable SessionDeadline deadline, long sessionId) {
+	PooledStream borrow(StreamPriority priority, @Nullable SessionDeadline deadline, long sessionId,
+			@Nullable String tenant) {
 		PooledStream stream;
+		LendingTenant borrower = this.tenants.of(tenant);
 		if (deadline == null) {
-			stream = this.lending.borrow(priority.ordinal());
+			stream = this.lending.borrow(priority.ordinal(), borrower);
 		}
 		else {
 			try {
-				stream = this.lending.borrow(priority.ordinal(), deadline.deadlineNanos());
+				stream = this.lending.borrow(priority.ordinal(), deadline.deadlineNanos(), borrower);
 			}
 			catch (DeadlinePassed ex) {
 				sessionTimedOut();
@@ -320,7 +346,7 @@ public final class StreamPool {
 	 * The device's side of the lending: its streams, its health, its completion executor
 	 * and the exceptions a session sees.
 	 */
-	private final class Streams implements LendingPool.Items<PooledStream> {
+	private final class Streams implements LendingItems<PooledStream> {
 
 		@Override
 		public List<PooledStream> create(int classIndex, int count) {

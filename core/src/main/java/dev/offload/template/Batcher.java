@@ -1,7 +1,6 @@
 package dev.offload.template;
 
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -21,6 +20,8 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
+import java.util.function.ToIntFunction;
 import java.util.function.IntFunction;
 
 import org.jspecify.annotations.Nullable;
@@ -28,6 +29,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.offload.DeviceRegistry;
+import dev.offload.TenantPolicy;
+import dev.offload.internal.FairQueue;
 
 /**
  * Gathers concurrent submissions of single items into batches and runs each batch as one
@@ -106,7 +109,13 @@ public final class Batcher<I, O> implements AutoCloseable {
 	 * The dispatcher's items, taken from the arrivals, in their order; guarded by
 	 * {@link #pendingLock}, which only a shutdown past its await-termination contends.
 	 */
-	private final ArrayDeque<Item<I, O>> pending = new ArrayDeque<>();
+	private final FairQueue<Item<I, O>> pending = new FairQueue<>();
+
+	/** The tenant of the calling thread, whose items are taken fairly with others'. */
+	private final Supplier<@Nullable String> tenantOf;
+
+	/** The weight of a tenant. */
+	private final ToIntFunction<String> weights;
 
 	/**
 	 * Guards {@link #pending} and the cut of a batch, so that a shutdown past its
@@ -173,17 +182,22 @@ public final class Batcher<I, O> implements AutoCloseable {
 	Batcher(String name, int deviceId, BatchPolicy policy, Consumer<I> validator, Runner<I, O> runner,
 			BatchListener listener, Consumer<Batcher<?, ?>> onClose, Executor completer) {
 		this(name, deviceId, policy, validator, runner, listener, onClose, (drained) -> {
-		}, completer);
+		}, completer, () -> null, (tenant) -> 1);
 	}
 
 	/**
 	 * Creates and starts a batcher.
 	 * @param onClose told once the batcher is closed (it takes no more items)
 	 * @param onDrained told once closed, its dispatcher ended and its batches completed
+	 * @param tenantOf the tenant of the submitting thread, or {@code null} for the
+	 * default
+	 * @param weights the weight of a tenant: a batch takes items across tenants by them
 	 */
 	Batcher(String name, int deviceId, BatchPolicy policy, Consumer<I> validator, Runner<I, O> runner,
 			BatchListener listener, Consumer<Batcher<?, ?>> onClose, Consumer<Batcher<?, ?>> onDrained,
-			Executor completer) {
+			Executor completer, Supplier<@Nullable String> tenantOf, ToIntFunction<String> weights) {
+		this.tenantOf = tenantOf;
+		this.weights = weights;
 		this.name = name;
 		this.deviceId = deviceId;
 		this.policy = Objects.requireNonNull(policy, "policy must not be null");
@@ -233,7 +247,9 @@ public final class Batcher<I, O> implements AutoCloseable {
 
 	private CompletableFuture<O> enqueue(I item, @Nullable Duration timeout) {
 		this.validator.accept(item);
-		Item<I, O> entry = new Item<>(item, System.nanoTime(), timeout, new CompletableFuture<>());
+		String tenant = this.tenantOf.get();
+		Item<I, O> entry = new Item<>(item, System.nanoTime(), timeout, new CompletableFuture<>(),
+				(tenant != null) ? tenant : TenantPolicy.DEFAULT_TENANT);
 		// Counted before the batcher is seen open: once closed, the dispatcher waits for
 		// the items counted (and for the callers that count one and then see it closed),
 		// so an item added after it saw the batcher open is never left behind. One count
@@ -484,7 +500,8 @@ public final class Batcher<I, O> implements AutoCloseable {
 					return cut();
 				}
 				else {
-					long remaining = this.pending.peekFirst().submittedNanos + delayNanos - System.nanoTime();
+					long remaining = Objects.requireNonNull(this.pending.oldest()).item().submittedNanos + delayNanos
+							- System.nanoTime();
 					if (remaining <= 0) {
 						return cut();
 					}
@@ -511,12 +528,15 @@ public final class Batcher<I, O> implements AutoCloseable {
 		}
 	}
 
-	/** Cuts a batch from the pending items; called holding the lock. */
+	/**
+	 * Cuts a batch from the pending items, taken across tenants by their weights (a
+	 * flooding tenant cannot fill every batch); called holding the lock.
+	 */
 	private InFlight<I, O> cut() {
 		int size = this.policy.cut(this.pending.size());
 		List<Item<I, O>> batch = new ArrayList<>(size);
 		for (int i = 0; i < size; i++) {
-			batch.add(this.pending.pollFirst());
+			batch.add(Objects.requireNonNull(this.pending.poll()).item());
 		}
 		InFlight<I, O> inFlight = new InFlight<>(batch);
 		this.inFlight.add(inFlight);
@@ -531,7 +551,7 @@ public final class Batcher<I, O> implements AutoCloseable {
 
 	private void drainArrivals() {
 		for (Item<I, O> item = this.arrivals.poll(); item != null; item = this.arrivals.poll()) {
-			this.pending.addLast(item);
+			this.pending.add(item.tenant, this.weights.applyAsInt(item.tenant), item);
 		}
 	}
 
@@ -656,9 +676,11 @@ public final class Batcher<I, O> implements AutoCloseable {
 			try {
 				// The callers that saw the batcher open add their items, then none can.
 				drainArrivals();
-				this.pending.forEach((item) -> item.future.completeExceptionally(reason));
 				int failed = this.pending.size();
-				this.pending.clear();
+				for (FairQueue.Entry<Item<I, O>> entry = this.pending.poll(); entry != null; entry = this.pending
+					.poll()) {
+					entry.item().future.completeExceptionally(reason);
+				}
 				left = this.queued.addAndGet(-failed);
 			}
 			finally {
@@ -727,7 +749,8 @@ public final class Batcher<I, O> implements AutoCloseable {
 
 	}
 
-	private record Item<I, O>(I value, long submittedNanos, @Nullable Duration timeout, CompletableFuture<O> future) {
+	private record Item<I, O>(I value, long submittedNanos, @Nullable Duration timeout, CompletableFuture<O> future,
+			String tenant) {
 
 	}
 

@@ -71,4 +71,12 @@ public @interface Offload {
 	 */
 	long memoryBytes() default 0;
 
+	/**
+	 * The tenant a session the call opens works for: its waits for a stream or for memory
+	 * are served by the tenant's share ({@link dev.offload.TenantPolicy}). A joined
+	 * session keeps its own.
+	 * @return the tenant, or empty (the default) to ask the {@link TenantResolver}
+	 */
+	String tenant() default "";
+
 }

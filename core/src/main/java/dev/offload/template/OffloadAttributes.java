@@ -9,6 +9,7 @@ import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 import dev.offload.StreamPriority;
+import dev.offload.TenantPolicy;
 
 /**
  * What an {@link Offload @Offload} call or an {@link OffloadTemplate} callback asks of
@@ -21,9 +22,13 @@ import dev.offload.StreamPriority;
  * @param timeout the timeout of a new session (see
  * {@link dev.offload.Device#openSession(StreamPriority, Duration)}), or {@code null} for
  * the registry's default; a joined session keeps its own
+ * @param memoryBytes the device memory a new session reserves when it opens, or 0
+ * @param tenant the tenant of a new session
+ * ({@link dev.offload.SessionOptions#tenant()}), or {@code null} to ask the template's
+ * {@link TenantResolver}; a joined session keeps its own
  */
 public record OffloadAttributes(int device, Propagation propagation, StreamPriority priority,
-		@Nullable Duration timeout, long memoryBytes) {
+		@Nullable Duration timeout, long memoryBytes, @Nullable String tenant) {
 
 	private static final Pattern SIMPLE_DURATION = Pattern.compile("^([+]?\\d+)(ns|us|ms|s|m|h|d)$");
 
@@ -37,7 +42,7 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 	 * {@link StreamPriority#NORMAL}.
 	 */
 	public static final OffloadAttributes DEFAULTS = new OffloadAttributes(ANY_DEVICE, Propagation.REQUIRED,
-			StreamPriority.NORMAL, null, 0);
+			StreamPriority.NORMAL, null, 0, null);
 
 	/**
 	 * Checks the values.
@@ -48,8 +53,10 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 	 * default
 	 * @param memoryBytes the device memory a new session reserves in its device's budget
 	 * when it opens, or 0 for none
+	 * @param tenant the tenant of a new session, or {@code null} for the resolver's
 	 * @throws IllegalArgumentException if the device is below -1, the propagation or
 	 * priority {@code null}, the timeout not positive or the memory negative
+	 * @throws dev.offload.InvalidSettingException if the tenant is not a tenant name
 	 */
 	public OffloadAttributes {
 		if (memoryBytes < 0) {
@@ -68,6 +75,24 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 		if (!isPositive(timeout)) {
 			throw new IllegalArgumentException("timeout must be positive (or null for the default), was " + timeout);
 		}
+		if (tenant != null) {
+			TenantPolicy.checkTenant(tenant, "tenant");
+		}
+	}
+
+	/**
+	 * Creates attributes without a tenant of their own.
+	 * @param device the device's id, or {@link #ANY_DEVICE} for the least busy one
+	 * @param propagation how the call relates to the bound session
+	 * @param priority the priority class of a new session's stream
+	 * @param timeout the timeout of a new session, or {@code null} for the registry's
+	 * default
+	 * @param memoryBytes the device memory a new session reserves when it opens, or 0
+	 * @throws IllegalArgumentException if a value is out of range
+	 */
+	public OffloadAttributes(int device, Propagation propagation, StreamPriority priority, @Nullable Duration timeout,
+			long memoryBytes) {
+		this(device, propagation, priority, timeout, memoryBytes, null);
 	}
 
 	// The one rule for a timeout, whether written as a Duration or as @Offload's text.
@@ -84,7 +109,7 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 	 * {@code null}
 	 */
 	public OffloadAttributes(int device, Propagation propagation, StreamPriority priority) {
-		this(device, propagation, priority, null, 0);
+		this(device, propagation, priority, null, 0, null);
 	}
 
 	/**
@@ -97,7 +122,7 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 	 * @throws IllegalArgumentException if a value is out of range
 	 */
 	public OffloadAttributes(int device, Propagation propagation, StreamPriority priority, Duration timeout) {
-		this(device, propagation, priority, timeout, 0);
+		this(device, propagation, priority, timeout, 0, null);
 	}
 
 	/**
@@ -106,19 +131,20 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 	 * @return the new attributes
 	 */
 	public OffloadAttributes withMemoryBytes(long bytes) {
-		return new OffloadAttributes(this.device, this.propagation, this.priority, this.timeout, bytes);
+		return new OffloadAttributes(this.device, this.propagation, this.priority, this.timeout, bytes, this.tenant);
 	}
 
 	/**
 	 * Returns the attributes of an annotation.
 	 * @param offload the annotation
 	 * @return its attributes
-	 * @throws IllegalArgumentException if its device is below -1 or its timeout is not a
-	 * positive duration
+	 * @throws IllegalArgumentException if its device is below -1, its timeout is not a
+	 * positive duration or its tenant not a tenant name
 	 */
 	public static OffloadAttributes of(Offload offload) {
 		return new OffloadAttributes(offload.device(), offload.propagation(), offload.priority(),
-				parseTimeout(offload.timeout()), offload.memoryBytes());
+				parseTimeout(offload.timeout()), offload.memoryBytes(),
+				offload.tenant().isEmpty() ? null : offload.tenant());
 	}
 
 	/**
@@ -182,7 +208,8 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 	 * @return the new attributes
 	 */
 	public OffloadAttributes withDevice(int deviceId) {
-		return new OffloadAttributes(deviceId, this.propagation, this.priority, this.timeout, this.memoryBytes);
+		return new OffloadAttributes(deviceId, this.propagation, this.priority, this.timeout, this.memoryBytes,
+				this.tenant);
 	}
 
 	/**
@@ -191,7 +218,7 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 	 * @return the new attributes
 	 */
 	public OffloadAttributes withPropagation(Propagation value) {
-		return new OffloadAttributes(this.device, value, this.priority, this.timeout, this.memoryBytes);
+		return new OffloadAttributes(this.device, value, this.priority, this.timeout, this.memoryBytes, this.tenant);
 	}
 
 	/**
@@ -200,7 +227,7 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 	 * @return the new attributes
 	 */
 	public OffloadAttributes withPriority(StreamPriority value) {
-		return new OffloadAttributes(this.device, this.propagation, value, this.timeout, this.memoryBytes);
+		return new OffloadAttributes(this.device, this.propagation, value, this.timeout, this.memoryBytes, this.tenant);
 	}
 
 	/**
@@ -209,7 +236,20 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 	 * @return the new attributes
 	 */
 	public OffloadAttributes withTimeout(Duration value) {
-		return new OffloadAttributes(this.device, this.propagation, this.priority, value, this.memoryBytes);
+		return new OffloadAttributes(this.device, this.propagation, this.priority, value, this.memoryBytes,
+				this.tenant);
+	}
+
+	/**
+	 * Returns a copy whose new sessions work for another tenant.
+	 * @param value the tenant, or {@code null} to ask the template's
+	 * {@link TenantResolver}
+	 * @return the new attributes
+	 * @throws dev.offload.InvalidSettingException if the name is not a tenant name
+	 */
+	public OffloadAttributes withTenant(@Nullable String value) {
+		return new OffloadAttributes(this.device, this.propagation, this.priority, this.timeout, this.memoryBytes,
+				value);
 	}
 
 }

@@ -32,12 +32,26 @@ public final class OffloadInvoker {
 
 	private final DeviceRegistry registry;
 
+	private final TenantResolver tenantResolver;
+
 	/**
 	 * Creates an invoker over the devices of {@code registry}.
 	 * @param registry the registry
 	 */
 	public OffloadInvoker(DeviceRegistry registry) {
+		this(registry, TenantResolver.NONE);
+	}
+
+	/**
+	 * Creates an invoker whose sessions work for the tenant of each call: the one its
+	 * attributes name, else the one {@code tenantResolver} resolves on the calling
+	 * thread.
+	 * @param registry the registry
+	 * @param tenantResolver resolves the tenant of calls whose attributes name none
+	 */
+	public OffloadInvoker(DeviceRegistry registry, TenantResolver tenantResolver) {
 		this.registry = Objects.requireNonNull(registry, "registry must not be null");
+		this.tenantResolver = Objects.requireNonNull(tenantResolver, "tenantResolver must not be null");
 	}
 
 	/**
@@ -94,7 +108,7 @@ public final class OffloadInvoker {
 	 * work
 	 */
 	public <T> @Nullable T invoke(OffloadAttributes attributes, Invocation<T> invocation) throws Throwable {
-		SessionScope scope = SessionScope.enter(this.registry, attributes);
+		SessionScope scope = SessionScope.enter(this.registry, attributes, this.tenantResolver);
 		@Nullable T result;
 		try {
 			result = invocation.proceed();
@@ -130,7 +144,7 @@ public final class OffloadInvoker {
 	 */
 	public <T> @Nullable CompletionStage<T> invokeAsync(OffloadAttributes attributes,
 			Invocation<? extends CompletionStage<T>> invocation) throws Throwable {
-		SessionScope scope = SessionScope.enter(this.registry, attributes);
+		SessionScope scope = SessionScope.enter(this.registry, attributes, this.tenantResolver);
 		@Nullable CompletionStage<T> stage;
 		try {
 			stage = invocation.proceed();

@@ -7,6 +7,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
 import dev.offload.blas.BlasLibrary;
@@ -51,6 +53,8 @@ public class OffloadTemplate {
 
 	private final BatchListener batchListener;
 
+	private final TenantResolver tenantResolver;
+
 	private final List<Batcher<?, ?>> batchers = new CopyOnWriteArrayList<>();
 
 	private volatile BlasLibrary blasLibrary = BlasLibrary.standard();
@@ -71,9 +75,24 @@ public class OffloadTemplate {
 	 * @param batchListener told of every batch of this template's batchers
 	 */
 	public OffloadTemplate(DeviceRegistry registry, BatchPolicy batchPolicy, BatchListener batchListener) {
+		this(registry, batchPolicy, batchListener, TenantResolver.NONE);
+	}
+
+	/**
+	 * Creates a template over the devices of {@code registry} whose sessions work for the
+	 * tenant of each call: the one its attributes name, else the one
+	 * {@code tenantResolver} resolves on the calling thread.
+	 * @param registry the registry
+	 * @param batchPolicy the policy of batchers created without one
+	 * @param batchListener told of every batch of this template's batchers
+	 * @param tenantResolver resolves the tenant of calls whose attributes name none
+	 */
+	public OffloadTemplate(DeviceRegistry registry, BatchPolicy batchPolicy, BatchListener batchListener,
+			TenantResolver tenantResolver) {
 		this.registry = Objects.requireNonNull(registry, "registry must not be null");
 		this.batchPolicy = Objects.requireNonNull(batchPolicy, "batchPolicy must not be null");
 		this.batchListener = Objects.requireNonNull(batchListener, "batchListener must not be null");
+		this.tenantResolver = Objects.requireNonNull(tenantResolver, "tenantResolver must not be null");
 	}
 
 	/**
@@ -82,6 +101,14 @@ public class OffloadTemplate {
 	 */
 	public DeviceRegistry registry() {
 		return this.registry;
+	}
+
+	/**
+	 * Returns what resolves the tenant of calls whose attributes name none.
+	 * @return the resolver, {@link TenantResolver#NONE} unless one was given
+	 */
+	public TenantResolver tenantResolver() {
+		return this.tenantResolver;
 	}
 
 	/**
@@ -134,7 +161,7 @@ public class OffloadTemplate {
 	 */
 	public <T> T execute(OffloadAttributes attributes, SessionCallback<T> callback) {
 		check(attributes, callback);
-		SessionScope scope = SessionScope.enter(this.registry, attributes);
+		SessionScope scope = SessionScope.enter(this.registry, attributes, this.tenantResolver);
 		T result;
 		try {
 			result = callback.doInSession(scope.requiredSession());
@@ -218,7 +245,7 @@ public class OffloadTemplate {
 	<T, R> CompletableFuture<R> submit(OffloadAttributes attributes, SessionCallback<T> callback,
 			Function<CompletableFuture<T>, CompletableFuture<R>> whenDone) {
 		check(attributes, callback);
-		SessionScope scope = SessionScope.enter(this.registry, attributes);
+		SessionScope scope = SessionScope.enter(this.registry, attributes, this.tenantResolver);
 		T result;
 		try {
 			result = callback.doInSession(scope.requiredSession());
@@ -343,7 +370,8 @@ public class OffloadTemplate {
 						(index) -> kernel.slice(result, index)));
 		};
 		return register(new Batcher<>(kernel.kernel().name(), attributes.device(), policy, kernel::validate, runner,
-				this.batchListener, this.batchers::remove, this::drained, this.registry.completionExecutor()));
+				this.batchListener, this.batchers::remove, this::drained, this.registry.completionExecutor(),
+				this::currentTenant, this.registry.tenantPolicy()::weightOf));
 	}
 
 	/**
@@ -368,7 +396,8 @@ public class OffloadTemplate {
 			return new Batcher.Slices<O>(OffloadAttributes.ANY_DEVICE, results::get);
 		});
 		return register(new Batcher<>(name, OffloadAttributes.ANY_DEVICE, policy, (item) -> {
-		}, runner, this.batchListener, this.batchers::remove, this::drained, this.registry.completionExecutor()));
+		}, runner, this.batchListener, this.batchers::remove, this::drained, this.registry.completionExecutor(),
+				this::currentTenant, this.registry.tenantPolicy()::weightOf));
 	}
 
 	/**
@@ -400,6 +429,15 @@ public class OffloadTemplate {
 
 	private void drained(Batcher<?, ?> batcher) {
 		this.registry.removeDrainable(batcher.drainable);
+	}
+
+	/**
+	 * The tenant a call on this thread works for: the bound session's, else the
+	 * resolver's.
+	 */
+	private @Nullable String currentTenant() {
+		Optional<OffloadSession> bound = currentSession();
+		return bound.isPresent() ? bound.get().tenant() : this.tenantResolver.currentTenant();
 	}
 
 	private static void check(OffloadAttributes attributes, SessionCallback<?> callback) {

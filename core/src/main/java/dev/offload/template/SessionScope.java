@@ -6,9 +6,9 @@ import java.util.concurrent.CompletionStage;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
+import dev.offload.SessionOptions;
 
 /**
  * One call's relation to a session: a session it opened (and must end), one it joined, or
@@ -32,19 +32,20 @@ final class SessionScope {
 
 	/**
 	 * Opens, joins or suspends a session as {@code attributes} say, and binds the outcome
-	 * to the thread.
+	 * to the thread. A session it opens works for the attributes' tenant, or else the one
+	 * {@code tenants} resolves.
 	 * @throws IllegalSessionStateException if the bound session does not fit the
 	 * propagation
 	 * @throws dev.offload.NoSuchDeviceException if the attributes name a device the
 	 * registry lacks
 	 */
-	static SessionScope enter(DeviceRegistry registry, OffloadAttributes attributes) {
+	static SessionScope enter(DeviceRegistry registry, OffloadAttributes attributes, TenantResolver tenants) {
 		OffloadSession bound = OffloadSessionBinding.get();
 		boolean ours = bound != null && registry.devices().contains(bound.device());
 		boolean matching = ours && (attributes.anyDevice() || bound.device().id() == attributes.device());
 		return switch (attributes.propagation()) {
-			case REQUIRED -> matching ? joined(bound) : open(registry, attributes);
-			case REQUIRES_NEW -> open(registry, attributes);
+			case REQUIRED -> matching ? joined(bound) : open(registry, attributes, tenants);
+			case REQUIRES_NEW -> open(registry, attributes, tenants);
 			case MANDATORY -> {
 				if (!matching) {
 					throw new IllegalSessionStateException(Propagation.MANDATORY,
@@ -74,18 +75,10 @@ final class SessionScope {
 		return new SessionScope(null, false, OffloadSessionBinding.bind(null));
 	}
 
-	private static SessionScope open(DeviceRegistry registry, OffloadAttributes attributes) {
-		Device device = attributes.anyDevice() ? registry.leastBusy() : registry.device(attributes.device());
-		OffloadSession session = device.openSession(attributes.priority(), attributes.timeout());
-		if (attributes.memoryBytes() > 0) {
-			try {
-				session.reserveMemory(attributes.memoryBytes());
-			}
-			catch (RuntimeException ex) {
-				session.close();
-				throw ex;
-			}
-		}
+	private static SessionScope open(DeviceRegistry registry, OffloadAttributes attributes, TenantResolver tenants) {
+		String tenant = (attributes.tenant() != null) ? attributes.tenant() : tenants.currentTenant();
+		OffloadSession session = registry.openSession(new SessionOptions(attributes.device(), attributes.priority(),
+				attributes.timeout(), attributes.memoryBytes(), tenant));
 		return new SessionScope(session, true, OffloadSessionBinding.bind(session));
 	}
 

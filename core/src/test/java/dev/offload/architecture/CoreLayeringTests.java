@@ -19,7 +19,14 @@ import dev.offload.internal.completion.Completions;
 import dev.offload.internal.health.GpuFaultWatcher;
 import dev.offload.internal.health.Nvml;
 import dev.offload.internal.health.NvmlGpuFaultSource;
+import dev.offload.internal.lending.Lendable;
+import dev.offload.internal.lending.LendingCensus;
+import dev.offload.internal.lending.LendingItems;
+import dev.offload.internal.lending.LendingPool;
+import dev.offload.internal.lending.LendingTenant;
+import dev.offload.internal.lending.LendingTuning;
 import dev.offload.internal.memory.DeviceMemory;
+import dev.offload.internal.memory.MemoryTenant;
 import dev.offload.internal.memory.MemoryTuning;
 
 import static com.tngtech.archunit.base.DescribedPredicate.not;
@@ -112,7 +119,27 @@ class CoreLayeringTests {
 		.resideOutsideOfPackage("dev.offload.internal.memory..")
 		.should()
 		.dependOnClassesThat(resideInAPackage("dev.offload.internal.memory..")
-			.and(not(JavaClass.Predicates.belongToAnyOf(DeviceMemory.class, MemoryTuning.class))));
+			.and(not(JavaClass.Predicates.belongToAnyOf(DeviceMemory.class, MemoryTenant.class, MemoryTuning.class))));
+
+	/**
+	 * The lending room knows nothing of streams or devices: the stream pool hands it its
+	 * items ({@code LendingItems}) and tenants' shares as values.
+	 */
+	@ArchTest
+	static final ArchRule lendingRoomShouldImportOnlyTheInternals = noClasses().that()
+		.resideInAPackage("dev.offload.internal.lending..")
+		.should()
+		.dependOnClassesThat(resideInAPackage("dev.offload..")
+			.and(not(resideInAnyPackage("dev.offload.internal", "dev.offload.internal.lending.."))));
+
+	/** The rest of core lends through the room's door and the types it names. */
+	@ArchTest
+	static final ArchRule lendingShouldBeReachedThroughItsDoor = noClasses().that()
+		.resideOutsideOfPackage("dev.offload.internal.lending..")
+		.should()
+		.dependOnClassesThat(resideInAPackage("dev.offload.internal.lending..")
+			.and(not(JavaClass.Predicates.belongToAnyOf(LendingPool.class, Lendable.class, LendingItems.class,
+					LendingCensus.class, LendingTenant.class, LendingTenant.Counters.class, LendingTuning.class))));
 
 	/**
 	 * The rest of core reaches a device's completion engine through its one door (and the

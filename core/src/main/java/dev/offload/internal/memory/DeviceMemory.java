@@ -70,6 +70,31 @@ public final class DeviceMemory {
 	}
 
 	/**
+	 * Takes {@code bytes} of the budget for a tenant: admitted fairly against other
+	 * tenants' waiters, within the tenant's limit.
+	 * @param bytes the bytes
+	 * @param priority the priority class the wait is queued in
+	 * @param timeoutNanos the longest wait
+	 * @param deadline the session's deadline, or {@code null}
+	 * @param tenant the tenant, or {@code null} for none
+	 * @throws dev.offload.MemoryBudgetExceededException if the budget or the tenant's
+	 * limit did not admit the bytes in time, or is smaller than them
+	 */
+	public void acquireBudget(long bytes, StreamPriority priority, long timeoutNanos,
+			@Nullable SessionDeadline deadline, @Nullable MemoryTenant tenant) {
+		this.budget.acquire(bytes, priority, timeoutNanos, deadline, tenant);
+	}
+
+	/**
+	 * Gives {@code bytes} of the budget back that a tenant took.
+	 * @param bytes the bytes, as acquired
+	 * @param tenant the tenant, or {@code null}
+	 */
+	public void releaseBudget(long bytes, @Nullable MemoryTenant tenant) {
+		this.budget.release(bytes, tenant);
+	}
+
+	/**
 	 * Gives {@code bytes} of the budget back.
 	 * @param bytes the bytes, as acquired
 	 */

@@ -1,7 +1,6 @@
 package dev.offload.internal.memory;
 
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
@@ -11,6 +10,7 @@ import org.jspecify.annotations.Nullable;
 import dev.offload.MemoryBudgetExceededException;
 import dev.offload.OffloadException;
 import dev.offload.StreamPriority;
+import dev.offload.internal.FairQueue;
 import dev.offload.internal.SessionDeadline;
 import dev.offload.internal.ThreadStripes;
 
@@ -22,10 +22,11 @@ import dev.offload.internal.ThreadStripes;
  * Invariant: the bytes reserved never exceed {@code budget}, and the bytes in use never
  * exceed those reserved; every byte acquired is released exactly once (a session releases
  * its reservation when it ends, an application-owned buffer when it is closed). Waiters
- * are served {@link StreamPriority#HIGH} first, then in arrival order, first fit within a
- * class (a small request is not held behind a large one that does not fit yet); a waiter
- * of a lower class is served only when no higher one waits. A wait ends at the session's
- * deadline or the borrow timeout of its priority's lane, whichever comes first, with a
+ * are served {@link StreamPriority#HIGH} first, then across tenants by weighted fair
+ * queuing and within a tenant in arrival order, first fit within a class (a small request
+ * is not held behind a large one that does not fit yet); a waiter of a lower class is
+ * served only when no higher one waits. A wait ends at the session's deadline or the
+ * borrow timeout of its priority's lane, whichever comes first, with a
  * {@link MemoryBudgetExceededException}; a request larger than the whole budget fails at
  * once. A large request (more than an eighth of the budget) is admitted only while it
  * leaves an eighth to the others, or when nothing is in use, so that a few large sessions
@@ -129,7 +130,10 @@ final class MemoryBudget {
 	private final ReentrantLock lock = new ReentrantLock();
 
 	/** Waiters per priority class, {@link StreamPriority#HIGH} first; under the lock. */
-	private final ArrayDeque<Waiter>[] waiters;
+	private final FairQueue<Waiter>[] waiters;
+
+	/** The queue name of waiters without a tenant. */
+	private static final String DEFAULT_TENANT = "default";
 
 	/**
 	 * Creates a budget.
@@ -156,9 +160,9 @@ final class MemoryBudget {
 		this.leaseBytes = Math.max(0, Math.min(budgetBytes, deviceBytes)) / (8L * stripes);
 		this.credit = new AtomicLongArray((stripes + 1) * STRIDE);
 		this.striped = striped && this.leaseBytes > 0;
-		this.waiters = new ArrayDeque[StreamPriority.values().length];
+		this.waiters = new FairQueue[StreamPriority.values().length];
 		for (int i = 0; i < this.waiters.length; i++) {
-			this.waiters[i] = new ArrayDeque<>();
+			this.waiters[i] = new FairQueue<>();
 		}
 	}
 
@@ -228,13 +232,27 @@ final class MemoryBudget {
 	 * its wait ended
 	 */
 	void acquire(long bytes, StreamPriority priority, long timeoutNanos, @Nullable SessionDeadline deadline) {
+		acquire(bytes, priority, timeoutNanos, deadline, null);
+	}
+
+	/**
+	 * Acquires {@code bytes} for a tenant: its waiters are admitted fairly against other
+	 * tenants' ({@link FairQueue}), and it holds at most its limit.
+	 * @throws MemoryBudgetExceededException if the request is larger than the budget or
+	 * the tenant's limit, or its wait ended (naming the tenant when its limit held it)
+	 */
+	void acquire(long bytes, StreamPriority priority, long timeoutNanos, @Nullable SessionDeadline deadline,
+			@Nullable MemoryTenant tenant) {
 		if (bytes <= 0) {
 			return;
 		}
 		if (bytes > this.budgetBytes) {
 			throw new MemoryBudgetExceededException(this.deviceId, this.budgetBytes, usedBytes(), bytes, Duration.ZERO);
 		}
-		if (waiting() == 0) {
+		if (tenant != null && tenant.maxBytes() > 0 && bytes > tenant.maxBytes()) {
+			throw tenantExceeded(tenant, bytes, Duration.ZERO);
+		}
+		if (waiting() == 0 && (tenant == null || tenant.tryHold(bytes))) {
 			if (this.striped && bytes <= this.leaseBytes) {
 				if (acquireStriped(bytes)) {
 					countInUse(bytes);
@@ -245,9 +263,17 @@ final class MemoryBudget {
 				countInUse(bytes);
 				return;
 			}
+			if (tenant != null) {
+				tenant.unhold(bytes);
+			}
 		}
-		acquireSlow(bytes, priority, timeoutNanos, deadline);
+		acquireSlow(bytes, priority, timeoutNanos, deadline, tenant);
 		countInUse(bytes);
+	}
+
+	private MemoryBudgetExceededException tenantExceeded(MemoryTenant tenant, long bytes, Duration waited) {
+		return new MemoryBudgetExceededException(this.deviceId, tenant.name(), tenant.maxBytes(), tenant.heldBytes(),
+				bytes, waited);
 	}
 
 	/**
@@ -388,6 +414,14 @@ final class MemoryBudget {
 		return true;
 	}
 
+	/** Gives back {@code bytes} a tenant acquired. */
+	void release(long bytes, @Nullable MemoryTenant tenant) {
+		if (tenant != null && bytes > 0) {
+			tenant.unhold(bytes);
+		}
+		release(bytes);
+	}
+
 	void release(long bytes) {
 		if (bytes <= 0) {
 			return;
@@ -461,13 +495,14 @@ final class MemoryBudget {
 		return (stripe + 1) * STRIDE;
 	}
 
-	private void acquireSlow(long bytes, StreamPriority priority, long timeoutNanos,
-			@Nullable SessionDeadline deadline) {
+	private void acquireSlow(long bytes, StreamPriority priority, long timeoutNanos, @Nullable SessionDeadline deadline,
+			@Nullable MemoryTenant tenant) {
 		long start = System.nanoTime();
 		this.lock.lock();
 		try {
-			Waiter waiter = new Waiter(bytes, this.lock.newCondition());
-			this.waiters[queue(priority)].addLast(waiter);
+			Waiter waiter = new Waiter(bytes, this.lock.newCondition(), tenant);
+			FairQueue.Entry<Waiter> entry = this.waiters[queue(priority)]
+				.add((tenant != null) ? tenant.name() : DEFAULT_TENANT, (tenant != null) ? tenant.weight() : 1, waiter);
 			this.counters.incrementAndGet(WAITING);
 			try {
 				// The count of waiters was written before the credit is read: a stripe
@@ -481,6 +516,9 @@ final class MemoryBudget {
 					}
 					if (remaining <= 0) {
 						this.waitTimeouts.increment();
+						if (tenant != null && tenant.maxBytes() > 0 && tenant.heldBytes() + bytes > tenant.maxBytes()) {
+							throw tenantExceeded(tenant, bytes, Duration.ofNanos(System.nanoTime() - start));
+						}
 						throw new MemoryBudgetExceededException(this.deviceId, this.budgetBytes, usedBytes(), bytes,
 								Duration.ofNanos(System.nanoTime() - start));
 					}
@@ -491,13 +529,16 @@ final class MemoryBudget {
 				Thread.currentThread().interrupt();
 				if (waiter.admitted) {
 					this.counters.addAndGet(RESERVED, -bytes);
+					if (tenant != null) {
+						tenant.unhold(bytes);
+					}
 				}
 				throw new OffloadException("Interrupted while waiting for " + bytes + " bytes of device "
 						+ this.deviceId + "'s memory budget", ex);
 			}
 			finally {
 				if (!waiter.admitted) {
-					this.waiters[queue(priority)].remove(waiter);
+					this.waiters[queue(priority)].remove(entry);
 				}
 				this.counters.decrementAndGet(WAITING);
 				// A waiter that gave up may have been the one that held others back.
@@ -510,17 +551,28 @@ final class MemoryBudget {
 	}
 
 	/**
-	 * Admits the waiters that fit, highest class first; called under the lock.
+	 * Admits the waiters that fit, highest class first, within a class in the fair order
+	 * across tenants (first fit: a waiter that does not fit, or whose tenant is at its
+	 * limit, does not hold back the ones after it); called under the lock.
 	 */
 	private void admitWaiters() {
-		for (ArrayDeque<Waiter> queue : this.waiters) {
-			var iterator = queue.iterator();
-			while (iterator.hasNext()) {
-				Waiter waiter = iterator.next();
+		for (FairQueue<Waiter> queue : this.waiters) {
+			if (queue.isEmpty()) {
+				continue;
+			}
+			for (FairQueue.Entry<Waiter> entry : queue.inServiceOrder()) {
+				Waiter waiter = entry.item();
+				MemoryTenant tenant = waiter.tenant;
+				if (tenant != null && !tenant.tryHold(waiter.bytes)) {
+					continue;
+				}
 				if (tryAcquire(waiter.bytes)) {
 					waiter.admitted = true;
-					iterator.remove();
+					queue.take(entry);
 					waiter.signal.signal();
+				}
+				else if (tenant != null) {
+					tenant.unhold(waiter.bytes);
 				}
 			}
 			if (!queue.isEmpty()) {
@@ -541,11 +593,14 @@ final class MemoryBudget {
 
 		final Condition signal;
 
+		final @Nullable MemoryTenant tenant;
+
 		boolean admitted;
 
-		Waiter(long bytes, Condition signal) {
+		Waiter(long bytes, Condition signal, @Nullable MemoryTenant tenant) {
 			this.bytes = bytes;
 			this.signal = signal;
+			this.tenant = tenant;
 		}
 
 	}
