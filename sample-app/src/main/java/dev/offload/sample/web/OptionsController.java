@@ -99,7 +99,7 @@ public class OptionsController {
 		this.jobs.reserve(tenant);
 		FairJobQueue.Job<MonteCarloResult> job;
 		try {
-			job = this.queue.submit(tenant, () -> this.monteCarlo.simulate(request));
+			job = this.queue.submit(tenant, () -> JobTenant.as(tenant, () -> this.monteCarlo.simulate(request)));
 		}
 		catch (RuntimeException ex) {
 			this.jobs.cancel(tenant);

@@ -95,6 +95,15 @@ class WebConfiguration implements WebMvcConfigurer {
 				OptionsController::isRefusal, OptionsController::isBusy, monteCarloDispatcher, QUEUE_RETRY_DELAY);
 	}
 
+	/**
+	 * The tenant of a Monte Carlo job's sessions, in place of Offload's resolver of the
+	 * request: a queued job starts off its request's thread.
+	 */
+	@Bean
+	JobTenant jobTenant() {
+		return new JobTenant();
+	}
+
 	@Bean
 	TenantKey tenantKey(@Value("${sample.tenants.header:${sample.jobs.client-id-header:}}") String header) {
 		return new TenantKey(header);
