@@ -61,6 +61,17 @@ final class OffloadMeters {
 	 */
 	static final String GPU_FAULTS = "offload.gpu.faults";
 
+	/**
+	 * The timer of the sessions closed, tagged {@code device}, {@code tenant} and
+	 * {@code outcome}.
+	 */
+	static final String TENANT_SESSIONS = "offload.tenant.sessions";
+
+	/**
+	 * The gauge of the sessions open, tagged {@code device} and {@code tenant}.
+	 */
+	static final String TENANT_SESSIONS_ACTIVE = "offload.tenant.sessions.active";
+
 	static Tags tags(Device device) {
 		return Tags.of("device", String.valueOf(device.id()), "backend", device.backendName());
 	}
