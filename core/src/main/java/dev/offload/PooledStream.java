@@ -1,11 +1,12 @@
 package dev.offload;
 
-import dev.offload.internal.Lendable;
+import dev.offload.internal.lending.Lendable;
+import dev.offload.internal.lending.LendingPool;
 import dev.offload.spi.BackendStream;
 
 /**
  * A stream of a {@link StreamPool}, lent by the pool's
- * {@link dev.offload.internal.LendingPool} in the class of its priority.
+ * {@link dev.offload.internal.lending.LendingPool} in the class of its priority.
  */
 final class PooledStream extends Lendable {
 

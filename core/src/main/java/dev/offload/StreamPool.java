@@ -12,7 +12,10 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.offload.internal.LendingPool;
+import dev.offload.internal.lending.LendingCensus;
+import dev.offload.internal.lending.LendingItems;
+import dev.offload.internal.lending.LendingPool;
+import dev.offload.internal.lending.LendingTuning;
 import dev.offload.internal.SessionDeadline;
 import dev.offload.spi.BackendStream;
 
@@ -78,7 +81,7 @@ public final class StreamPool {
 	 * The most streams a borrower creates itself, and the size of the batches created in
 	 * the background.
 	 */
-	static final int GROW_BATCH = LendingPool.GROW_BATCH;
+	static final int GROW_BATCH = LendingTuning.GROW_BATCH;
 
 	private final Device device;
 
@@ -182,7 +185,7 @@ public final class StreamPool {
 	 * @return the statistics
 	 */
 	public StreamPoolStatistics statistics() {
-		LendingPool.Census census = this.lending.census();
+		LendingCensus census = this.lending.census();
 		Map<StreamPriority, StreamPoolStatistics.PriorityStatistics> byPriority = new EnumMap<>(StreamPriority.class);
 		for (StreamPriority priority : PRIORITIES) {
 			int classIdle = census.idle(priority.ordinal());
@@ -320,7 +323,7 @@ public final class StreamPool {
 	 * The device's side of the lending: its streams, its health, its completion executor
 	 * and the exceptions a session sees.
 	 */
-	private final class Streams implements LendingPool.Items<PooledStream> {
+	private final class Streams implements LendingItems<PooledStream> {
 
 		@Override
 		public List<PooledStream> create(int classIndex, int count) {

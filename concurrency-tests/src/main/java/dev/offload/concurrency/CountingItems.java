@@ -7,8 +7,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.slf4j.LoggerFactory;
 
-import dev.offload.internal.Lendable;
-import dev.offload.internal.LendingPool;
+import dev.offload.internal.lending.Lendable;
+import dev.offload.internal.lending.LendingItems;
+import dev.offload.internal.lending.LendingPool;
 
 /**
  * Items of a {@link LendingPool} that count how they are made and destroyed, so that the
@@ -17,7 +18,7 @@ import dev.offload.internal.LendingPool;
  * pool's growth stays on the borrowers' path (no background thread) and it allocates
  * little, which keeps model checkers' search spaces small.
  */
-public final class CountingItems implements LendingPool.Items<CountingItems.Item> {
+public final class CountingItems implements LendingItems<CountingItems.Item> {
 
 	private final AtomicInteger created = new AtomicInteger();
 

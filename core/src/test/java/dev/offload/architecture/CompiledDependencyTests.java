@@ -78,6 +78,13 @@ class CompiledDependencyTests {
 		assertThat(between("dev.offload.internal.", "dev.offload.backend.")).isEmpty();
 	}
 
+	@Test
+	void lendingRoomShouldNameNothingOfTheRootOrTheSpi() {
+		assertThat(between("dev.offload.internal.lending.", "dev.offload")).isEmpty();
+		assertThat(between("dev.offload.internal.lending.", "dev.offload.spi.")).isEmpty();
+		assertThat(between("dev.offload.internal.lending.", "dev.offload.internal.memory.")).isEmpty();
+	}
+
 	/**
 	 * Returns the dependencies from classes of one package to another.
 	 * @param origin a package's name ("dev.offload" for the root only), or a prefix

@@ -14,6 +14,11 @@ import dev.offload.MemoryBudgetExceededException;
 import dev.offload.MemoryStatistics;
 import dev.offload.OffloadException;
 import dev.offload.StreamPriority;
+import dev.offload.internal.lending.Lendable;
+import dev.offload.internal.lending.LendingCensus;
+import dev.offload.internal.lending.LendingItems;
+import dev.offload.internal.lending.LendingPool;
+import dev.offload.internal.lending.LendingTuning;
 import dev.offload.internal.memory.DeviceMemory;
 import dev.offload.internal.memory.MemoryTuning;
 
@@ -80,6 +85,26 @@ class CoreLayeringTests {
 		.should()
 		.dependOnClassesThat(resideInAPackage("dev.offload.internal.memory..")
 			.and(not(JavaClass.Predicates.belongToAnyOf(DeviceMemory.class, MemoryTuning.class))));
+
+	/**
+	 * The lending room knows nothing of streams or devices: the stream pool hands it its
+	 * items ({@code LendingItems}) and tenants' shares as values.
+	 */
+	@ArchTest
+	static final ArchRule lendingRoomShouldImportOnlyTheInternals = noClasses().that()
+		.resideInAPackage("dev.offload.internal.lending..")
+		.should()
+		.dependOnClassesThat(resideInAPackage("dev.offload..")
+			.and(not(resideInAnyPackage("dev.offload.internal", "dev.offload.internal.lending.."))));
+
+	/** The rest of core lends through the room's door and the types it names. */
+	@ArchTest
+	static final ArchRule lendingShouldBeReachedThroughItsDoor = noClasses().that()
+		.resideOutsideOfPackage("dev.offload.internal.lending..")
+		.should()
+		.dependOnClassesThat(resideInAPackage("dev.offload.internal.lending..")
+			.and(not(JavaClass.Predicates.belongToAnyOf(LendingPool.class, Lendable.class, LendingItems.class,
+					LendingCensus.class, LendingTuning.class))));
 
 	@ArchTest
 	static final ArchRule kernelShouldImportNothingElseOfOffload = noClasses().that()

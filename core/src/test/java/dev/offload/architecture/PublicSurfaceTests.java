@@ -82,8 +82,9 @@ class PublicSurfaceTests {
 	 * package-private).
 	 */
 	static final Map<String, Set<String>> INTERNAL_TYPES = Map.of(INTERNAL,
-			Set.of("Lendable", "LendingPool", "SessionDeadline", "ThreadStripes", "VirtualThreads"),
-			INTERNAL + ".memory", Set.of("DeviceMemory", "MemoryTuning"));
+			Set.of("SessionDeadline", "ThreadStripes", "VirtualThreads"), INTERNAL + ".memory",
+			Set.of("DeviceMemory", "MemoryTuning"), INTERNAL + ".lending",
+			Set.of("Lendable", "LendingCensus", "LendingItems", "LendingPool", "LendingTuning"));
 
 	/**
 	 * The public API and SPI types (everything public outside

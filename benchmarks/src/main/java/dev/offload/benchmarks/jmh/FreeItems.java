@@ -7,8 +7,9 @@ import java.util.concurrent.ForkJoinPool;
 import org.slf4j.LoggerFactory;
 
 import dev.offload.StreamPriority;
-import dev.offload.internal.Lendable;
-import dev.offload.internal.LendingPool;
+import dev.offload.internal.lending.Lendable;
+import dev.offload.internal.lending.LendingItems;
+import dev.offload.internal.lending.LendingPool;
 
 /**
  * Items that cost nothing, for measuring the lending algorithm of Offload's
@@ -17,7 +18,7 @@ import dev.offload.internal.LendingPool;
  * tell), as HikariCP's benchmarks measure its {@code ConcurrentBag} over plain entries.
  * One class per {@link StreamPriority}, as in the stream pool.
  */
-final class FreeItems implements LendingPool.Items<FreeItems.Item> {
+final class FreeItems implements LendingItems<FreeItems.Item> {
 
 	private FreeItems() {
 	}

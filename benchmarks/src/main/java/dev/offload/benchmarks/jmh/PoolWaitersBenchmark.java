@@ -9,7 +9,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.offload.StreamPriority;
 import dev.offload.benchmarks.LatencySummary;
-import dev.offload.internal.LendingPool;
+import dev.offload.internal.lending.LendingPool;
 
 /**
  * Thousands of borrowers waiting on a full bounded pool: {@code threads} platform threads

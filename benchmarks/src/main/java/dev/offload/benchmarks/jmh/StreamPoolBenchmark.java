@@ -26,7 +26,7 @@ import dev.offload.backend.host.HostBackend;
 import dev.offload.benchmarks.baseline.CommonsStreamPool;
 import dev.offload.benchmarks.baseline.LlvmStreamManager;
 import dev.offload.benchmarks.prototype.SlotStreamPool;
-import dev.offload.internal.LendingPool;
+import dev.offload.internal.lending.LendingPool;
 import dev.offload.spi.Backend;
 import dev.offload.spi.BackendDevice;
 import dev.offload.spi.BackendStream;

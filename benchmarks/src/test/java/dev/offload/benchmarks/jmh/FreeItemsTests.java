@@ -6,7 +6,8 @@ import org.junit.jupiter.api.Test;
 
 import dev.offload.StreamPoolConfig;
 import dev.offload.StreamPriority;
-import dev.offload.internal.LendingPool;
+import dev.offload.internal.lending.LendingCensus;
+import dev.offload.internal.lending.LendingPool;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -19,7 +20,7 @@ class FreeItemsTests {
 		FreeItems.Item item = pool.borrow(StreamPriority.NORMAL.ordinal());
 		assertThat(pool.inUse()).isEqualTo(1);
 		pool.release(item);
-		LendingPool.Census census = pool.census();
+		LendingCensus census = pool.census();
 		assertThat(census.inUse()).isZero();
 		assertThat(census.borrows()).isEqualTo(1);
 		assertThat(census.idle()).isEqualTo(StreamPoolConfig.DEFAULT_INITIAL_SIZE);

@@ -8,7 +8,7 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.II_Result;
 
 import dev.offload.concurrency.CountingItems;
-import dev.offload.internal.LendingPool;
+import dev.offload.internal.lending.LendingPool;
 
 /**
  * {@link TwoBorrowersOneIdleStream} on the stream pool's lending algorithm alone: two

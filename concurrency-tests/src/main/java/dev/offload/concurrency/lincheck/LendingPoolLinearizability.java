@@ -10,7 +10,8 @@ import org.jetbrains.lincheck.datastructures.ThreadIdGen;
 import org.jetbrains.lincheck.datastructures.Validate;
 
 import dev.offload.concurrency.CountingItems;
-import dev.offload.internal.LendingPool;
+import dev.offload.internal.lending.LendingCensus;
+import dev.offload.internal.lending.LendingPool;
 
 /**
  * A Lincheck check of the stream pool's lending algorithm directly: a {@link LendingPool}
@@ -128,7 +129,7 @@ public abstract class LendingPoolLinearizability {
 	 */
 	@Validate
 	public void accountingIsExact() {
-		LendingPool.Census census = this.pool.census();
+		LendingCensus census = this.pool.census();
 		int heldNow = 0;
 		for (ArrayDeque<CountingItems.Item> items : this.held) {
 			heldNow += items.size();

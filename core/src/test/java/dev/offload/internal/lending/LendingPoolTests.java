@@ -1,4 +1,4 @@
-package dev.offload.internal;
+package dev.offload.internal.lending;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -43,7 +43,7 @@ class LendingPoolTests {
 		FreeItem again = pool.borrow(0);
 		assertThat(again).isSameAs(item);
 		assertThat(again.waitNanos()).isZero();
-		LendingPool.Census census = pool.census();
+		LendingCensus census = pool.census();
 		assertThat(census.inUse(0)).isEqualTo(1);
 		assertThat(census.idle(0)).isEqualTo(3);
 		assertThat(census.borrows()).isEqualTo(2);
@@ -181,15 +181,15 @@ class LendingPoolTests {
 
 	@Test
 	void aBorrowerThatFindsNoItemShouldMakeOneBatchAndTheBackgroundTheRest() {
-		LendingPool<FreeItem> pool = pool(3 * LendingPool.GROW_BATCH, 0, LONG);
+		LendingPool<FreeItem> pool = pool(3 * LendingTuning.GROW_BATCH, 0, LONG);
 		this.items.background = true;
 		this.items.holdBackground = true;
 		pool.borrow(0);
 		// The borrower made one batch; the rest waits for the background task, held here.
-		assertThat(pool.created()).isEqualTo(LendingPool.GROW_BATCH);
+		assertThat(pool.created()).isEqualTo(LendingTuning.GROW_BATCH);
 		assertThat(this.items.held).hasSize(1);
 		this.items.held.forEach(Runnable::run);
-		assertThat(pool.created()).isEqualTo(3 * LendingPool.GROW_BATCH);
+		assertThat(pool.created()).isEqualTo(3 * LendingTuning.GROW_BATCH);
 		pool.shutdown(0);
 	}
 
@@ -225,7 +225,7 @@ class LendingPoolTests {
 
 	}
 
-	static final class FreeItems implements LendingPool.Items<FreeItem> {
+	static final class FreeItems implements LendingItems<FreeItem> {
 
 		volatile boolean failed;
 

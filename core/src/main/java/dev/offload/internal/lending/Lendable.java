@@ -1,4 +1,4 @@
-package dev.offload.internal;
+package dev.offload.internal.lending;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

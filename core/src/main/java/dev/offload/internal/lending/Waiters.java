@@ -1,0 +1,294 @@
+package dev.offload.internal.lending;
+
+import java.util.ArrayDeque;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The borrowers of a {@link LendingPool} that wait, and how an item reaches them: a
+ * borrower that finds no item and cannot grow the pool queues in its class's queue of
+ * waiters, first come, first served, for at most its class's borrow timeout. A release
+ * while borrowers wait hands the item to the oldest waiter of its class and wakes that
+ * one alone; with no waiter of its class, it wakes the oldest waiter of another class,
+ * which may replace an idle item by one of its own. A discard wakes one waiter to replace
+ * the item. The queues are guarded by the pool's lock.
+ *
+ * @param <E> the items
+ */
+final class Waiters<E extends Lendable> {
+
+	private final LendingPool<E> pool;
+
+	/** The borrowers waiting in each class, oldest first; guarded by the pool's lock. */
+	private final ArrayDeque<Waiter>[] queues;
+
+	final AtomicInteger waiting = new AtomicInteger();
+
+	/** How often a waiting borrower woke up: for tests. */
+	final AtomicLong wakeUps = new AtomicLong();
+
+	final AtomicLong timeouts = new AtomicLong();
+
+	/**
+	 * The borrows waiting now, in the order they began to wait (the oldest first), for
+	 * the oldest wait: a list linked through its records, so that a borrow leaves it in
+	 * constant time however many wait (a queue searched on removal made every one of
+	 * thousands of waiters scan the others while holding the lock). Changed under a lock
+	 * of its own, held for a few instructions, so that a borrow counts as waiting while
+	 * it waits for the pool's lock too (behind a growth, say); its head read without it.
+	 */
+	private volatile @Nullable WaitRecord oldestWaiting;
+
+	/** The newest record of {@link #oldestWaiting}'s list; under {@link #waitsLock}. */
+	private @Nullable WaitRecord newestWaiting;
+
+	private final ReentrantLock waitsLock = new ReentrantLock();
+
+	@SuppressWarnings("unchecked")
+	Waiters(LendingPool<E> pool, int classes) {
+		this.pool = pool;
+		this.queues = new ArrayDeque[classes];
+		for (int i = 0; i < classes; i++) {
+			this.queues[i] = new ArrayDeque<>();
+		}
+	}
+
+	/**
+	 * Returns how long the borrower that has waited longest has waited so far.
+	 * @return the time in nanoseconds, 0 when nobody waits
+	 */
+	long oldestWaitNanos() {
+		WaitRecord oldest = this.oldestWaiting;
+		return (oldest != null) ? Math.max(0, System.nanoTime() - oldest.start) : 0;
+	}
+
+	/**
+	 * Lends an item to a borrower that found none idle: grows the pool, or waits for a
+	 * release, a growth or a discard, up to its class's borrow timeout and its deadline.
+	 */
+	@SuppressWarnings("unchecked")
+	E borrowSlow(int classIndex, long start, boolean hasDeadline, long deadlineNanos) {
+		LendingPool<E> pool = this.pool;
+		long timeoutNanos = pool.classes[classIndex].borrowTimeoutNanos;
+		this.waiting.incrementAndGet();
+		ArrayDeque<Waiter> queue = this.queues[classIndex];
+		Waiter waiter = null;
+		WaitRecord record = startWaiting(start);
+		pool.lock.lock();
+		try {
+			while (true) {
+				if (waiter != null && waiter.item != null) {
+					return (E) waiter.item;
+				}
+				pool.checkLending();
+				E item = pool.takeIdle(classIndex);
+				if (item != null) {
+					return item;
+				}
+				if (pool.growth.grow(classIndex)) {
+					continue;
+				}
+				long remaining = timeoutNanos - (System.nanoTime() - start);
+				if (hasDeadline && deadlineNanos - System.nanoTime() < remaining) {
+					remaining = deadlineNanos - System.nanoTime();
+					if (remaining <= 0) {
+						throw pool.items.deadlinePassed(classIndex, System.nanoTime() - start);
+					}
+				}
+				if (remaining <= 0) {
+					this.timeouts.incrementAndGet();
+					// This borrower still counts as waiting while the exception reports
+					// the pool's state.
+					throw pool.items.timedOut(classIndex, System.nanoTime() - start);
+				}
+				if (waiter == null) {
+					waiter = new Waiter(pool.lock.newCondition());
+					queue.addLast(waiter);
+				}
+				else if (!waiter.queued) {
+					// Woken to try again and found nothing: it keeps its place.
+					queue.addFirst(waiter);
+				}
+				waiter.queued = true;
+				waiter.wake.awaitNanos(remaining);
+				this.wakeUps.incrementAndGet();
+			}
+		}
+		catch (InterruptedException ex) {
+			if (waiter != null && waiter.item != null) {
+				// Handed an item as the interrupt came: keep it, and the interrupt.
+				Thread.currentThread().interrupt();
+				return (E) waiter.item;
+			}
+			Thread.currentThread().interrupt();
+			throw pool.items.interrupted(ex);
+		}
+		finally {
+			if (waiter != null && waiter.queued) {
+				queue.remove(waiter);
+			}
+			this.waiting.decrementAndGet();
+			pool.lock.unlock();
+			stopWaiting(record);
+		}
+	}
+
+	/** Appends a waiting borrow to the list of waits. */
+	private WaitRecord startWaiting(long start) {
+		WaitRecord record = new WaitRecord(start);
+		this.waitsLock.lock();
+		try {
+			WaitRecord newest = this.newestWaiting;
+			if (newest == null) {
+				this.oldestWaiting = record;
+			}
+			else {
+				record.older = newest;
+				newest.newer = record;
+			}
+			this.newestWaiting = record;
+		}
+		finally {
+			this.waitsLock.unlock();
+		}
+		return record;
+	}
+
+	/** Unlinks a waiting borrow from the list of waits. */
+	private void stopWaiting(WaitRecord record) {
+		this.waitsLock.lock();
+		try {
+			WaitRecord older = record.older;
+			WaitRecord newer = record.newer;
+			if (older == null) {
+				this.oldestWaiting = newer;
+			}
+			else {
+				older.newer = newer;
+			}
+			if (newer == null) {
+				this.newestWaiting = older;
+			}
+			else {
+				newer.older = older;
+			}
+			record.older = null;
+			record.newer = null;
+		}
+		finally {
+			this.waitsLock.unlock();
+		}
+	}
+
+	/**
+	 * Wakes the oldest waiter of a class to take an item just made; while holding the
+	 * lock.
+	 */
+	void wakeOldestOf(int classIndex) {
+		Waiter first = this.queues[classIndex].pollFirst();
+		if (first != null) {
+			first.queued = false;
+			first.wake.signal();
+		}
+	}
+
+	/**
+	 * Gives an item just made idle to the oldest waiter of its class, or wakes the oldest
+	 * waiter of another class, which may replace an idle item by one of its own.
+	 * @return whether the item was handed to a waiter
+	 */
+	boolean handOff(Lendable item) {
+		this.pool.lock.lock();
+		try {
+			Waiter first = this.queues[item.classIndex].pollFirst();
+			if (first != null) {
+				first.queued = false;
+				if (item.compareAndSetState(Lendable.IDLE, Lendable.IN_USE)) {
+					first.item = item;
+					first.wake.signal();
+					return true;
+				}
+				// A borrower that scanned took it: this waiter tries again.
+				first.wake.signal();
+				return false;
+			}
+			wakeOldest();
+			return false;
+		}
+		finally {
+			this.pool.lock.unlock();
+		}
+	}
+
+	/**
+	 * Wakes the waiter that has waited longest, of any class, to try again; while holding
+	 * the lock.
+	 */
+	void wakeOldest() {
+		ArrayDeque<Waiter> from = this.queues[0];
+		for (ArrayDeque<Waiter> queue : this.queues) {
+			Waiter first = queue.peekFirst();
+			Waiter oldest = from.peekFirst();
+			if (first != null && (oldest == null || first.since - oldest.since < 0)) {
+				from = queue;
+			}
+		}
+		Waiter oldest = from.pollFirst();
+		if (oldest != null) {
+			oldest.queued = false;
+			oldest.wake.signal();
+		}
+	}
+
+	/** Wakes every waiter, to check again whether the pool lends; under the lock. */
+	void wakeAll() {
+		for (ArrayDeque<Waiter> queue : this.queues) {
+			Waiter waiter;
+			while ((waiter = queue.pollFirst()) != null) {
+				waiter.queued = false;
+				waiter.wake.signal();
+			}
+		}
+	}
+
+	/** A borrow waiting now, linked to those that began to wait before and after it. */
+	private static final class WaitRecord {
+
+		final long start;
+
+		@Nullable WaitRecord older;
+
+		@Nullable WaitRecord newer;
+
+		WaitRecord(long start) {
+			this.start = start;
+		}
+
+	}
+
+	/**
+	 * A borrower waiting for an item; guarded by the pool's lock.
+	 */
+	private static final class Waiter {
+
+		final Condition wake;
+
+		final long since = System.nanoTime();
+
+		/** Whether it is in its class's queue. */
+		boolean queued;
+
+		/** The item a release handed to it. */
+		@Nullable Lendable item;
+
+		Waiter(Condition wake) {
+			this.wake = wake;
+		}
+
+	}
+
+}
