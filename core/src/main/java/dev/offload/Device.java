@@ -109,7 +109,7 @@ public final class Device {
 
 	Device(String backendName, boolean workOnHostProcessors, BackendDevice backendDevice, StreamPoolConfig poolConfig,
 			OffloadListener listener, long bufferCacheMaxBytes, MemoryConfig memoryConfig, Executor completionExecutor,
-			@Nullable Duration sessionTimeout) {
+			@Nullable Duration sessionTimeout, TenantPolicy tenants) {
 		this.sessionTimeout = SessionDeadline.checked(sessionTimeout, "sessionTimeout");
 		this.backendName = backendName;
 		this.workOnHostProcessors = workOnHostProcessors;
@@ -117,7 +117,7 @@ public final class Device {
 		this.backendDevice = backendDevice;
 		this.info = backendDevice.info();
 		this.listener = CompositeOffloadListener.isolating(listener);
-		this.streamPool = new StreamPool(this, poolConfig);
+		this.streamPool = new StreamPool(this, poolConfig, tenants);
 		this.eventPool = new EventPool(backendDevice);
 		this.memory = new DeviceMemory(backendDevice, this.info, memoryConfig.budgetFor(this.info.usableMemoryBytes()),
 				bufferCacheMaxBytes);

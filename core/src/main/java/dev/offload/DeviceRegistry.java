@@ -624,7 +624,7 @@ public final class DeviceRegistry implements AutoCloseable {
 				StreamPoolConfig config = this.perDevice.getOrDefault(id, this.streamPool);
 				devices.add(new Device(this.backend.name(), this.backend.runsWorkOnHostProcessors(),
 						Objects.requireNonNull(byId.get(id)), config, this.listener, this.bufferCacheMaxBytes,
-						this.memory, this.completionExecutor, this.sessionTimeout));
+						this.memory, this.completionExecutor, this.sessionTimeout, this.tenants));
 			}
 			logger.info("Offload uses {} device(s) of the {} backend: {}", devices.size(), this.backend.name(),
 					devices);

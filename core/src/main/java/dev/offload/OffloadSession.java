@@ -1119,7 +1119,7 @@ public final class OffloadSession implements AutoCloseable {
 	private PooledStream stream() {
 		PooledStream lent = this.stream;
 		if (lent == null) {
-			lent = this.device.streamPool().borrow(this.priority, this.deadline, this.id);
+			lent = this.device.streamPool().borrow(this.priority, this.deadline, this.id, this.tenant);
 			this.stream = lent;
 		}
 		return lent;

@@ -15,6 +15,7 @@ import org.slf4j.LoggerFactory;
 import dev.offload.internal.lending.LendingCensus;
 import dev.offload.internal.lending.LendingItems;
 import dev.offload.internal.lending.LendingPool;
+import dev.offload.internal.lending.LendingTenant;
 import dev.offload.internal.lending.LendingTuning;
 import dev.offload.internal.SessionDeadline;
 import dev.offload.spi.BackendStream;
@@ -93,9 +94,16 @@ public final class StreamPool {
 
 	private final AtomicLong sessionTimeouts = new AtomicLong();
 
+	private final TenantShares tenants;
+
 	StreamPool(Device device, StreamPoolConfig config) {
+		this(device, config, TenantPolicy.DEFAULTS);
+	}
+
+	StreamPool(Device device, StreamPoolConfig config, TenantPolicy tenants) {
 		this.device = device;
 		this.config = config;
+		this.tenants = new TenantShares(tenants);
 		int[] limits = new int[PRIORITIES.length];
 		long[] borrowTimeouts = new long[PRIORITIES.length];
 		for (StreamPriority priority : PRIORITIES) {
@@ -215,7 +223,18 @@ public final class StreamPool {
 	 * @throws StreamPoolClosedException if the pool is shut down
 	 */
 	PooledStream borrow(StreamPriority priority) {
-		return borrow(priority, null, 0);
+		return borrow(priority, null, 0, null);
+	}
+
+	/**
+	 * Returns each tenant's use of the pool: streams held, borrowers waiting, borrows and
+	 * their waits. While a bounded pool is full, its waiters are served by weighted fair
+	 * queuing across tenants ({@link TenantPolicy}).
+	 * @return the statistics, by tenant name; tenants past the policy's tracked bound
+	 * together as {@link TenantPolicy#OTHER_TENANTS}
+	 */
+	public List<TenantStatistics> tenantStatistics() {
+		return this.tenants.statistics();
 	}
 
 	/**
@@ -223,19 +242,22 @@ public final class StreamPool {
 	 * @param priority the priority class
 	 * @param deadline the session's deadline, or {@code null}
 	 * @param sessionId the session's id, for the message of a timeout
+	 * @param tenant the session's tenant, or {@code null} for the default one
 	 * @return the stream, with no pending work
 	 * @throws SessionTimeoutException if the deadline passed before a stream was free
 	 * @throws StreamBorrowTimeoutException if the class (lane) or the bounded pool stayed
 	 * full for the borrow timeout
 	 */
-	PooledStream borrow(StreamPriority priority, @Nullable SessionDeadline deadline, long sessionId) {
+	PooledStream borrow(StreamPriority priority, @Nullable SessionDeadline deadline, long sessionId,
+			@Nullable String tenant) {
 		PooledStream stream;
+		LendingTenant borrower = this.tenants.of(tenant);
 		if (deadline == null) {
-			stream = this.lending.borrow(priority.ordinal());
+			stream = this.lending.borrow(priority.ordinal(), borrower);
 		}
 		else {
 			try {
-				stream = this.lending.borrow(priority.ordinal(), deadline.deadlineNanos());
+				stream = this.lending.borrow(priority.ordinal(), deadline.deadlineNanos(), borrower);
 			}
 			catch (DeadlinePassed ex) {
 				sessionTimedOut();

@@ -18,6 +18,7 @@ import dev.offload.internal.lending.Lendable;
 import dev.offload.internal.lending.LendingCensus;
 import dev.offload.internal.lending.LendingItems;
 import dev.offload.internal.lending.LendingPool;
+import dev.offload.internal.lending.LendingTenant;
 import dev.offload.internal.lending.LendingTuning;
 import dev.offload.internal.memory.DeviceMemory;
 import dev.offload.internal.memory.MemoryTuning;
@@ -104,7 +105,7 @@ class CoreLayeringTests {
 		.should()
 		.dependOnClassesThat(resideInAPackage("dev.offload.internal.lending..")
 			.and(not(JavaClass.Predicates.belongToAnyOf(LendingPool.class, Lendable.class, LendingItems.class,
-					LendingCensus.class, LendingTuning.class))));
+					LendingCensus.class, LendingTenant.class, LendingTenant.Counters.class, LendingTuning.class))));
 
 	@ArchTest
 	static final ArchRule kernelShouldImportNothingElseOfOffload = noClasses().that()

@@ -3,6 +3,8 @@ package dev.offload.internal.lending;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * An item of a {@link LendingPool} and its state there: {@link #IDLE}, {@link #IN_USE} or
  * {@link #DISCARDED}, changed only by compare-and-set so that an item is never lent
@@ -39,6 +41,9 @@ public abstract class Lendable extends LendableFields {
 
 	/** How long the latest borrow waited; written only by the borrower. */
 	long waitNanos;
+
+	/** The tenant that holds the item; written by the borrower, read by its release. */
+	@Nullable LendingTenant tenant;
 
 	/**
 	 * Creates an idle item.

@@ -70,6 +70,9 @@ public final class LendingPool<E extends Lendable> {
 
 	private volatile boolean closed;
 
+	/** The tenant of borrows that name none. */
+	private final LendingTenant defaultTenant = new LendingTenant("default", 1, 0);
+
 	/**
 	 * Creates an empty pool.
 	 * @param items makes, destroys and describes the items
@@ -240,7 +243,33 @@ public final class LendingPool<E extends Lendable> {
 	 * {@link LendingItems#interrupted} gives, or what {@link LendingItems#create} throws
 	 */
 	public E borrow(int classIndex) {
-		return lend(classIndex, false, 0);
+		return lend(classIndex, false, 0, this.defaultTenant);
+	}
+
+	/**
+	 * Lends an item of a class to a tenant: while borrowers wait, the items released are
+	 * handed to the tenants in turn by their weights
+	 * ({@link dev.offload.internal.FairQueue}), and a tenant at its limit waits while
+	 * others borrow.
+	 * @param classIndex the class
+	 * @param tenant the borrowing tenant
+	 * @return the item
+	 * @throws RuntimeException as {@link #borrow(int)} does
+	 */
+	public E borrow(int classIndex, LendingTenant tenant) {
+		return lend(classIndex, false, 0, tenant);
+	}
+
+	/**
+	 * Lends an item of a class to a tenant, waiting no longer than the caller's deadline.
+	 * @param classIndex the class
+	 * @param deadlineNanos the caller's deadline, on {@link System#nanoTime()}'s clock
+	 * @param tenant the borrowing tenant
+	 * @return the item
+	 * @throws RuntimeException as {@link #borrow(int, long)} does
+	 */
+	public E borrow(int classIndex, long deadlineNanos, LendingTenant tenant) {
+		return lend(classIndex, true, deadlineNanos, tenant);
 	}
 
 	/**
@@ -253,21 +282,30 @@ public final class LendingPool<E extends Lendable> {
 	 * else as {@link #borrow(int)} does
 	 */
 	public E borrow(int classIndex, long deadlineNanos) {
-		return lend(classIndex, true, deadlineNanos);
+		return lend(classIndex, true, deadlineNanos, this.defaultTenant);
 	}
 
-	private E lend(int classIndex, boolean hasDeadline, long deadlineNanos) {
+	private E lend(int classIndex, boolean hasDeadline, long deadlineNanos, LendingTenant tenant) {
 		checkLending();
-		E item = takeIdle(classIndex);
+		E item = null;
+		if (tenant.tryHold()) {
+			item = takeIdle(classIndex);
+			if (item == null) {
+				tenant.unhold();
+			}
+		}
 		long waitNanos = 0;
 		if (item == null) {
 			// Only the slow path reads the clock: System.nanoTime costs about 100 ns on
 			// some virtual machines, more than the whole fast path; a borrow served from
 			// the idle items is recorded as taking no time.
 			long start = System.nanoTime();
-			item = this.waiters.borrowSlow(classIndex, start, hasDeadline, deadlineNanos);
+			item = this.waiters.borrowSlow(classIndex, start, hasDeadline, deadlineNanos, tenant);
 			waitNanos = System.nanoTime() - start;
+			tenant.counters().waitNanos.add(waitNanos);
 		}
+		item.tenant = tenant;
+		tenant.counters().borrows.increment();
 		int lent = this.lentCounter.incrementAndGet(LendingTuning.LENT_SLOT);
 		if (lent > this.peakInUse) {
 			raisePeak(lent);
@@ -326,7 +364,9 @@ public final class LendingPool<E extends Lendable> {
 	 * @throws IllegalStateException if the item is not lent
 	 */
 	public void release(E item) {
+		LendingTenant tenant = item.tenant;
 		returned(item, Lendable.IDLE);
+		unhold(tenant);
 		if (this.closed) {
 			// Shutdown's drain may have run before this item came back; whoever wins the
 			// state change destroys it.
@@ -351,7 +391,9 @@ public final class LendingPool<E extends Lendable> {
 	 * @throws IllegalStateException if the item is not lent
 	 */
 	public void discard(E item, Runnable destroyed) {
+		LendingTenant tenant = item.tenant;
 		returned(item, Lendable.DISCARDED);
+		unhold(tenant);
 		this.discarded.incrementAndGet();
 		retire(item);
 		destroyed.run();
@@ -373,6 +415,12 @@ public final class LendingPool<E extends Lendable> {
 		if (!item.compareAndSetState(Lendable.IN_USE, newState)) {
 			this.lentCounter.incrementAndGet(LendingTuning.LENT_SLOT);
 			throw new IllegalStateException("The " + item + " of " + this.owner + " is not lent");
+		}
+	}
+
+	private static void unhold(@Nullable LendingTenant tenant) {
+		if (tenant != null) {
+			tenant.unhold();
 		}
 	}
 

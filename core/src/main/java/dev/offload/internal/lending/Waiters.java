@@ -1,6 +1,5 @@
 package dev.offload.internal.lending;
 
-import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
@@ -8,14 +7,18 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.offload.internal.FairQueue;
+
 /**
  * The borrowers of a {@link LendingPool} that wait, and how an item reaches them: a
- * borrower that finds no item and cannot grow the pool queues in its class's queue of
- * waiters, first come, first served, for at most its class's borrow timeout. A release
- * while borrowers wait hands the item to the oldest waiter of its class and wakes that
- * one alone; with no waiter of its class, it wakes the oldest waiter of another class,
- * which may replace an idle item by one of its own. A discard wakes one waiter to replace
- * the item. The queues are guarded by the pool's lock.
+ * borrower that finds no item and cannot grow the pool (or whose tenant holds its limit)
+ * queues in its class's queue of waiters for at most its class's borrow timeout. The
+ * queue serves tenants by weighted fair queuing ({@link FairQueue}) and each tenant's
+ * waiters first come, first served; a tenant at its limit is passed over. A release while
+ * borrowers wait hands the item to the next waiter of its class and wakes that one alone;
+ * with no waiter of its class, it wakes the oldest waiter of another class, which may
+ * replace an idle item by one of its own. A discard wakes one waiter to replace the item.
+ * The queues are guarded by the pool's lock.
  *
  * @param <E> the items
  */
@@ -23,8 +26,8 @@ final class Waiters<E extends Lendable> {
 
 	private final LendingPool<E> pool;
 
-	/** The borrowers waiting in each class, oldest first; guarded by the pool's lock. */
-	private final ArrayDeque<Waiter>[] queues;
+	/** The borrowers waiting in each class; guarded by the pool's lock. */
+	private final FairQueue<Waiter>[] queues;
 
 	final AtomicInteger waiting = new AtomicInteger();
 
@@ -51,9 +54,9 @@ final class Waiters<E extends Lendable> {
 	@SuppressWarnings("unchecked")
 	Waiters(LendingPool<E> pool, int classes) {
 		this.pool = pool;
-		this.queues = new ArrayDeque[classes];
+		this.queues = new FairQueue[classes];
 		for (int i = 0; i < classes; i++) {
-			this.queues[i] = new ArrayDeque<>();
+			this.queues[i] = new FairQueue<>();
 		}
 	}
 
@@ -69,28 +72,34 @@ final class Waiters<E extends Lendable> {
 	/**
 	 * Lends an item to a borrower that found none idle: grows the pool, or waits for a
 	 * release, a growth or a discard, up to its class's borrow timeout and its deadline.
+	 * Returns with the item counted as held by the tenant.
 	 */
 	@SuppressWarnings("unchecked")
-	E borrowSlow(int classIndex, long start, boolean hasDeadline, long deadlineNanos) {
+	E borrowSlow(int classIndex, long start, boolean hasDeadline, long deadlineNanos, LendingTenant tenant) {
 		LendingPool<E> pool = this.pool;
 		long timeoutNanos = pool.classes[classIndex].borrowTimeoutNanos;
 		this.waiting.incrementAndGet();
-		ArrayDeque<Waiter> queue = this.queues[classIndex];
-		Waiter waiter = null;
+		tenant.counters().waiting.incrementAndGet();
+		FairQueue<Waiter> queue = this.queues[classIndex];
+		FairQueue.Entry<Waiter> entry = null;
 		WaitRecord record = startWaiting(start);
 		pool.lock.lock();
 		try {
 			while (true) {
-				if (waiter != null && waiter.item != null) {
-					return (E) waiter.item;
+				if (entry != null && entry.item().item != null) {
+					return (E) entry.item().item;
 				}
 				pool.checkLending();
-				E item = pool.takeIdle(classIndex);
-				if (item != null) {
-					return item;
-				}
-				if (pool.growth.grow(classIndex)) {
-					continue;
+				if (tenant.tryHold()) {
+					E item = pool.takeIdle(classIndex);
+					if (item != null) {
+						return item;
+					}
+					boolean grew = pool.growth.grow(classIndex);
+					tenant.unhold();
+					if (grew) {
+						continue;
+					}
 				}
 				long remaining = timeoutNanos - (System.nanoTime() - start);
 				if (hasDeadline && deadlineNanos - System.nanoTime() < remaining) {
@@ -105,33 +114,32 @@ final class Waiters<E extends Lendable> {
 					// the pool's state.
 					throw pool.items.timedOut(classIndex, System.nanoTime() - start);
 				}
-				if (waiter == null) {
-					waiter = new Waiter(pool.lock.newCondition());
-					queue.addLast(waiter);
+				if (entry == null) {
+					entry = queue.add(tenant.name(), tenant.weight(), new Waiter(pool.lock.newCondition(), tenant));
 				}
-				else if (!waiter.queued) {
+				else if (!entry.isQueued()) {
 					// Woken to try again and found nothing: it keeps its place.
-					queue.addFirst(waiter);
+					queue.requeue(entry);
 				}
-				waiter.queued = true;
-				waiter.wake.awaitNanos(remaining);
+				entry.item().wake.awaitNanos(remaining);
 				this.wakeUps.incrementAndGet();
 			}
 		}
 		catch (InterruptedException ex) {
-			if (waiter != null && waiter.item != null) {
+			if (entry != null && entry.item().item != null) {
 				// Handed an item as the interrupt came: keep it, and the interrupt.
 				Thread.currentThread().interrupt();
-				return (E) waiter.item;
+				return (E) entry.item().item;
 			}
 			Thread.currentThread().interrupt();
 			throw pool.items.interrupted(ex);
 		}
 		finally {
-			if (waiter != null && waiter.queued) {
-				queue.remove(waiter);
+			if (entry != null) {
+				queue.remove(entry);
 			}
 			this.waiting.decrementAndGet();
+			tenant.counters().waiting.decrementAndGet();
 			pool.lock.unlock();
 			stopWaiting(record);
 		}
@@ -189,30 +197,37 @@ final class Waiters<E extends Lendable> {
 	 * lock.
 	 */
 	void wakeOldestOf(int classIndex) {
-		Waiter first = this.queues[classIndex].pollFirst();
+		FairQueue.Entry<Waiter> first = this.queues[classIndex].poll(Waiter::mayHold);
 		if (first != null) {
-			first.queued = false;
-			first.wake.signal();
+			first.item().wake.signal();
 		}
 	}
 
 	/**
-	 * Gives an item just made idle to the oldest waiter of its class, or wakes the oldest
-	 * waiter of another class, which may replace an idle item by one of its own.
+	 * Gives an item just made idle to the next waiter of its class whose tenant is under
+	 * its limit, or wakes the oldest waiter of another class, which may replace an idle
+	 * item by one of its own.
 	 * @return whether the item was handed to a waiter
 	 */
 	boolean handOff(Lendable item) {
 		this.pool.lock.lock();
 		try {
-			Waiter first = this.queues[item.classIndex].pollFirst();
-			if (first != null) {
-				first.queued = false;
+			FairQueue<Waiter> queue = this.queues[item.classIndex];
+			FairQueue.Entry<Waiter> next = queue.poll(Waiter::mayHold);
+			if (next != null) {
+				Waiter first = next.item();
+				if (!first.tenant.tryHold()) {
+					// Its tenant took its last item meanwhile, on the fast path.
+					queue.requeue(next);
+					return false;
+				}
 				if (item.compareAndSetState(Lendable.IDLE, Lendable.IN_USE)) {
 					first.item = item;
 					first.wake.signal();
 					return true;
 				}
 				// A borrower that scanned took it: this waiter tries again.
+				first.tenant.unhold();
 				first.wake.signal();
 				return false;
 			}
@@ -229,28 +244,27 @@ final class Waiters<E extends Lendable> {
 	 * the lock.
 	 */
 	void wakeOldest() {
-		ArrayDeque<Waiter> from = this.queues[0];
-		for (ArrayDeque<Waiter> queue : this.queues) {
-			Waiter first = queue.peekFirst();
-			Waiter oldest = from.peekFirst();
-			if (first != null && (oldest == null || first.since - oldest.since < 0)) {
+		FairQueue<Waiter> from = null;
+		Waiter oldest = null;
+		for (FairQueue<Waiter> queue : this.queues) {
+			FairQueue.Entry<Waiter> first = queue.peek(Waiter::mayHold);
+			if (first != null && (oldest == null || first.item().since - oldest.since < 0)) {
 				from = queue;
+				oldest = first.item();
 			}
 		}
-		Waiter oldest = from.pollFirst();
-		if (oldest != null) {
-			oldest.queued = false;
-			oldest.wake.signal();
+		FairQueue.Entry<Waiter> next = (from != null) ? from.poll(Waiter::mayHold) : null;
+		if (next != null) {
+			next.item().wake.signal();
 		}
 	}
 
 	/** Wakes every waiter, to check again whether the pool lends; under the lock. */
 	void wakeAll() {
-		for (ArrayDeque<Waiter> queue : this.queues) {
-			Waiter waiter;
-			while ((waiter = queue.pollFirst()) != null) {
-				waiter.queued = false;
-				waiter.wake.signal();
+		for (FairQueue<Waiter> queue : this.queues) {
+			FairQueue.Entry<Waiter> waiter;
+			while ((waiter = queue.poll()) != null) {
+				waiter.item().wake.signal();
 			}
 		}
 	}
@@ -279,14 +293,18 @@ final class Waiters<E extends Lendable> {
 
 		final long since = System.nanoTime();
 
-		/** Whether it is in its class's queue. */
-		boolean queued;
+		final LendingTenant tenant;
 
-		/** The item a release handed to it. */
+		/** The item a release handed to it, held for its tenant. */
 		@Nullable Lendable item;
 
-		Waiter(Condition wake) {
+		Waiter(Condition wake, LendingTenant tenant) {
 			this.wake = wake;
+			this.tenant = tenant;
+		}
+
+		boolean mayHold() {
+			return this.tenant.underLimit();
 		}
 
 	}

@@ -1,0 +1,242 @@
+package dev.offload.internal;
+
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.function.Predicate;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Waiters of several tenants served by weighted fair queuing (start-time fair queuing):
+ * each entry gets a virtual start and finish time when it queues, its tenant's last
+ * finish or the queue's virtual time if later, plus {@code SCALE / weight}; the next
+ * served is the eligible tenant's oldest entry with the least finish time, and the
+ * virtual time moves to that entry's start. So while two tenants wait, one of weight 2 is
+ * served twice as often as one of weight 1, whatever the number of their waiters; within
+ * a tenant, first come, first served. A tenant that waits for nothing starts again at the
+ * virtual time: it earns no credit while idle. Not thread-safe: its owner guards it with
+ * a lock.
+ *
+ * @param <T> the waiters
+ */
+public final class FairQueue<T> {
+
+	/** The virtual time one entry of weight 1 takes. */
+	static final long SCALE = 1L << 20;
+
+	/** Tenants without waiters kept for their last finish time before a sweep. */
+	private static final int SWEEP_AT = 64;
+
+	private final Map<String, Flow<T>> flows = new HashMap<>();
+
+	private long virtualTime;
+
+	private long sequence;
+
+	private int size;
+
+	/**
+	 * Queues a waiter at the end of its tenant's entries.
+	 * @param tenant the tenant
+	 * @param weight the tenant's weight, at least 1
+	 * @param item the waiter
+	 * @return its entry, to {@link #remove} or {@link #requeue} it
+	 */
+	public Entry<T> add(String tenant, int weight, T item) {
+		Flow<T> flow = this.flows.computeIfAbsent(tenant, (name) -> new Flow<>());
+		if (flow.entries.isEmpty() && this.flows.size() > SWEEP_AT) {
+			sweep();
+			this.flows.put(tenant, flow);
+		}
+		long start = Math.max(this.virtualTime, flow.lastFinish);
+		Entry<T> entry = new Entry<>(tenant, item, start, start + SCALE / Math.max(1, weight), this.sequence++, flow);
+		flow.lastFinish = entry.finish;
+		flow.entries.addLast(entry);
+		entry.queued = true;
+		this.size++;
+		return entry;
+	}
+
+	/**
+	 * Puts back an entry served (or woken) without effect at the head of its tenant's
+	 * entries, with its times: it keeps its place.
+	 * @param entry an entry of this queue that is not queued
+	 */
+	public void requeue(Entry<T> entry) {
+		if (entry.queued) {
+			return;
+		}
+		entry.flow = this.flows.computeIfAbsent(entry.tenant, (name) -> new Flow<>());
+		entry.flow.entries.addFirst(entry);
+		entry.queued = true;
+		this.size++;
+	}
+
+	/**
+	 * Takes the next entry to serve among the tenants {@code eligible} accepts.
+	 * @param eligible whether a waiter's tenant may be served now (under its own limit)
+	 * @return the entry, or {@code null} if no eligible tenant waits
+	 */
+	public @Nullable Entry<T> poll(Predicate<? super T> eligible) {
+		Entry<T> next = peek(eligible);
+		if (next != null) {
+			next.flow.entries.pollFirst();
+			next.queued = false;
+			this.size--;
+			this.virtualTime = Math.max(this.virtualTime, next.start);
+		}
+		return next;
+	}
+
+	/**
+	 * Returns the entry {@link #poll} would take, leaving it queued.
+	 * @param eligible whether a tenant may be served now
+	 * @return the entry, or {@code null}
+	 */
+	public @Nullable Entry<T> peek(Predicate<? super T> eligible) {
+		Entry<T> best = null;
+		for (Flow<T> flow : this.flows.values()) {
+			Entry<T> head = flow.entries.peekFirst();
+			if (head != null && (best == null || head.before(best)) && eligible.test(head.item)) {
+				best = head;
+			}
+		}
+		return best;
+	}
+
+	/**
+	 * Takes the next entry to serve, of any tenant.
+	 * @return the entry, or {@code null} if none waits
+	 */
+	public @Nullable Entry<T> poll() {
+		return poll((item) -> true);
+	}
+
+	/**
+	 * Removes a queued entry (a waiter that gave up).
+	 * @param entry the entry
+	 * @return whether it was queued
+	 */
+	public boolean remove(Entry<T> entry) {
+		if (!entry.queued) {
+			return false;
+		}
+		entry.queued = false;
+		if (entry.flow.entries.remove(entry)) {
+			this.size--;
+			return true;
+		}
+		return false;
+	}
+
+	/**
+	 * Returns the entries queued.
+	 * @return the number
+	 */
+	public int size() {
+		return this.size;
+	}
+
+	/**
+	 * Tells whether nothing is queued.
+	 * @return {@code true} if empty
+	 */
+	public boolean isEmpty() {
+		return this.size == 0;
+	}
+
+	/**
+	 * Returns the entries a tenant has queued.
+	 * @param tenant the tenant
+	 * @return the number
+	 */
+	public int size(String tenant) {
+		Flow<T> flow = this.flows.get(tenant);
+		return (flow != null) ? flow.entries.size() : 0;
+	}
+
+	/** Forgets tenants that wait for nothing and whose last finish the time passed. */
+	private void sweep() {
+		Iterator<Flow<T>> iterator = this.flows.values().iterator();
+		while (iterator.hasNext()) {
+			Flow<T> flow = iterator.next();
+			if (flow.entries.isEmpty() && flow.lastFinish <= this.virtualTime) {
+				iterator.remove();
+			}
+		}
+	}
+
+	/**
+	 * A queued waiter and its virtual times.
+	 *
+	 * @param <T> the waiter
+	 */
+	public static final class Entry<T> {
+
+		final String tenant;
+
+		final T item;
+
+		final long start;
+
+		final long finish;
+
+		final long order;
+
+		boolean queued;
+
+		Flow<T> flow;
+
+		Entry(String tenant, T item, long start, long finish, long order, Flow<T> flow) {
+			this.flow = flow;
+			this.tenant = tenant;
+			this.item = item;
+			this.start = start;
+			this.finish = finish;
+			this.order = order;
+		}
+
+		/**
+		 * Returns the waiter.
+		 * @return the waiter
+		 */
+		public T item() {
+			return this.item;
+		}
+
+		/**
+		 * Returns the waiter's tenant.
+		 * @return the tenant
+		 */
+		public String tenant() {
+			return this.tenant;
+		}
+
+		/**
+		 * Tells whether the entry waits in its queue.
+		 * @return {@code true} while queued
+		 */
+		public boolean isQueued() {
+			return this.queued;
+		}
+
+		boolean before(Entry<T> other) {
+			if (this.finish != other.finish) {
+				return this.finish < other.finish;
+			}
+			return this.order < other.order;
+		}
+
+	}
+
+	private static final class Flow<T> {
+
+		final ArrayDeque<Entry<T>> entries = new ArrayDeque<>();
+
+		long lastFinish;
+
+	}
+
+}
