@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
+import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -19,14 +20,21 @@ import org.springframework.util.function.SingletonSupplier;
 import dev.offload.Device;
 import dev.offload.OffloadListener;
 import dev.offload.OffloadSession;
+import dev.offload.StreamPool;
 import dev.offload.TenantPolicy;
+import dev.offload.TenantStatistics;
 
 /**
  * {@link OffloadListener} that measures each tenant's sessions: the timer
  * {@code offload.tenant.sessions} (sessions closed and how long each was open, tagged
  * {@code outcome}: {@code success} or {@code failure}) and the gauge
- * {@code offload.tenant.sessions.active} (sessions open), each tagged {@code device},
- * {@code backend} and {@code tenant}. A session opened without a tenant is
+ * {@code offload.tenant.sessions.active} (sessions open); and, from the pool's
+ * {@link StreamPool#tenantStatistics() tenant statistics}, its use of the device's
+ * streams: the gauges {@code offload.tenant.streams.active} (streams held) and
+ * {@code offload.tenant.streams.pending} (borrowers waiting) and the function timer
+ * {@code offload.tenant.streams.acquire} (borrows and their waits), registered once the
+ * pool has counted the tenant. Each is tagged {@code device}, {@code backend} and
+ * {@code tenant}. A session opened without a tenant is
  * {@value TenantPolicy#DEFAULT_TENANT}'s. The {@code tenant} tag is bounded by the
  * registry's {@link TenantPolicy#maxTrackedTenants()}: the tenants the policy names, then
  * the first others to open a session, keep their name; every further tenant is counted as
@@ -44,6 +52,9 @@ public final class OffloadTenantMetrics implements OffloadListener, MeterBinder 
 
 	private final Map<Key, AtomicInteger> active = new ConcurrentHashMap<>();
 
+	/** The rows of each pool's tenant statistics whose meters are registered. */
+	private final Map<Key, Boolean> poolMeters = new ConcurrentHashMap<>();
+
 	private volatile boolean named;
 
 	/**
@@ -59,6 +70,7 @@ public final class OffloadTenantMetrics implements OffloadListener, MeterBinder 
 	public void bindTo(MeterRegistry registry) {
 		this.registries.add(registry);
 		this.active.forEach((key, open) -> gauge(registry, key, open));
+		this.poolMeters.keySet().forEach((key) -> poolMeters(registry, key));
 	}
 
 	@Override
@@ -73,6 +85,12 @@ public final class OffloadTenantMetrics implements OffloadListener, MeterBinder 
 		AtomicInteger open = this.active.get(key);
 		if (open != null) {
 			open.decrementAndGet();
+		}
+		if (!this.poolMeters.containsKey(key)) {
+			// The pool counts a tenant from its first borrow, which follows the opening.
+			for (TenantStatistics row : session.device().streamPool().tenantStatistics()) {
+				this.poolMeters.computeIfAbsent(new Key(session.device(), row.tenant()), this::registerPoolMeters);
+			}
 		}
 		for (MeterRegistry registry : this.registries) {
 			Timer.builder(OffloadMeters.TENANT_SESSIONS)
@@ -118,6 +136,47 @@ public final class OffloadTenantMetrics implements OffloadListener, MeterBinder 
 			gauge(registry, key, open);
 		}
 		return open;
+	}
+
+	private Boolean registerPoolMeters(Key key) {
+		for (MeterRegistry registry : this.registries) {
+			poolMeters(registry, key);
+		}
+		return Boolean.TRUE;
+	}
+
+	/**
+	 * The tenant's use of its device's pool, read from the pool's tenant statistics at
+	 * each scrape: streams held, borrowers waiting, and borrows with their waits.
+	 */
+	private static void poolMeters(MeterRegistry registry, Key key) {
+		StreamPool pool = key.device().streamPool();
+		String tenant = key.tenant();
+		Gauge.builder(OffloadMeters.TENANT_STREAMS_ACTIVE, pool, (p) -> row(p, tenant).inUse())
+			.description("Streams a tenant's sessions hold")
+			.baseUnit(OffloadMeters.UNIT_STREAMS)
+			.tags(key.tags())
+			.register(registry);
+		Gauge.builder(OffloadMeters.TENANT_STREAMS_PENDING, pool, (p) -> row(p, tenant).waiting())
+			.description("A tenant's borrowers waiting for a stream")
+			.baseUnit(OffloadMeters.UNIT_THREADS)
+			.tags(key.tags())
+			.register(registry);
+		FunctionTimer
+			.builder(OffloadMeters.TENANT_STREAMS_ACQUIRE, pool, (p) -> row(p, tenant).borrows(),
+					(p) -> row(p, tenant).totalWaitNanos(), TimeUnit.NANOSECONDS)
+			.description("A tenant's borrows of a stream and how long they waited")
+			.tags(key.tags())
+			.register(registry);
+	}
+
+	private static TenantStatistics row(StreamPool pool, String tenant) {
+		for (TenantStatistics row : pool.tenantStatistics()) {
+			if (row.tenant().equals(tenant)) {
+				return row;
+			}
+		}
+		return new TenantStatistics(tenant, 0, 0, 0, 0);
 	}
 
 	private static void gauge(MeterRegistry registry, Key key, AtomicInteger open) {

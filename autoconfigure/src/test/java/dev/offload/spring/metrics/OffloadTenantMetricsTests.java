@@ -67,6 +67,24 @@ class OffloadTenantMetricsTests {
 	}
 
 	@Test
+	void streamMetersShouldReadThePoolsTenantStatistics() {
+		start(TenantPolicy.DEFAULTS);
+		try (OffloadSession first = open("acme")) {
+			first.streamId();
+		}
+		try (OffloadSession second = open("acme")) {
+			second.streamId();
+			assertThat(this.meters.get("offload.tenant.streams.active").tag("tenant", "acme").gauge().value())
+				.isEqualTo(1);
+			assertThat(this.meters.get("offload.tenant.streams.pending").tag("tenant", "acme").gauge().value())
+				.isZero();
+		}
+		assertThat(this.meters.get("offload.tenant.streams.active").tag("tenant", "acme").gauge().value()).isZero();
+		assertThat(this.meters.get("offload.tenant.streams.acquire").tag("tenant", "acme").functionTimer().count())
+			.isEqualTo(2);
+	}
+
+	@Test
 	void tenantsPastTheTrackedBoundShouldBeCountedAsOther() {
 		start(new TenantPolicy(1, java.util.Map.of("gold", TenantShare.ofWeight(4)), 3));
 		for (String tenant : new String[] { "t1", "t2", "t3", "t4", "gold" }) {
