@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -200,7 +201,12 @@ final class FairJobQueue<R> implements AutoCloseable {
 			queued = !this.backlog.isEmpty();
 		}
 		if (queued) {
-			this.dispatcher.execute(this::dispatch);
+			try {
+				this.dispatcher.execute(this::dispatch);
+			}
+			catch (RejectedExecutionException ex) {
+				// The application is stopping: close() fails what is still queued.
+			}
 		}
 	}
 
