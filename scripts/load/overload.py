@@ -28,9 +28,9 @@ package`) on free local ports, runs one scenario, stops the app, and prints a Ma
       CLIENTS threads posting 4,096-option batches as fast as they are answered: status counts, latency of the 200s
       and of the 503s (admission sheds at the door).
   scripts/load/overload.py fairness  [--seconds 60] [--clients 8] [--paths 16777216]
-      CLIENTS threads of one greedy client (X-Client-Id: greedy) posting Monte Carlo jobs with no pause, and one
-      polite client that waits Retry-After after each 503: jobs each got. Run the app with
-      `-- --sample.jobs.client-id-header=X-Client-Id`.
+      CLIENTS threads of one greedy tenant (X-Tenant-Id: greedy) posting Monte Carlo jobs with no pause, and one
+      polite tenant that waits Retry-After after each 429 or 503: jobs each got. Run the app with
+      `-- --sample.tenants.header=X-Tenant-Id`.
   scripts/load/overload.py keepalive [--connections 16]
       CONNECTIONS kept-alive connections each make a request, SIGTERM goes to the app, then each sends its next
       request on the same connection: answered, closed before the request, or lost (sent, no answer).
@@ -189,7 +189,7 @@ def poll_jobs(app, ids, limit_seconds):
                 still.append(job)
                 continue
             state = json.loads(body).get('status') if status == 200 else f'HTTP {status}'
-            if state == 'RUNNING':
+            if state in ('RUNNING', 'QUEUED'):
                 still.append(job)
             else:
                 states[state] = states.get(state, 0) + 1
@@ -491,7 +491,7 @@ def run_fairness(args, app):
             try:
                 connection = http.client.HTTPConnection('127.0.0.1', app.port, timeout=60)
                 connection.request('POST', '/api/options/monte-carlo', body=json.dumps(dict(OPTION, paths=args.paths)),
-                                   headers={'Content-Type': 'application/json', 'X-Client-Id': name})
+                                   headers={'Content-Type': 'application/json', 'X-Tenant-Id': name})
                 response = connection.getresponse()
                 response.read()
                 status, retry = response.status, response.getheader('Retry-After')
@@ -500,7 +500,7 @@ def run_fairness(args, app):
                 status, retry = type(ex).__name__, None
             with lock:
                 counts[name][status] = counts[name].get(status, 0) + 1
-            if polite and status == 503:
+            if polite and status in (429, 503):
                 time.sleep(float(retry or 1))
             elif polite:
                 time.sleep(0.1)

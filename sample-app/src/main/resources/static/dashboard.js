@@ -163,7 +163,7 @@ async function monteCarlo() {
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, 250));
     const job = await (await fetch(`api/options/monte-carlo/${json.id}`)).json();
-    if (job.status !== 'RUNNING') {
+    if (job.status !== 'RUNNING' && job.status !== 'QUEUED') {
       const result = job.status === 'DONE'
         ? `${job.result.price.toFixed(4)} ± ${job.result.standardError.toFixed(4)} (closed form ${job.result.closedForm.toFixed(4)})`
         : job.error;

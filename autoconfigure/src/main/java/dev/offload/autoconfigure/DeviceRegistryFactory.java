@@ -23,10 +23,13 @@ import dev.offload.NoSuchDeviceException;
 import dev.offload.OffloadListener;
 import dev.offload.StreamPoolConfig;
 import dev.offload.StreamPriority;
+import dev.offload.TenantPolicy;
+import dev.offload.TenantPolicy.TenantShare;
 import dev.offload.autoconfigure.OffloadProperties.DeviceConfig;
 import dev.offload.autoconfigure.OffloadProperties.Lane;
 import dev.offload.autoconfigure.OffloadProperties.Pool;
 import dev.offload.autoconfigure.OffloadProperties.PoolOverride;
+import dev.offload.autoconfigure.OffloadProperties.Tenants;
 import dev.offload.spi.Backend;
 
 /**
@@ -43,6 +46,8 @@ final class DeviceRegistryFactory {
 	private static final String DEVICES_CONFIG = "offload.devices-config.";
 
 	private static final String ASYNC_EXECUTOR = "offload.async.executor";
+
+	private static final String TENANTS = "offload.tenants.";
 
 	private final OffloadProperties properties;
 
@@ -92,6 +97,7 @@ final class DeviceRegistryFactory {
 		this.errors.check("offload.shutdown.await-termination", await,
 				"Set 'offload.shutdown.await-termination' to 0s or more, such as 10s.",
 				() -> builder.awaitTermination(await));
+		builder.tenants(tenantPolicy(this.properties.getTenants()));
 		Duration sessionTimeout = this.properties.getSession().getTimeout();
 		this.errors.check("offload.session.timeout", sessionTimeout,
 				"Set 'offload.session.timeout' to a positive duration, such as 5s, or leave it unset for no timeout.",
@@ -101,6 +107,52 @@ final class DeviceRegistryFactory {
 		}
 		catch (NoSuchDeviceException ex) {
 			throw noSuchDevice(ex, ids);
+		}
+	}
+
+	/**
+	 * Builds the tenant policy of {@code offload.tenants.*}.
+	 * @throws InvalidOffloadConfigurationException naming the first invalid property
+	 */
+	private TenantPolicy tenantPolicy(Tenants tenants) {
+		Map<String, TenantShare> shares = new LinkedHashMap<>();
+		tenants.getShares().forEach((tenant, share) -> {
+			String prefix = TENANTS + "shares." + tenant + ".";
+			DataSize maxMemory = share.getMaxMemory();
+			try {
+				shares.put(tenant, new TenantShare(share.getWeight(), share.getMaxStreams(),
+						(maxMemory != null) ? maxMemory.toBytes() : 0));
+			}
+			catch (InvalidSettingException ex) {
+				Object value = switch (ex.getSetting()) {
+					case "weight" -> share.getWeight();
+					case "max-streams" -> share.getMaxStreams();
+					default -> maxMemory;
+				};
+				throw this.errors.invalid(prefix + ex.getSetting(), value, ex.getMessage(),
+						"Set '" + prefix + ex.getSetting() + "' within its bounds (weight 1 to "
+								+ TenantPolicy.MAX_WEIGHT + ", max-streams and max-memory 0 or more).",
+						ex);
+			}
+		});
+		try {
+			return new TenantPolicy(tenants.getDefaultWeight(), shares, tenants.getMaxTracked());
+		}
+		catch (InvalidSettingException ex) {
+			if ("tenants.default-weight".equals(ex.getSetting())) {
+				throw this.errors.invalid(TENANTS + "default-weight", tenants.getDefaultWeight(), ex.getMessage(),
+						"Set '" + TENANTS + "default-weight' from 1 to " + TenantPolicy.MAX_WEIGHT + ".", ex);
+			}
+			if ("tenants.max-tracked".equals(ex.getSetting())) {
+				throw this.errors.invalid(TENANTS + "max-tracked", tenants.getMaxTracked(), ex.getMessage(),
+						"Set '" + TENANTS + "max-tracked' to at least 1 and at least the number of tenants '" + TENANTS
+								+ "shares' names.",
+						ex);
+			}
+			throw this.errors.invalid(TENANTS + "shares", shares.keySet(), ex.getMessage(),
+					"Key '" + TENANTS + "shares' by tenant ids: 1 to " + TenantPolicy.MAX_TENANT_LENGTH
+							+ " characters of letters, digits and . _ : @ - (an id with '.' in brackets).",
+					ex);
 		}
 	}
 

@@ -238,6 +238,12 @@ public class OffloadProperties {
 	 */
 	private final Kernels kernels = new Kernels();
 
+	/**
+	 * How each device's streams and memory are shared among tenants, and how a web
+	 * request's tenant is told.
+	 */
+	private final Tenants tenants = new Tenants();
+
 	public BackendType getBackend() {
 		return this.backend;
 	}
@@ -316,6 +322,10 @@ public class OffloadProperties {
 
 	public Cuda getCuda() {
 		return this.cuda;
+	}
+
+	public Tenants getTenants() {
+		return this.tenants;
 	}
 
 	/**
@@ -885,6 +895,130 @@ public class OffloadProperties {
 
 		public void setMaxQueue(int maxQueue) {
 			this.maxQueue = maxQueue;
+		}
+
+	}
+
+	/**
+	 * How each device's streams and memory are shared among tenants (the tenant a session
+	 * is opened for): waiting tenants are served in proportion to their weights.
+	 */
+	public static class Tenants {
+
+		/**
+		 * Weight of a tenant that 'shares' does not name, from 1 to 1000.
+		 */
+		private int defaultWeight = 1;
+
+		/**
+		 * Most tenants whose statistics and meters are kept by name, those that 'shares'
+		 * names first; further tenants are counted as 'other' (each is still served
+		 * fairly).
+		 */
+		private int maxTracked = 64;
+
+		/**
+		 * Shares of named tenants, keyed by tenant id, such as
+		 * 'offload.tenants.shares.checkout.weight=4' (an id with '.' in brackets:
+		 * 'offload.tenants.shares[acme.eu].weight').
+		 */
+		private final Map<String, Share> shares = new LinkedHashMap<>();
+
+		/**
+		 * Request header whose value is the tenant of the sessions a web request opens,
+		 * such as 'X-Tenant-Id'. Set it only behind a gateway that authenticates clients
+		 * and sets the header. Not read when unset.
+		 */
+		private @Nullable String header;
+
+		/**
+		 * Whether the name of a web request's authenticated principal is the tenant of
+		 * the sessions it opens, when the header is not configured or absent.
+		 */
+		private boolean principal;
+
+		public int getDefaultWeight() {
+			return this.defaultWeight;
+		}
+
+		public void setDefaultWeight(int defaultWeight) {
+			this.defaultWeight = defaultWeight;
+		}
+
+		public int getMaxTracked() {
+			return this.maxTracked;
+		}
+
+		public void setMaxTracked(int maxTracked) {
+			this.maxTracked = maxTracked;
+		}
+
+		public Map<String, Share> getShares() {
+			return this.shares;
+		}
+
+		public @Nullable String getHeader() {
+			return this.header;
+		}
+
+		public void setHeader(@Nullable String header) {
+			this.header = header;
+		}
+
+		public boolean isPrincipal() {
+			return this.principal;
+		}
+
+		public void setPrincipal(boolean principal) {
+			this.principal = principal;
+		}
+
+	}
+
+	/**
+	 * One named tenant's share of each device.
+	 */
+	public static class Share {
+
+		/**
+		 * The tenant's weight, from 1 to 1000: while tenants wait, each is served in
+		 * proportion to its weight.
+		 */
+		private int weight = 1;
+
+		/**
+		 * Most streams the tenant's sessions hold at once on each device; 0 for no limit.
+		 */
+		private int maxStreams;
+
+		/**
+		 * Most device memory the tenant's sessions hold at once on each device, such as
+		 * '2GB'; unset for no limit beyond the memory budget.
+		 */
+		private @Nullable DataSize maxMemory;
+
+		public int getWeight() {
+			return this.weight;
+		}
+
+		public void setWeight(int weight) {
+			this.weight = weight;
+		}
+
+		public int getMaxStreams() {
+			return this.maxStreams;
+		}
+
+		public void setMaxStreams(int maxStreams) {
+			this.maxStreams = maxStreams;
+		}
+
+		public @Nullable DataSize getMaxMemory() {
+			return this.maxMemory;
+		}
+
+		public void setMaxMemory(@Nullable DataSize maxMemory) {
+			this.maxMemory = maxMemory;
 		}
 
 	}

@@ -116,7 +116,7 @@ public final class GpuSmokeCheck {
 			Thread.sleep(2);
 			job = json.readTree(get(base + location).body());
 		}
-		while ("RUNNING".equals(job.get("status").asString()));
+		while ("RUNNING".equals(job.get("status").asString()) || "QUEUED".equals(job.get("status").asString()));
 		double millis = (System.nanoTime() - start) / 1e6;
 		JsonNode result = job.get("result");
 		double exact = ReferencePrices.call(100, 105, 1, 0.03, 0.25);

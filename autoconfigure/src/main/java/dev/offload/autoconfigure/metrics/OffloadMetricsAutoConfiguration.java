@@ -20,6 +20,7 @@ import dev.offload.spring.metrics.OffloadPoolMetrics;
 import dev.offload.spring.metrics.OffloadQueueMetrics;
 import dev.offload.spring.metrics.OffloadSessionMetrics;
 import dev.offload.template.OffloadTemplate;
+import dev.offload.spring.metrics.OffloadTenantMetrics;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
@@ -28,9 +29,10 @@ import dev.offload.template.OffloadTemplate;
  * gateways), {@link OffloadMemoryMetrics} (device memory and host staging, the cache,
  * driver allocations, the budget), {@link OffloadSessionMetrics} (timers, fed as an
  * {@link dev.offload.OffloadListener}), {@link OffloadBatchMetrics} (batch sizes and
- * queue delays, fed as a {@link dev.offload.template.BatchListener}) and
- * {@link OffloadKernelMetrics} (the kernel cache's hits, misses and compile time). Boot
- * binds them to its meter registries.
+ * queue delays, fed as a {@link dev.offload.template.BatchListener}),
+ * {@link OffloadTenantMetrics} (each tenant's sessions, fed as an
+ * {@link dev.offload.OffloadListener}) and {@link OffloadKernelMetrics} (the kernel
+ * cache's hits, misses and compile time). Boot binds them to its meter registries.
  */
 @AutoConfiguration(afterName = { "dev.offload.autoconfigure.OffloadAutoConfiguration",
 		OffloadMetricsAutoConfiguration.BOOT_METRICS + "MetricsAutoConfiguration",
@@ -73,6 +75,12 @@ public final class OffloadMetricsAutoConfiguration {
 	@ConditionalOnMissingBean
 	OffloadSessionMetrics offloadSessionMetrics() {
 		return new OffloadSessionMetrics();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	OffloadTenantMetrics offloadTenantMetrics(ObjectProvider<DeviceRegistry> registry) {
+		return new OffloadTenantMetrics(() -> registry.getObject().tenantPolicy());
 	}
 
 	@Bean

@@ -23,13 +23,15 @@ import dev.offload.spring.aop.OffloadAnnotationBeanPostProcessor;
 import dev.offload.template.BatchListener;
 import dev.offload.template.BatchPolicy;
 import dev.offload.template.OffloadTemplate;
+import dev.offload.template.TenantResolver;
 import dev.offload.blas.BlasLibrary;
 
 /**
  * Auto-configuration of {@link OffloadTemplate} (its batchers following
  * {@code offload.batching.*}) and of the {@link dev.offload.template.Offload @Offload}
  * and {@link dev.offload.template.Batched @Batched} advice, over the application's
- * {@link DeviceRegistry}.
+ * {@link DeviceRegistry}; both ask the application's {@link TenantResolver}, if any, for
+ * the tenant of a session that names none.
  */
 @AutoConfiguration(after = OffloadAutoConfiguration.class)
 @ConditionalOnBean(DeviceRegistry.class)
@@ -39,12 +41,13 @@ public final class OffloadTemplateAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	OffloadTemplate offloadTemplate(DeviceRegistry registry, OffloadProperties properties, Environment environment,
-			ObjectProvider<BatchListener> batchListeners, ObjectProvider<BlasLibrary> blasLibrary) {
+			ObjectProvider<BatchListener> batchListeners, ObjectProvider<BlasLibrary> blasLibrary,
+			ObjectProvider<TenantResolver> tenantResolver) {
 		List<BatchListener> listeners = batchListeners.orderedStream().toList();
 		BatchListener listener = (listeners.size() == 1) ? listeners.get(0)
 				: (batch) -> listeners.forEach((each) -> each.batchCompleted(batch));
 		OffloadTemplate template = new OffloadTemplate(registry, batchPolicy(properties.getBatching(), environment),
-				listener);
+				listener, tenantResolver.getIfAvailable(() -> TenantResolver.NONE));
 		blasLibrary.ifAvailable(template::setBlasLibrary);
 		return template;
 	}
@@ -111,9 +114,9 @@ public final class OffloadTemplateAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		static OffloadAnnotationBeanPostProcessor offloadAnnotationBeanPostProcessor(Environment environment,
-				ObjectProvider<DeviceRegistry> registry) {
+				ObjectProvider<DeviceRegistry> registry, ObjectProvider<TenantResolver> tenantResolver) {
 			OffloadAnnotationBeanPostProcessor postProcessor = new OffloadAnnotationBeanPostProcessor(
-					registry::getObject);
+					registry::getObject, () -> tenantResolver.getIfAvailable(() -> TenantResolver.NONE));
 			postProcessor.setProxyTargetClass(
 					environment.getProperty("spring.aop.proxy-target-class", Boolean.class, Boolean.TRUE));
 			return postProcessor;

@@ -17,6 +17,7 @@ import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
 import dev.offload.DeviceRegistry;
+import dev.offload.template.TenantResolver;
 import dev.offload.template.Offload;
 import dev.offload.template.OffloadAttributes;
 
@@ -54,8 +55,20 @@ public class OffloadAnnotationBeanPostProcessor extends AbstractBeanFactoryAware
 	 * @param registry supplies the registry on the first advised call
 	 */
 	public OffloadAnnotationBeanPostProcessor(Supplier<DeviceRegistry> registry) {
+		this(registry, () -> TenantResolver.NONE);
+	}
+
+	/**
+	 * Creates the post-processor whose sessions ask a resolver for their tenant when
+	 * their annotation names none.
+	 * @param registry supplies the registry on the first advised call
+	 * @param tenantResolver supplies the resolver on the first advised call
+	 */
+	public OffloadAnnotationBeanPostProcessor(Supplier<DeviceRegistry> registry,
+			Supplier<TenantResolver> tenantResolver) {
 		this.registry = registry;
-		this.advisor = new OffloadAnnotationAdvisor(new OffloadMethodInterceptor(registry, this.attributes));
+		this.advisor = new OffloadAnnotationAdvisor(
+				new OffloadMethodInterceptor(registry, tenantResolver, this.attributes));
 	}
 
 	@Override

@@ -16,6 +16,7 @@ import dev.offload.DeviceRegistry;
 import dev.offload.template.Offload;
 import dev.offload.template.OffloadAttributes;
 import dev.offload.template.OffloadInvoker;
+import dev.offload.template.TenantResolver;
 
 /**
  * Runs methods annotated with {@link Offload @Offload} through an {@link OffloadInvoker}:
@@ -36,16 +37,18 @@ public final class OffloadMethodInterceptor implements MethodInterceptor {
 	 * @param registry supplies the registry
 	 */
 	public OffloadMethodInterceptor(Supplier<DeviceRegistry> registry) {
-		this(registry, new OffloadAttributeSource());
+		this(registry, () -> TenantResolver.NONE, new OffloadAttributeSource());
 	}
 
 	/**
 	 * Creates an interceptor that reads the annotations through {@code attributeSource},
 	 * which the post-processor has already filled (and so validated) at startup.
 	 */
-	OffloadMethodInterceptor(Supplier<DeviceRegistry> registry, OffloadAttributeSource attributeSource) {
+	OffloadMethodInterceptor(Supplier<DeviceRegistry> registry, Supplier<TenantResolver> tenantResolver,
+			OffloadAttributeSource attributeSource) {
 		Objects.requireNonNull(registry, "registry must not be null");
-		this.invoker = SingletonSupplier.of(() -> new OffloadInvoker(registry.get()));
+		Objects.requireNonNull(tenantResolver, "tenantResolver must not be null");
+		this.invoker = SingletonSupplier.of(() -> new OffloadInvoker(registry.get(), tenantResolver.get()));
 		this.attributeSource = attributeSource;
 	}
 

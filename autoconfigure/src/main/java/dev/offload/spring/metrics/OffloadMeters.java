@@ -66,6 +66,34 @@ final class OffloadMeters {
 
 	static final String UNIT_REQUESTS = "requests";
 
+	/**
+	 * The timer of the sessions closed, tagged {@code device}, {@code tenant} and
+	 * {@code outcome}.
+	 */
+	static final String TENANT_SESSIONS = "offload.tenant.sessions";
+
+	/**
+	 * The gauge of the sessions open, tagged {@code device} and {@code tenant}.
+	 */
+	static final String TENANT_SESSIONS_ACTIVE = "offload.tenant.sessions.active";
+
+	/**
+	 * The gauge of the streams a tenant holds, tagged {@code device} and {@code tenant}.
+	 */
+	static final String TENANT_STREAMS_ACTIVE = "offload.tenant.streams.active";
+
+	/**
+	 * The gauge of a tenant's borrowers waiting, tagged {@code device} and
+	 * {@code tenant}.
+	 */
+	static final String TENANT_STREAMS_PENDING = "offload.tenant.streams.pending";
+
+	/**
+	 * The function timer of a tenant's borrows and their waits, tagged {@code device} and
+	 * {@code tenant}.
+	 */
+	static final String TENANT_STREAMS_ACQUIRE = "offload.tenant.streams.acquire";
+
 	static Tags tags(Device device) {
 		return Tags.of("device", String.valueOf(device.id()), "backend", device.backendName());
 	}

@@ -153,15 +153,14 @@ class ApiErrors extends ResponseEntityExceptionHandler {
 	}
 
 	/**
-	 * A client that holds its share of the Monte Carlo job store: 429, retry once its
-	 * oldest result expires.
+	 * A tenant that holds its share of the Monte Carlo job store (429, retry once its
+	 * oldest result expires) or of the queue (429, retry once one of its jobs started).
 	 */
 	@ExceptionHandler(TooManyJobsException.class)
 	ResponseEntity<ProblemDetail> tooManyJobs(TooManyJobsException ex) {
 		logger.debug("429 with Retry-After: " + ex.getMessage());
 		long seconds = ex.retryAfterSeconds();
-		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS,
-				"Your Monte Carlo jobs hold your share of the job store; retry after " + seconds + " s");
+		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS, ex.detail());
 		problem.setTitle("Too many jobs");
 		return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS)
 			.header(HttpHeaders.RETRY_AFTER, Long.toString(seconds))

@@ -14,6 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.BooleanSupplier;
 
 import jakarta.annotation.PreDestroy;
 import org.slf4j.Logger;
@@ -35,12 +36,12 @@ import dev.offload.sample.pricing.MonteCarloResult;
  * When all {@code sample.jobs.max-retained} places are taken, a new job is refused (503,
  * retry later) rather than a result dropped; by default the places are sized from the
  * heap, {@value #HEAP_PERCENT}% of it at about {@value #BYTES_PER_JOB} bytes a job. One
- * client (as {@link ClientKey} tells them apart) may hold at most
- * {@code sample.jobs.max-retained-per-client} places (a tenth of them by default), so
- * that one client cannot lock the others out until its results expire: past it, its new
- * jobs get 429 with {@code Retry-After} until its oldest result expires. Expiry walks the
- * results in the order they ended, so a request costs the results that expire, not all of
- * them. Each job's end is logged ({@code Monte Carlo job <id> DONE} or
+ * tenant (as {@link TenantKey} tells them apart) may hold at most
+ * {@code sample.jobs.max-retained-per-tenant} places (a tenth of them by default), queued
+ * jobs included, so that one tenant cannot lock the others out until its results expire:
+ * past it, its new jobs get 429 with {@code Retry-After} until its oldest result expires.
+ * Expiry walks the results in the order they ended, so a request costs the results that
+ * expire, not all of them. Each job's end is logged ({@code Monte Carlo job <id> DONE} or
  * {@code FAILED: <reason>}), so that none ends unseen, even at shutdown.
  * <p>
  * At shutdown, new jobs are refused first ({@link #stopAccepting}, before the web
@@ -67,8 +68,8 @@ public class MonteCarloJobs implements SmartLifecycle {
 
 	private final Queue<Ended> ended = new ConcurrentLinkedQueue<>();
 
-	/** The places each client holds, and when its finished jobs ended; under this. */
-	private final Map<String, ClientPlaces> clients = new HashMap<>();
+	/** The places each tenant holds, and when its finished jobs ended; under this. */
+	private final Map<String, TenantPlaces> tenants = new HashMap<>();
 
 	/** Places taken, under this. */
 	private int places;
@@ -77,7 +78,7 @@ public class MonteCarloJobs implements SmartLifecycle {
 
 	private final int maxRetained;
 
-	private final int maxPerClient;
+	private final int maxPerTenant;
 
 	private final Clock clock;
 
@@ -88,25 +89,25 @@ public class MonteCarloJobs implements SmartLifecycle {
 	@Autowired
 	MonteCarloJobs(@Value("${sample.jobs.retention:10m}") Duration retention,
 			@Value("${sample.jobs.max-retained:0}") int maxRetained,
-			@Value("${sample.jobs.max-retained-per-client:0}") int maxPerClient) {
-		this(retention, (maxRetained > 0) ? maxRetained : fromHeap(Runtime.getRuntime().maxMemory()), maxPerClient,
+			@Value("${sample.jobs.max-retained-per-tenant:${sample.jobs.max-retained-per-client:0}}") int maxPerTenant) {
+		this(retention, (maxRetained > 0) ? maxRetained : fromHeap(Runtime.getRuntime().maxMemory()), maxPerTenant,
 				Clock.systemUTC());
 	}
 
-	MonteCarloJobs(Duration retention, int maxRetained, int maxPerClient, Clock clock) {
+	MonteCarloJobs(Duration retention, int maxRetained, int maxPerTenant, Clock clock) {
 		if (retention.isNegative() || retention.isZero()) {
 			throw new IllegalArgumentException("sample.jobs.retention must be positive, was " + retention);
 		}
 		if (maxRetained < 1) {
 			throw new IllegalArgumentException("sample.jobs.max-retained must be at least 1, was " + maxRetained);
 		}
-		if (maxPerClient < 0) {
+		if (maxPerTenant < 0) {
 			throw new IllegalArgumentException(
-					"sample.jobs.max-retained-per-client must be at least 1, was " + maxPerClient);
+					"sample.jobs.max-retained-per-tenant must be at least 1, was " + maxPerTenant);
 		}
 		this.retention = retention;
 		this.maxRetained = maxRetained;
-		this.maxPerClient = (maxPerClient > 0) ? maxPerClient : Math.max(1, maxRetained / 10);
+		this.maxPerTenant = (maxPerTenant > 0) ? maxPerTenant : Math.max(1, maxRetained / 10);
 		this.clock = clock;
 	}
 
@@ -115,35 +116,35 @@ public class MonteCarloJobs implements SmartLifecycle {
 	}
 
 	/**
-	 * Takes a place for a client's job about to start.
-	 * @param client the client's key
+	 * Takes a place for a tenant's job about to start or queue.
+	 * @param tenant the tenant
 	 * @throws ShedException if the store is full or the service is shutting down (503)
-	 * @throws TooManyJobsException if the client holds its share of the places (429) and,
+	 * @throws TooManyJobsException if the tenant holds its share of the places (429) and,
 	 * if not thrown, {@link #add} or {@link #cancel} must follow
 	 */
-	void reserve(String client) {
+	void reserve(String tenant) {
 		if (!this.accepting) {
 			throw new ShedException("The service is shutting down");
 		}
 		expire();
 		synchronized (this) {
-			ClientPlaces held = this.clients.get(client);
-			if (held != null && held.places >= this.maxPerClient) {
-				throw new TooManyJobsException(client, this.maxPerClient, retryAfter(held));
+			TenantPlaces held = this.tenants.get(tenant);
+			if (held != null && held.places >= this.maxPerTenant) {
+				throw TooManyJobsException.storeFull(tenant, this.maxPerTenant, retryAfter(held));
 			}
 			if (this.places >= this.maxRetained) {
 				throw new ShedException("The job store is full");
 			}
 			this.places++;
-			this.clients.computeIfAbsent(client, (key) -> new ClientPlaces()).places++;
+			this.tenants.computeIfAbsent(tenant, (key) -> new TenantPlaces()).places++;
 		}
 	}
 
 	/**
-	 * When the client's oldest result expires, freeing a place; with none finished, the
+	 * When the tenant's oldest result expires, freeing a place; with none finished, the
 	 * retention (a running job keeps its place for that long after it ends).
 	 */
-	private Duration retryAfter(ClientPlaces held) {
+	private Duration retryAfter(TenantPlaces held) {
 		Instant oldest = held.ends.peek();
 		if (oldest == null) {
 			return this.retention;
@@ -154,29 +155,40 @@ public class MonteCarloJobs implements SmartLifecycle {
 
 	/**
 	 * Gives back a place taken by {@link #reserve} for a job that did not start.
-	 * @param client the client's key
+	 * @param tenant the tenant
 	 */
-	synchronized void cancel(String client) {
-		release(client);
+	synchronized void cancel(String tenant) {
+		release(tenant);
 	}
 
-	private void release(String client) {
+	private void release(String tenant) {
 		this.places--;
-		ClientPlaces held = this.clients.get(client);
+		TenantPlaces held = this.tenants.get(tenant);
 		if (held != null && --held.places == 0) {
-			this.clients.remove(client);
+			this.tenants.remove(tenant);
 		}
 	}
 
 	/**
 	 * Adds a started job in the place {@link #reserve} took.
-	 * @param client the client's key
+	 * @param tenant the tenant
 	 * @param future the job's result
 	 * @return the job's id
 	 */
-	UUID add(String client, CompletableFuture<MonteCarloResult> future) {
+	UUID add(String tenant, CompletableFuture<MonteCarloResult> future) {
+		return add(tenant, future, () -> true);
+	}
+
+	/**
+	 * Adds a job, started or queued, in the place {@link #reserve} took.
+	 * @param tenant the tenant
+	 * @param future the job's result
+	 * @param started whether the job has started (else it is queued)
+	 * @return the job's id
+	 */
+	UUID add(String tenant, CompletableFuture<MonteCarloResult> future, BooleanSupplier started) {
 		UUID id = UUID.randomUUID();
-		Job job = new Job(client, future, null);
+		Job job = new Job(tenant, future, started, null);
 		this.jobs.put(id, job);
 		future.whenComplete((result, failure) -> end(id, job, result, failure));
 		return id;
@@ -186,7 +198,7 @@ public class MonteCarloJobs implements SmartLifecycle {
 		Instant now = this.clock.instant();
 		Job done;
 		if (failure == null) {
-			done = new Job(job.client(), null, new Outcome(result, null));
+			done = new Job(job.tenant(), null, job.started(), new Outcome(result, null));
 		}
 		else {
 			Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
@@ -195,7 +207,7 @@ public class MonteCarloJobs implements SmartLifecycle {
 			if (!this.accepting) {
 				message = SHUTDOWN_REASON + ": " + message;
 			}
-			done = new Job(job.client(), null,
+			done = new Job(job.tenant(), null, job.started(),
 					new Outcome(null, (message.length() <= MAX_ERROR) ? message : message.substring(0, MAX_ERROR)));
 		}
 		// Once: a job failed at the destruction may still complete afterwards.
@@ -211,11 +223,11 @@ public class MonteCarloJobs implements SmartLifecycle {
 			logger.info("Monte Carlo job {} FAILED: {}", id, done.outcome().error());
 		}
 		synchronized (this) {
-			ClientPlaces held = this.clients.get(job.client());
+			TenantPlaces held = this.tenants.get(job.tenant());
 			if (held != null) {
 				held.ends.add(now);
 			}
-			this.ended.add(new Ended(id, job.client(), now));
+			this.ended.add(new Ended(id, job.tenant(), now));
 		}
 	}
 
@@ -230,7 +242,10 @@ public class MonteCarloJobs implements SmartLifecycle {
 		if (job == null) {
 			return Optional.empty();
 		}
-		return Optional.of((job.outcome() != null) ? JobStatus.of(id, job.outcome()) : JobStatus.running(id));
+		if (job.outcome() != null) {
+			return Optional.of(JobStatus.of(id, job.outcome()));
+		}
+		return Optional.of(job.started().getAsBoolean() ? JobStatus.running(id) : JobStatus.queued(id));
 	}
 
 	synchronized int size() {
@@ -244,11 +259,11 @@ public class MonteCarloJobs implements SmartLifecycle {
 			synchronized (this) {
 				if (this.ended.remove(first)) {
 					this.jobs.remove(first.id());
-					ClientPlaces held = this.clients.get(first.client());
+					TenantPlaces held = this.tenants.get(first.tenant());
 					if (held != null) {
 						held.ends.poll();
 					}
-					release(first.client());
+					release(first.tenant());
 				}
 			}
 		}
@@ -266,8 +281,8 @@ public class MonteCarloJobs implements SmartLifecycle {
 	}
 
 	/**
-	 * Counts the jobs still running.
-	 * @return the running jobs
+	 * Counts the jobs still running or queued.
+	 * @return the running and queued jobs
 	 */
 	int running() {
 		return (int) this.jobs.values().stream().filter((job) -> job.future() != null).count();
@@ -368,16 +383,18 @@ public class MonteCarloJobs implements SmartLifecycle {
 	}
 
 	/**
-	 * A job: running (its future) or finished (its outcome), and whose it is.
+	 * A job: queued or running (its future, and whether it started) or finished (its
+	 * outcome), and whose it is.
 	 */
-	private record Job(String client, CompletableFuture<MonteCarloResult> future, Outcome outcome) {
+	private record Job(String tenant, CompletableFuture<MonteCarloResult> future, BooleanSupplier started,
+			Outcome outcome) {
 
 	}
 
 	/**
-	 * The places one client holds, and when its finished jobs ended, oldest first.
+	 * The places one tenant holds, and when its finished jobs ended, oldest first.
 	 */
-	private static final class ClientPlaces {
+	private static final class TenantPlaces {
 
 		private int places;
 
@@ -395,7 +412,7 @@ public class MonteCarloJobs implements SmartLifecycle {
 
 	}
 
-	private record Ended(UUID id, String client, Instant at) {
+	private record Ended(UUID id, String tenant, Instant at) {
 
 	}
 

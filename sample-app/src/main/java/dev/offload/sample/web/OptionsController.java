@@ -3,8 +3,6 @@ package dev.offload.sample.web;
 import java.net.URI;
 import java.time.Duration;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.validation.Valid;
@@ -47,18 +45,18 @@ public class OptionsController {
 
 	private final ElementValidator elements;
 
-	private final ClientShares shares;
+	private final FairJobQueue<MonteCarloResult> queue;
 
-	private final ClientKey clients;
+	private final TenantKey tenants;
 
 	OptionsController(OptionPricingService pricing, MonteCarloService monteCarlo, MonteCarloJobs jobs,
-			ElementValidator elements, ClientShares shares, ClientKey clients) {
+			ElementValidator elements, FairJobQueue<MonteCarloResult> queue, TenantKey tenants) {
 		this.pricing = pricing;
 		this.monteCarlo = monteCarlo;
 		this.jobs = jobs;
 		this.elements = elements;
-		this.shares = shares;
-		this.clients = clients;
+		this.queue = queue;
+		this.tenants = tenants;
 	}
 
 	/**
@@ -83,68 +81,58 @@ public class OptionsController {
 	}
 
 	/**
-	 * Starts a Monte Carlo simulation if the client is within its fair share of the slots
-	 * and of the job store, the store has room for its result and the device's memory
-	 * budget admits the simulation's buffers: a job is accepted (202) only once it holds
-	 * its stream and its memory. Otherwise 503 with {@code Retry-After}, or 429 with it
-	 * for a client that holds its share of the store; 503 too once the service is
-	 * shutting down.
+	 * Starts a Monte Carlo simulation, or queues it while every slot is taken: jobs are
+	 * started in turn among tenants (as {@link TenantKey} tells them apart). Accepted
+	 * (202, {@code RUNNING} or {@code QUEUED}) if the store has room for its result and
+	 * the tenant is within its share of the store and of the queue (else 429 with
+	 * {@code Retry-After}). A job that starts at once does so only once it holds its
+	 * stream and the device's memory budget admits its buffers; if they refuse it, 503
+	 * with {@code Retry-After} and no job. 503 too once the service is shutting down.
 	 * @param request the option and the number of paths
-	 * @param http the HTTP request, whose client is counted
+	 * @param http the HTTP request, whose tenant is counted
 	 * @return 202 with the job's status and location
 	 */
 	@PostMapping("/monte-carlo")
 	public ResponseEntity<JobStatus> monteCarlo(@Valid @RequestBody MonteCarloRequest request,
 			HttpServletRequest http) {
-		String client = this.clients.of(http);
-		this.jobs.reserve(client);
-		if (!this.shares.tryAcquire(client)) {
-			this.jobs.cancel(client);
-			throw new ShedException("Client " + client + " has its share of the Monte Carlo slots");
+		String tenant = this.tenants.of(http);
+		this.jobs.reserve(tenant);
+		FairJobQueue.Job<MonteCarloResult> job;
+		try {
+			job = this.queue.submit(tenant, () -> JobTenant.as(tenant, () -> this.monteCarlo.simulate(request)));
 		}
-		CompletableFuture<MonteCarloResult> job = start(request, client);
-		UUID id = this.jobs.add(client, job);
-		JobStatus status = JobStatus.running(id);
+		catch (RuntimeException ex) {
+			this.jobs.cancel(tenant);
+			throw ex;
+		}
+		UUID id = this.jobs.add(tenant, job.result(), job::started);
+		JobStatus status = job.started() ? JobStatus.running(id) : JobStatus.queued(id);
 		return ResponseEntity.accepted().location(URI.create(status.location())).body(status);
 	}
 
-	private CompletableFuture<MonteCarloResult> start(MonteCarloRequest request, String client) {
-		CompletableFuture<MonteCarloResult> job;
-		try {
-			job = this.monteCarlo.simulate(request);
-			rejectIfRefused(job);
-		}
-		catch (RuntimeException ex) {
-			this.jobs.cancel(client);
-			this.shares.release(client);
-			this.shares.refused(client);
-			throw ex;
-		}
-		job.whenComplete((result, failure) -> this.shares.release(client));
-		return job;
+	/**
+	 * Whether a job's start failed because the device refused it for now (a full pool or
+	 * lane, a memory budget that did not admit its buffers, a failed or closed device),
+	 * not because of the job: answered like a light request's refusal (503) for a job
+	 * that starts at once, tried again later for a queued one.
+	 * @param failure the start's failure
+	 * @return whether it is a refusal
+	 */
+	static boolean isRefusal(Throwable failure) {
+		return failure instanceof StreamBorrowTimeoutException || failure instanceof DeviceFailedException
+				|| failure instanceof StreamPoolClosedException || failure instanceof SessionTimeoutException
+				|| failure instanceof MemoryBudgetExceededException || failure instanceof DeviceOutOfMemoryException;
 	}
 
 	/**
-	 * A job that could not even start (a full pool, a memory budget that did not admit
-	 * its buffers, a failed or closed device) is the request's failure, answered like a
-	 * light request's (503), not a job to poll.
+	 * Whether a refusal may pass: the pool, the lane or the memory budget is full for
+	 * now.
+	 * @param refusal the refusal
+	 * @return whether trying again later may start the job
 	 */
-	private static void rejectIfRefused(CompletableFuture<MonteCarloResult> job) {
-		if (!job.isCompletedExceptionally()) {
-			return;
-		}
-		try {
-			job.join();
-		}
-		catch (CompletionException ex) {
-			if (ex.getCause() instanceof StreamBorrowTimeoutException || ex.getCause() instanceof DeviceFailedException
-					|| ex.getCause() instanceof StreamPoolClosedException
-					|| ex.getCause() instanceof SessionTimeoutException
-					|| ex.getCause() instanceof MemoryBudgetExceededException
-					|| ex.getCause() instanceof DeviceOutOfMemoryException) {
-				throw (RuntimeException) ex.getCause();
-			}
-		}
+	static boolean isBusy(Throwable refusal) {
+		return refusal instanceof StreamBorrowTimeoutException || refusal instanceof SessionTimeoutException
+				|| refusal instanceof MemoryBudgetExceededException || refusal instanceof DeviceOutOfMemoryException;
 	}
 
 	/**

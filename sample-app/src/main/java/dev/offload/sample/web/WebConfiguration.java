@@ -1,7 +1,8 @@
 package dev.offload.sample.web;
 
-import java.time.Clock;
 import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 import tools.jackson.core.StreamReadFeature;
 
@@ -22,6 +23,7 @@ import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
 import dev.offload.DeviceRegistry;
+import dev.offload.sample.pricing.MonteCarloResult;
 
 /**
  * What guards the API before a controller runs: security headers on every response (error
@@ -29,18 +31,18 @@ import dev.offload.DeviceRegistry;
  * request body limit before anything reads a body, the body read in full within a bound
  * before anything admits it, strict JSON (a duplicate key is an error, not "the last one
  * wins"), and, before a body is parsed, the media type check and the admission of price
- * and scenario risk requests; the fair shares of the Monte Carlo slots; and, at shutdown,
- * new Monte Carlo jobs refused first, then the closing of kept-alive connections before
- * Tomcat pauses.
+ * and scenario risk requests; the Monte Carlo jobs' queue, fair among tenants; and, at
+ * shutdown, new Monte Carlo jobs refused first, then the closing of kept-alive
+ * connections before Tomcat pauses.
  */
 @Configuration(proxyBeanMethods = false)
 class WebConfiguration implements WebMvcConfigurer {
 
 	/**
-	 * How long a client refused a Monte Carlo slot still counts for the fair shares: a
-	 * few times the {@code Retry-After} it was given.
+	 * How long after the device refused a queued Monte Carlo job (its lane, pool or
+	 * memory budget full) the queue tries again.
 	 */
-	static final Duration CLIENT_PATIENCE = Duration.ofSeconds(5);
+	static final Duration QUEUE_RETRY_DELAY = Duration.ofMillis(250);
 
 	private final PriceAdmission priceAdmission;
 
@@ -71,15 +73,40 @@ class WebConfiguration implements WebMvcConfigurer {
 		return this.priceAdmission;
 	}
 
-	@Bean
-	ClientShares monteCarloShares(DeviceRegistry registry,
-			@Value("${offload.stream-pool.lanes.normal.max-sessions:4}") int slotsPerDevice) {
-		return new ClientShares(slotsPerDevice * registry.devices().size(), CLIENT_PATIENCE, Clock.systemUTC());
+	/**
+	 * The thread that starts queued Monte Carlo jobs as slots free up, off the threads
+	 * that complete device work.
+	 */
+	@Bean(destroyMethod = "shutdownNow")
+	ExecutorService monteCarloDispatcher() {
+		return Executors.newSingleThreadExecutor((task) -> {
+			Thread thread = new Thread(task, "monte-carlo-dispatch");
+			thread.setDaemon(true);
+			return thread;
+		});
 	}
 
 	@Bean
-	ClientKey clientKey(@Value("${sample.jobs.client-id-header:}") String header) {
-		return new ClientKey(header);
+	FairJobQueue<MonteCarloResult> monteCarloQueue(DeviceRegistry registry,
+			@Value("${offload.stream-pool.lanes.normal.max-sessions:4}") int slotsPerDevice,
+			@Value("${sample.jobs.max-queued-per-tenant:16}") int maxQueuedPerTenant,
+			ExecutorService monteCarloDispatcher) {
+		return new FairJobQueue<>(slotsPerDevice * registry.devices().size(), maxQueuedPerTenant,
+				OptionsController::isRefusal, OptionsController::isBusy, monteCarloDispatcher, QUEUE_RETRY_DELAY);
+	}
+
+	/**
+	 * The tenant of a Monte Carlo job's sessions, in place of Offload's resolver of the
+	 * request: a queued job starts off its request's thread.
+	 */
+	@Bean
+	JobTenant jobTenant() {
+		return new JobTenant();
+	}
+
+	@Bean
+	TenantKey tenantKey(@Value("${sample.tenants.header:${sample.jobs.client-id-header:}}") String header) {
+		return new TenantKey(header);
 	}
 
 	@Override

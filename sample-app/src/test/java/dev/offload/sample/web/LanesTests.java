@@ -2,6 +2,7 @@ package dev.offload.sample.web;
 
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
@@ -16,9 +17,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Heavy jobs in a bounded lane, light requests beside it: a job is accepted only with its
- * stream held, a full lane refuses at once with 503 and {@code Retry-After}, and light
- * requests still get their prices.
+ * Heavy jobs in a bounded lane, light requests beside it: the Monte Carlo slots are the
+ * lane's sessions, so a job posted while the lane is full is queued (202 {@code QUEUED})
+ * rather than refused, starts once the first one ends, and light requests still get their
+ * prices meanwhile.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "offload.stream-pool.lanes.normal.max-sessions=1",
@@ -33,21 +35,22 @@ class LanesTests {
 	int port;
 
 	@Test
-	void fullLaneShouldRefuseHeavyJobsWhileLightRequestsAreServedAndTheAcceptedJobFinishes() throws Exception {
+	void fullLaneShouldQueueHeavyJobsWhileLightRequestsAreServedAndBothJobsFinish() throws Exception {
 		HttpResponse<String> accepted = send(this.port, "POST", "/api/options/monte-carlo", HEAVY);
 		assertThat(accepted.statusCode()).isEqualTo(202);
-		HttpResponse<String> refused = send(this.port, "POST", "/api/options/monte-carlo", HEAVY);
-		assertThat(refused.statusCode()).isEqualTo(503);
-		assertThat(refused.headers().firstValue("Retry-After")).hasValue(ApiErrors.RETRY_AFTER_SECONDS);
-		assertThat(refused.body()).contains("retry after").doesNotContain("NORMAL").doesNotContain("lane");
+		HttpResponse<String> queued = send(this.port, "POST", "/api/options/monte-carlo", HEAVY);
+		assertThat(queued.statusCode()).isEqualTo(202);
+		assertThat(queued.body()).contains("\"status\":\"QUEUED\"");
 		HttpResponse<String> light = send(this.port, "POST", "/api/options/price",
 				"{\"options\":[{\"spot\":100,\"strike\":95,\"maturity\":1,\"rate\":0.03,\"volatility\":0.2}]}");
 		assertThat(light.statusCode()).isEqualTo(200);
-		String location = accepted.headers().firstValue("Location").orElseThrow();
-		await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
-			String status = json.readTree(send(this.port, "GET", location, null).body()).get("status").asString();
-			assertThat(status).isEqualTo("DONE");
-		});
+		for (HttpResponse<String> job : List.of(accepted, queued)) {
+			String location = job.headers().firstValue("Location").orElseThrow();
+			await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+				String status = json.readTree(send(this.port, "GET", location, null).body()).get("status").asString();
+				assertThat(status).isEqualTo("DONE");
+			});
+		}
 	}
 
 }

@@ -21,14 +21,14 @@ import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.BDDMockito.given;
 
 /**
- * One client cannot fill the Monte Carlo job store and lock the others out until its
+ * One tenant cannot fill the Monte Carlo job store and lock the others out until its
  * results expire: past its places it gets 429 with {@code Retry-After}, while another
- * client still gets its jobs accepted. The simulations end at once (futures the test
+ * tenant still gets its jobs accepted. The simulations end at once (futures the test
  * makes), so only the store's places count.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-		properties = { "sample.jobs.client-id-header=X-Client-Id", "sample.jobs.max-retained=6",
-				"sample.jobs.max-retained-per-client=2" })
+		properties = { "sample.tenants.header=X-Tenant-Id", "sample.jobs.max-retained=6",
+				"sample.jobs.max-retained-per-tenant=2" })
 @AutoConfigureOffload
 class MonteCarloJobStoreTests {
 
@@ -42,14 +42,14 @@ class MonteCarloJobStoreTests {
 		return OptionsApiTests.http
 			.send(HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + "/api/options/monte-carlo"))
 				.header("Content-Type", "application/json")
-				.header("X-Client-Id", client)
+				.header("X-Tenant-Id", client)
 				.POST(HttpRequest.BodyPublishers.ofString(
 						"{\"spot\":100,\"strike\":95,\"maturity\":1,\"rate\":0.03,\"volatility\":0.2,\"paths\":4096}"))
 				.build(), HttpResponse.BodyHandlers.ofString());
 	}
 
 	@Test
-	void clientPastItsPlacesInTheJobStoreShouldGet429WhileAnotherClientsJobsAreAccepted() throws Exception {
+	void tenantPastItsPlacesInTheJobStoreShouldGet429WhileAnotherTenantsJobsAreAccepted() throws Exception {
 		given(this.monteCarlo.simulate(any(MonteCarloRequest.class)))
 			.willAnswer((invocation) -> CompletableFuture.completedFuture(new MonteCarloResult(10, 0.01, 4096, 10, 0)));
 		for (int i = 0; i < 2; i++) {

@@ -138,7 +138,8 @@ class OptionsApiTests {
 		assertThat(location).startsWith("/api/options/monte-carlo/");
 		JsonNode done = await().atMost(Duration.ofMinutes(2))
 			.until(() -> json.readTree(send(this.port, "GET", location, null).body()),
-					(job) -> !"RUNNING".equals(job.get("status").asString()));
+					(job) -> !"RUNNING".equals(job.get("status").asString())
+							&& !"QUEUED".equals(job.get("status").asString()));
 		assertThat(done.get("status").asString()).isEqualTo("DONE");
 		JsonNode result = done.get("result");
 		double exact = ReferencePrices.call(100, 95, 0.5, 0.02, 0.3);

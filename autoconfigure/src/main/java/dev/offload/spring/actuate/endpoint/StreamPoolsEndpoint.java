@@ -15,7 +15,9 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.MemoryStatistics;
+import dev.offload.StreamPool;
 import dev.offload.StreamPoolStatistics;
+import dev.offload.TenantStatistics;
 import dev.offload.leak.LeakDetector;
 import dev.offload.template.Batcher;
 import dev.offload.template.OffloadTemplate;
@@ -110,7 +112,7 @@ public class StreamPoolsEndpoint {
 		String error = device.failure().map(StreamPoolsEndpoint::errorText).orElse(null);
 		long leaked = (this.leakDetector != null) ? this.leakDetector.leakedSessions(device.id()) : 0;
 		return new DeviceDescriptor(device.id(), device.name(), device.backendName(), device.isHealthy(), error,
-				device.activeSessions(), leaked, PoolDescriptor.of(device.streamPool().statistics()),
+				device.activeSessions(), leaked, PoolDescriptor.of(device.streamPool()),
 				SharingDescriptor.of(device.info()), MemoryDescriptor.of(device.memoryStatistics()));
 	}
 
@@ -282,13 +284,19 @@ public class StreamPoolsEndpoint {
 	 * @param sessionTimeouts sessions whose deadline passed while their caller waited
 	 * @param byPriority size, in use and idle per priority class that has streams
 	 * ({@code NORMAL}, {@code HIGH})
+	 * @param tenants each tenant's streams in use, borrowers waiting, borrows and their
+	 * total wait
 	 */
 	public record PoolDescriptor(int size, int inUse, int idle, int peakInUse, @Nullable Integer max, boolean bounded,
 			int waiting, long borrows, long grows, long created, long destroyed, long discarded, long timeouts,
 			boolean saturated, String oldestWait, int pendingCompletions, long sessionTimeouts,
-			Map<String, PriorityDescriptor> byPriority) {
+			Map<String, PriorityDescriptor> byPriority, List<TenantDescriptor> tenants) {
 
-		static PoolDescriptor of(StreamPoolStatistics statistics) {
+		static PoolDescriptor of(StreamPool pool) {
+			return of(pool.statistics(), pool.tenantStatistics());
+		}
+
+		static PoolDescriptor of(StreamPoolStatistics statistics, List<TenantStatistics> tenants) {
 			Map<String, PriorityDescriptor> byPriority = new TreeMap<>();
 			statistics.byPriority()
 				.forEach((priority, value) -> byPriority.put(priority.name(),
@@ -298,7 +306,27 @@ public class StreamPoolsEndpoint {
 					statistics.borrows(), statistics.grows(), statistics.created(), statistics.destroyed(),
 					statistics.discarded(), statistics.timeouts(), statistics.waiting() > 0,
 					statistics.oldestWait().toString(), statistics.pendingCompletions(), statistics.sessionTimeouts(),
-					Collections.unmodifiableMap(byPriority));
+					Collections.unmodifiableMap(byPriority), tenants.stream().map(TenantDescriptor::of).toList());
+		}
+
+	}
+
+	/**
+	 * One tenant's use of a pool ({@link StreamPool#tenantStatistics()}): the tenants the
+	 * policy names and the first others up to its tracked bound, the rest together as
+	 * {@code other}.
+	 *
+	 * @param tenant the tenant ({@code default} for sessions without one)
+	 * @param inUse streams its sessions hold
+	 * @param waiting its borrowers waiting
+	 * @param borrows its borrows so far
+	 * @param totalWait how long its borrows waited in all, as an ISO-8601 duration
+	 */
+	public record TenantDescriptor(String tenant, int inUse, int waiting, long borrows, String totalWait) {
+
+		static TenantDescriptor of(TenantStatistics statistics) {
+			return new TenantDescriptor(statistics.tenant(), statistics.inUse(), statistics.waiting(),
+					statistics.borrows(), Duration.ofNanos(statistics.totalWaitNanos()).toString());
 		}
 
 	}

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import dev.offload.BackendException;
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
+import dev.offload.SessionOptions;
 import dev.offload.StreamPoolConfig;
 import dev.offload.StreamPriority;
 import dev.offload.backend.host.HostBackend;
@@ -25,6 +26,7 @@ import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint.PoolDescriptor;
 import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint.PriorityDescriptor;
 import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint.SharingDescriptor;
 import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint.StreamPoolsDescriptor;
+import dev.offload.spring.actuate.endpoint.StreamPoolsEndpoint.TenantDescriptor;
 import dev.offload.template.BatchPolicy;
 import dev.offload.template.Batcher;
 import dev.offload.template.OffloadTemplate;
@@ -32,6 +34,7 @@ import dev.offload.test.fault.FaultInjectingBackend;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -88,10 +91,26 @@ class StreamPoolsEndpointTests {
 		assertThat(first.backend()).isEqualTo("host");
 		assertThat(first.healthy()).isTrue();
 		assertThat(first.error()).isNull();
-		assertThat(first.pool())
-			.isEqualTo(new PoolDescriptor(0, 0, 0, 0, null, false, 0, 0, 0, 0, 0, 0, 0, false, "PT0S", 0, 0, Map.of()));
+		assertThat(first.pool()).isEqualTo(new PoolDescriptor(0, 0, 0, 0, null, false, 0, 0, 0, 0, 0, 0, 0, false,
+				"PT0S", 0, 0, Map.of(), List.of()));
 		assertThat(descriptor.devices().get(1).pool().max()).isEqualTo(8);
 		assertThat(descriptor.devices().get(1).pool().bounded()).isTrue();
+	}
+
+	@Test
+	void poolShouldListEachTenantsStreamsAndBorrows() {
+		try (OffloadSession acme = this.registry.openSession(SessionOptions.DEFAULTS.withDevice(0).withTenant("acme"));
+				OffloadSession plain = this.registry.openSession(0)) {
+			acme.streamId();
+			plain.streamId();
+			assertThat(new StreamPoolsEndpoint(this.registry, null).device(0).pool().tenants())
+				.extracting(TenantDescriptor::tenant, TenantDescriptor::inUse, TenantDescriptor::waiting,
+						TenantDescriptor::borrows)
+				.containsExactlyInAnyOrder(tuple("acme", 1, 0, 1L), tuple("default", 1, 0, 1L));
+		}
+		assertThat(new StreamPoolsEndpoint(this.registry, null).device(0).pool().tenants())
+			.extracting(TenantDescriptor::inUse)
+			.containsOnly(0);
 	}
 
 	@Test

@@ -1,0 +1,7 @@
+/**
+ * Auto-configuration of Offload's web support.
+ */
+@NullMarked
+package dev.offload.autoconfigure.web;
+
+import org.jspecify.annotations.NullMarked;
