@@ -19,8 +19,8 @@ import dev.offload.spring.metrics.OffloadMemoryMetrics;
 import dev.offload.spring.metrics.OffloadPoolMetrics;
 import dev.offload.spring.metrics.OffloadQueueMetrics;
 import dev.offload.spring.metrics.OffloadSessionMetrics;
-import dev.offload.template.OffloadTemplate;
 import dev.offload.spring.metrics.OffloadTenantMetrics;
+import dev.offload.template.OffloadTemplate;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
