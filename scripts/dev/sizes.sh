@@ -20,7 +20,7 @@ done < <(find "$main" -name '*.java' -exec wc -l {} + | grep -v ' total$' | sort
 echo "  ($over files)"
 
 echo "lines of the largest API classes:"
-for file in dev/offload/OffloadSession.java dev/offload/internal/LendingPool.java dev/offload/Device.java; do
+for file in dev/offload/OffloadSession.java dev/offload/internal/lending/LendingPool.java dev/offload/Device.java; do
 	[ -f "$main/$file" ] && printf '  %5d  %s\n' "$(lines "$main/$file")" "$file"
 done
 

@@ -51,8 +51,6 @@ public final class OffloadSession implements AutoCloseable {
 
 	private final SessionContext context;
 
-	private final Device device;
-
 	private final StreamPriority priority;
 
 	private final @Nullable String tenant;
@@ -67,12 +65,10 @@ public final class OffloadSession implements AutoCloseable {
 	OffloadSession(SessionContext context, StreamPriority priority, @Nullable Duration timeout,
 			@Nullable String tenant) {
 		this.context = context;
-		this.device = context.device;
 		this.priority = priority;
 		this.tenant = tenant;
 		this.deadline = (timeout != null) ? new SessionDeadline(timeout) : null;
-		// The clock costs about 100 ns on some virtual machines: read it only when a
-		// listener wants durations.
+		// Read the clock (about 100 ns on some VMs) only when a listener wants durations.
 		this.openedNanos = context.listened ? System.nanoTime() : 0;
 		this.work = new SessionWork(this, context, priority, this.deadline);
 	}
@@ -90,7 +86,7 @@ public final class OffloadSession implements AutoCloseable {
 	 * @return the device
 	 */
 	public Device device() {
-		return this.device;
+		return this.context.device;
 	}
 
 	/**
@@ -102,10 +98,9 @@ public final class OffloadSession implements AutoCloseable {
 	}
 
 	/**
-	 * Returns the tenant the session works for, whose share of the device its waits are
-	 * served by ({@link TenantPolicy}).
-	 * @return the tenant, or {@code null} if it was opened without one (it is then served
-	 * as {@link TenantPolicy#DEFAULT_TENANT})
+	 * Returns the tenant whose share of the device ({@link TenantPolicy}) serves its
+	 * waits.
+	 * @return the tenant, or {@code null} for none ({@link TenantPolicy#DEFAULT_TENANT})
 	 */
 	public @Nullable String tenant() {
 		return this.tenant;
@@ -189,7 +184,7 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	public DeviceBuffer allocate(long bytes) {
 		checkOpen("allocate");
-		return this.work.own(new DeviceBuffer(this.device, this.work.allocateDevice(bytes), bytes, this));
+		return this.work.own(new DeviceBuffer(this.context.device, this.work.allocateDevice(bytes), bytes, this));
 	}
 
 	/**
@@ -231,7 +226,7 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	public HostBuffer allocateHost(long bytes) {
 		checkOpen("allocateHost");
-		return this.work.own(new HostBuffer(this.device, this.context.acquireHostMemory(bytes), bytes, this));
+		return this.work.own(new HostBuffer(this.context.device, this.context.acquireHostMemory(bytes), bytes, this));
 	}
 
 	/**
@@ -339,7 +334,7 @@ public final class OffloadSession implements AutoCloseable {
 		if (kernel == null) {
 			throw new IllegalArgumentException("launch needs a kernel and a launch configuration");
 		}
-		launch(this.device.kernel(kernel), config, args);
+		launch(this.context.device.kernel(kernel), config, args);
 	}
 
 	/**
@@ -493,15 +488,12 @@ public final class OffloadSession implements AutoCloseable {
 	}
 
 	private void checkOpen(String operation) {
-		if (this.work.closed) {
-			throw new IllegalStateException(
-					"Session " + this.id + " on device " + this.device.id() + " is closed; cannot " + operation);
-		}
+		this.work.checkOpen(operation);
 	}
 
 	@Override
 	public String toString() {
-		return "OffloadSession[" + this.id + " on device " + this.device.id()
+		return "OffloadSession[" + this.id + " on device " + this.context.device.id()
 				+ (this.work.hasStream() ? ", " + this.work.stream() : "") + (this.work.closed ? ", closed" : "") + "]";
 	}
 

@@ -98,6 +98,14 @@ final class SessionWork {
 		this.deadline = deadline;
 	}
 
+	/** Throws if the session was closed, naming what the caller tried. */
+	void checkOpen(String operation) {
+		if (this.closed) {
+			throw new IllegalStateException("Session " + this.session.id() + " on device " + this.session.device().id()
+					+ " is closed; cannot " + operation);
+		}
+	}
+
 	boolean hasStream() {
 		return this.stream != null;
 	}
