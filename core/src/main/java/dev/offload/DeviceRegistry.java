@@ -9,10 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.jspecify.annotations.Nullable;
@@ -69,7 +66,7 @@ public final class DeviceRegistry implements AutoCloseable {
 	/**
 	 * Work queued over the devices (batchers), drained before the devices stop lending.
 	 */
-	private final List<Drainable> drainables = new CopyOnWriteArrayList<>();
+	private final RegistryDrainables drainables = new RegistryDrainables();
 
 	private DeviceRegistry(Builder builder, List<Device> devices) {
 		this.backend = builder.backend;
@@ -154,23 +151,7 @@ public final class DeviceRegistry implements AutoCloseable {
 	 * @throws DeviceFailedException if every device has failed
 	 */
 	public Device leastBusy() {
-		Device best = null;
-		int bestLoad = Integer.MAX_VALUE;
-		for (Device device : this.devices) {
-			if (!device.isHealthy()) {
-				continue;
-			}
-			int load = device.activeSessions() + device.streamPool().waiting();
-			if (load < bestLoad) {
-				best = device;
-				bestLoad = load;
-			}
-		}
-		if (best == null) {
-			Device first = this.devices.get(0);
-			throw new DeviceFailedException(first.id(), first.failure().orElseThrow());
-		}
-		return best;
+		return DeviceSelection.leastBusy(this.devices);
 	}
 
 	/**
@@ -280,8 +261,7 @@ public final class DeviceRegistry implements AutoCloseable {
 		this.drainables.add(drainable);
 		// Added, then the flag read; close writes the flag, then reads the list: either
 		// this sees the registry closing or the close sees the work (or both, and the
-		// work
-		// is told twice to stop, which it ignores).
+		// work is told twice to stop, which it ignores).
 		if (this.closed) {
 			this.drainables.remove(drainable);
 			return false;
@@ -341,7 +321,7 @@ public final class DeviceRegistry implements AutoCloseable {
 		long deadline = System.nanoTime() + awaitTermination.toNanos();
 		// Queued work (batchers) first, while the devices still lend: none takes a new
 		// request once any is drained, and what each accepted gets its sessions.
-		boolean drained = drain(deadline);
+		boolean drained = this.drainables.drain(deadline);
 		// Every device refuses new sessions before any is drained, so that work does not
 		// move to a device that is closed later.
 		this.devices.forEach(Device::refuseNewSessions);
@@ -365,31 +345,6 @@ public final class DeviceRegistry implements AutoCloseable {
 					this.backend.name());
 		}
 		return clean && drained;
-	}
-
-	private boolean drain(long deadline) {
-		List<Drainable> queued = List.copyOf(this.drainables);
-		for (Drainable drainable : queued) {
-			try {
-				drainable.stopAccepting();
-			}
-			catch (RuntimeException ex) {
-				logger.warn("Offload could not stop {} taking work", drainable, ex);
-			}
-		}
-		boolean drained = true;
-		for (Drainable drainable : queued) {
-			Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-			try {
-				drained &= drainable.drain(left);
-			}
-			catch (RuntimeException ex) {
-				logger.warn("Offload could not drain {}", drainable, ex);
-				drained = false;
-			}
-			this.drainables.remove(drainable);
-		}
-		return drained;
 	}
 
 	@Override
@@ -604,21 +559,8 @@ public final class DeviceRegistry implements AutoCloseable {
 		 * does not exist
 		 */
 		public DeviceRegistry build() {
-			List<BackendDevice> discovered = this.backend.devices();
-			Map<Integer, BackendDevice> byId = new LinkedHashMap<>();
-			discovered.forEach((device) -> byId.put(device.deviceId(), device));
-			List<Integer> available = new ArrayList<>(byId.keySet());
-			List<Integer> wanted = (this.deviceIds != null) ? this.deviceIds : available;
-			for (Integer id : wanted) {
-				if (!byId.containsKey(id)) {
-					throw new NoSuchDeviceException(id, available);
-				}
-			}
-			for (Integer id : this.perDevice.keySet()) {
-				if (!wanted.contains(id)) {
-					throw new NoSuchDeviceException(id, wanted);
-				}
-			}
+			Map<Integer, BackendDevice> byId = DeviceSelection.byId(this.backend.devices());
+			List<Integer> wanted = DeviceSelection.wanted(byId, this.deviceIds, this.perDevice.keySet());
 			if (this.completionExecutor == null) {
 				this.completionExecutor = defaultCompletionExecutor();
 			}
@@ -641,25 +583,6 @@ public final class DeviceRegistry implements AutoCloseable {
 						memory.budgetSource());
 			}
 			return new DeviceRegistry(this, Collections.unmodifiableList(devices));
-		}
-
-	}
-
-	/**
-	 * Holds the default completion executor, created on first use.
-	 */
-	private static final class DefaultCompletionExecutor {
-
-		static final Executor INSTANCE = create();
-
-		private static Executor create() {
-			int parallelism = Math.max(2, Runtime.getRuntime().availableProcessors());
-			return new ForkJoinPool(parallelism, (pool) -> {
-				ForkJoinWorkerThread thread = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
-				thread.setName("offload-async-" + thread.getPoolIndex());
-				thread.setDaemon(true);
-				return thread;
-			}, null, true);
 		}
 
 	}

@@ -1,17 +1,13 @@
 package dev.offload.template;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -30,7 +26,6 @@ import org.slf4j.LoggerFactory;
 
 import dev.offload.DeviceRegistry;
 import dev.offload.TenantPolicy;
-import dev.offload.internal.FairQueue;
 
 /**
  * Gathers concurrent submissions of single items into batches and runs each batch as one
@@ -73,14 +68,6 @@ public final class Batcher<I, O> implements AutoCloseable {
 
 	private static final Logger logger = LoggerFactory.getLogger(Batcher.class);
 
-	/** The most callers one task of the completion executor wakes. */
-	static final int COMPLETION_SLICE = 64;
-
-	/** The fewest callers worth a task of the completion executor of their own. */
-	static final int MIN_COMPLETION_SLICE = 8;
-
-	private static final int CPUS = Runtime.getRuntime().availableProcessors();
-
 	private final String name;
 
 	private final int deviceId;
@@ -89,33 +76,21 @@ public final class Batcher<I, O> implements AutoCloseable {
 
 	private final Consumer<I> validator;
 
-	private final Runner<I, O> runner;
-
-	private final BatchListener listener;
-
 	private final Consumer<Batcher<?, ?>> onClose;
 
 	private final Consumer<Batcher<?, ?>> onDrained;
 
-	private final Executor completer;
+	/** Runs the batches cut and wakes their callers. */
+	private final BatchDispatcher<I, O> batchDispatcher;
 
 	/**
-	 * Items submitted, not yet taken by the dispatcher: callers add without a lock, so
-	 * that a burst of callers does not queue up on one (each waiter woken in turn).
+	 * The items not yet cut: their pending part guarded by {@link #pendingLock}, which
+	 * only a shutdown past its await-termination contends.
 	 */
-	private final ConcurrentLinkedQueue<Item<I, O>> arrivals = new ConcurrentLinkedQueue<>();
-
-	/**
-	 * The dispatcher's items, taken from the arrivals, in their order; guarded by
-	 * {@link #pendingLock}, which only a shutdown past its await-termination contends.
-	 */
-	private final FairQueue<Item<I, O>> pending = new FairQueue<>();
+	private final BatchQueue<I, O> pending;
 
 	/** The tenant of the calling thread, whose items are taken fairly with others'. */
 	private final Supplier<@Nullable String> tenantOf;
-
-	/** The weight of a tenant. */
-	private final ToIntFunction<String> weights;
 
 	/**
 	 * Guards {@link #pending} and the cut of a batch, so that a shutdown past its
@@ -124,7 +99,7 @@ public final class Batcher<I, O> implements AutoCloseable {
 	private final ReentrantLock pendingLock = new ReentrantLock();
 
 	/** The batches cut and not yet completed, so that a shutdown can wait for them. */
-	private final Set<InFlight<I, O>> inFlight = ConcurrentHashMap.newKeySet();
+	private final Set<BatchQueue.Cut<I, O>> inFlight = ConcurrentHashMap.newKeySet();
 
 	/** Completed once closed, the dispatcher has ended and no batch is in flight. */
 	private final CompletableFuture<Void> drained = new CompletableFuture<>();
@@ -169,15 +144,7 @@ public final class Batcher<I, O> implements AutoCloseable {
 
 	private final Thread dispatcher;
 
-	private final LongAdder batches = new LongAdder();
-
-	private final LongAdder items = new LongAdder();
-
 	private final LongAdder refused = new LongAdder();
-
-	private final LongAdder expired = new LongAdder();
-
-	private final LongAdder failed = new LongAdder();
 
 	Batcher(String name, int deviceId, BatchPolicy policy, Consumer<I> validator, Runner<I, O> runner,
 			BatchListener listener, Consumer<Batcher<?, ?>> onClose, Executor completer) {
@@ -197,16 +164,14 @@ public final class Batcher<I, O> implements AutoCloseable {
 			BatchListener listener, Consumer<Batcher<?, ?>> onClose, Consumer<Batcher<?, ?>> onDrained,
 			Executor completer, Supplier<@Nullable String> tenantOf, ToIntFunction<String> weights) {
 		this.tenantOf = tenantOf;
-		this.weights = weights;
+		this.pending = new BatchQueue<>(weights);
 		this.name = name;
 		this.deviceId = deviceId;
 		this.policy = Objects.requireNonNull(policy, "policy must not be null");
 		this.validator = validator;
-		this.runner = runner;
-		this.listener = Objects.requireNonNull(listener, "listener must not be null");
 		this.onClose = onClose;
 		this.onDrained = onDrained;
-		this.completer = Objects.requireNonNull(completer, "completer must not be null");
+		this.batchDispatcher = new BatchDispatcher<>(name, runner, listener, completer);
 		this.dispatcher = new Thread(this::dispatchLoop, "offload-batcher-" + name);
 		this.dispatcher.setDaemon(true);
 		this.dispatcher.start();
@@ -248,7 +213,7 @@ public final class Batcher<I, O> implements AutoCloseable {
 	private CompletableFuture<O> enqueue(I item, @Nullable Duration timeout) {
 		this.validator.accept(item);
 		String tenant = this.tenantOf.get();
-		Item<I, O> entry = new Item<>(item, System.nanoTime(), timeout, new CompletableFuture<>(),
+		BatchItem<I, O> entry = new BatchItem<>(item, System.nanoTime(), timeout, new CompletableFuture<>(),
 				(tenant != null) ? tenant : TenantPolicy.DEFAULT_TENANT);
 		// Counted before the batcher is seen open: once closed, the dispatcher waits for
 		// the items counted (and for the callers that count one and then see it closed),
@@ -264,13 +229,13 @@ public final class Batcher<I, O> implements AutoCloseable {
 			this.refused.increment();
 			throw new BatchQueueFullException(this.name, this.policy.maxQueue());
 		}
-		this.arrivals.add(entry);
+		this.pending.add(entry);
 		// The dispatcher waits for the first item, then for the dispatch size or the
 		// delay.
 		if (size == 1 || size == this.policy.dispatchSize()) {
 			LockSupport.unpark(this.dispatcher);
 		}
-		return entry.future;
+		return entry.future();
 	}
 
 	BatcherClosedException refusal() {
@@ -311,8 +276,9 @@ public final class Batcher<I, O> implements AutoCloseable {
 	 * @return a snapshot
 	 */
 	public Statistics statistics() {
-		return new Statistics(this.name, Math.max(0, this.queued.get()), this.policy.maxQueue(), this.batches.sum(),
-				this.items.sum(), this.refused.sum(), this.expired.sum(), this.failed.sum());
+		BatchDispatcher<I, O> counts = this.batchDispatcher;
+		return new Statistics(this.name, Math.max(0, this.queued.get()), this.policy.maxQueue(), counts.batches.sum(),
+				counts.items.sum(), this.refused.sum(), counts.expired.sum(), counts.failed.sum());
 	}
 
 	/**
@@ -401,8 +367,8 @@ public final class Batcher<I, O> implements AutoCloseable {
 		// Through the lock: a batch the dispatcher cuts is in flight before this thread
 		// looks, or the dispatcher sees the batcher abandoned before it cuts one.
 		failQueued(reason);
-		for (InFlight<I, O> batch : this.inFlight) {
-			batch.items.forEach((item) -> item.future.completeExceptionally(reason));
+		for (BatchQueue.Cut<I, O> batch : this.inFlight) {
+			batch.items.forEach((item) -> item.future().completeExceptionally(reason));
 		}
 		LockSupport.unpark(this.dispatcher);
 	}
@@ -426,7 +392,7 @@ public final class Batcher<I, O> implements AutoCloseable {
 
 	private void dispatchUntilClosed() {
 		while (true) {
-			InFlight<I, O> batch;
+			BatchQueue.Cut<I, O> batch;
 			try {
 				batch = nextBatch();
 			}
@@ -450,7 +416,7 @@ public final class Batcher<I, O> implements AutoCloseable {
 			catch (RuntimeException | Error ex) {
 				// The dispatcher goes on: only this batch fails.
 				logger.error("Batcher '{}' could not dispatch a batch of {} items", this.name, batch.items.size(), ex);
-				batch.items.forEach((item) -> item.future.completeExceptionally(ex));
+				batch.items.forEach((item) -> item.future().completeExceptionally(ex));
 				completed(batch);
 			}
 		}
@@ -461,7 +427,7 @@ public final class Batcher<I, O> implements AutoCloseable {
 	 * size or the first item's delay; returns {@code null} once closed and drained, or
 	 * abandoned. The batch returned is in flight.
 	 */
-	private @Nullable InFlight<I, O> nextBatch() throws InterruptedException {
+	private BatchQueue.@Nullable Cut<I, O> nextBatch() throws InterruptedException {
 		long delayNanos = this.policy.maxDelay().toNanos();
 		while (true) {
 			// How to wait for more: a yield (0), a park without end (-1), or a timed
@@ -473,18 +439,15 @@ public final class Batcher<I, O> implements AutoCloseable {
 					// The shutdown failed what was queued, and fails what comes.
 					return null;
 				}
-				drainArrivals();
+				this.pending.drainArrivals();
 				if (this.pending.isEmpty()) {
 					// Read before the count: a caller that counts an item after this
-					// thread
-					// saw the batcher closed sees it closed too.
+					// thread saw the batcher closed sees it closed too.
 					boolean closed = this.closed.get();
 					if (this.queued.get() != 0) {
 						// An item is counted but not added yet (its caller saw other
-						// items,
-						// so it will not wake this thread), or a caller that saw the
-						// batcher
-						// closed is taking its count back.
+						// items, so it will not wake this thread), or a caller that saw
+						// the batcher closed is taking its count back.
 						waitNanos = 0;
 					}
 					else if (closed) {
@@ -500,8 +463,7 @@ public final class Batcher<I, O> implements AutoCloseable {
 					return cut();
 				}
 				else {
-					long remaining = Objects.requireNonNull(this.pending.oldest()).item().submittedNanos + delayNanos
-							- System.nanoTime();
+					long remaining = this.pending.oldestSubmittedNanos() + delayNanos - System.nanoTime();
 					if (remaining <= 0) {
 						return cut();
 					}
@@ -532,138 +494,21 @@ public final class Batcher<I, O> implements AutoCloseable {
 	 * Cuts a batch from the pending items, taken across tenants by their weights (a
 	 * flooding tenant cannot fill every batch); called holding the lock.
 	 */
-	private InFlight<I, O> cut() {
+	private BatchQueue.Cut<I, O> cut() {
 		int size = this.policy.cut(this.pending.size());
-		List<Item<I, O>> batch = new ArrayList<>(size);
-		for (int i = 0; i < size; i++) {
-			batch.add(Objects.requireNonNull(this.pending.poll()).item());
-		}
-		InFlight<I, O> inFlight = new InFlight<>(batch);
+		BatchQueue.Cut<I, O> inFlight = this.pending.cut(size);
 		this.inFlight.add(inFlight);
 		this.queued.addAndGet(-size);
 		return inFlight;
 	}
 
-	private void completed(InFlight<I, O> batch) {
+	private void completed(BatchQueue.Cut<I, O> batch) {
 		this.inFlight.remove(batch);
 		checkDrained();
 	}
 
-	private void drainArrivals() {
-		for (Item<I, O> item = this.arrivals.poll(); item != null; item = this.arrivals.poll()) {
-			this.pending.add(item.tenant, this.weights.applyAsInt(item.tenant), item);
-		}
-	}
-
-	private void dispatch(InFlight<I, O> batch) {
-		long now = System.nanoTime();
-		List<Item<I, O>> live = new ArrayList<>(batch.items.size());
-		for (Item<I, O> item : batch.items) {
-			if (item.timeout != null && now - item.submittedNanos > item.timeout.toNanos()) {
-				this.expired.increment();
-				item.future.completeExceptionally(new BatchTimeoutException(this.name, item.timeout,
-						Duration.ofNanos(now - item.submittedNanos)));
-			}
-			else if (!item.future.isDone()) {
-				live.add(item);
-			}
-		}
-		if (live.isEmpty() || this.abandoned != null) {
-			// Abandoned: a shutdown failed the items after the cut.
-			completed(batch);
-			return;
-		}
-		List<I> inputs = new ArrayList<>(live.size());
-		long[] delays = new long[live.size()];
-		for (int i = 0; i < delays.length; i++) {
-			inputs.add(live.get(i).value);
-			delays[i] = now - live.get(i).submittedNanos;
-		}
-		CompletableFuture<Slices<O>> run;
-		try {
-			run = this.runner.run(inputs);
-		}
-		catch (RuntimeException ex) {
-			run = CompletableFuture.failedFuture(ex);
-		}
-		run.whenComplete((slices, failure) -> {
-			try {
-				complete(live, delays, slices, failure);
-			}
-			finally {
-				completed(batch);
-			}
-		});
-	}
-
-	private void complete(List<Item<I, O>> batch, long[] delays, Slices<O> slices, Throwable failure) {
-		Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
-				: failure;
-		// Counted and reported before any caller sees its result, so that a caller reads
-		// statistics and meters that include its batch.
-		this.batches.increment();
-		this.items.add(batch.size());
-		int deviceId = (slices != null) ? slices.deviceId() : OffloadAttributes.ANY_DEVICE;
-		try {
-			this.listener
-				.batchCompleted(new BatchListener.CompletedBatch(this.name, deviceId, batch.size(), delays, cause));
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Batch listener failed on a batch of '{}'", this.name, ex);
-		}
-		// Each result wakes its caller's thread, a few microseconds each: a batch of a
-		// thousand callers woken one after another on one thread would take milliseconds,
-		// longer than the batch's kernel. The callers are woken in slices on the
-		// completion executor, the first slice here. This thread is often the device's
-		// one completion thread, which every batch passes through: the slices are cut so
-		// that even a batch of a few dozen callers is woken by several threads.
-		int size = batch.size();
-		int sliceSize = completionSlice(size, CPUS);
-		for (int from = sliceSize; from < size; from += sliceSize) {
-			int start = from;
-			int end = Math.min(size, from + sliceSize);
-			Runnable slice = () -> completeSlice(batch, start, end, slices, cause);
-			try {
-				this.completer.execute(slice);
-			}
-			catch (RejectedExecutionException ex) {
-				slice.run();
-			}
-		}
-		completeSlice(batch, 0, Math.min(size, sliceSize), slices, cause);
-	}
-
-	/**
-	 * Returns how many callers each task wakes: the batch shared among the CPUs, from
-	 * {@link #MIN_COMPLETION_SLICE} (a smaller slice costs more to hand off than it
-	 * saves) to {@link #COMPLETION_SLICE}.
-	 * @param size the batch's size
-	 * @param cpus the CPUs that may wake callers
-	 * @return the slice's size
-	 */
-	static int completionSlice(int size, int cpus) {
-		int sharing = Math.max(1, cpus);
-		int shared = (size + sharing - 1) / sharing;
-		return Math.max(MIN_COMPLETION_SLICE, Math.min(COMPLETION_SLICE, shared));
-	}
-
-	private void completeSlice(List<Item<I, O>> batch, int from, int to, @Nullable Slices<O> slices,
-			@Nullable Throwable cause) {
-		for (int i = from; i < to; i++) {
-			CompletableFuture<O> future = batch.get(i).future;
-			if (cause != null || slices == null) {
-				this.failed.increment();
-				future.completeExceptionally((cause != null) ? cause : new IllegalStateException("No results"));
-				continue;
-			}
-			try {
-				future.complete(slices.get(i));
-			}
-			catch (RuntimeException ex) {
-				this.failed.increment();
-				future.completeExceptionally(ex);
-			}
-		}
+	private void dispatch(BatchQueue.Cut<I, O> batch) {
+		this.batchDispatcher.dispatch(batch, () -> this.abandoned != null, () -> completed(batch));
 	}
 
 	private void failQueued(RuntimeException reason) {
@@ -675,13 +520,8 @@ public final class Batcher<I, O> implements AutoCloseable {
 			this.pendingLock.lock();
 			try {
 				// The callers that saw the batcher open add their items, then none can.
-				drainArrivals();
-				int failed = this.pending.size();
-				for (FairQueue.Entry<Item<I, O>> entry = this.pending.poll(); entry != null; entry = this.pending
-					.poll()) {
-					entry.item().future.completeExceptionally(reason);
-				}
-				left = this.queued.addAndGet(-failed);
+				this.pending.drainArrivals();
+				left = this.queued.addAndGet(-this.pending.failPending(reason));
 			}
 			finally {
 				this.pendingLock.unlock();
@@ -745,24 +585,6 @@ public final class Batcher<I, O> implements AutoCloseable {
 
 		O get(int index) {
 			return this.reader.apply(index);
-		}
-
-	}
-
-	private record Item<I, O>(I value, long submittedNanos, @Nullable Duration timeout, CompletableFuture<O> future,
-			String tenant) {
-
-	}
-
-	/**
-	 * A batch cut and not yet completed; compared by identity.
-	 */
-	private static final class InFlight<I, O> {
-
-		final List<Item<I, O>> items;
-
-		InFlight(List<Item<I, O>> items) {
-			this.items = items;
 		}
 
 	}

@@ -416,19 +416,19 @@ class BatcherTests {
 			assertEachCallerGetsItsOwnResult(batcher, 300);
 		}
 		// 300 callers: the first slice on the batch's thread, the others handed off.
-		int slice = Batcher.completionSlice(300, Runtime.getRuntime().availableProcessors());
+		int slice = BatchDispatcher.completionSlice(300, Runtime.getRuntime().availableProcessors());
 		assertThat(slices).hasValue((300 - 1) / slice);
 	}
 
 	@Test
 	void completionSlicesShouldShareABatchAmongTheCpusWithinTheirBounds() {
 		// A few dozen callers are still woken by several threads.
-		assertThat(Batcher.completionSlice(60, 16)).isEqualTo(Batcher.MIN_COMPLETION_SLICE);
-		assertThat(Batcher.completionSlice(60, 2)).isEqualTo(30);
-		assertThat(Batcher.completionSlice(300, 16)).isEqualTo(19);
-		assertThat(Batcher.completionSlice(1000, 2)).isEqualTo(Batcher.COMPLETION_SLICE);
-		assertThat(Batcher.completionSlice(5, 1)).isEqualTo(Batcher.MIN_COMPLETION_SLICE);
-		assertThat(Batcher.completionSlice(1, 0)).isEqualTo(Batcher.MIN_COMPLETION_SLICE);
+		assertThat(BatchDispatcher.completionSlice(60, 16)).isEqualTo(BatchDispatcher.MIN_COMPLETION_SLICE);
+		assertThat(BatchDispatcher.completionSlice(60, 2)).isEqualTo(30);
+		assertThat(BatchDispatcher.completionSlice(300, 16)).isEqualTo(19);
+		assertThat(BatchDispatcher.completionSlice(1000, 2)).isEqualTo(BatchDispatcher.COMPLETION_SLICE);
+		assertThat(BatchDispatcher.completionSlice(5, 1)).isEqualTo(BatchDispatcher.MIN_COMPLETION_SLICE);
+		assertThat(BatchDispatcher.completionSlice(1, 0)).isEqualTo(BatchDispatcher.MIN_COMPLETION_SLICE);
 	}
 
 	@Test

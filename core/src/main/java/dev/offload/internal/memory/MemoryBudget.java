@@ -3,7 +3,6 @@ package dev.offload.internal.memory;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.jspecify.annotations.Nullable;
@@ -129,11 +128,8 @@ final class MemoryBudget {
 
 	private final ReentrantLock lock = new ReentrantLock();
 
-	/** Waiters per priority class, {@link StreamPriority#HIGH} first; under the lock. */
-	private final FairQueue<Waiter>[] waiters;
-
-	/** The queue name of waiters without a tenant. */
-	private static final String DEFAULT_TENANT = "default";
+	/** The waiters and their admission; under the lock. */
+	private final MemoryWaiters waiters = new MemoryWaiters();
 
 	/**
 	 * Creates a budget.
@@ -151,7 +147,6 @@ final class MemoryBudget {
 	 * @param stripes a power of two
 	 * @param striped whether small requests use the stripes from the start (for tests)
 	 */
-	@SuppressWarnings("unchecked")
 	MemoryBudget(int deviceId, long budgetBytes, long deviceBytes, int stripes, boolean striped) {
 		this.deviceId = deviceId;
 		this.budgetBytes = budgetBytes;
@@ -160,10 +155,6 @@ final class MemoryBudget {
 		this.leaseBytes = Math.max(0, Math.min(budgetBytes, deviceBytes)) / (8L * stripes);
 		this.credit = new AtomicLongArray((stripes + 1) * STRIDE);
 		this.striped = striped && this.leaseBytes > 0;
-		this.waiters = new FairQueue[StreamPriority.values().length];
-		for (int i = 0; i < this.waiters.length; i++) {
-			this.waiters[i] = new FairQueue<>();
-		}
 	}
 
 	long budgetBytes() {
@@ -500,9 +491,8 @@ final class MemoryBudget {
 		long start = System.nanoTime();
 		this.lock.lock();
 		try {
-			Waiter waiter = new Waiter(bytes, this.lock.newCondition(), tenant);
-			FairQueue.Entry<Waiter> entry = this.waiters[queue(priority)]
-				.add((tenant != null) ? tenant.name() : DEFAULT_TENANT, (tenant != null) ? tenant.weight() : 1, waiter);
+			MemoryWaiters.Waiter waiter = new MemoryWaiters.Waiter(bytes, this.lock.newCondition(), tenant);
+			FairQueue.Entry<MemoryWaiters.Waiter> entry = this.waiters.add(waiter, priority);
 			this.counters.incrementAndGet(WAITING);
 			try {
 				// The count of waiters was written before the credit is read: a stripe
@@ -538,7 +528,7 @@ final class MemoryBudget {
 			}
 			finally {
 				if (!waiter.admitted) {
-					this.waiters[queue(priority)].remove(entry);
+					this.waiters.remove(entry, priority);
 				}
 				this.counters.decrementAndGet(WAITING);
 				// A waiter that gave up may have been the one that held others back.
@@ -550,59 +540,9 @@ final class MemoryBudget {
 		}
 	}
 
-	/**
-	 * Admits the waiters that fit, highest class first, within a class in the fair order
-	 * across tenants (first fit: a waiter that does not fit, or whose tenant is at its
-	 * limit, does not hold back the ones after it); called under the lock.
-	 */
+	/** Admits the waiters that fit; called under the lock. */
 	private void admitWaiters() {
-		for (FairQueue<Waiter> queue : this.waiters) {
-			if (queue.isEmpty()) {
-				continue;
-			}
-			for (FairQueue.Entry<Waiter> entry : queue.inServiceOrder()) {
-				Waiter waiter = entry.item();
-				MemoryTenant tenant = waiter.tenant;
-				if (tenant != null && !tenant.tryHold(waiter.bytes)) {
-					continue;
-				}
-				if (tryAcquire(waiter.bytes)) {
-					waiter.admitted = true;
-					queue.take(entry);
-					waiter.signal.signal();
-				}
-				else if (tenant != null) {
-					tenant.unhold(waiter.bytes);
-				}
-			}
-			if (!queue.isEmpty()) {
-				// A higher class still waits: the lower classes wait behind it.
-				return;
-			}
-		}
-	}
-
-	/** The queue of a priority class: {@link StreamPriority#HIGH} first. */
-	private int queue(StreamPriority priority) {
-		return this.waiters.length - 1 - priority.ordinal();
-	}
-
-	private static final class Waiter {
-
-		final long bytes;
-
-		final Condition signal;
-
-		final @Nullable MemoryTenant tenant;
-
-		boolean admitted;
-
-		Waiter(long bytes, Condition signal, @Nullable MemoryTenant tenant) {
-			this.bytes = bytes;
-			this.signal = signal;
-			this.tenant = tenant;
-		}
-
+		this.waiters.admit(this);
 	}
 
 }

@@ -1,0 +1,100 @@
+package dev.offload.internal.memory;
+
+import java.util.concurrent.locks.Condition;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.offload.StreamPriority;
+import dev.offload.internal.FairQueue;
+
+/**
+ * The callers waiting for a {@link MemoryBudget}, and their admission: per priority
+ * class, {@link StreamPriority#HIGH} first, within a class across tenants by weighted
+ * fair queuing ({@link FairQueue}), each held to its tenant's limit. Used under the
+ * budget's lock.
+ */
+final class MemoryWaiters {
+
+	/** The queue name of waiters without a tenant. */
+	private static final String DEFAULT_TENANT = "default";
+
+	/** Waiters per priority class, {@link StreamPriority#HIGH} first. */
+	private final FairQueue<Waiter>[] queues;
+
+	@SuppressWarnings("unchecked")
+	MemoryWaiters() {
+		this.queues = new FairQueue[StreamPriority.values().length];
+		for (int i = 0; i < this.queues.length; i++) {
+			this.queues[i] = new FairQueue<>();
+		}
+	}
+
+	/** Queues a waiter in its priority class, under its tenant's name and weight. */
+	FairQueue.Entry<Waiter> add(Waiter waiter, StreamPriority priority) {
+		MemoryTenant tenant = waiter.tenant;
+		return this.queues[queue(priority)].add((tenant != null) ? tenant.name() : DEFAULT_TENANT,
+				(tenant != null) ? tenant.weight() : 1, waiter);
+	}
+
+	/** Removes a waiter that gave up. */
+	void remove(FairQueue.Entry<Waiter> entry, StreamPriority priority) {
+		this.queues[queue(priority)].remove(entry);
+	}
+
+	/**
+	 * Admits the waiters that fit the budget, highest class first, within a class in the
+	 * fair order across tenants (first fit: a waiter that does not fit, or whose tenant
+	 * is at its limit, does not hold back the ones after it).
+	 */
+	void admit(MemoryBudget budget) {
+		for (FairQueue<Waiter> queue : this.queues) {
+			if (queue.isEmpty()) {
+				continue;
+			}
+			for (FairQueue.Entry<Waiter> entry : queue.inServiceOrder()) {
+				Waiter waiter = entry.item();
+				MemoryTenant tenant = waiter.tenant;
+				if (tenant != null && !tenant.tryHold(waiter.bytes)) {
+					continue;
+				}
+				if (budget.tryAcquire(waiter.bytes)) {
+					waiter.admitted = true;
+					queue.take(entry);
+					waiter.signal.signal();
+				}
+				else if (tenant != null) {
+					tenant.unhold(waiter.bytes);
+				}
+			}
+			if (!queue.isEmpty()) {
+				// A higher class still waits: the lower classes wait behind it.
+				return;
+			}
+		}
+	}
+
+	/** The queue of a priority class: {@link StreamPriority#HIGH} first. */
+	private int queue(StreamPriority priority) {
+		return this.queues.length - 1 - priority.ordinal();
+	}
+
+	/** A caller waiting for bytes of the budget. */
+	static final class Waiter {
+
+		final long bytes;
+
+		final Condition signal;
+
+		final @Nullable MemoryTenant tenant;
+
+		boolean admitted;
+
+		Waiter(long bytes, Condition signal, @Nullable MemoryTenant tenant) {
+			this.bytes = bytes;
+			this.signal = signal;
+			this.tenant = tenant;
+		}
+
+	}
+
+}
