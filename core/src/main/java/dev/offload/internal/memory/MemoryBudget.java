@@ -194,10 +194,12 @@ final class MemoryBudget {
 
 	/**
 	 * Returns the most bytes in use at once: exact when requests do not race, never the
-	 * stripes' idle credit.
+	 * stripes' idle credit. Racing requests can count allowance moving between stripes
+	 * above the true peak; since no more than the budget is ever in use, the peak is
+	 * never reported above it.
 	 */
 	long peakBytes() {
-		return this.counters.get(USED_PEAK);
+		return Math.min(this.counters.get(USED_PEAK), this.budgetBytes);
 	}
 
 	/**
