@@ -2,8 +2,8 @@ package dev.offload.internal;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
@@ -31,7 +31,12 @@ public final class FairQueue<T> {
 	/** Tenants without waiters kept for their last finish time before a sweep. */
 	private static final int SWEEP_AT = 64;
 
-	private final Map<String, Flow<T>> flows = new HashMap<>();
+	/**
+	 * The tenants' flows, in the order they first waited: linked, so that the scans under
+	 * the pool's lock walk the flows, not the table's empty buckets, and ties go to the
+	 * tenant that waited first.
+	 */
+	private final Map<String, Flow<T>> flows = new LinkedHashMap<>();
 
 	private long virtualTime;
 
