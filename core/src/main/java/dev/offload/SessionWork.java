@@ -463,7 +463,11 @@ final class SessionWork {
 			long reserved = this.memoryReserved;
 			this.memoryReserved = 0;
 			this.memoryDrawn = 0;
-			this.context.memory.releaseBudget(reserved, this.context.device.memoryTenant(this.session.tenant()));
+			if (reserved > 0) {
+				// Most sessions reserve nothing: they end without looking their tenant
+				// up.
+				this.context.memory.releaseBudget(reserved, this.context.device.memoryTenant(this.session.tenant()));
+			}
 			this.context.ended(this.session, result);
 		}
 	}
