@@ -371,22 +371,31 @@ binding_java() {
 	fi
 }
 
-# cuBLAS under a steady mixed load: no handle created and no workspace allocated after warm-up, on each binding.
-if want blas-load; then
-	: >"$out/blas-load.md"
-	for binding in ${BLAS_LOAD_BINDINGS:-cuda ffm}; do
+# Runs a benchmark main class once per CUDA binding, appending to $out/<part>.md and recording each run.
+# Usage: per_binding <part> <bindings> <timeout> <main class> [args after --backend <binding> ...]
+per_binding() {
+	local part=$1 bindings=$2 limit=$3 main=$4 binding run
+	shift 4
+	for binding in $bindings; do
 		if ! run=$(binding_java "$binding"); then
-			echo "no jre25.txz: the ffm binding needs it (pack with JDK25=<a JDK 25>)" | tee -a "$out/blas-load.md"
-			record 2 "blas-load ($binding)"
+			echo "no jre25.txz: the ffm binding needs it (pack with JDK25=<a JDK 25>)" | tee -a "$out/$part.md"
+			record 2 "$part ($binding)"
 			continue
 		fi
 		# shellcheck disable=SC2086
-		timeout "${BLAS_LOAD_TIMEOUT:-420}" $run ${BLAS_JAVA_OPTS:-} -cp "$here/classes/backend-ffm:$benchcp" \
-			dev.offload.benchmarks.BlasMixedLoad --backend "$binding" --seconds "${BLAS_LOAD_SECONDS:-300}" \
-			${BLAS_LOAD_ARGS:-} 2>&1 | tee -a "$out/blas-load.md"
-		record "${PIPESTATUS[0]}" "blas-load ($binding)"
-		echo >>"$out/blas-load.md"
+		timeout "$limit" $run ${BLAS_JAVA_OPTS:-} -cp "$here/classes/backend-ffm:$benchcp" "$main" \
+			--backend "$binding" "$@" 2>&1 | tee -a "$out/$part.md"
+		record "${PIPESTATUS[0]}" "$part ($binding)"
+		echo >>"$out/$part.md"
 	done
+}
+
+# cuBLAS under a steady mixed load: no handle created and no workspace allocated after warm-up, on each binding.
+if want blas-load; then
+	: >"$out/blas-load.md"
+	# shellcheck disable=SC2086
+	per_binding blas-load "${BLAS_LOAD_BINDINGS:-cuda ffm}" "${BLAS_LOAD_TIMEOUT:-420}" \
+		dev.offload.benchmarks.BlasMixedLoad --seconds "${BLAS_LOAD_SECONDS:-300}" ${BLAS_LOAD_ARGS:-}
 fi
 
 # Bit for bit: cuBLAS from C, then Offload on each binding, on the same inputs in the same math mode.
@@ -405,18 +414,8 @@ if want blas-check; then
 		echo "No C compiler here: blas_bitwise.c not run, every case will say 'no C result'" | tee -a "$out/blas-check.md"
 		record 2 "blas-check (C)"
 	fi
-	for binding in ${BLAS_CHECK_BINDINGS:-cuda ffm}; do
-		if ! run=$(binding_java "$binding"); then
-			echo "no jre25.txz: the ffm binding needs it (pack with JDK25=<a JDK 25>)" | tee -a "$out/blas-check.md"
-			record 2 "blas-check ($binding)"
-			continue
-		fi
-		# shellcheck disable=SC2086
-		timeout "${BLAS_TIMEOUT:-300}" $run ${BLAS_JAVA_OPTS:-} -cp "$here/classes/backend-ffm:$benchcp" \
-			dev.offload.benchmarks.BlasBitwise --backend "$binding" --dir "$dir" --math "$math" 2>&1 \
-			| tee -a "$out/blas-check.md"
-		record "${PIPESTATUS[0]}" "blas-check ($binding)"
-	done
+	per_binding blas-check "${BLAS_CHECK_BINDINGS:-cuda ffm}" "${BLAS_TIMEOUT:-300}" \
+		dev.offload.benchmarks.BlasBitwise --dir "$dir" --math "$math"
 fi
 
 # Small work: dynamic batching and captured flows (CUDA graphs), with their targets; exits 1 if a result differs.
