@@ -97,10 +97,6 @@ public final class StreamPool {
 
 	private final TenantShares tenants;
 
-	StreamPool(Device device, StreamPoolConfig config) {
-		this(device, config, new TenantShares(TenantPolicy.DEFAULTS));
-	}
-
 	StreamPool(Device device, StreamPoolConfig config, TenantShares tenants) {
 		this.device = device;
 		this.config = config;
