@@ -87,9 +87,10 @@ public final class Device {
 		this.info = backendDevice.info();
 		this.listener = CompositeOffloadListener.isolating(listener);
 		MemoryConfig.DeviceBudget budget = memoryConfig.budgetOf(this.info);
-		this.memory = new DeviceMemory(backendDevice, this.info, budget.bytes(), budget.source(), bufferCacheMaxBytes);
+		this.memory = new DeviceMemory(backendDevice, this.info, budget.bytes(), budget.source(), bufferCacheMaxBytes,
+				ApiFailures.INSTANCE);
 		this.completions = new Completions(id(), completionExecutor, workOnHostProcessors, backendDevice,
-				this::activeSessions, this::failIfSticky, StreamPoolClosedException::new);
+				this::activeSessions, this::failIfSticky, ApiFailures.INSTANCE);
 		this.tenants = new TenantShares(tenants);
 		this.streamPool = new StreamPool(this, poolConfig, this.tenants);
 		this.sessions = new SessionContext(this, this.memory, this.completions, this.streamPool, this.listener);
@@ -337,8 +338,7 @@ public final class Device {
 	 */
 	public DeviceBuffer allocate(long bytes) {
 		long charged = allocationSize(bytes);
-		this.memory.acquireBudget(charged, StreamPriority.NORMAL,
-				this.streamPool.borrowTimeoutNanos(StreamPriority.NORMAL), null);
+		this.memory.acquireBudget(charged, this.streamPool.borrowTimeoutNanos(StreamPriority.NORMAL));
 		try {
 			return new DeviceBuffer(this, this.sessions.acquireDeviceMemory(bytes, null), bytes, null);
 		}
@@ -400,7 +400,7 @@ public final class Device {
 	 * @return a snapshot of the memory statistics
 	 */
 	public MemoryStatistics memoryStatistics() {
-		return this.memory.statistics();
+		return ApiFailures.statistics(this.memory.statistics());
 	}
 
 	/**

@@ -138,8 +138,7 @@ public final class LibraryStream {
 		}
 		long charged = Device.allocationSize(bytes);
 		DeviceMemory deviceMemory = this.device.sessions().memory;
-		deviceMemory.acquireBudget(charged, StreamPriority.NORMAL,
-				this.device.streamPool().borrowTimeoutNanos(StreamPriority.NORMAL), null);
+		deviceMemory.acquireBudget(charged, this.device.streamPool().borrowTimeoutNanos(StreamPriority.NORMAL));
 		NativeMemory memory;
 		try {
 			memory = this.device.sessions().acquireDeviceMemory(bytes, this.backend);

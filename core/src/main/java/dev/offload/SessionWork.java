@@ -144,7 +144,7 @@ final class SessionWork {
 	void admit(long bytes) {
 		long missing = this.memoryDrawn + bytes - this.memoryReserved;
 		if (missing > 0) {
-			this.context.memory.acquireBudget(missing, this.priority,
+			this.context.memory.acquireBudget(missing, this.priority == StreamPriority.HIGH,
 					this.context.streamPool.borrowTimeoutNanos(this.priority), this.deadline,
 					this.context.device.memoryTenant(this.session.tenant()));
 			this.memoryReserved += missing;
@@ -336,7 +336,7 @@ final class SessionWork {
 		}
 		if (this.failure != null) {
 			this.failureReported = true;
-			throw Completions.unchecked(this.failure);
+			throw this.context.completions.unchecked(this.failure);
 		}
 		try {
 			awaitWork("its work (synchronize)");
@@ -429,7 +429,7 @@ final class SessionWork {
 		end(result, result);
 		if (result != null && !this.failureReported) {
 			this.failureReported = true;
-			throw Completions.unchecked(result);
+			throw this.context.completions.unchecked(result);
 		}
 	}
 

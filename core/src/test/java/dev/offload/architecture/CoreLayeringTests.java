@@ -1,19 +1,12 @@
 package dev.offload.architecture;
 
-import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
 
-import dev.offload.BackendException;
-import dev.offload.DeviceOutOfMemoryException;
-import dev.offload.HostStagingOutOfMemoryException;
-import dev.offload.MemoryBudgetExceededException;
-import dev.offload.MemoryStatistics;
-import dev.offload.OffloadException;
-import dev.offload.StreamPriority;
+import dev.offload.internal.completion.CompletionFailures;
 import dev.offload.internal.completion.CompletionTuning;
 import dev.offload.internal.completion.Completions;
 import dev.offload.internal.health.GpuFaultWatcher;
@@ -26,6 +19,8 @@ import dev.offload.internal.lending.LendingPool;
 import dev.offload.internal.lending.LendingTenant;
 import dev.offload.internal.lending.LendingTuning;
 import dev.offload.internal.memory.DeviceMemory;
+import dev.offload.internal.memory.MemoryCounts;
+import dev.offload.internal.memory.MemoryFailures;
 import dev.offload.internal.memory.MemoryTenant;
 import dev.offload.internal.memory.MemoryTuning;
 
@@ -43,46 +38,30 @@ class CoreLayeringTests {
 
 	// Each package is a slice of its own ('dev.offload' itself included), so a cycle
 	// between any two is found.
+	@ArchTest
+	static final ArchRule packagesShouldBeFreeOfCycles = slices().matching("dev.(**)").should().beFreeOfCycles();
+
 	/**
-	 * The root's types that a room may name: the exceptions it throws, the statistics
-	 * record the memory room fills and the priority its budget queues by. Values at the
-	 * bottom of the API that never name a room
-	 * ({@link #doorTypesShouldNotReachTheRooms}), so that the room's use of them closes
-	 * no loop between types.
+	 * The memory room names nothing of the API: the device hands it the API's failures
+	 * ({@code MemoryFailures}) and turns its counts into statistics.
 	 */
-	static final DescribedPredicate<JavaClass> ROOM_API = JavaClass.Predicates.belongToAnyOf(BackendException.class,
-			OffloadException.class, DeviceOutOfMemoryException.class, HostStagingOutOfMemoryException.class,
-			MemoryBudgetExceededException.class, MemoryStatistics.class, StreamPriority.class);
-
-	// Each package is a slice of its own ('dev.offload' itself included), so a cycle
-	// between any two is found; the rooms' use of the allow-listed API values is the one
-	// loop left out (it is between packages, not types).
 	@ArchTest
-	static final ArchRule packagesShouldBeFreeOfCycles = slices().matching("dev.(**)")
-		.should()
-		.beFreeOfCycles()
-		.ignoreDependency(resideInAPackage("dev.offload.internal.."), ROOM_API);
-
-	@ArchTest
-	static final ArchRule memoryRoomShouldImportOnlyTheSpiTheInternalsAndItsApiValues = noClasses().that()
+	static final ArchRule memoryRoomShouldImportOnlyTheSpiAndTheInternals = noClasses().that()
 		.resideInAPackage("dev.offload.internal.memory..")
 		.should()
 		.dependOnClassesThat(resideInAPackage("dev.offload..")
-			.and(not(resideInAnyPackage("dev.offload.internal..", "dev.offload.spi..")))
-			.and(not(ROOM_API)));
+			.and(not(resideInAnyPackage("dev.offload.internal..", "dev.offload.spi.."))));
 
 	/**
 	 * The completion room takes what it needs of the device and its sessions as
-	 * callbacks: of the root it names only the allow-listed values (the session's
-	 * failures as {@code OffloadException}).
+	 * callbacks, and the API's failures as {@code CompletionFailures}.
 	 */
 	@ArchTest
-	static final ArchRule completionRoomShouldImportOnlyTheSpiTheInternalsAndItsApiValues = noClasses().that()
+	static final ArchRule completionRoomShouldImportOnlyTheSpiAndTheInternals = noClasses().that()
 		.resideInAPackage("dev.offload.internal.completion..")
 		.should()
 		.dependOnClassesThat(resideInAPackage("dev.offload..")
-			.and(not(resideInAnyPackage("dev.offload.internal..", "dev.offload.spi..")))
-			.and(not(ROOM_API)));
+			.and(not(resideInAnyPackage("dev.offload.internal..", "dev.offload.spi.."))));
 
 	/** Each room keeps to itself: the device wires them together. */
 	@ArchTest
@@ -107,19 +86,14 @@ class CoreLayeringTests {
 		.resideInAnyPackage("dev.offload.template..", "dev.offload.spring..", "dev.offload.autoconfigure..",
 				"dev.offload.backend..");
 
-	@ArchTest
-	static final ArchRule doorTypesShouldNotReachTheRooms = noClasses().that(ROOM_API)
-		.should()
-		.dependOnClassesThat()
-		.resideInAPackage("dev.offload.internal..");
-
 	/** The rest of core reaches a device's memory through its one door. */
 	@ArchTest
 	static final ArchRule memoryShouldBeReachedThroughItsDoor = noClasses().that()
 		.resideOutsideOfPackage("dev.offload.internal.memory..")
 		.should()
 		.dependOnClassesThat(resideInAPackage("dev.offload.internal.memory..")
-			.and(not(JavaClass.Predicates.belongToAnyOf(DeviceMemory.class, MemoryTenant.class, MemoryTuning.class))));
+			.and(not(JavaClass.Predicates.belongToAnyOf(DeviceMemory.class, MemoryTenant.class, MemoryTuning.class,
+					MemoryFailures.class, MemoryCounts.class))));
 
 	/**
 	 * The lending room knows nothing of streams or devices: the stream pool hands it its
@@ -149,8 +123,8 @@ class CoreLayeringTests {
 	static final ArchRule completionShouldBeReachedThroughItsDoor = noClasses().that()
 		.resideOutsideOfPackage("dev.offload.internal.completion..")
 		.should()
-		.dependOnClassesThat(resideInAPackage("dev.offload.internal.completion..")
-			.and(not(JavaClass.Predicates.belongToAnyOf(Completions.class, CompletionTuning.class))));
+		.dependOnClassesThat(resideInAPackage("dev.offload.internal.completion..").and(not(JavaClass.Predicates
+			.belongToAnyOf(Completions.class, CompletionTuning.class, CompletionFailures.class))));
 
 	/**
 	 * The GPU fault room names none of the root: it hands the registry a

@@ -76,16 +76,18 @@ class PublicSurfaceTests {
 
 	/**
 	 * No API: no compatibility promise, left out of japicmp's check. The shared helpers;
-	 * the memory room's one door and its tuning; the GPU fault room's door (the watch)
-	 * and its NVML source, which the CUDA backends open (the engine behind them is
+	 * the memory and completion rooms' doors, their tuning and what the device hands them
+	 * or takes back in the API's terms (failures, counts); the GPU fault room's door (the
+	 * watch) and its NVML source, which the CUDA backends open (the engine behind them is
 	 * package-private).
 	 */
 	static final Map<String, Set<String>> INTERNAL_TYPES = Map.of(INTERNAL,
 			Set.of("FairQueue", "SessionDeadline", "ThreadStripes", "VirtualThreads"), INTERNAL + ".memory",
-			Set.of("DeviceMemory", "MemoryTenant", "MemoryTuning"), INTERNAL + ".lending",
+			Set.of("DeviceMemory", "MemoryCounts", "MemoryFailures", "MemoryTenant", "MemoryTuning"),
+			INTERNAL + ".lending",
 			Set.of("Lendable", "LendingCensus", "LendingItems", "LendingPool", "LendingTenant", "LendingTuning"),
-			INTERNAL + ".completion", Set.of("Completions", "CompletionTuning"), INTERNAL + ".health",
-			Set.of("GpuFaultWatcher", "Nvml", "NvmlGpuFaultSource"), INTERNAL + ".blas",
+			INTERNAL + ".completion", Set.of("CompletionFailures", "Completions", "CompletionTuning"),
+			INTERNAL + ".health", Set.of("GpuFaultWatcher", "Nvml", "NvmlGpuFaultSource"), INTERNAL + ".blas",
 			Set.of("CublasBinding", "CublasStatus"));
 
 	/**

@@ -23,7 +23,6 @@ import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.MemoryConfig;
 import dev.offload.OffloadSession;
-import dev.offload.StreamPriority;
 import dev.offload.backend.host.HostBackend;
 
 /**
@@ -54,8 +53,8 @@ public class MemoryBenchmark {
 	private static final MethodHandle BUDGET;
 
 	/**
-	 * {@code DeviceMemory.acquireBudget(bytes, priority, timeoutNanos, deadline)}:
-	 * {@code (Object, long, StreamPriority, long, Object)void}.
+	 * {@code DeviceMemory.acquireBudget(bytes, timeoutNanos)}, at normal priority with no
+	 * deadline: {@code (Object, long, long)void}.
 	 */
 	private static final MethodHandle ACQUIRE;
 
@@ -66,14 +65,11 @@ public class MemoryBenchmark {
 		try {
 			MethodHandles.Lookup lookup = MethodHandles.privateLookupIn(Device.class, MethodHandles.lookup());
 			Class<?> budget = Class.forName("dev.offload.internal.memory.DeviceMemory");
-			Class<?> deadline = Class.forName("dev.offload.internal.SessionDeadline");
 			BUDGET = lookup.findVirtual(Device.class, "memory", MethodType.methodType(budget))
 				.asType(MethodType.methodType(Object.class, Device.class));
 			ACQUIRE = lookup
-				.findVirtual(budget, "acquireBudget",
-						MethodType.methodType(void.class, long.class, StreamPriority.class, long.class, deadline))
-				.asType(MethodType.methodType(void.class, Object.class, long.class, StreamPriority.class, long.class,
-						Object.class));
+				.findVirtual(budget, "acquireBudget", MethodType.methodType(void.class, long.class, long.class))
+				.asType(MethodType.methodType(void.class, Object.class, long.class, long.class));
 			RELEASE = lookup.findVirtual(budget, "releaseBudget", MethodType.methodType(void.class, long.class))
 				.asType(MethodType.methodType(void.class, Object.class, long.class));
 		}
@@ -157,7 +153,7 @@ public class MemoryBenchmark {
 	 */
 	@Benchmark
 	public long budgetAcquireRelease() throws Throwable {
-		ACQUIRE.invokeExact(this.budget, MIB, StreamPriority.NORMAL, Long.MAX_VALUE, (Object) null);
+		ACQUIRE.invokeExact(this.budget, MIB, Long.MAX_VALUE);
 		RELEASE.invokeExact(this.budget, MIB);
 		return MIB;
 	}

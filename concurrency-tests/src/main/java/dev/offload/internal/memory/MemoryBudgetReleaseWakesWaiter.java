@@ -10,7 +10,6 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.I_Result;
 
 import dev.offload.MemoryBudgetExceededException;
-import dev.offload.StreamPriority;
 
 /**
  * A striped budget with one MiB left to admit, held, races a request for that MiB with
@@ -37,7 +36,8 @@ public class MemoryBudgetReleaseWakesWaiter {
 	@Actor
 	public void request(I_Result result) {
 		try {
-			this.budget.acquire(MemoryBudgetStates.MIB, StreamPriority.NORMAL, TimeUnit.SECONDS.toNanos(10), null);
+			this.budget.acquire(MemoryBudgetStates.MIB, MemoryBudgetStates.NORMAL_PRIORITY,
+					TimeUnit.SECONDS.toNanos(10), null);
 			result.r1 = 0;
 		}
 		catch (MemoryBudgetExceededException ex) {

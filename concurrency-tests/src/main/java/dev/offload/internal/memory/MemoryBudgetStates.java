@@ -1,7 +1,7 @@
 package dev.offload.internal.memory;
 
 import dev.offload.MemoryBudgetExceededException;
-import dev.offload.StreamPriority;
+import dev.offload.RoomFailures;
 
 /**
  * Striped budgets of 1 GiB over 64 stripes (a lease is 2 MiB) for the budget's jcstress
@@ -10,6 +10,9 @@ import dev.offload.StreamPriority;
 final class MemoryBudgetStates {
 
 	static final long MIB = 1 << 20;
+
+	/** The budget's normal priority class (not the high one). */
+	static final boolean NORMAL_PRIORITY = false;
 
 	private static final long BUDGET = 1024 * MIB;
 
@@ -20,8 +23,8 @@ final class MemoryBudgetStates {
 	 * Returns a striped budget with all but one MiB held outside the stripes.
 	 */
 	static MemoryBudget fullExceptOneFreeMebibyte() {
-		MemoryBudget budget = new MemoryBudget(0, BUDGET, BUDGET, 64, true);
-		budget.acquire(BUDGET - MIB, StreamPriority.NORMAL, 0, null);
+		MemoryBudget budget = new MemoryBudget(0, BUDGET, BUDGET, 64, true, RoomFailures.memory());
+		budget.acquire(BUDGET - MIB, NORMAL_PRIORITY, 0, null);
 		return budget;
 	}
 
@@ -30,7 +33,7 @@ final class MemoryBudgetStates {
 	 */
 	static MemoryBudget fullExceptOneHeldMebibyte() {
 		MemoryBudget budget = fullExceptOneFreeMebibyte();
-		budget.acquire(MIB, StreamPriority.NORMAL, 0, null);
+		budget.acquire(MIB, NORMAL_PRIORITY, 0, null);
 		return budget;
 	}
 
@@ -40,7 +43,7 @@ final class MemoryBudgetStates {
 	 */
 	static int admittedAtOnce(MemoryBudget budget) {
 		try {
-			budget.acquire(MIB, StreamPriority.NORMAL, 0, null);
+			budget.acquire(MIB, NORMAL_PRIORITY, 0, null);
 			return 1;
 		}
 		catch (MemoryBudgetExceededException ex) {

@@ -5,7 +5,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
-import java.util.function.Function;
 import java.util.function.IntSupplier;
 import java.util.function.LongFunction;
 
@@ -40,7 +39,7 @@ public final class Completions {
 
 	private final Consumer<Throwable> workFailed;
 
-	private final Function<String, RuntimeException> shutDown;
+	private final CompletionFailures failures;
 
 	/** Threads that join sessions' futures and wait for the work in the driver. */
 	private final AtomicInteger joinersInDriver = new AtomicInteger();
@@ -57,18 +56,18 @@ public final class Completions {
 	 * @param activeSessions the device's sessions opened and not yet ended
 	 * @param workFailed told the failure of watched work (the device fails on a sticky
 	 * one)
-	 * @param shutDown makes the failure of work cut short because the device shut down,
-	 * from a message
+	 * @param failures makes the exceptions of work cut short by shutdown and of checked
+	 * failures
 	 */
 	public Completions(int deviceId, Executor executor, boolean workOnHostProcessors, BackendDevice backendDevice,
-			IntSupplier activeSessions, Consumer<Throwable> workFailed, Function<String, RuntimeException> shutDown) {
+			IntSupplier activeSessions, Consumer<Throwable> workFailed, CompletionFailures failures) {
 		this.deviceId = deviceId;
 		this.executor = executor;
 		this.workOnHostProcessors = workOnHostProcessors;
 		this.events = new EventPool(backendDevice);
 		this.activeSessions = activeSessions;
 		this.workFailed = workFailed;
-		this.shutDown = shutDown;
+		this.failures = failures;
 		SessionWaits.initializeVirtualThreadWaits();
 	}
 
@@ -105,10 +104,11 @@ public final class Completions {
 	/**
 	 * Returns a failure of a session's work as an unchecked exception.
 	 * @param failure the failure
-	 * @return the failure itself if unchecked, else an {@code OffloadException} around it
+	 * @return the failure itself if unchecked, else the
+	 * {@linkplain CompletionFailures#workFailed failure} around it
 	 */
-	public static RuntimeException unchecked(@Nullable Throwable failure) {
-		return SessionWaits.asRuntime(failure);
+	public RuntimeException unchecked(@Nullable Throwable failure) {
+		return (failure instanceof RuntimeException runtime) ? runtime : this.failures.workFailed(failure);
 	}
 
 	/**
@@ -323,7 +323,7 @@ public final class Completions {
 	}
 
 	RuntimeException shutDown(String message) {
-		return this.shutDown.apply(message);
+		return this.failures.shutDown(message);
 	}
 
 	CompletionFuture<Void> newFuture() {

@@ -11,7 +11,6 @@ import java.util.function.BooleanSupplier;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.offload.OffloadException;
 import dev.offload.internal.SessionDeadline;
 import dev.offload.internal.VirtualThreads;
 import dev.offload.spi.BackendStream;
@@ -80,11 +79,11 @@ final class SessionWaits {
 				return false;
 			}
 			// The work finished just as the deadline passed: report its outcome.
-			awaitDone(idle);
+			awaitDone(completions, idle);
 			return true;
 		}
 		catch (ExecutionException ex) {
-			throw asRuntime(ex.getCause());
+			throw completions.unchecked(ex.getCause());
 		}
 		catch (InterruptedException ex) {
 			idle.cancel(false);
@@ -114,7 +113,7 @@ final class SessionWaits {
 			// The watch, finding its future done, leaves the poller.
 			return false;
 		}
-		awaitDone(idle);
+		awaitDone(completions, idle);
 		return true;
 	}
 
@@ -133,7 +132,7 @@ final class SessionWaits {
 		completions.poller().submit(new IdleWatch(completions, done, reached));
 		// join() parks without pinning the carrier and, as the driver's synchronize, is
 		// not cut short by an interrupt (the interrupt stays set).
-		awaitDone(reached);
+		awaitDone(completions, reached);
 	}
 
 	/**
@@ -165,22 +164,12 @@ final class SessionWaits {
 		virtualThreadWaitsInitialized = true;
 	}
 
-	/**
-	 * Returns a failure of a session's work as an unchecked exception.
-	 * @param failure the failure
-	 * @return the failure itself if unchecked, else an {@link OffloadException} around it
-	 */
-	static RuntimeException asRuntime(@Nullable Throwable failure) {
-		return (failure instanceof RuntimeException runtime) ? runtime
-				: new OffloadException("The session's work failed", failure);
-	}
-
-	private static void awaitDone(CompletableFuture<Void> idle) {
+	private static void awaitDone(Completions completions, CompletableFuture<Void> idle) {
 		try {
 			idle.join();
 		}
 		catch (CompletionException ex) {
-			throw asRuntime(ex.getCause());
+			throw completions.unchecked(ex.getCause());
 		}
 	}
 

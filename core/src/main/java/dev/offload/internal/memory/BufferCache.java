@@ -7,10 +7,6 @@ import java.util.function.LongSupplier;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.offload.BackendException;
-import dev.offload.DeviceOutOfMemoryException;
-import dev.offload.HostStagingOutOfMemoryException;
-import dev.offload.MemoryStatistics;
 import dev.offload.spi.BackendDevice;
 import dev.offload.spi.BackendStream;
 import dev.offload.spi.NativeMemory;
@@ -35,7 +31,7 @@ import dev.offload.spi.NativeMemory;
  * served from the cache after warm-up.
  * <p>
  * When the driver has no memory, the cache is emptied, the frees in flight are waited for
- * and the allocation retried once; then a {@link DeviceOutOfMemoryException}.
+ * and the allocation retried once; then a {@link dev.offload.DeviceOutOfMemoryException}.
  * <p>
  * In front of the shared per-class lists, blocks of up to
  * {@link MemoryTuning#DEVICE_MAGAZINE_MAX_BLOCK_BYTES} go to small magazines, one per
@@ -69,6 +65,9 @@ final class BufferCache {
 
 	/** The device memory in use: read only when the cache nears its bound, or fails. */
 	private final LongSupplier usedBytes;
+
+	/** Makes the exceptions of allocations that found no memory. */
+	private final MemoryFailures failures;
 
 	private final MemoryThread memoryThread;
 
@@ -113,8 +112,9 @@ final class BufferCache {
 
 	@SuppressWarnings("unchecked")
 	BufferCache(int deviceId, BackendDevice backendDevice, long totalBytes, int leastPriority, long maxBytes,
-			long ceilingBytes, LongSupplier usedBytes) {
+			long ceilingBytes, LongSupplier usedBytes, MemoryFailures failures) {
 		this.deviceId = deviceId;
+		this.failures = failures;
 		this.ceilingBytes = ceilingBytes;
 		this.usedBytes = usedBytes;
 		this.backendDevice = backendDevice;
@@ -136,7 +136,8 @@ final class BufferCache {
 	 * @param bytes the size asked for
 	 * @param stream the session's stream, or {@code null} for memory not bound to a
 	 * session (allocated on the memory thread's stream, which is then waited for)
-	 * @throws DeviceOutOfMemoryException if the driver has no memory even after a trim
+	 * @throws dev.offload.DeviceOutOfMemoryException if the driver has no memory even
+	 * after a trim
 	 */
 	NativeMemory acquireDevice(long bytes, @Nullable BackendStream stream) {
 		long size = SizeClasses.sizeClass(bytes);
@@ -159,8 +160,8 @@ final class BufferCache {
 		try {
 			return allocateDevice(size, stream);
 		}
-		catch (BackendException ex) {
-			if (!ex.isOutOfMemory()) {
+		catch (RuntimeException ex) {
+			if (!this.failures.isOutOfMemory(ex)) {
 				throw ex;
 			}
 			this.outOfMemoryRetries.increment();
@@ -170,20 +171,20 @@ final class BufferCache {
 		try {
 			return allocateDevice(size, stream);
 		}
-		catch (BackendException ex) {
-			if (!ex.isOutOfMemory()) {
+		catch (RuntimeException ex) {
+			if (!this.failures.isOutOfMemory(ex)) {
 				throw ex;
 			}
 			this.outOfMemoryFailures.increment();
-			throw new DeviceOutOfMemoryException(this.deviceId, size, this.usedBytes.getAsLong(), cachedBytes(),
+			throw this.failures.deviceOutOfMemory(this.deviceId, size, this.usedBytes.getAsLong(), cachedBytes(),
 					this.backendDevice.freeMemoryBytes(), this.totalBytes, ex);
 		}
 	}
 
 	/**
 	 * Returns a page-locked host block of at least {@code bytes} from the staging arena.
-	 * @throws HostStagingOutOfMemoryException if the host had no page-locked memory for a
-	 * chunk it needed
+	 * @throws dev.offload.HostStagingOutOfMemoryException if the host had no page-locked
+	 * memory for a chunk it needed
 	 */
 	NativeMemory acquireHost(long bytes) {
 		return this.hostArena.acquire(bytes);
@@ -309,8 +310,8 @@ final class BufferCache {
 	/**
 	 * Fills the memory part of a statistics snapshot.
 	 */
-	MemoryStatistics statistics(MemoryBudget budget, String budgetSource) {
-		return new MemoryStatistics(budget.budgetBytes(), budget.usedBytes(), cachedBytes(), budget.peakBytes(),
+	MemoryCounts statistics(MemoryBudget budget, String budgetSource) {
+		return new MemoryCounts(budget.budgetBytes(), budget.usedBytes(), cachedBytes(), budget.peakBytes(),
 				budget.reservedPeakBytes(), this.hostArena.usedBytes(), this.hostArena.cachedBytes(),
 				this.hostArena.peakBytes(), this.hits.sum(), this.misses.sum(), this.evictions.sum(),
 				this.deviceAllocations.sum(), this.deviceFrees.sum(), this.hostAllocations.sum(), this.hostFrees.sum(),
@@ -350,8 +351,8 @@ final class BufferCache {
 		try {
 			memory = this.backendDevice.allocateHost(bytes);
 		}
-		catch (BackendException ex) {
-			if (!ex.isOutOfMemory()) {
+		catch (RuntimeException ex) {
+			if (!this.failures.isOutOfMemory(ex)) {
 				throw ex;
 			}
 			if (!this.memoryThread.isCurrent()) {
@@ -359,7 +360,7 @@ final class BufferCache {
 				// request that needs the chunk tries again and reports it.
 				this.outOfMemoryFailures.increment();
 			}
-			throw new HostStagingOutOfMemoryException(this.deviceId, bytes, this.hostArena.usedBytes(),
+			throw this.failures.hostStagingOutOfMemory(this.deviceId, bytes, this.hostArena.usedBytes(),
 					this.hostArena.cachedBytes(), this.hostArena.totalBytes(), ex);
 		}
 		this.hostAllocations.increment();

@@ -2,8 +2,6 @@ package dev.offload.internal.memory;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.offload.MemoryStatistics;
-import dev.offload.StreamPriority;
 import dev.offload.internal.SessionDeadline;
 import dev.offload.spi.BackendDevice;
 import dev.offload.spi.BackendStream;
@@ -35,14 +33,15 @@ public final class DeviceMemory {
 	 * @param budgetBytes the budget, from the device's {@code MemoryConfig}
 	 * @param budgetSource what set it, for the statistics
 	 * @param bufferCacheMaxBytes the most the cache keeps of closed buffers
+	 * @param failures makes the exceptions this memory throws
 	 */
 	public DeviceMemory(BackendDevice backendDevice, DeviceInfo info, long budgetBytes, String budgetSource,
-			long bufferCacheMaxBytes) {
-		this.budget = new MemoryBudget(info.id(), budgetBytes, info.totalMemoryBytes());
+			long bufferCacheMaxBytes, MemoryFailures failures) {
+		this.budget = new MemoryBudget(info.id(), budgetBytes, info.totalMemoryBytes(), failures);
 		this.budgetSource = budgetSource;
 		long ceiling = Math.min(this.budget.budgetBytes(), info.totalMemoryBytes());
 		this.cache = new BufferCache(info.id(), backendDevice, info.totalMemoryBytes(), info.leastPriority(),
-				bufferCacheMaxBytes, ceiling, this.budget::usedBytes);
+				bufferCacheMaxBytes, ceiling, this.budget::usedBytes, failures);
 	}
 
 	/**
@@ -55,34 +54,32 @@ public final class DeviceMemory {
 	}
 
 	/**
-	 * Takes {@code bytes} of the budget, waiting for them as the budget's queue says.
+	 * Takes {@code bytes} of the budget for an application's own buffer, waiting for them
+	 * at normal priority, with no tenant and no deadline.
 	 * @param bytes the bytes
-	 * @param priority the priority class the wait is queued in
 	 * @param timeoutNanos the longest wait
-	 * @param deadline the session's deadline, which may end the wait sooner, or
-	 * {@code null}
 	 * @throws dev.offload.MemoryBudgetExceededException if the budget did not admit the
 	 * bytes in time, or is smaller than them
 	 */
-	public void acquireBudget(long bytes, StreamPriority priority, long timeoutNanos,
-			@Nullable SessionDeadline deadline) {
-		this.budget.acquire(bytes, priority, timeoutNanos, deadline);
+	public void acquireBudget(long bytes, long timeoutNanos) {
+		this.budget.acquire(bytes, false, timeoutNanos, null);
 	}
 
 	/**
 	 * Takes {@code bytes} of the budget for a tenant: admitted fairly against other
 	 * tenants' waiters, within the tenant's limit.
 	 * @param bytes the bytes
-	 * @param priority the priority class the wait is queued in
+	 * @param highPriority whether the wait is queued in the high priority class, ahead of
+	 * the normal one
 	 * @param timeoutNanos the longest wait
 	 * @param deadline the session's deadline, or {@code null}
 	 * @param tenant the tenant, or {@code null} for none
 	 * @throws dev.offload.MemoryBudgetExceededException if the budget or the tenant's
 	 * limit did not admit the bytes in time, or is smaller than them
 	 */
-	public void acquireBudget(long bytes, StreamPriority priority, long timeoutNanos,
-			@Nullable SessionDeadline deadline, @Nullable MemoryTenant tenant) {
-		this.budget.acquire(bytes, priority, timeoutNanos, deadline, tenant);
+	public void acquireBudget(long bytes, boolean highPriority, long timeoutNanos, @Nullable SessionDeadline deadline,
+			@Nullable MemoryTenant tenant) {
+		this.budget.acquire(bytes, highPriority, timeoutNanos, deadline, tenant);
 	}
 
 	/**
@@ -161,7 +158,7 @@ public final class DeviceMemory {
 	 * Returns a snapshot of the memory statistics.
 	 * @return the statistics
 	 */
-	public MemoryStatistics statistics() {
+	public MemoryCounts statistics() {
 		return this.cache.statistics(this.budget, this.budgetSource);
 	}
 

@@ -6,9 +6,6 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.jspecify.annotations.Nullable;
-import dev.offload.MemoryBudgetExceededException;
-import dev.offload.OffloadException;
-import dev.offload.StreamPriority;
 import dev.offload.internal.FairQueue;
 import dev.offload.internal.SessionDeadline;
 import dev.offload.internal.ThreadStripes;
@@ -21,16 +18,16 @@ import dev.offload.internal.ThreadStripes;
  * Invariant: the bytes reserved never exceed {@code budget}, and the bytes in use never
  * exceed those reserved; every byte acquired is released exactly once (a session releases
  * its reservation when it ends, an application-owned buffer when it is closed). Waiters
- * are served {@link StreamPriority#HIGH} first, then across tenants by weighted fair
- * queuing and within a tenant in arrival order, first fit within a class (a small request
- * is not held behind a large one that does not fit yet); a waiter of a lower class is
- * served only when no higher one waits. A wait ends at the session's deadline or the
- * borrow timeout of its priority's lane, whichever comes first, with a
- * {@link MemoryBudgetExceededException}; a request larger than the whole budget fails at
- * once. A large request (more than an eighth of the budget) is admitted only while it
- * leaves an eighth to the others, or when nothing is in use, so that a few large sessions
- * cannot make every small one wait for them (the small ones' lane, in bytes). With
- * waiters, arrivals queue so that a waiter is not overtaken for ever.
+ * are served high priority first, then across tenants by weighted fair queuing and within
+ * a tenant in arrival order, first fit within a class (a small request is not held behind
+ * a large one that does not fit yet); a waiter of a lower class is served only when no
+ * higher one waits. A wait ends at the session's deadline or the borrow timeout of its
+ * priority's lane, whichever comes first, with a {@link MemoryFailures#budgetExceeded
+ * budget failure}; a request larger than the whole budget fails at once. A large request
+ * (more than an eighth of the budget) is admitted only while it leaves an eighth to the
+ * others, or when nothing is in use, so that a few large sessions cannot make every small
+ * one wait for them (the small ones' lane, in bytes). With waiters, arrivals queue so
+ * that a waiter is not overtaken for ever.
  * <p>
  * Under many threads the cost is moving cache lines between cores. Until two threads
  * first race on the reservation (a failed compare-and-set), every request takes one
@@ -126,6 +123,9 @@ final class MemoryBudget {
 
 	private final LongAdder waitTimeouts = new LongAdder();
 
+	/** Makes the exceptions of requests refused. */
+	private final MemoryFailures failures;
+
 	private final ReentrantLock lock = new ReentrantLock();
 
 	/** The waiters and their admission; under the lock. */
@@ -135,10 +135,11 @@ final class MemoryBudget {
 	 * Creates a budget.
 	 * @param deviceBytes the device's memory: with less memory than budget (or no budget,
 	 * {@code Long.MAX_VALUE}) the leases are shares of the memory
+	 * @param failures makes the exceptions of requests refused
 	 */
-	MemoryBudget(int deviceId, long budgetBytes, long deviceBytes) {
+	MemoryBudget(int deviceId, long budgetBytes, long deviceBytes, MemoryFailures failures) {
 		this(deviceId, budgetBytes, deviceBytes, ThreadStripes.stripes(Runtime.getRuntime().availableProcessors()),
-				false);
+				false, failures);
 	}
 
 	/**
@@ -146,9 +147,12 @@ final class MemoryBudget {
 	 * @param deviceBytes the device's memory
 	 * @param stripes a power of two
 	 * @param striped whether small requests use the stripes from the start (for tests)
+	 * @param failures makes the exceptions of requests refused
 	 */
-	MemoryBudget(int deviceId, long budgetBytes, long deviceBytes, int stripes, boolean striped) {
+	MemoryBudget(int deviceId, long budgetBytes, long deviceBytes, int stripes, boolean striped,
+			MemoryFailures failures) {
 		this.deviceId = deviceId;
+		this.failures = failures;
 		this.budgetBytes = budgetBytes;
 		this.smallReserveBytes = budgetBytes / 8;
 		this.stripes = stripes;
@@ -221,26 +225,27 @@ final class MemoryBudget {
 	/**
 	 * Acquires {@code bytes}, waiting at most {@code timeoutNanos} and until the
 	 * deadline.
-	 * @throws MemoryBudgetExceededException if the request is larger than the budget, or
-	 * its wait ended
+	 * @throws RuntimeException the {@linkplain MemoryFailures failure} of a request
+	 * refused: if the request is larger than the budget, or its wait ended
 	 */
-	void acquire(long bytes, StreamPriority priority, long timeoutNanos, @Nullable SessionDeadline deadline) {
-		acquire(bytes, priority, timeoutNanos, deadline, null);
+	void acquire(long bytes, boolean highPriority, long timeoutNanos, @Nullable SessionDeadline deadline) {
+		acquire(bytes, highPriority, timeoutNanos, deadline, null);
 	}
 
 	/**
 	 * Acquires {@code bytes} for a tenant: its waiters are admitted fairly against other
 	 * tenants' ({@link FairQueue}), and it holds at most its limit.
-	 * @throws MemoryBudgetExceededException if the request is larger than the budget or
-	 * the tenant's limit, or its wait ended (naming the tenant when its limit held it)
+	 * @throws RuntimeException the {@linkplain MemoryFailures failure} of a request
+	 * refused: if the request is larger than the budget or the tenant's limit, or its
+	 * wait ended (naming the tenant when its limit held it)
 	 */
-	void acquire(long bytes, StreamPriority priority, long timeoutNanos, @Nullable SessionDeadline deadline,
+	void acquire(long bytes, boolean highPriority, long timeoutNanos, @Nullable SessionDeadline deadline,
 			@Nullable MemoryTenant tenant) {
 		if (bytes <= 0) {
 			return;
 		}
 		if (bytes > this.budgetBytes) {
-			throw new MemoryBudgetExceededException(this.deviceId, this.budgetBytes, usedBytes(), bytes, Duration.ZERO);
+			throw this.failures.budgetExceeded(this.deviceId, this.budgetBytes, usedBytes(), bytes, Duration.ZERO);
 		}
 		if (tenant != null && tenant.maxBytes() > 0 && bytes > tenant.maxBytes()) {
 			throw tenantExceeded(tenant, bytes, Duration.ZERO);
@@ -260,12 +265,12 @@ final class MemoryBudget {
 				tenant.unhold(bytes);
 			}
 		}
-		acquireSlow(bytes, priority, timeoutNanos, deadline, tenant);
+		acquireSlow(bytes, highPriority, timeoutNanos, deadline, tenant);
 		countInUse(bytes);
 	}
 
-	private MemoryBudgetExceededException tenantExceeded(MemoryTenant tenant, long bytes, Duration waited) {
-		return new MemoryBudgetExceededException(this.deviceId, tenant.name(), tenant.maxBytes(), tenant.heldBytes(),
+	private RuntimeException tenantExceeded(MemoryTenant tenant, long bytes, Duration waited) {
+		return this.failures.tenantLimitExceeded(this.deviceId, tenant.name(), tenant.maxBytes(), tenant.heldBytes(),
 				bytes, waited);
 	}
 
@@ -488,13 +493,13 @@ final class MemoryBudget {
 		return (stripe + 1) * STRIDE;
 	}
 
-	private void acquireSlow(long bytes, StreamPriority priority, long timeoutNanos, @Nullable SessionDeadline deadline,
+	private void acquireSlow(long bytes, boolean highPriority, long timeoutNanos, @Nullable SessionDeadline deadline,
 			@Nullable MemoryTenant tenant) {
 		long start = System.nanoTime();
 		this.lock.lock();
 		try {
 			MemoryWaiters.Waiter waiter = new MemoryWaiters.Waiter(bytes, this.lock.newCondition(), tenant);
-			FairQueue.Entry<MemoryWaiters.Waiter> entry = this.waiters.add(waiter, priority);
+			FairQueue.Entry<MemoryWaiters.Waiter> entry = this.waiters.add(waiter, highPriority);
 			this.counters.incrementAndGet(WAITING);
 			try {
 				// The count of waiters was written before the credit is read: a stripe
@@ -511,7 +516,7 @@ final class MemoryBudget {
 						if (tenant != null && tenant.maxBytes() > 0 && tenant.heldBytes() + bytes > tenant.maxBytes()) {
 							throw tenantExceeded(tenant, bytes, Duration.ofNanos(System.nanoTime() - start));
 						}
-						throw new MemoryBudgetExceededException(this.deviceId, this.budgetBytes, usedBytes(), bytes,
+						throw this.failures.budgetExceeded(this.deviceId, this.budgetBytes, usedBytes(), bytes,
 								Duration.ofNanos(System.nanoTime() - start));
 					}
 					waiter.signal.awaitNanos(remaining);
@@ -525,12 +530,12 @@ final class MemoryBudget {
 						tenant.unhold(bytes);
 					}
 				}
-				throw new OffloadException("Interrupted while waiting for " + bytes + " bytes of device "
+				throw this.failures.interrupted("Interrupted while waiting for " + bytes + " bytes of device "
 						+ this.deviceId + "'s memory budget", ex);
 			}
 			finally {
 				if (!waiter.admitted) {
-					this.waiters.remove(entry, priority);
+					this.waiters.remove(entry, highPriority);
 				}
 				this.counters.decrementAndGet(WAITING);
 				// A waiter that gave up may have been the one that held others back.

@@ -4,41 +4,39 @@ import java.util.concurrent.locks.Condition;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.offload.StreamPriority;
 import dev.offload.internal.FairQueue;
 
 /**
  * The callers waiting for a {@link MemoryBudget}, and their admission: per priority
- * class, {@link StreamPriority#HIGH} first, within a class across tenants by weighted
- * fair queuing ({@link FairQueue}), each held to its tenant's limit. Used under the
- * budget's lock.
+ * class, high priority first, within a class across tenants by weighted fair queuing
+ * ({@link FairQueue}), each held to its tenant's limit. Used under the budget's lock.
  */
 final class MemoryWaiters {
 
 	/** The queue name of waiters without a tenant. */
 	private static final String DEFAULT_TENANT = "default";
 
-	/** Waiters per priority class, {@link StreamPriority#HIGH} first. */
+	/** Waiters per priority class: high priority, then normal. */
 	private final FairQueue<Waiter>[] queues;
 
 	@SuppressWarnings("unchecked")
 	MemoryWaiters() {
-		this.queues = new FairQueue[StreamPriority.values().length];
+		this.queues = new FairQueue[2];
 		for (int i = 0; i < this.queues.length; i++) {
 			this.queues[i] = new FairQueue<>();
 		}
 	}
 
 	/** Queues a waiter in its priority class, under its tenant's name and weight. */
-	FairQueue.Entry<Waiter> add(Waiter waiter, StreamPriority priority) {
+	FairQueue.Entry<Waiter> add(Waiter waiter, boolean highPriority) {
 		MemoryTenant tenant = waiter.tenant;
-		return this.queues[queue(priority)].add((tenant != null) ? tenant.name() : DEFAULT_TENANT,
+		return this.queues[queue(highPriority)].add((tenant != null) ? tenant.name() : DEFAULT_TENANT,
 				(tenant != null) ? tenant.weight() : 1, waiter);
 	}
 
 	/** Removes a waiter that gave up. */
-	void remove(FairQueue.Entry<Waiter> entry, StreamPriority priority) {
-		this.queues[queue(priority)].remove(entry);
+	void remove(FairQueue.Entry<Waiter> entry, boolean highPriority) {
+		this.queues[queue(highPriority)].remove(entry);
 	}
 
 	/**
@@ -73,9 +71,9 @@ final class MemoryWaiters {
 		}
 	}
 
-	/** The queue of a priority class: {@link StreamPriority#HIGH} first. */
-	private int queue(StreamPriority priority) {
-		return this.queues.length - 1 - priority.ordinal();
+	/** The queue of a priority class: high priority first. */
+	private static int queue(boolean highPriority) {
+		return highPriority ? 0 : 1;
 	}
 
 	/** A caller waiting for bytes of the budget. */

@@ -11,7 +11,7 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 import dev.offload.MemoryBudgetExceededException;
-import dev.offload.StreamPriority;
+import dev.offload.RoomFailures;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -22,16 +22,21 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  */
 class MemoryBudgetTenantTests {
 
+	/** The budget's priority classes. */
+	private static final boolean NORMAL = false;
+
+	private static final boolean HIGH = true;
+
 	private static final long MIB = 1024 * 1024;
 
 	private static final long LONG = TimeUnit.MINUTES.toNanos(5);
 
 	@Test
 	void aQuietTenantShouldBeAdmittedNextToAFloodingOnesWaiters() throws Exception {
-		MemoryBudget budget = new MemoryBudget(0, 64 * MIB, 64 * MIB, 2, false);
+		MemoryBudget budget = new MemoryBudget(0, 64 * MIB, 64 * MIB, 2, false, RoomFailures.memory());
 		MemoryTenant flood = new MemoryTenant("flood", 1, 0);
 		MemoryTenant quiet = new MemoryTenant("quiet", 1, 0);
-		budget.acquire(64 * MIB, StreamPriority.NORMAL, LONG, null);
+		budget.acquire(64 * MIB, NORMAL, LONG, null);
 		Queue<String> admitted = new ConcurrentLinkedQueue<>();
 		List<Thread> threads = new ArrayList<>();
 		for (int i = 0; i < 30; i++) {
@@ -55,7 +60,7 @@ class MemoryBudgetTenantTests {
 
 	private static Thread waiter(MemoryBudget budget, MemoryTenant tenant, Queue<String> admitted) {
 		Thread thread = new Thread(() -> {
-			budget.acquire(MIB, StreamPriority.NORMAL, LONG, null, tenant);
+			budget.acquire(MIB, NORMAL, LONG, null, tenant);
 			admitted.add(tenant.name());
 			budget.release(MIB, tenant);
 		});
@@ -74,24 +79,23 @@ class MemoryBudgetTenantTests {
 
 	@Test
 	void aTenantPastItsLimitShouldWaitThenFailNamingTheTenantAndLimit() {
-		MemoryBudget budget = new MemoryBudget(0, 64 * MIB, 64 * MIB, 2, false);
+		MemoryBudget budget = new MemoryBudget(0, 64 * MIB, 64 * MIB, 2, false, RoomFailures.memory());
 		MemoryTenant capped = new MemoryTenant("reports", 1, 2 * MIB);
-		budget.acquire(2 * MIB, StreamPriority.NORMAL, LONG, null, capped);
+		budget.acquire(2 * MIB, NORMAL, LONG, null, capped);
 		assertThatExceptionOfType(MemoryBudgetExceededException.class)
-			.isThrownBy(
-					() -> budget.acquire(MIB, StreamPriority.NORMAL, TimeUnit.MILLISECONDS.toNanos(20), null, capped))
+			.isThrownBy(() -> budget.acquire(MIB, NORMAL, TimeUnit.MILLISECONDS.toNanos(20), null, capped))
 			.withMessageContaining("tenant 'reports'")
 			.withMessageContaining("limit of " + 2 * MIB + " bytes")
 			.satisfies((ex) -> assertThat(ex.getTenant()).isEqualTo("reports"));
 		// Other tenants are not held back by its limit.
-		budget.acquire(MIB, StreamPriority.NORMAL, LONG, null, new MemoryTenant("other", 1, 0));
-		assertThatExceptionOfType(MemoryBudgetExceededException.class).isThrownBy(
-				() -> budget.acquire(3 * MIB, StreamPriority.NORMAL, LONG, null, new MemoryTenant("small", 1, 2 * MIB)))
+		budget.acquire(MIB, NORMAL, LONG, null, new MemoryTenant("other", 1, 0));
+		assertThatExceptionOfType(MemoryBudgetExceededException.class)
+			.isThrownBy(() -> budget.acquire(3 * MIB, NORMAL, LONG, null, new MemoryTenant("small", 1, 2 * MIB)))
 			.withMessageContaining("tenant 'small'")
 			.satisfies((ex) -> assertThat(ex.getWaited()).isZero());
 		// Its own release lets it in again.
 		budget.release(MIB, capped);
-		budget.acquire(MIB, StreamPriority.NORMAL, LONG, null, capped);
+		budget.acquire(MIB, NORMAL, LONG, null, capped);
 		assertThat(capped.heldBytes()).isEqualTo(2 * MIB);
 	}
 

@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import dev.offload.MemoryBudgetExceededException;
 import dev.offload.OffloadException;
-import dev.offload.StreamPriority;
+import dev.offload.RoomFailures;
 import dev.offload.internal.ThreadStripes;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -32,6 +32,11 @@ import static org.awaitility.Awaitility.await;
  */
 class MemoryBudgetTests {
 
+	/** The budget's priority classes. */
+	private static final boolean NORMAL = false;
+
+	private static final boolean HIGH = true;
+
 	private static final long KIB = 1024;
 
 	private static final long MIB = 1024 * KIB;
@@ -44,9 +49,9 @@ class MemoryBudgetTests {
 
 	@Test
 	void uncontendedBudgetShouldAdmitFromTheReservationWithAnExactPeak() {
-		MemoryBudget budget = new MemoryBudget(0, 64 * MIB, 64 * MIB, STRIPES, false);
-		budget.acquire(MIB, StreamPriority.NORMAL, NO_WAIT, null);
-		budget.acquire(3 * MIB, StreamPriority.NORMAL, NO_WAIT, null);
+		MemoryBudget budget = new MemoryBudget(0, 64 * MIB, 64 * MIB, STRIPES, false, RoomFailures.memory());
+		budget.acquire(MIB, NORMAL, NO_WAIT, null);
+		budget.acquire(3 * MIB, NORMAL, NO_WAIT, null);
 		budget.release(MIB);
 		budget.release(3 * MIB);
 		assertThat(budget.peakBytes()).isEqualTo(4 * MIB);
@@ -57,8 +62,8 @@ class MemoryBudgetTests {
 	@Test
 	void stripedBudgetShouldKeepALeaseOfCreditAndCountItInTheReservedPeakOnly() {
 		// A lease is 64 MiB / (8 × 4 stripes) = 2 MiB.
-		MemoryBudget budget = new MemoryBudget(0, 64 * MIB, 64 * MIB, STRIPES, true);
-		budget.acquire(MIB, StreamPriority.NORMAL, NO_WAIT, null);
+		MemoryBudget budget = new MemoryBudget(0, 64 * MIB, 64 * MIB, STRIPES, true, RoomFailures.memory());
+		budget.acquire(MIB, NORMAL, NO_WAIT, null);
 		assertThat(budget.usedBytes()).isEqualTo(MIB);
 		assertThat(budget.reservedBytes()).isEqualTo(3 * MIB);
 		budget.release(MIB);
@@ -67,7 +72,7 @@ class MemoryBudgetTests {
 		// The reservation's high-water counts the idle credit; the peak in use does not.
 		assertThat(budget.reservedPeakBytes()).isEqualTo(3 * MIB);
 		assertThat(budget.peakBytes()).isEqualTo(MIB);
-		budget.acquire(2 * MIB, StreamPriority.NORMAL, NO_WAIT, null);
+		budget.acquire(2 * MIB, NORMAL, NO_WAIT, null);
 		assertThat(budget.reservedBytes()).as("taken from the stripe's credit").isEqualTo(2 * MIB);
 		budget.release(2 * MIB);
 		assertThat(budget.usedBytes()).isZero();
@@ -75,8 +80,8 @@ class MemoryBudgetTests {
 
 	@Test
 	void unlimitedBudgetShouldLeaseSharesOfTheDevicesMemory() {
-		MemoryBudget budget = new MemoryBudget(0, Long.MAX_VALUE, 64 * MIB, STRIPES, true);
-		budget.acquire(MIB, StreamPriority.NORMAL, NO_WAIT, null);
+		MemoryBudget budget = new MemoryBudget(0, Long.MAX_VALUE, 64 * MIB, STRIPES, true, RoomFailures.memory());
+		budget.acquire(MIB, NORMAL, NO_WAIT, null);
 		budget.release(MIB);
 		assertThat(budget.idleCreditBytes()).isEqualTo(2 * MIB);
 		assertThat(budget.reservedPeakBytes()).isEqualTo(3 * MIB);
@@ -89,15 +94,15 @@ class MemoryBudgetTests {
 		// A lease is 8 GiB / (8 × 4 stripes) = 256 MiB: each stripe that admits a small
 		// request keeps about that much idle, as an H200's stripes keep about 1 GiB each.
 		long budgetBytes = 8L * 1024 * MIB;
-		MemoryBudget budget = new MemoryBudget(0, budgetBytes, budgetBytes, STRIPES, true);
-		budget.acquire(MIB, StreamPriority.NORMAL, NO_WAIT, null);
+		MemoryBudget budget = new MemoryBudget(0, budgetBytes, budgetBytes, STRIPES, true, RoomFailures.memory());
+		budget.acquire(MIB, NORMAL, NO_WAIT, null);
 		for (int i = 0; i < 3; i++) {
 			runOnAnotherStripe(() -> {
-				budget.acquire(2 * MIB, StreamPriority.NORMAL, NO_WAIT, null);
+				budget.acquire(2 * MIB, NORMAL, NO_WAIT, null);
 				budget.release(2 * MIB);
 			});
 		}
-		budget.acquire(2 * MIB, StreamPriority.NORMAL, NO_WAIT, null);
+		budget.acquire(2 * MIB, NORMAL, NO_WAIT, null);
 		budget.release(2 * MIB);
 		budget.release(MIB);
 		assertThat(budget.usedBytes()).isZero();
@@ -107,8 +112,8 @@ class MemoryBudgetTests {
 		// At most 1 MiB and 2 MiB were in use at once, never more.
 		assertThat(budget.peakBytes()).isEqualTo(3 * MIB);
 		// A later rise above it is counted, from whichever stripe it comes.
-		budget.acquire(3 * MIB, StreamPriority.NORMAL, NO_WAIT, null);
-		runOnAnotherStripe(() -> budget.acquire(MIB, StreamPriority.NORMAL, NO_WAIT, null));
+		budget.acquire(3 * MIB, NORMAL, NO_WAIT, null);
+		runOnAnotherStripe(() -> budget.acquire(MIB, NORMAL, NO_WAIT, null));
 		assertThat(budget.peakBytes()).isEqualTo(4 * MIB);
 		budget.release(3 * MIB);
 		budget.release(MIB);
@@ -118,17 +123,17 @@ class MemoryBudgetTests {
 
 	@Test
 	void requestWhenAnotherStripeHoldsTheCreditItNeedsShouldReclaimItInsteadOfWaiting() throws Exception {
-		MemoryBudget budget = new MemoryBudget(0, 64 * MIB, 64 * MIB, STRIPES, true);
-		budget.acquire(62 * MIB, StreamPriority.NORMAL, NO_WAIT, null);
+		MemoryBudget budget = new MemoryBudget(0, 64 * MIB, 64 * MIB, STRIPES, true, RoomFailures.memory());
+		budget.acquire(62 * MIB, NORMAL, NO_WAIT, null);
 		// Another stripe takes 1 MiB and gives it back: it keeps it as idle credit.
 		runOnAnotherStripe(() -> {
-			budget.acquire(MIB, StreamPriority.NORMAL, NO_WAIT, null);
+			budget.acquire(MIB, NORMAL, NO_WAIT, null);
 			budget.release(MIB);
 		});
 		assertThat(budget.idleCreditBytes()).isEqualTo(MIB);
 		assertThat(budget.usedBytes()).isEqualTo(62 * MIB);
 		// 2 MiB fit only with that credit: admitted at once, with no time to wait.
-		budget.acquire(2 * MIB, StreamPriority.NORMAL, NO_WAIT, null);
+		budget.acquire(2 * MIB, NORMAL, NO_WAIT, null);
 		assertThat(budget.usedBytes()).isEqualTo(64 * MIB);
 		assertThat(budget.reservedBytes()).isEqualTo(64 * MIB);
 		assertThat(budget.waitTimeouts()).isZero();
@@ -139,14 +144,14 @@ class MemoryBudgetTests {
 
 	@Test
 	void largeRequestWhenStripesHoldIdleCreditShouldCountItAsFreeForTheEighthItLeaves() throws Exception {
-		MemoryBudget budget = new MemoryBudget(0, 64 * MIB, 64 * MIB, STRIPES, true);
+		MemoryBudget budget = new MemoryBudget(0, 64 * MIB, 64 * MIB, STRIPES, true, RoomFailures.memory());
 		runOnAnotherStripe(() -> {
-			budget.acquire(MIB, StreamPriority.NORMAL, NO_WAIT, null);
+			budget.acquire(MIB, NORMAL, NO_WAIT, null);
 			budget.release(MIB);
 		});
 		assertThat(budget.idleCreditBytes()).isEqualTo(2 * MIB);
 		// Nothing is in use: the whole budget is admitted to one large request.
-		budget.acquire(64 * MIB, StreamPriority.NORMAL, NO_WAIT, null);
+		budget.acquire(64 * MIB, NORMAL, NO_WAIT, null);
 		assertThat(budget.idleCreditBytes()).isZero();
 		budget.release(64 * MIB);
 		assertThat(budget.usedBytes()).isZero();
@@ -155,20 +160,20 @@ class MemoryBudgetTests {
 
 	@Test
 	void releaseWhenSomeoneWaitsShouldAdmitTheWaiterRatherThanKeepTheCredit() throws Exception {
-		MemoryBudget budget = new MemoryBudget(0, 64 * MIB, 64 * MIB, STRIPES, true);
-		budget.acquire(62 * MIB, StreamPriority.NORMAL, NO_WAIT, null);
+		MemoryBudget budget = new MemoryBudget(0, 64 * MIB, 64 * MIB, STRIPES, true, RoomFailures.memory());
+		budget.acquire(62 * MIB, NORMAL, NO_WAIT, null);
 		CountDownLatch holding = new CountDownLatch(1);
 		CountDownLatch giveBack = new CountDownLatch(1);
 		ExecutorService threads = Executors.newFixedThreadPool(2);
 		try {
 			Future<?> holder = threads.submit(() -> {
-				budget.acquire(MIB, StreamPriority.NORMAL, NO_WAIT, null);
+				budget.acquire(MIB, NORMAL, NO_WAIT, null);
 				holding.countDown();
 				awaitLatch(giveBack);
 				budget.release(MIB);
 			});
 			holding.await();
-			Future<?> waiter = threads.submit(() -> budget.acquire(2 * MIB, StreamPriority.NORMAL, LONG_WAIT, null));
+			Future<?> waiter = threads.submit(() -> budget.acquire(2 * MIB, NORMAL, LONG_WAIT, null));
 			await().atMost(Duration.ofSeconds(30)).until(() -> budget.waiting() == 1);
 			// The holder gives its 1 MiB back while the waiter waits: not to its stripe.
 			giveBack.countDown();
@@ -195,16 +200,16 @@ class MemoryBudgetTests {
 		ExecutorService threads = Executors.newFixedThreadPool(2);
 		try {
 			for (int round = 0; round < 10_000; round++) {
-				MemoryBudget budget = new MemoryBudget(0, 64 * MIB, 64 * MIB, STRIPES, true);
-				budget.acquire(63 * MIB, StreamPriority.NORMAL, NO_WAIT, null);
-				budget.acquire(MIB, StreamPriority.NORMAL, NO_WAIT, null);
+				MemoryBudget budget = new MemoryBudget(0, 64 * MIB, 64 * MIB, STRIPES, true, RoomFailures.memory());
+				budget.acquire(63 * MIB, NORMAL, NO_WAIT, null);
+				budget.acquire(MIB, NORMAL, NO_WAIT, null);
 				Future<?> releaser = threads.submit(() -> {
 					awaitBarrier(start);
 					budget.release(MIB);
 				});
 				Future<?> waiter = threads.submit(() -> {
 					awaitBarrier(start);
-					budget.acquire(MIB, StreamPriority.NORMAL, LONG_WAIT, null);
+					budget.acquire(MIB, NORMAL, LONG_WAIT, null);
 				});
 				releaser.get(30, TimeUnit.SECONDS);
 				waiter.get(LONG_WAIT + TimeUnit.SECONDS.toNanos(30), TimeUnit.NANOSECONDS);
@@ -222,7 +227,7 @@ class MemoryBudgetTests {
 	void concurrentAdmissionShouldNeverExceedTheBudgetAndShouldGiveEverythingBack() throws Exception {
 		long budgetBytes = 16 * MIB;
 		// A lease is 512 KiB: most requests go through the stripes, some are large.
-		MemoryBudget budget = new MemoryBudget(0, budgetBytes, budgetBytes, STRIPES, true);
+		MemoryBudget budget = new MemoryBudget(0, budgetBytes, budgetBytes, STRIPES, true, RoomFailures.memory());
 		AtomicLong held = new AtomicLong();
 		AtomicLong mostHeld = new AtomicLong();
 		AtomicLong mostReserved = new AtomicLong();
@@ -240,8 +245,7 @@ class MemoryBudgetTests {
 						if (mine.size() < 8 && random.nextInt(3) > 0) {
 							long bytes = (random.nextInt(20) == 0) ? 3 * MIB : 1 + random.nextLong(512 * KIB);
 							try {
-								budget.acquire(bytes,
-										random.nextBoolean() ? StreamPriority.HIGH : StreamPriority.NORMAL,
+								budget.acquire(bytes, random.nextBoolean() ? HIGH : NORMAL,
 										TimeUnit.MILLISECONDS.toNanos(5), null);
 							}
 							catch (MemoryBudgetExceededException ex) {
@@ -287,7 +291,7 @@ class MemoryBudgetTests {
 		assertThat(budget.reservedBytes()).isEqualTo(budget.idleCreditBytes());
 		assertThat(budget.idleCreditBytes()).isLessThanOrEqualTo(budgetBytes / 8);
 		// The idle credit is anyone's: the whole budget is admitted at once.
-		budget.acquire(budgetBytes, StreamPriority.NORMAL, NO_WAIT, null);
+		budget.acquire(budgetBytes, NORMAL, NO_WAIT, null);
 		budget.release(budgetBytes);
 		assertThat(budget.usedBytes()).isZero();
 		assertThat(budget.reservedBytes()).isZero();
@@ -295,14 +299,14 @@ class MemoryBudgetTests {
 
 	@Test
 	void waitWhenItEndsOrIsInterruptedShouldLeaveTheStatisticsAtTheirBaseline() throws Exception {
-		MemoryBudget budget = new MemoryBudget(0, 64 * MIB, 64 * MIB, STRIPES, true);
-		budget.acquire(63 * MIB, StreamPriority.NORMAL, NO_WAIT, null);
+		MemoryBudget budget = new MemoryBudget(0, 64 * MIB, 64 * MIB, STRIPES, true, RoomFailures.memory());
+		budget.acquire(63 * MIB, NORMAL, NO_WAIT, null);
 		assertThatExceptionOfType(MemoryBudgetExceededException.class)
-			.isThrownBy(() -> budget.acquire(2 * MIB, StreamPriority.NORMAL, NO_WAIT, null));
+			.isThrownBy(() -> budget.acquire(2 * MIB, NORMAL, NO_WAIT, null));
 		assertThat(budget.waitTimeouts()).isEqualTo(1);
 		Thread interrupted = new Thread(() -> {
 			try {
-				budget.acquire(2 * MIB, StreamPriority.HIGH, LONG_WAIT, null);
+				budget.acquire(2 * MIB, HIGH, LONG_WAIT, null);
 			}
 			catch (OffloadException expected) {
 				// Interrupted while waiting.
