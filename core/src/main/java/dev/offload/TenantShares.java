@@ -11,73 +11,51 @@ import dev.offload.internal.lending.LendingTenant;
 import dev.offload.internal.memory.MemoryTenant;
 
 /**
- * A device's tenants as its stream pool lends to them: each name's {@link LendingTenant}
- * (weight, stream limit, counters), made on first use. The tenants the policy names, and
- * others up to its tracked bound, count on their own; the rest share the counters of
- * {@link TenantPolicy#OTHER_TENANTS} but still queue under their own name, so fairness
- * stays per tenant.
+ * A device's tenants as its stream pool lends to them and its memory budget admits them:
+ * each name's {@link LendingTenant} (weight, stream limit, counters) and
+ * {@link MemoryTenant} (weight, memory limit, counters), made on first use. The tenants
+ * the policy names, and others up to its tracked bound, count on their own; the rest
+ * share the counters of {@link TenantPolicy#OTHER_TENANTS} but still queue under their
+ * own name, so fairness stays per tenant. Both views track the same names.
  */
 final class TenantShares {
 
 	private final TenantPolicy policy;
 
-	private final Map<String, LendingTenant> tracked = new ConcurrentHashMap<>();
-
-	/** The memory budget's view of the tenants the policy names; others have no limit. */
-	private final Map<String, MemoryTenant> memory = new ConcurrentHashMap<>();
+	private final Map<String, Tenant> tracked = new ConcurrentHashMap<>();
 
 	private final LendingTenant.Counters others = new LendingTenant.Counters();
 
+	private final MemoryTenant.Counters othersMemory = new MemoryTenant.Counters();
+
 	TenantShares(TenantPolicy policy) {
 		this.policy = policy;
-		for (Map.Entry<String, TenantPolicy.TenantShare> entry : policy.tenants().entrySet()) {
-			this.tracked.put(entry.getKey(), lendingTenant(entry.getKey()));
-			this.memory.put(entry.getKey(),
-					new MemoryTenant(entry.getKey(), entry.getValue().weight(), entry.getValue().maxMemoryBytes()));
+		for (String name : policy.tenants().keySet()) {
+			this.tracked.put(name, tracked(name));
 		}
 	}
 
 	/**
-	 * Returns the tenant that borrows for a session.
-	 * @param tenant the session's tenant, or {@code null} for the default one
+	 * Returns a tenant as the stream pool lends to it.
+	 * @param tenant the name, or {@code null} for {@link TenantPolicy#DEFAULT_TENANT}
 	 * @return the tenant
 	 */
 	LendingTenant of(@Nullable String tenant) {
-		String name = (tenant != null) ? tenant : TenantPolicy.DEFAULT_TENANT;
-		LendingTenant known = this.tracked.get(name);
-		if (known != null) {
-			return known;
-		}
-		synchronized (this) {
-			known = this.tracked.get(name);
-			if (known != null) {
-				return known;
-			}
-			if (this.tracked.size() < this.policy.maxTrackedTenants()) {
-				LendingTenant made = lendingTenant(name);
-				this.tracked.put(name, made);
-				return made;
-			}
-		}
-		// Past the tracked bound: a tenant of no limit, counted with the others.
-		return new LendingTenant(name, this.policy.weightOf(name), this.others);
+		String name = nameOf(tenant);
+		Tenant known = tenant(name);
+		return (known != null) ? known.lending() : new LendingTenant(name, this.policy.weightOf(name), this.others);
 	}
 
 	/**
-	 * Returns the tenant that a session's memory reservations are made for: the policy's
-	 * limit for a tenant it names, else only a name and weight to queue fairly under.
-	 * @param tenant the session's tenant, or {@code null} for the default one
+	 * Returns a tenant as the memory budget admits it.
+	 * @param tenant the name, or {@code null} for {@link TenantPolicy#DEFAULT_TENANT}
 	 * @return the tenant
 	 */
 	MemoryTenant memoryOf(@Nullable String tenant) {
-		String name = (tenant != null) ? tenant : TenantPolicy.DEFAULT_TENANT;
-		MemoryTenant named = this.memory.get(name);
-		return (named != null) ? named : new MemoryTenant(name, this.policy.weightOf(name), 0);
-	}
-
-	private LendingTenant lendingTenant(String name) {
-		TenantPolicy.TenantShare share = this.policy.shareOf(name);
-		return new LendingTenant(name, share.weight(), share.maxStreams());
+		String name = nameOf(tenant);
+		Tenant known = tenant(name);
+		return (known != null) ? known.memory()
+				: new MemoryTenant(name, this.policy.weightOf(name), 0, this.othersMemory);
 	}
 
 	/**
@@ -86,17 +64,52 @@ final class TenantShares {
 	 */
 	List<TenantStatistics> statistics() {
 		List<TenantStatistics> statistics = new ArrayList<>();
-		this.tracked.values().forEach((tenant) -> statistics.add(statisticsOf(tenant.name(), tenant.counters())));
-		if (this.others.borrows() > 0 || this.others.waiting() > 0) {
-			statistics.add(statisticsOf(TenantPolicy.OTHER_TENANTS, this.others));
+		this.tracked.values()
+			.forEach((tenant) -> statistics
+				.add(statisticsOf(tenant.lending().name(), tenant.lending().counters(), tenant.memory().counters())));
+		if (this.others.borrows() > 0 || this.others.waiting() > 0 || this.othersMemory.waits() > 0
+				|| this.othersMemory.refusals() > 0) {
+			statistics.add(statisticsOf(TenantPolicy.OTHER_TENANTS, this.others, this.othersMemory));
 		}
 		statistics.sort((a, b) -> a.tenant().compareTo(b.tenant()));
 		return List.copyOf(statistics);
 	}
 
-	private static TenantStatistics statisticsOf(String name, LendingTenant.Counters counters) {
-		return new TenantStatistics(name, counters.inUse(), counters.waiting(), counters.borrows(),
-				counters.waitNanos());
+	private static String nameOf(@Nullable String tenant) {
+		return (tenant != null) ? tenant : TenantPolicy.DEFAULT_TENANT;
+	}
+
+	/** Returns the tracked tenant of a name, tracking it while under the bound. */
+	private @Nullable Tenant tenant(String name) {
+		Tenant known = this.tracked.get(name);
+		if (known != null) {
+			return known;
+		}
+		synchronized (this) {
+			known = this.tracked.get(name);
+			if (known == null && this.tracked.size() < this.policy.maxTrackedTenants()) {
+				known = tracked(name);
+				this.tracked.put(name, known);
+			}
+			return known;
+		}
+	}
+
+	private Tenant tracked(String name) {
+		TenantPolicy.TenantShare share = this.policy.shareOf(name);
+		return new Tenant(new LendingTenant(name, share.weight(), share.maxStreams()),
+				new MemoryTenant(name, share.weight(), share.maxMemoryBytes()));
+	}
+
+	private static TenantStatistics statisticsOf(String name, LendingTenant.Counters streams,
+			MemoryTenant.Counters memory) {
+		return new TenantStatistics(name, streams.inUse(), streams.waiting(), streams.borrows(), streams.waitNanos(),
+				memory.waits(), memory.waitNanos(), memory.refusals());
+	}
+
+	/** A tracked tenant's two views. */
+	private record Tenant(LendingTenant lending, MemoryTenant memory) {
+
 	}
 
 }

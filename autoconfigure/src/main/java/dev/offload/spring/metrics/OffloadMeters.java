@@ -94,6 +94,18 @@ final class OffloadMeters {
 	 */
 	static final String TENANT_STREAMS_ACQUIRE = "offload.tenant.streams.acquire";
 
+	/**
+	 * The function timer of a tenant's requests that waited for the memory budget and
+	 * their waits, tagged {@code device} and {@code tenant}.
+	 */
+	static final String TENANT_MEMORY_WAITS = "offload.tenant.memory.waits";
+
+	/**
+	 * The function counter of a tenant's requests the memory budget refused, tagged
+	 * {@code device} and {@code tenant}.
+	 */
+	static final String TENANT_MEMORY_REFUSED = "offload.tenant.memory.refused";
+
 	static Tags tags(Device device) {
 		return Tags.of("device", String.valueOf(device.id()), "backend", device.backendName());
 	}

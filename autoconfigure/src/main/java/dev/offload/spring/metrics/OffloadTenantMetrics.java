@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -146,8 +147,9 @@ public final class OffloadTenantMetrics implements OffloadListener, MeterBinder 
 	}
 
 	/**
-	 * The tenant's use of its device's pool, read from the pool's tenant statistics at
-	 * each scrape: streams held, borrowers waiting, and borrows with their waits.
+	 * The tenant's use of its device's pool and memory budget, read from the pool's
+	 * tenant statistics at each scrape: streams held, borrowers waiting, borrows with
+	 * their waits, the budget's waits and refusals.
 	 */
 	private static void poolMeters(MeterRegistry registry, Key key) {
 		StreamPool pool = key.device().streamPool();
@@ -168,6 +170,17 @@ public final class OffloadTenantMetrics implements OffloadListener, MeterBinder 
 			.description("A tenant's borrows of a stream and how long they waited")
 			.tags(key.tags())
 			.register(registry);
+		FunctionTimer
+			.builder(OffloadMeters.TENANT_MEMORY_WAITS, pool, (p) -> row(p, tenant).memoryWaits(),
+					(p) -> row(p, tenant).memoryWaitNanos(), TimeUnit.NANOSECONDS)
+			.description("A tenant's requests that waited for the memory budget and how long they waited")
+			.tags(key.tags())
+			.register(registry);
+		FunctionCounter.builder(OffloadMeters.TENANT_MEMORY_REFUSED, pool, (p) -> row(p, tenant).memoryRefusals())
+			.description("A tenant's requests the memory budget or its memory limit refused")
+			.baseUnit(OffloadMeters.UNIT_REQUESTS)
+			.tags(key.tags())
+			.register(registry);
 	}
 
 	private static TenantStatistics row(StreamPool pool, String tenant) {
@@ -176,7 +189,7 @@ public final class OffloadTenantMetrics implements OffloadListener, MeterBinder 
 				return row;
 			}
 		}
-		return new TenantStatistics(tenant, 0, 0, 0, 0);
+		return new TenantStatistics(tenant, 0, 0, 0, 0, 0, 0, 0);
 	}
 
 	private static void gauge(MeterRegistry registry, Key key, AtomicInteger open) {

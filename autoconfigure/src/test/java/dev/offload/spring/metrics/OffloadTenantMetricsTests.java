@@ -6,6 +6,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import dev.offload.DeviceRegistry;
+import dev.offload.MemoryBudgetExceededException;
 import dev.offload.OffloadSession;
 import dev.offload.SessionOptions;
 import dev.offload.TenantPolicy;
@@ -13,6 +14,7 @@ import dev.offload.TenantPolicy.TenantShare;
 import dev.offload.backend.host.HostBackend;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * Tests for {@link OffloadTenantMetrics}: each tenant's sessions closed and open, tagged
@@ -82,6 +84,19 @@ class OffloadTenantMetricsTests {
 		assertThat(this.meters.get("offload.tenant.streams.active").tag("tenant", "acme").gauge().value()).isZero();
 		assertThat(this.meters.get("offload.tenant.streams.acquire").tag("tenant", "acme").functionTimer().count())
 			.isEqualTo(2);
+	}
+
+	@Test
+	void memoryMetersShouldCountATenantsRefusals() {
+		start(TenantPolicy.DEFAULTS.withTenant("capped", new TenantShare(1, 0, 1024)));
+		try (OffloadSession session = open("capped")) {
+			assertThatExceptionOfType(MemoryBudgetExceededException.class)
+				.isThrownBy(() -> session.allocate(1024 * 1024));
+		}
+		assertThat(this.meters.get("offload.tenant.memory.refused").tag("tenant", "capped").functionCounter().count())
+			.isEqualTo(1);
+		assertThat(this.meters.get("offload.tenant.memory.waits").tag("tenant", "capped").functionTimer().count())
+			.isZero();
 	}
 
 	@Test

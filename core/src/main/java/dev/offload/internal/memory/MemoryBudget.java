@@ -245,9 +245,11 @@ final class MemoryBudget {
 			return;
 		}
 		if (bytes > this.budgetBytes) {
+			refused(tenant);
 			throw this.failures.budgetExceeded(this.deviceId, this.budgetBytes, usedBytes(), bytes, Duration.ZERO);
 		}
 		if (tenant != null && tenant.maxBytes() > 0 && bytes > tenant.maxBytes()) {
+			refused(tenant);
 			throw tenantExceeded(tenant, bytes, Duration.ZERO);
 		}
 		if (waiting() == 0 && (tenant == null || tenant.tryHold(bytes))) {
@@ -267,6 +269,12 @@ final class MemoryBudget {
 		}
 		acquireSlow(bytes, highPriority, timeoutNanos, deadline, tenant);
 		countInUse(bytes);
+	}
+
+	private static void refused(@Nullable MemoryTenant tenant) {
+		if (tenant != null) {
+			tenant.counters().refused();
+		}
 	}
 
 	private RuntimeException tenantExceeded(MemoryTenant tenant, long bytes, Duration waited) {
@@ -513,6 +521,7 @@ final class MemoryBudget {
 					}
 					if (remaining <= 0) {
 						this.waitTimeouts.increment();
+						refused(tenant);
 						if (tenant != null && tenant.maxBytes() > 0 && tenant.heldBytes() + bytes > tenant.maxBytes()) {
 							throw tenantExceeded(tenant, bytes, Duration.ofNanos(System.nanoTime() - start));
 						}
@@ -544,6 +553,9 @@ final class MemoryBudget {
 		}
 		finally {
 			this.lock.unlock();
+			if (tenant != null) {
+				tenant.counters().waited(System.nanoTime() - start);
+			}
 		}
 	}
 

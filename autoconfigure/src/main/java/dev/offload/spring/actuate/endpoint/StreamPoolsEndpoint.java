@@ -321,12 +321,18 @@ public class StreamPoolsEndpoint {
 	 * @param waiting its borrowers waiting
 	 * @param borrows its borrows so far
 	 * @param totalWait how long its borrows waited in all, as an ISO-8601 duration
+	 * @param memoryWaits its requests that waited for the memory budget
+	 * @param memoryWait how long they waited in all, as an ISO-8601 duration
+	 * @param memoryRefusals its requests the budget or its memory limit refused
 	 */
-	public record TenantDescriptor(String tenant, int inUse, int waiting, long borrows, String totalWait) {
+	public record TenantDescriptor(String tenant, int inUse, int waiting, long borrows, String totalWait,
+			long memoryWaits, String memoryWait, long memoryRefusals) {
 
 		static TenantDescriptor of(TenantStatistics statistics) {
 			return new TenantDescriptor(statistics.tenant(), statistics.inUse(), statistics.waiting(),
-					statistics.borrows(), Duration.ofNanos(statistics.totalWaitNanos()).toString());
+					statistics.borrows(), Duration.ofNanos(statistics.totalWaitNanos()).toString(),
+					statistics.memoryWaits(), Duration.ofNanos(statistics.memoryWaitNanos()).toString(),
+					statistics.memoryRefusals());
 		}
 
 	}
