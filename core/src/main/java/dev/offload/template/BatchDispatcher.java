@@ -118,9 +118,13 @@ final class BatchDispatcher<I, O> {
 		this.batches.increment();
 		this.items.add(batch.size());
 		int deviceId = (slices != null) ? slices.deviceId() : OffloadAttributes.ANY_DEVICE;
+		String[] tenants = new String[batch.size()];
+		for (int i = 0; i < tenants.length; i++) {
+			tenants[i] = batch.get(i).tenant();
+		}
 		try {
-			this.listener
-				.batchCompleted(new BatchListener.CompletedBatch(this.name, deviceId, batch.size(), delays, cause));
+			this.listener.batchCompleted(
+					new BatchListener.CompletedBatch(this.name, deviceId, batch.size(), delays, tenants, cause));
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Batch listener failed on a batch of '{}'", this.name, ex);

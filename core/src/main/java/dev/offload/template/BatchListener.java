@@ -37,9 +37,12 @@ public interface BatchListener {
 	 * @param size the number of items
 	 * @param queueDelaysNanos each item's time from its submission to the batch's
 	 * dispatch
+	 * @param tenants each item's tenant, in the order of {@code queueDelaysNanos}
+	 * ({@link dev.offload.TenantPolicy#DEFAULT_TENANT} for an item submitted without one)
 	 * @param failure the batch's failure, or {@code null}
 	 */
-	record CompletedBatch(String name, int deviceId, int size, long[] queueDelaysNanos, Throwable failure) {
+	record CompletedBatch(String name, int deviceId, int size, long[] queueDelaysNanos, String[] tenants,
+			Throwable failure) {
 
 	}
 

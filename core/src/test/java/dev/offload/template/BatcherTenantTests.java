@@ -13,6 +13,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import dev.offload.DeviceRegistry;
+import dev.offload.TenantPolicy;
 import dev.offload.backend.host.HostBackend;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -68,6 +69,39 @@ class BatcherTenantTests {
 		// First come, first served would put both quiet items in the last batch.
 		assertThat(batches.get(1)).contains("quiet-0", "quiet-1").hasSize(4);
 		assertThat(batches.stream().mapToInt(List::size).sum()).isEqualTo(23);
+	}
+
+	@Test
+	void aCompletedBatchShouldNameEachItemsTenantInItsOrder() throws Exception {
+		List<BatchListener.CompletedBatch> completed = new CopyOnWriteArrayList<>();
+		OffloadTemplate template = new OffloadTemplate(this.registry, BatchPolicy.DEFAULTS, completed::add,
+				this.tenant::get);
+		List<List<String>> batches = new CopyOnWriteArrayList<>();
+		BatchFunction<String, String> function = (items) -> {
+			batches.add(List.copyOf(items));
+			return CompletableFuture.completedFuture(items);
+		};
+		try (Batcher<String, String> batcher = template.batcher("named", function,
+				BatchPolicy.DEFAULTS.withMaxBatchSize(3).withMaxDelay(Duration.ofMinutes(1)))) {
+			List<CompletableFuture<String>> results = new ArrayList<>();
+			this.tenant.set("acme");
+			results.add(batcher.submit("acme-0"));
+			this.tenant.remove();
+			results.add(batcher.submit("default-0"));
+			this.tenant.set("acme");
+			results.add(batcher.submit("acme-1"));
+			CompletableFuture.allOf(results.toArray(CompletableFuture[]::new)).get(1, TimeUnit.MINUTES);
+		}
+		// The third item fills the batch: one batch of three.
+		assertThat(batches).hasSize(1);
+		assertThat(completed).hasSize(1);
+		List<String> items = batches.get(0);
+		String[] tenants = completed.get(0).tenants();
+		assertThat(tenants).hasSize(3);
+		for (int i = 0; i < items.size(); i++) {
+			assertThat(tenants[i]).as(items.get(i))
+				.isEqualTo(items.get(i).startsWith("acme") ? "acme" : TenantPolicy.DEFAULT_TENANT);
+		}
 	}
 
 	private static void await(CountDownLatch latch) {

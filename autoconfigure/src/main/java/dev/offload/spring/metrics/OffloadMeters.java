@@ -106,6 +106,12 @@ final class OffloadMeters {
 	 */
 	static final String TENANT_MEMORY_REFUSED = "offload.tenant.memory.refused";
 
+	/**
+	 * The timer of each batched item's wait in its batcher's queue, tagged {@code kernel}
+	 * and {@code tenant}.
+	 */
+	static final String TENANT_BATCH_QUEUE_DELAY = "offload.tenant.batch.queue.delay";
+
 	static Tags tags(Device device) {
 		return Tags.of("device", String.valueOf(device.id()), "backend", device.backendName());
 	}

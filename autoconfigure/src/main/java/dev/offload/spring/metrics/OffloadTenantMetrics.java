@@ -1,5 +1,7 @@
 package dev.offload.spring.metrics;
 
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -24,6 +26,7 @@ import dev.offload.OffloadSession;
 import dev.offload.StreamPool;
 import dev.offload.TenantPolicy;
 import dev.offload.TenantStatistics;
+import dev.offload.template.BatchListener;
 
 /**
  * {@link OffloadListener} that measures each tenant's sessions: the timer
@@ -33,16 +36,20 @@ import dev.offload.TenantStatistics;
  * {@link StreamPool#tenantStatistics() tenant statistics}, its use of the device's
  * streams: the gauges {@code offload.tenant.streams.active} (streams held) and
  * {@code offload.tenant.streams.pending} (borrowers waiting) and the function timer
- * {@code offload.tenant.streams.acquire} (borrows and their waits), registered once the
- * pool has counted the tenant. Each is tagged {@code device}, {@code backend} and
- * {@code tenant}. A session opened without a tenant is
- * {@value TenantPolicy#DEFAULT_TENANT}'s. The {@code tenant} tag is bounded by the
- * registry's {@link TenantPolicy#maxTrackedTenants()}: the tenants the policy names, then
- * the first others to open a session, keep their name; every further tenant is counted as
+ * {@code offload.tenant.streams.acquire} (borrows and their waits), and of its memory
+ * budget: the function timer {@code offload.tenant.memory.waits} and the function counter
+ * {@code offload.tenant.memory.refused}, registered once the pool has counted the tenant.
+ * Each is tagged {@code device}, {@code backend} and {@code tenant}. As a
+ * {@link BatchListener}, the timer {@code offload.tenant.batch.queue.delay} (each batched
+ * item's wait in its batcher's queue, tagged {@code kernel} and {@code tenant}). A
+ * session opened without a tenant is {@value TenantPolicy#DEFAULT_TENANT}'s. The
+ * {@code tenant} tag is bounded by the registry's
+ * {@link TenantPolicy#maxTrackedTenants()}: the tenants the policy names, then the first
+ * others to open a session, keep their name; every further tenant is counted as
  * {@value TenantPolicy#OTHER_TENANTS}, so that a client choosing tenant names cannot grow
  * the meters without bound.
  */
-public final class OffloadTenantMetrics implements OffloadListener, MeterBinder {
+public final class OffloadTenantMetrics implements OffloadListener, BatchListener, MeterBinder {
 
 	private final Supplier<TenantPolicy> policy;
 
@@ -107,6 +114,37 @@ public final class OffloadTenantMetrics implements OffloadListener, MeterBinder 
 	 * The tag of a tenant: its name while fewer than the tracked bound are named, else
 	 * {@value TenantPolicy#OTHER_TENANTS}.
 	 */
+	/**
+	 * Records each item's wait in a batcher's queue under its tenant's tag, so that a
+	 * tenant whose items wait longer than others' in shared batches shows.
+	 */
+	@Override
+	public void batchCompleted(CompletedBatch batch) {
+		if (this.registries.isEmpty()) {
+			return;
+		}
+		Map<String, List<Timer>> timers = new HashMap<>();
+		long[] delays = batch.queueDelaysNanos();
+		String[] tenants = batch.tenants();
+		for (int i = 0; i < delays.length; i++) {
+			String tag = tagOf(tenants[i]);
+			for (Timer timer : timers.computeIfAbsent(tag, (each) -> batchTimers(batch.name(), each))) {
+				timer.record(delays[i], TimeUnit.NANOSECONDS);
+			}
+		}
+	}
+
+	private List<Timer> batchTimers(String kernel, String tenant) {
+		List<Timer> timers = new ArrayList<>(this.registries.size());
+		for (MeterRegistry registry : this.registries) {
+			timers.add(Timer.builder(OffloadMeters.TENANT_BATCH_QUEUE_DELAY)
+				.description("Time a tenant's item waited in a batcher's queue before its batch was dispatched")
+				.tags("kernel", kernel, "tenant", tenant)
+				.register(registry));
+		}
+		return timers;
+	}
+
 	String tagOf(@Nullable String tenant) {
 		String name = (tenant != null) ? tenant : TenantPolicy.DEFAULT_TENANT;
 		String tag = this.tracked.get(name);

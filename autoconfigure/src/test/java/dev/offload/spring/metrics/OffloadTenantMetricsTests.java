@@ -1,5 +1,7 @@
 package dev.offload.spring.metrics;
 
+import java.util.concurrent.TimeUnit;
+
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
@@ -12,6 +14,7 @@ import dev.offload.SessionOptions;
 import dev.offload.TenantPolicy;
 import dev.offload.TenantPolicy.TenantShare;
 import dev.offload.backend.host.HostBackend;
+import dev.offload.template.BatchListener.CompletedBatch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -97,6 +100,22 @@ class OffloadTenantMetricsTests {
 			.isEqualTo(1);
 		assertThat(this.meters.get("offload.tenant.memory.waits").tag("tenant", "capped").functionTimer().count())
 			.isZero();
+	}
+
+	@Test
+	void batchedItemsShouldBeTimedPerTenant() {
+		start(TenantPolicy.DEFAULTS);
+		this.metrics.batchCompleted(new CompletedBatch("scale", 0, 3, new long[] { 1_000_000, 2_000_000, 5_000_000 },
+				new String[] { "acme", "acme", TenantPolicy.DEFAULT_TENANT }, null));
+		Timer acme = this.meters.get("offload.tenant.batch.queue.delay")
+			.tags("kernel", "scale", "tenant", "acme")
+			.timer();
+		assertThat(acme.count()).isEqualTo(2);
+		assertThat(acme.totalTime(TimeUnit.MILLISECONDS)).isEqualTo(3.0);
+		assertThat(this.meters.get("offload.tenant.batch.queue.delay")
+			.tag("tenant", TenantPolicy.DEFAULT_TENANT)
+			.timer()
+			.max(TimeUnit.MILLISECONDS)).isEqualTo(5.0);
 	}
 
 	@Test
