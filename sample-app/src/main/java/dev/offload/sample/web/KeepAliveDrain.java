@@ -45,6 +45,8 @@ final class KeepAliveDrain extends OncePerRequestFilter
 
 	private volatile boolean draining;
 
+	private volatile boolean closedEveryConnection;
+
 	KeepAliveDrain(Duration drain) {
 		if (drain.isNegative()) {
 			throw new IllegalArgumentException("sample.shutdown.keep-alive-drain must not be negative, was " + drain);
@@ -83,6 +85,7 @@ final class KeepAliveDrain extends OncePerRequestFilter
 		if (handler != null) {
 			handler.closeServerSocketGraceful();
 			long left = handler.awaitConnectionsClose(this.drain.toMillis());
+			this.closedEveryConnection = left > 0;
 			if (left <= 0) {
 				logger.info("Kept-alive connections still open after {}; the graceful shutdown proceeds", this.drain);
 			}
@@ -102,6 +105,14 @@ final class KeepAliveDrain extends OncePerRequestFilter
 
 	boolean isDraining() {
 		return this.draining;
+	}
+
+	/**
+	 * Whether the drain saw every connection close within
+	 * {@code sample.shutdown.keep-alive-drain}; false before it ran.
+	 */
+	boolean closedEveryConnection() {
+		return this.closedEveryConnection;
 	}
 
 }

@@ -1,9 +1,5 @@
 package dev.offload.sample.web;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -16,7 +12,12 @@ import org.springframework.boot.ApplicationArguments;
 import org.springframework.boot.ApplicationRunner;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ApplicationContext;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.MediaType;
+import org.springframework.http.client.SimpleClientHttpRequestFactory;
 import org.springframework.stereotype.Component;
+import org.springframework.web.client.RestClient;
 
 import dev.offload.sample.pricing.MonteCarloRequest;
 import dev.offload.sample.pricing.MonteCarloResult;
@@ -31,7 +32,10 @@ import dev.offload.sample.pricing.OptionSpec;
  * Monte Carlo simulation, and the price endpoint itself over loopback (the dispatcher
  * servlet, JSON, validation, admission), each with a generous bound. Without it the first
  * request after startup paid for all of that, seconds on a busy machine. A failure is
- * logged, never fatal: the first requests then pay, as before.
+ * logged, never fatal: the first requests then pay, as before. The loopback requests say
+ * {@code Connection: close}: a connection of the warm-up's left open would idle until
+ * Tomcat's keep-alive timeout and, at a shutdown before then, hold the
+ * {@link KeepAliveDrain} for that long.
  */
 @Component
 class StartupWarmup implements ApplicationRunner {
@@ -81,16 +85,22 @@ class StartupWarmup implements ApplicationRunner {
 				|| web.getWebServer().getPort() <= 0) {
 			return;
 		}
-		HttpClient http = HttpClient.newBuilder().connectTimeout(BOUND).build();
+		SimpleClientHttpRequestFactory requests = new SimpleClientHttpRequestFactory();
+		requests.setConnectTimeout(BOUND);
+		requests.setReadTimeout(BOUND);
+		RestClient http = RestClient.builder()
+			.requestFactory(requests)
+			.baseUrl("http://127.0.0.1:" + web.getWebServer().getPort())
+			.build();
 		String option = "{\"spot\":100,\"strike\":95,\"maturity\":1,\"rate\":0.03,\"volatility\":0.2}";
 		for (String body : List.of("{\"options\":[" + option + "]}", "{\"options\":[" + option + "," + option + "]}")) {
-			HttpResponse<Void> response = http.send(HttpRequest
-				.newBuilder(URI.create("http://127.0.0.1:" + web.getWebServer().getPort() + "/api/options/price"))
-				.timeout(BOUND)
-				.header("Content-Type", "application/json")
-				.POST(HttpRequest.BodyPublishers.ofString(body))
-				.build(), HttpResponse.BodyHandlers.discarding());
-			logger.debug("Warm-up price request over loopback: {}", response.statusCode());
+			HttpStatusCode status = http.post()
+				.uri("/api/options/price")
+				.header(HttpHeaders.CONNECTION, "close")
+				.contentType(MediaType.APPLICATION_JSON)
+				.body(body)
+				.exchange((request, response) -> response.getStatusCode());
+			logger.debug("Warm-up price request over loopback: {}", status);
 		}
 	}
 
