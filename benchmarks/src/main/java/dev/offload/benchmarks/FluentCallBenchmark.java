@@ -15,9 +15,10 @@ import java.util.function.Supplier;
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.MemoryStatistics;
-import dev.offload.kernel.KernelRef;
-import dev.offload.kernel.ModuleDefinition;
-import dev.offload.kernel.ParamKind;
+import dev.offload.benchmarks.cuda.HandWrittenScale;
+import dev.offload.benchmarks.support.LatencySummary;
+import dev.offload.benchmarks.support.ScaleKernel;
+import dev.offload.benchmarks.support.Scaler;
 import dev.offload.template.OffloadTemplate;
 
 /**
@@ -48,22 +49,6 @@ import dev.offload.template.OffloadTemplate;
  * 500 a round over all threads).
  */
 public final class FluentCallBenchmark {
-
-	/** The scale kernel's PTX, a resource. */
-	public static final String SCALE_PTX = "dev/offload/benchmarks/cuda/scale.ptx";
-
-	/** The scale kernel: PTX for CUDA, a Java body for the host backend. */
-	static final KernelRef SCALE = KernelRef.of(ModuleDefinition.builder("scale")
-		.imageResource(SCALE_PTX)
-		.hostKernel("scale", List.of(ParamKind.INT32, ParamKind.FLOAT32, ParamKind.POINTER, ParamKind.POINTER), (t) -> {
-			int i = t.globalIdX();
-			if (i < t.intArg(0)) {
-				t.floats(3).put(i, t.floatArg(1) * t.floats(2).get(i));
-			}
-		})
-		.build(), "scale");
-
-	static final int BLOCK = 256;
 
 	/** The fewest calls a round makes, over all its threads. */
 	private static final int MIN_CALLS_PER_ROUND = 500;
@@ -189,7 +174,7 @@ public final class FluentCallBenchmark {
 	}
 
 	static Scaler fluent(OffloadTemplate template) {
-		return (x, a) -> template.kernel(SCALE)
+		return (x, a) -> template.kernel(ScaleKernel.KERNEL)
 			.threads(x.length)
 			.arg(x.length)
 			.arg(a)
@@ -201,7 +186,7 @@ public final class FluentCallBenchmark {
 
 	private static Supplier<Scaler> handWritten(String backend, Device device, int n) {
 		if (backend.equals("cuda") || backend.equals("ffm")) {
-			return dev.offload.benchmarks.cuda.HandWrittenScale.factory(device, n);
+			return HandWrittenScale.factory(device, n);
 		}
 		return () -> sessionScaler(device, n);
 	}
@@ -213,7 +198,7 @@ public final class FluentCallBenchmark {
 	 * @return the scaler
 	 */
 	static Scaler sessionScaler(Device device, int n) {
-		return SessionScalers.buffersOnce(device, device.kernel(SCALE), n);
+		return SessionScalers.buffersOnce(device, device.kernel(ScaleKernel.KERNEL), n);
 	}
 
 	/**
@@ -368,25 +353,6 @@ public final class FluentCallBenchmark {
 	}
 
 	private record Result(double rate, double p50, double p99, double firstCall) {
-
-	}
-
-	/**
-	 * One thread's way of scaling an array, with what it allocated once.
-	 */
-	public interface Scaler extends AutoCloseable {
-
-		/**
-		 * Returns {@code a * x}, computed on the device.
-		 * @param x the input
-		 * @param a the factor
-		 * @return a new array
-		 */
-		float[] scale(float[] x, float a);
-
-		@Override
-		default void close() {
-		}
 
 	}
 

@@ -10,9 +10,10 @@ import java.util.function.Supplier;
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.Kernel;
-import dev.offload.benchmarks.FluentCallBenchmark.Scaler;
 import dev.offload.benchmarks.cuda.HandWrittenScale;
 import dev.offload.benchmarks.cuda.HandWrittenScale.Ingredients;
+import dev.offload.benchmarks.support.ScaleKernel;
+import dev.offload.benchmarks.support.Scaler;
 import dev.offload.template.OffloadTemplate;
 
 /**
@@ -61,7 +62,7 @@ public final class FluentCallBreakdown {
 						HandWrittenScale.factory(device, n, new Ingredients(false, true)));
 				add(names, factories, "with both", HandWrittenScale.factory(device, n, new Ingredients(true, true)));
 				add(names, factories, "session API, buffers once", () -> FluentCallBenchmark.sessionScaler(device, n));
-				Kernel kernel = device.kernel(FluentCallBenchmark.SCALE);
+				Kernel kernel = device.kernel(ScaleKernel.KERNEL);
 				add(names, factories, "session API, buffers per call",
 						() -> SessionScalers.buffersPerCall(device, kernel, false, null));
 				add(names, factories, "and a memory reservation",

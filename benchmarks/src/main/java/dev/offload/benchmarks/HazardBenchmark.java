@@ -19,6 +19,7 @@ import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.Kernel;
 import dev.offload.StreamPoolConfig;
+import dev.offload.benchmarks.support.LatencySummary;
 import dev.offload.spi.Backend;
 import dev.offload.spi.BackendDevice;
 import dev.offload.spi.BackendKernel;

@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 import dev.offload.backend.host.HostBackend;
+import dev.offload.benchmarks.support.LatencySummary;
 import dev.offload.kernel.HostThread;
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.kernel.ParamKind;

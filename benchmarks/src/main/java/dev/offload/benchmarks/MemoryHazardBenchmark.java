@@ -21,6 +21,7 @@ import dev.offload.MemoryConfig;
 import dev.offload.MemoryStatistics;
 import dev.offload.OffloadSession;
 import dev.offload.backend.host.HostBackend;
+import dev.offload.benchmarks.support.LatencySummary;
 import dev.offload.kernel.HostThread;
 import dev.offload.kernel.KernelRef;
 import dev.offload.kernel.LaunchConfig;

@@ -19,6 +19,7 @@ import dev.offload.DeviceBuffer;
 import dev.offload.DeviceRegistry;
 import dev.offload.HostBuffer;
 import dev.offload.OffloadSession;
+import dev.offload.benchmarks.support.LatencySummary;
 import dev.offload.kernel.KernelRef;
 import dev.offload.kernel.LaunchConfig;
 import dev.offload.template.BatchFunction;

@@ -14,6 +14,7 @@ import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
 import dev.offload.SessionOptions;
 import dev.offload.StreamPoolConfig;
+import dev.offload.benchmarks.support.LatencySummary;
 
 /**
  * Tenants on a full bounded stream pool: a flooding tenant (many threads) against a quiet

@@ -28,6 +28,7 @@ import dev.offload.DeviceRegistry;
 import dev.offload.Kernel;
 import dev.offload.OffloadSession;
 import dev.offload.StreamPoolConfig;
+import dev.offload.benchmarks.support.LatencySummary;
 import dev.offload.kernel.LaunchConfig;
 import dev.offload.internal.VirtualThreads;
 

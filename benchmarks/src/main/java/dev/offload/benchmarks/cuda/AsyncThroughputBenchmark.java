@@ -28,7 +28,7 @@ import dev.offload.OffloadSession;
 import dev.offload.StreamPoolStatistics;
 import dev.offload.backend.cuda.CudaBackend;
 import dev.offload.backend.cuda.CudaSessions;
-import dev.offload.benchmarks.LatencySummary;
+import dev.offload.benchmarks.support.LatencySummary;
 import dev.offload.kernel.LaunchConfig;
 import dev.offload.kernel.ModuleDefinition;
 

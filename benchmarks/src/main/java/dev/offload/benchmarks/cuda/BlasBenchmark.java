@@ -15,7 +15,7 @@ import dev.offload.LibraryStatistics;
 import dev.offload.OffloadSession;
 import dev.offload.backend.cuda.CudaBackend;
 import dev.offload.backend.cuda.CudaBackendProvider;
-import dev.offload.benchmarks.LatencySummary;
+import dev.offload.benchmarks.support.LatencySummary;
 import dev.offload.blas.Blas;
 import dev.offload.blas.BlasLibrary;
 import dev.offload.blas.MathMode;

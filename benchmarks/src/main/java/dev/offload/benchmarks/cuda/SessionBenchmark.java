@@ -24,7 +24,7 @@ import dev.offload.OffloadSession;
 import dev.offload.backend.cuda.CudaBackend;
 import dev.offload.backend.cuda.CudaBackendProvider;
 import dev.offload.backend.cuda.CudaSessions;
-import dev.offload.benchmarks.LatencySummary;
+import dev.offload.benchmarks.support.LatencySummary;
 import dev.offload.kernel.LaunchConfig;
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.spi.BackendAvailability;

@@ -8,7 +8,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import dev.offload.StreamPriority;
-import dev.offload.benchmarks.LatencySummary;
+import dev.offload.benchmarks.support.LatencySummary;
 import dev.offload.internal.lending.LendingPool;
 
 /**
