@@ -13,6 +13,7 @@ import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.Kernel;
 import dev.offload.OffloadSession;
+import dev.offload.benchmarks.support.CommandLine;
 import dev.offload.kernel.LaunchConfig;
 
 /**
@@ -24,24 +25,27 @@ import dev.offload.kernel.LaunchConfig;
  * (the "device" is a few CPU workers); {@link dev.offload.benchmarks.cuda} has the GPU
  * versions against raw JCuda.
  * <p>
- * Usage: {@code java -cp benchmarks.jar dev.offload.benchmarks.AsyncCompletionBenchmark
- * [--backend host|cuda] [--iterations N] [--rounds N] [--in-flight N]} (defaults host,
- * 20000, 5, 8192).
+ * Usage in {@link #USAGE}.
  */
 public final class AsyncCompletionBenchmark {
+
+	static final String USAGE = """
+			Usage: java -cp benchmarks.jar dev.offload.benchmarks.AsyncCompletionBenchmark [options]
+			  --backend host|cuda|ffm   the backend (host)
+			  --iterations N            round trips per mode and round (20000)
+			  --rounds N                rounds after a warm-up round (5)
+			  --in-flight N             sessions in flight closed with closeAsync() (8192)
+			""";
 
 	private AsyncCompletionBenchmark() {
 	}
 
 	public static void main(String[] args) {
-		Map<String, String> options = new LinkedHashMap<>();
-		for (int i = 0; i + 1 < args.length; i += 2) {
-			options.put(args[i].replaceFirst("^--", ""), args[i + 1]);
-		}
-		String backend = options.getOrDefault("backend", "host");
-		int iterations = Integer.parseInt(options.getOrDefault("iterations", "20000"));
-		int rounds = Integer.parseInt(options.getOrDefault("rounds", "5"));
-		int inFlight = Integer.parseInt(options.getOrDefault("in-flight", "8192"));
+		Options options = CommandLine.parse(args, USAGE, Options::from);
+		String backend = options.backend();
+		int iterations = options.iterations();
+		int rounds = options.rounds();
+		int inFlight = options.inFlight();
 		try (DeviceRegistry registry = DeviceRegistry.builder(Backends.create(backend, 0)).build()) {
 			Device device = registry.device(0);
 			Kernel spin = device.loadModule(SpinKernel.definition()).kernel(SpinKernel.NAME);
@@ -112,6 +116,15 @@ public final class AsyncCompletionBenchmark {
 		long[] sorted = values.stream().mapToLong(Long::longValue).sorted().toArray();
 		int middle = sorted.length / 2;
 		return (sorted.length % 2 == 1) ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2.0;
+	}
+
+	private record Options(String backend, int iterations, int rounds, int inFlight) {
+
+		static Options from(CommandLine line) {
+			return new Options(line.choice("--backend", "host", "cuda", "ffm"), line.intOption("--iterations", 20000),
+					line.intOption("--rounds", 5), line.intOption("--in-flight", 8192));
+		}
+
 	}
 
 }

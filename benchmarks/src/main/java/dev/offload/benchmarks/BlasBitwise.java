@@ -12,6 +12,7 @@ import dev.offload.DeviceBuffer;
 import dev.offload.DeviceRegistry;
 import dev.offload.HostBuffer;
 import dev.offload.OffloadSession;
+import dev.offload.benchmarks.support.CommandLine;
 import dev.offload.blas.Blas;
 import dev.offload.blas.BlasLibrary;
 import dev.offload.blas.MathMode;
@@ -29,12 +30,19 @@ import dev.offload.blas.Transpose;
  * {@code no C result}. Exits 1 if a case is unequal. The cases and the generator are
  * written twice, here and in the C file: change both together.
  * <p>
- * Usage: {@code BlasBitwise [--backend host|cuda|ffm] [--dir blas-bitwise]
- * [--math DEFAULT|PEDANTIC|TF32] [--workspace 4194304]}; {@code offload.blas.library} (a
- * system property) names cuBLAS's path. On the host backend (EJML) it writes its results
- * and compares them as well: a check of this program, not of cuBLAS.
+ * Usage in {@link #USAGE}; {@code offload.blas.library} (a system property) names
+ * cuBLAS's path. On the host backend (EJML) it writes its results and compares them as
+ * well: a check of this program, not of cuBLAS.
  */
 public final class BlasBitwise {
+
+	static final String USAGE = """
+			Usage: java -cp ... dev.offload.benchmarks.BlasBitwise [options]
+			  --backend host|cuda|ffm         the backend (host)
+			  --dir DIR                       the folder of the C program's results and of these (blas-bitwise)
+			  --math DEFAULT|PEDANTIC|TF32    cuBLAS's math mode (DEFAULT)
+			  --workspace N                   cuBLAS's workspace in bytes (4194304)
+			""";
 
 	/**
 	 * The cases, the same as {@code blas_bitwise.c}'s: a GEMM when {@code k > 0}, else a
@@ -51,11 +59,11 @@ public final class BlasBitwise {
 	}
 
 	public static void main(String[] args) throws IOException {
-		String backend = option(args, "--backend", "host");
-		Path directory = Path.of(option(args, "--dir", "blas-bitwise"));
-		MathMode mode = MathMode.valueOf(option(args, "--math", "DEFAULT").toUpperCase(Locale.ROOT));
-		long workspace = Long
-			.parseLong(option(args, "--workspace", String.valueOf(BlasLibrary.DEFAULT_WORKSPACE_BYTES)));
+		Options options = CommandLine.parse(args, USAGE, Options::from);
+		String backend = options.backend();
+		Path directory = options.directory();
+		MathMode mode = options.mode();
+		long workspace = options.workspaceBytes();
 		Files.createDirectories(directory);
 		BlasLibrary library = BlasLibrary.builder()
 			.libraryPath(System.getProperty("offload.blas.library"))
@@ -169,13 +177,14 @@ public final class BlasBitwise {
 				+ " (Offload " + values + " C)";
 	}
 
-	private static String option(String[] args, String name, String otherwise) {
-		for (int i = 0; i + 1 < args.length; i++) {
-			if (args[i].equals(name)) {
-				return args[i + 1];
-			}
+	private record Options(String backend, Path directory, MathMode mode, long workspaceBytes) {
+
+		static Options from(CommandLine line) {
+			return new Options(line.choice("--backend", "host", "cuda", "ffm"),
+					Path.of(line.string("--dir", "blas-bitwise")), line.enumOption("--math", MathMode.DEFAULT),
+					line.longOption("--workspace", BlasLibrary.DEFAULT_WORKSPACE_BYTES));
 		}
-		return otherwise;
+
 	}
 
 	/**

@@ -1,5 +1,6 @@
 package dev.offload.benchmarks;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -13,6 +14,7 @@ import dev.offload.DeviceBuffer;
 import dev.offload.DeviceRegistry;
 import dev.offload.LibraryStatistics;
 import dev.offload.OffloadSession;
+import dev.offload.benchmarks.support.CommandLine;
 import dev.offload.blas.Blas;
 import dev.offload.blas.BlasLibrary;
 import dev.offload.blas.Transpose;
@@ -28,12 +30,20 @@ import dev.offload.blas.Transpose;
  * created and workspace allocations in between (the target is 0 and 0), the calls and
  * failures, and exits 1 if the target was missed or a call failed.
  * <p>
- * Usage: {@code BlasMixedLoad [--backend host|cuda|ffm] [--seconds 300]
- * [--warmup-seconds 20] [--threads 16] [--max-size 1024]}; {@code offload.blas.library}
- * (a system property) names cuBLAS's path. On the host backend the same run exercises the
- * statistics with EJML (use a small {@code --max-size} there).
+ * Usage in {@link #USAGE}; {@code offload.blas.library} (a system property) names
+ * cuBLAS's path. On the host backend the same run exercises the statistics with EJML (use
+ * a small {@code --max-size} there).
  */
 public final class BlasMixedLoad {
+
+	static final String USAGE = """
+			Usage: java -cp ... dev.offload.benchmarks.BlasMixedLoad [options]
+			  --backend host|cuda|ffm   the backend (host)
+			  --seconds N               seconds measured, after the warm-up (300)
+			  --warmup-seconds N        seconds of warm-up (20)
+			  --threads N               threads making requests (16)
+			  --max-size N              the largest matrix side, from 16 (1024)
+			""";
 
 	private static final int OPERATIONS = 8;
 
@@ -41,33 +51,31 @@ public final class BlasMixedLoad {
 	}
 
 	public static void main(String[] args) throws InterruptedException {
-		String backend = option(args, "--backend", "host");
-		long seconds = Long.parseLong(option(args, "--seconds", "300"));
-		long warmupSeconds = Long.parseLong(option(args, "--warmup-seconds", "20"));
-		int threads = Integer.parseInt(option(args, "--threads", "16"));
-		int maxSize = Integer.parseInt(option(args, "--max-size", "1024"));
+		Options options = CommandLine.parse(args, USAGE, Options::from);
 		BlasLibrary library = BlasLibrary.builder().libraryPath(System.getProperty("offload.blas.library")).build();
-		try (DeviceRegistry registry = DeviceRegistry.builder(Backends.create(backend, 0)).build()) {
+		try (DeviceRegistry registry = DeviceRegistry.builder(Backends.create(options.backend(), 0)).build()) {
 			Device device = registry.device(0);
 			System.out.printf(Locale.ROOT,
 					"BLAS mixed load on %s (%s backend, Java %s): %d threads, sizes 16..%d, "
 							+ "%d s warm-up, %d s measured%n",
-					device.name(), backend, Runtime.version(), threads, maxSize, warmupSeconds, seconds);
+					device.name(), options.backend(), Runtime.version(), options.threads(), options.maxSize(),
+					options.warmup().toSeconds(), options.measured().toSeconds());
 			AtomicBoolean running = new AtomicBoolean(true);
 			AtomicLong requests = new AtomicLong();
 			AtomicReference<Throwable> failure = new AtomicReference<>();
 			List<Thread> workers = new ArrayList<>();
-			for (int t = 0; t < threads; t++) {
+			for (int t = 0; t < options.threads(); t++) {
 				long seed = 0x5eed + t;
-				Thread worker = new Thread(() -> work(device, library, maxSize, seed, running, requests, failure),
+				Thread worker = new Thread(
+						() -> work(device, library, options.maxSize(), seed, running, requests, failure),
 						"blas-load-" + t);
 				worker.start();
 				workers.add(worker);
 			}
-			Thread.sleep(warmupSeconds * 1000);
+			Thread.sleep(options.warmup().toMillis());
 			LibraryStatistics warm = library.statistics(device);
 			long warmRequests = requests.get();
-			Thread.sleep(seconds * 1000);
+			Thread.sleep(options.measured().toMillis());
 			LibraryStatistics after = library.statistics(device);
 			long measuredRequests = requests.get() - warmRequests;
 			running.set(false);
@@ -78,7 +86,8 @@ public final class BlasMixedLoad {
 			long workspace = after.workspaceAllocations() - warm.workspaceAllocations();
 			long failed = after.failedCalls();
 			System.out.printf(Locale.ROOT, "requests after warm-up: %d (%.0f/s); calls in all: %d, failed: %d%n",
-					measuredRequests, measuredRequests / (double) seconds, after.calls(), failed);
+					measuredRequests, measuredRequests / (double) options.measured().toSeconds(), after.calls(),
+					failed);
 			System.out.printf(Locale.ROOT,
 					"after warm-up: handles created %d, workspace allocations %d (target 0 and 0: %s); "
 							+ "in all: handles %d (open %d), workspace allocations %d, workspace %d bytes%n",
@@ -176,13 +185,14 @@ public final class BlasMixedLoad {
 		return buffer;
 	}
 
-	private static String option(String[] args, String name, String otherwise) {
-		for (int i = 0; i + 1 < args.length; i++) {
-			if (args[i].equals(name)) {
-				return args[i + 1];
-			}
+	private record Options(String backend, Duration measured, Duration warmup, int threads, int maxSize) {
+
+		static Options from(CommandLine line) {
+			return new Options(line.choice("--backend", "host", "cuda", "ffm"), line.durationSeconds("--seconds", 300),
+					line.durationSeconds("--warmup-seconds", 20), line.intOption("--threads", 16),
+					line.intOption("--max-size", 1024));
 		}
-		return otherwise;
+
 	}
 
 }

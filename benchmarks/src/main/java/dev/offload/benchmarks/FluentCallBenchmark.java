@@ -2,10 +2,8 @@ package dev.offload.benchmarks;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
@@ -15,9 +13,11 @@ import java.util.function.Supplier;
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.MemoryStatistics;
-import dev.offload.kernel.KernelRef;
-import dev.offload.kernel.ModuleDefinition;
-import dev.offload.kernel.ParamKind;
+import dev.offload.benchmarks.cuda.HandWrittenScale;
+import dev.offload.benchmarks.support.CommandLine;
+import dev.offload.benchmarks.support.LatencySummary;
+import dev.offload.benchmarks.support.ScaleKernel;
+import dev.offload.benchmarks.support.Scaler;
 import dev.offload.template.OffloadTemplate;
 
 /**
@@ -42,28 +42,19 @@ import dev.offload.template.OffloadTemplate;
  * slices' walls) and the per-call p50/p99 per mode, and the medians of the rounds'
  * fluent/hand-written ratios, the first round left out.
  * <p>
- * Usage: {@code java -cp benchmarks.jar dev.offload.benchmarks.FluentCallBenchmark
- * [--backend host|cuda|ffm] [--sizes 1,1024,65536,1048576] [--threads 1,16] [--rounds 4]
- * [--calls N]} (calls per thread and round at n = 1; fewer for larger sizes, but at least
- * 500 a round over all threads).
+ * Usage in {@link #USAGE}.
  */
 public final class FluentCallBenchmark {
 
-	/** The scale kernel's PTX, a resource. */
-	public static final String SCALE_PTX = "dev/offload/benchmarks/cuda/scale.ptx";
-
-	/** The scale kernel: PTX for CUDA, a Java body for the host backend. */
-	static final KernelRef SCALE = KernelRef.of(ModuleDefinition.builder("scale")
-		.imageResource(SCALE_PTX)
-		.hostKernel("scale", List.of(ParamKind.INT32, ParamKind.FLOAT32, ParamKind.POINTER, ParamKind.POINTER), (t) -> {
-			int i = t.globalIdX();
-			if (i < t.intArg(0)) {
-				t.floats(3).put(i, t.floatArg(1) * t.floats(2).get(i));
-			}
-		})
-		.build(), "scale");
-
-	static final int BLOCK = 256;
+	static final String USAGE = """
+			Usage: java -cp benchmarks.jar dev.offload.benchmarks.FluentCallBenchmark [options]
+			  --backend host|cuda|ffm   the backend (host)
+			  --sizes N,...             the array sizes (1,1024,65536,1048576)
+			  --threads N,...           the thread counts (1,16)
+			  --rounds N                rounds per size and thread count (4)
+			  --calls N                 calls per thread and round at n = 1; fewer for larger sizes, but at
+			                            least 500 a round over all threads (20000)
+			""";
 
 	/** The fewest calls a round makes, over all its threads. */
 	private static final int MIN_CALLS_PER_ROUND = 500;
@@ -81,12 +72,12 @@ public final class FluentCallBenchmark {
 	}
 
 	public static void main(String[] args) throws InterruptedException {
-		Map<String, String> options = options(args);
-		String backendName = options.getOrDefault("backend", "host");
-		int[] sizes = ints(options.getOrDefault("sizes", "1,1024,65536,1048576"));
-		int[] threadCounts = ints(options.getOrDefault("threads", "1,16"));
-		int rounds = Integer.parseInt(options.getOrDefault("rounds", "4"));
-		int calls = Integer.parseInt(options.getOrDefault("calls", "20000"));
+		Options options = CommandLine.parse(args, USAGE, Options::from);
+		String backendName = options.backend();
+		int[] sizes = options.sizes();
+		int[] threadCounts = options.threadCounts();
+		int rounds = options.rounds();
+		int calls = options.calls();
 		try (DeviceRegistry registry = DeviceRegistry.builder(Backends.create(backendName, 0)).build()) {
 			Device device = registry.device(0);
 			OffloadTemplate template = new OffloadTemplate(registry);
@@ -189,7 +180,7 @@ public final class FluentCallBenchmark {
 	}
 
 	static Scaler fluent(OffloadTemplate template) {
-		return (x, a) -> template.kernel(SCALE)
+		return (x, a) -> template.kernel(ScaleKernel.KERNEL)
 			.threads(x.length)
 			.arg(x.length)
 			.arg(a)
@@ -201,7 +192,7 @@ public final class FluentCallBenchmark {
 
 	private static Supplier<Scaler> handWritten(String backend, Device device, int n) {
 		if (backend.equals("cuda") || backend.equals("ffm")) {
-			return dev.offload.benchmarks.cuda.HandWrittenScale.factory(device, n);
+			return HandWrittenScale.factory(device, n);
 		}
 		return () -> sessionScaler(device, n);
 	}
@@ -213,7 +204,7 @@ public final class FluentCallBenchmark {
 	 * @return the scaler
 	 */
 	static Scaler sessionScaler(Device device, int n) {
-		return SessionScalers.buffersOnce(device, device.kernel(SCALE), n);
+		return SessionScalers.buffersOnce(device, device.kernel(ScaleKernel.KERNEL), n);
 	}
 
 	/**
@@ -352,40 +343,16 @@ public final class FluentCallBenchmark {
 				result.rate, result.p50 / 1e3, result.p99 / 1e3, result.firstCall / 1e3);
 	}
 
-	static int[] ints(String csv) {
-		return Arrays.stream(csv.split(",")).map(String::trim).mapToInt(Integer::parseInt).toArray();
-	}
-
-	static Map<String, String> options(String[] args) {
-		Map<String, String> options = new LinkedHashMap<>();
-		for (int i = 0; i + 1 < args.length; i += 2) {
-			if (!args[i].startsWith("--")) {
-				throw new IllegalArgumentException("Expected --name value, was " + args[i]);
-			}
-			options.put(args[i].substring(2), args[i + 1]);
-		}
-		return options;
-	}
-
 	private record Result(double rate, double p50, double p99, double firstCall) {
 
 	}
 
-	/**
-	 * One thread's way of scaling an array, with what it allocated once.
-	 */
-	public interface Scaler extends AutoCloseable {
+	private record Options(String backend, int[] sizes, int[] threadCounts, int rounds, int calls) {
 
-		/**
-		 * Returns {@code a * x}, computed on the device.
-		 * @param x the input
-		 * @param a the factor
-		 * @return a new array
-		 */
-		float[] scale(float[] x, float a);
-
-		@Override
-		default void close() {
+		static Options from(CommandLine line) {
+			return new Options(line.choice("--backend", "host", "cuda", "ffm"),
+					line.intList("--sizes", 1, 1, 1024, 65536, 1048576), line.intList("--threads", 1, 1, 16),
+					line.intOption("--rounds", 4), line.intOption("--calls", 20000));
 		}
 
 	}

@@ -4,15 +4,16 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.function.Supplier;
 
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.Kernel;
-import dev.offload.benchmarks.FluentCallBenchmark.Scaler;
 import dev.offload.benchmarks.cuda.HandWrittenScale;
 import dev.offload.benchmarks.cuda.HandWrittenScale.Ingredients;
+import dev.offload.benchmarks.support.CommandLine;
+import dev.offload.benchmarks.support.ScaleKernel;
+import dev.offload.benchmarks.support.Scaler;
 import dev.offload.template.OffloadTemplate;
 
 /**
@@ -29,20 +30,25 @@ import dev.offload.template.OffloadTemplate;
  * over the blocks of the mean time per call is printed, with the difference from the
  * hand-written call.
  * <p>
- * Usage (CUDA only): {@code java -cp benchmarks.jar
- * dev.offload.benchmarks.FluentCallBreakdown [--sizes 1,1024] [--blocks 40]
- * [--block-calls 1000]}.
+ * CUDA only; usage in {@link #USAGE}.
  */
 public final class FluentCallBreakdown {
+
+	static final String USAGE = """
+			Usage (CUDA only): java -cp benchmarks.jar dev.offload.benchmarks.FluentCallBreakdown [options]
+			  --sizes N,...      the array sizes (1,1024)
+			  --blocks N         blocks of calls per mode (40)
+			  --block-calls N    calls per block (1000)
+			""";
 
 	private FluentCallBreakdown() {
 	}
 
 	public static void main(String[] args) {
-		Map<String, String> options = FluentCallBenchmark.options(args);
-		int[] sizes = FluentCallBenchmark.ints(options.getOrDefault("sizes", "1,1024"));
-		int blocks = Integer.parseInt(options.getOrDefault("blocks", "40"));
-		int blockCalls = Integer.parseInt(options.getOrDefault("block-calls", "1000"));
+		Options options = CommandLine.parse(args, USAGE, Options::from);
+		int[] sizes = options.sizes();
+		int blocks = options.blocks();
+		int blockCalls = options.blockCalls();
 		try (DeviceRegistry registry = DeviceRegistry.builder(Backends.create("cuda", 0)).build()) {
 			Device device = registry.device(0);
 			OffloadTemplate template = new OffloadTemplate(registry);
@@ -61,7 +67,7 @@ public final class FluentCallBreakdown {
 						HandWrittenScale.factory(device, n, new Ingredients(false, true)));
 				add(names, factories, "with both", HandWrittenScale.factory(device, n, new Ingredients(true, true)));
 				add(names, factories, "session API, buffers once", () -> FluentCallBenchmark.sessionScaler(device, n));
-				Kernel kernel = device.kernel(FluentCallBenchmark.SCALE);
+				Kernel kernel = device.kernel(ScaleKernel.KERNEL);
 				add(names, factories, "session API, buffers per call",
 						() -> SessionScalers.buffersPerCall(device, kernel, false, null));
 				add(names, factories, "and a memory reservation",
@@ -136,6 +142,15 @@ public final class FluentCallBreakdown {
 		double[] sorted = values.clone();
 		Arrays.sort(sorted);
 		return sorted[Math.min(sorted.length - 1, sorted.length * percent / 100)];
+	}
+
+	private record Options(int[] sizes, int blocks, int blockCalls) {
+
+		static Options from(CommandLine line) {
+			return new Options(line.intList("--sizes", 1, 1, 1024), line.intOption("--blocks", 40),
+					line.intOption("--block-calls", 1000));
+		}
+
 	}
 
 }

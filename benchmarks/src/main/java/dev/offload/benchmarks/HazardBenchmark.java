@@ -19,6 +19,8 @@ import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.Kernel;
 import dev.offload.StreamPoolConfig;
+import dev.offload.benchmarks.support.CommandLine;
+import dev.offload.benchmarks.support.LatencySummary;
 import dev.offload.spi.Backend;
 import dev.offload.spi.BackendDevice;
 import dev.offload.spi.BackendKernel;
@@ -52,19 +54,7 @@ public final class HazardBenchmark {
 	 * @param args the options; {@code --help} prints them
 	 */
 	public static void main(String[] args) {
-		if (args.length > 0 && (args[0].equals("--help") || args[0].equals("-h"))) {
-			System.out.print(HazardOptions.USAGE);
-			return;
-		}
-		HazardOptions options;
-		try {
-			options = HazardOptions.parse(args);
-		}
-		catch (IllegalArgumentException ex) {
-			System.err.println(ex.getMessage());
-			System.exit(2);
-			return;
-		}
+		HazardOptions options = CommandLine.parse(args, HazardOptions.USAGE, HazardOptions::from);
 		if (options.devices() > 1) {
 			new HazardScaling(options, System.out).run();
 			return;

@@ -1,14 +1,15 @@
 package dev.offload.benchmarks;
 
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.List;
+
+import dev.offload.benchmarks.support.CommandLine;
 
 /**
  * The command line of {@link HazardBenchmark}, with the defaults of the benchmark plan:
  * 16 threads, 20,000 sessions, one 5 ms task in every 200, the rest 20 µs.
  *
- * @param backend {@code host} or {@code cuda}
+ * @param backend {@code host}, {@code cuda} or {@code ffm}
  * @param deviceId the device to run on
  * @param workload the measured tasks
  * @param warmup the light tasks run before each measured run, not measured
@@ -28,7 +29,7 @@ record HazardOptions(String backend, int deviceId, HazardWorkload workload, int 
 
 	static final String USAGE = """
 			Usage: java -cp benchmarks.jar dev.offload.benchmarks.HazardBenchmark [options]
-			  --backend host|cuda     the backend (host)
+			  --backend host|cuda|ffm the backend (host)
 			  --device N              the device id (0)
 			  --threads N             threads running tasks (16)
 			  --sessions N            measured tasks per run (20000)
@@ -47,63 +48,29 @@ record HazardOptions(String backend, int deviceId, HazardWorkload workload, int 
 			""";
 
 	/**
-	 * Parses the command line.
-	 * @param args the arguments
+	 * Reads the command line.
+	 * @param line the command line
 	 * @return the options
-	 * @throws IllegalArgumentException naming the first bad argument
+	 * @throws IllegalArgumentException naming the first bad option
 	 */
-	static HazardOptions parse(String... args) {
-		String backend = "host";
-		int deviceId = 0;
-		int threads = 16;
-		int sessions = 20_000;
-		int heavyEvery = 200;
-		long heavyMicros = 5_000;
-		long lightMicros = 20;
-		int warmup = 2_000;
-		int repeat = 3;
-		List<String> strategies = ALL_STRATEGIES;
-		int hostWorkers = 0;
-		Path csv = null;
-		int devices = 1;
-		int heavyAlways = 0;
-		for (int i = 0; i < args.length; i++) {
-			String name = args[i];
-			if (i + 1 >= args.length) {
-				throw new IllegalArgumentException("Option " + name + " needs a value\n" + USAGE);
-			}
-			String value = args[++i];
-			switch (name) {
-				case "--backend" -> backend = value;
-				case "--device" -> deviceId = number(name, value);
-				case "--threads" -> threads = number(name, value);
-				case "--sessions" -> sessions = number(name, value);
-				case "--heavy-every" -> heavyEvery = number(name, value);
-				case "--heavy-micros" -> heavyMicros = number(name, value);
-				case "--light-micros" -> lightMicros = number(name, value);
-				case "--warmup" -> warmup = number(name, value);
-				case "--repeat" -> repeat = number(name, value);
-				case "--strategies" -> strategies = strategies(value);
-				case "--host-workers" -> hostWorkers = number(name, value);
-				case "--csv" -> csv = Path.of(value);
-				case "--devices" -> devices = number(name, value);
-				case "--heavy-always" -> heavyAlways = number(name, value);
-				default -> throw new IllegalArgumentException("Unknown option " + name + "\n" + USAGE);
-			}
-		}
-		if (repeat < 1 || warmup < 0) {
-			throw new IllegalArgumentException("--repeat must be at least 1 and --warmup at least 0");
-		}
-		if (devices < 1) {
-			throw new IllegalArgumentException("--devices must be at least 1, was " + devices);
-		}
-		HazardWorkload workload = new HazardWorkload(threads, sessions, heavyEvery, heavyMicros * 1_000,
-				lightMicros * 1_000, heavyAlways);
-		return new HazardOptions(backend, deviceId, workload, warmup, repeat, strategies, hostWorkers, csv, devices);
+	static HazardOptions from(CommandLine line) {
+		String backend = line.choice("--backend", "host", "cuda", "ffm");
+		int deviceId = line.intOption("--device", 0, 0);
+		int warmup = line.intOption("--warmup", 2_000, 0);
+		int repeat = line.intOption("--repeat", 3, 1);
+		List<String> strategies = strategies(line.stringList("--strategies", ALL_STRATEGIES));
+		int hostWorkers = line.intOption("--host-workers", 0, 0);
+		String csv = line.optionalString("--csv");
+		int devices = line.intOption("--devices", 1, 1);
+		HazardWorkload workload = new HazardWorkload(line.intOption("--threads", 16, 0),
+				line.intOption("--sessions", 20_000, 0), line.intOption("--heavy-every", 200, 0),
+				line.intOption("--heavy-micros", 5_000, 0) * 1_000L, line.intOption("--light-micros", 20, 0) * 1_000L,
+				line.intOption("--heavy-always", 0, 0));
+		return new HazardOptions(backend, deviceId, workload, warmup, repeat, strategies, hostWorkers,
+				(csv != null) ? Path.of(csv) : null, devices);
 	}
 
-	private static List<String> strategies(String value) {
-		List<String> names = Arrays.stream(value.split(",")).map(String::trim).filter((s) -> !s.isEmpty()).toList();
+	private static List<String> strategies(List<String> names) {
 		for (String name : names) {
 			if (!ALL_STRATEGIES.contains(name) && roundRobinSize(name) < 1) {
 				throw new IllegalArgumentException(
@@ -127,19 +94,6 @@ record HazardOptions(String backend, int deviceId, HazardWorkload workload, int 
 		}
 		catch (NumberFormatException ex) {
 			return -1;
-		}
-	}
-
-	private static int number(String name, String value) {
-		try {
-			int number = Integer.parseInt(value);
-			if (number < 0) {
-				throw new IllegalArgumentException(name + " must be at least 0, was " + value);
-			}
-			return number;
-		}
-		catch (NumberFormatException ex) {
-			throw new IllegalArgumentException(name + " needs a number, was '" + value + "'", ex);
 		}
 	}
 

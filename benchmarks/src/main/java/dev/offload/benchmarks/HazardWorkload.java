@@ -8,6 +8,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
+import dev.offload.benchmarks.support.LatencySummary;
+
 /**
  * The tasks of one measured run: {@code sessions} tasks taken in order by {@code threads}
  * threads; task {@code i} is heavy when {@code i % heavyEvery == 0} (unless light-only),

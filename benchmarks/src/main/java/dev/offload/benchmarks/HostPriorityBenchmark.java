@@ -9,6 +9,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 import dev.offload.backend.host.HostBackend;
+import dev.offload.benchmarks.support.CommandLine;
+import dev.offload.benchmarks.support.LatencySummary;
 import dev.offload.kernel.HostThread;
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.kernel.ParamKind;
@@ -57,19 +59,7 @@ public final class HostPriorityBenchmark {
 	 * @param args the options; {@code --help} prints them
 	 */
 	public static void main(String[] args) {
-		if (args.length > 0 && (args[0].equals("--help") || args[0].equals("-h"))) {
-			System.out.print(USAGE);
-			return;
-		}
-		Options options;
-		try {
-			options = Options.parse(args);
-		}
-		catch (IllegalArgumentException ex) {
-			System.err.println(ex.getMessage());
-			System.exit(2);
-			return;
-		}
+		Options options = CommandLine.parse(args, USAGE, Options::from);
 		new HostPriorityBenchmark(options, System.out).run();
 	}
 
@@ -188,45 +178,14 @@ public final class HostPriorityBenchmark {
 	 */
 	record Options(long threads, int normalKernels, int rounds, int workers, long pauseMicros) {
 
-		static Options parse(String[] args) {
-			long threads = 64L << 20;
-			int normalKernels = 1;
-			int rounds = 3;
-			int workers = 0;
-			long pauseMicros = 20_000;
-			for (int i = 0; i < args.length; i += 2) {
-				if (i + 1 >= args.length) {
-					throw new IllegalArgumentException("Option " + args[i] + " needs a value\n" + USAGE);
-				}
-				long value = number(args[i], args[i + 1]);
-				switch (args[i]) {
-					case "--threads" -> threads = value;
-					case "--normal-kernels" -> normalKernels = (int) value;
-					case "--rounds" -> rounds = (int) value;
-					case "--workers" -> workers = (int) value;
-					case "--pause-micros" -> pauseMicros = value;
-					default -> throw new IllegalArgumentException("Unknown option " + args[i] + "\n" + USAGE);
-				}
-			}
+		static Options from(CommandLine line) {
+			long threads = line.longOption("--threads", 64L << 20, 1);
 			if (threads < BLOCK || threads % BLOCK != 0 || threads / BLOCK > Integer.MAX_VALUE) {
 				throw new IllegalArgumentException("--threads must be a multiple of " + BLOCK + " from " + BLOCK
 						+ " to 2^31-1 blocks, was " + threads);
 			}
-			return new Options(threads, normalKernels, rounds, workers, pauseMicros);
-		}
-
-		private static long number(String option, String value) {
-			try {
-				long number = Long.parseLong(value);
-				if (number < 0 || (number == 0 && !option.equals("--workers") && !option.equals("--pause-micros"))) {
-					throw new NumberFormatException();
-				}
-				return number;
-			}
-			catch (NumberFormatException ex) {
-				throw new IllegalArgumentException(
-						"Option " + option + " needs a positive whole number, was '" + value + "'", ex);
-			}
+			return new Options(threads, line.intOption("--normal-kernels", 1, 1), line.intOption("--rounds", 3, 1),
+					line.intOption("--workers", 0, 0), line.longOption("--pause-micros", 20_000, 0));
 		}
 
 	}

@@ -21,6 +21,8 @@ import dev.offload.MemoryConfig;
 import dev.offload.MemoryStatistics;
 import dev.offload.OffloadSession;
 import dev.offload.backend.host.HostBackend;
+import dev.offload.benchmarks.support.CommandLine;
+import dev.offload.benchmarks.support.LatencySummary;
 import dev.offload.kernel.HostThread;
 import dev.offload.kernel.KernelRef;
 import dev.offload.kernel.LaunchConfig;
@@ -57,11 +59,8 @@ import dev.offload.template.OffloadTemplate;
  * </ul>
  * On the host backend ({@code --backend host}, the default) the emulated device has
  * {@code --host-memory} bytes; the kernel touches the first 1024 elements on both
- * backends, so that the time is in the copies and the memory path. Usage:
- * {@code java -cp ... dev.offload.benchmarks.MemoryHazardBenchmark [--backend host|cuda]
- * [--mode hazard|soak|flood|all] [--threads 16] [--seconds 10] [--soak-seconds 600]
- * [--min-bytes 4096] [--max-bytes 33554432] [--kernel-ms 5] [--host-memory 4294967296]
- * [--cache-bytes 268435456]} (the bound of the device's buffer cache).
+ * backends, so that the time is in the copies and the memory path. Usage in
+ * {@link Options#USAGE}.
  */
 public final class MemoryHazardBenchmark {
 
@@ -95,11 +94,11 @@ public final class MemoryHazardBenchmark {
 
 	/**
 	 * Runs the modes asked for.
-	 * @param args the options (see the class comment)
+	 * @param args the options, in {@link Options#USAGE}
 	 * @throws Exception if a run fails
 	 */
 	public static void main(String[] args) throws Exception {
-		Options options = Options.parse(args);
+		Options options = CommandLine.parse(args, Options.USAGE, Options::from);
 		MemoryHazardBenchmark benchmark = new MemoryHazardBenchmark(options);
 		System.out.printf(Locale.ROOT, "# Memory hazard benchmark (%s, %s)%n%n", options.backend,
 				OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS));
@@ -473,41 +472,27 @@ public final class MemoryHazardBenchmark {
 	private record Options(String backend, String mode, int threads, long seconds, long soakSeconds, long minBytes,
 			long maxBytes, long kernelMillis, long hostMemory, long cacheBytes) {
 
-		static Options parse(String[] args) {
-			String backend = "host";
-			String mode = "all";
-			int threads = 16;
-			long seconds = 10;
-			long soakSeconds = 600;
-			long minBytes = 4096;
-			long maxBytes = 32L << 20;
-			long kernelMillis = 5;
-			long hostMemory = 4L << 30;
-			long cacheBytes = DeviceRegistry.DEFAULT_BUFFER_CACHE_BYTES;
-			for (int i = 0; i < args.length; i++) {
-				String value = (i + 1 < args.length) ? args[i + 1] : null;
-				switch (args[i]) {
-					case "--backend" -> backend = value;
-					case "--mode" -> mode = value;
-					case "--threads" -> threads = Integer.parseInt(value);
-					case "--seconds" -> seconds = Long.parseLong(value);
-					case "--soak-seconds" -> soakSeconds = Long.parseLong(value);
-					case "--min-bytes" -> minBytes = Long.parseLong(value);
-					case "--max-bytes" -> maxBytes = Long.parseLong(value);
-					case "--kernel-ms" -> kernelMillis = Long.parseLong(value);
-					case "--host-memory" -> hostMemory = Long.parseLong(value);
-					case "--cache-bytes" -> cacheBytes = Long.parseLong(value);
-					default -> throw new IllegalArgumentException("Unknown option " + args[i]
-							+ "; see the Javadoc of MemoryHazardBenchmark for --backend, --mode, --threads, --seconds, "
-							+ "--soak-seconds, --min-bytes, --max-bytes, --kernel-ms, --host-memory, --cache-bytes");
-				}
-				i++;
-			}
-			if (!List.of("hazard", "soak", "flood", "all").contains(mode)) {
-				throw new IllegalArgumentException("--mode must be hazard, soak, flood or all, was " + mode);
-			}
-			return new Options(backend, mode, threads, seconds, soakSeconds, minBytes, maxBytes, kernelMillis,
-					hostMemory, cacheBytes);
+		static final String USAGE = """
+				Usage: java -cp ... dev.offload.benchmarks.MemoryHazardBenchmark [options]
+				  --backend host|cuda|ffm          the backend (host)
+				  --mode hazard|soak|flood|all     what to run (all)
+				  --threads N                      threads making calls (16)
+				  --seconds N                      seconds of each hazard and flood run (10)
+				  --soak-seconds N                 seconds of the soak, a tenth of it warm-up (600)
+				  --min-bytes N                    the smallest call's input (4096)
+				  --max-bytes N                    the largest call's input (33554432)
+				  --kernel-ms N                    the kernel always running on another stream, 0 for none (5)
+				  --host-memory N                  the host backend's device memory in bytes (4294967296)
+				  --cache-bytes N                  the bound of the device's buffer cache (268435456)
+				""";
+
+		static Options from(CommandLine line) {
+			return new Options(line.choice("--backend", "host", "cuda", "ffm"),
+					line.choice("--mode", "all", "hazard", "soak", "flood"), line.intOption("--threads", 16),
+					line.longOption("--seconds", 10), line.longOption("--soak-seconds", 600),
+					line.longOption("--min-bytes", 4096), line.longOption("--max-bytes", 32L << 20),
+					line.longOption("--kernel-ms", 5), line.longOption("--host-memory", 4L << 30),
+					line.longOption("--cache-bytes", DeviceRegistry.DEFAULT_BUFFER_CACHE_BYTES));
 		}
 
 	}

@@ -7,7 +7,8 @@ import dev.offload.DeviceBuffer;
 import dev.offload.HostBuffer;
 import dev.offload.Kernel;
 import dev.offload.OffloadSession;
-import dev.offload.benchmarks.FluentCallBenchmark.Scaler;
+import dev.offload.benchmarks.support.ScaleKernel;
+import dev.offload.benchmarks.support.Scaler;
 import dev.offload.kernel.LaunchConfig;
 import dev.offload.template.OffloadTemplate;
 
@@ -16,7 +17,7 @@ import dev.offload.template.OffloadTemplate;
  * measure the fluent layer against it ({@link FluentCallBenchmark},
  * {@link FluentCallBreakdown}, the fluent call's JMH overhead benchmark): a kernel
  * {@code scale(int n, float a, const float* in, float* out)} launched on {@code n}
- * threads in blocks of {@value FluentCallBenchmark#BLOCK}.
+ * threads in blocks of {@value ScaleKernel#BLOCK}.
  */
 public final class SessionScalers {
 
@@ -82,7 +83,7 @@ public final class SessionScalers {
 				this.in.putFloats(0, x);
 				long bytes = (long) x.length * Float.BYTES;
 				session.copy(this.in, 0, this.deviceIn, 0, bytes);
-				session.launch(this.kernel, LaunchConfig.forThreads(x.length, FluentCallBenchmark.BLOCK), x.length, a,
+				session.launch(this.kernel, LaunchConfig.forThreads(x.length, ScaleKernel.BLOCK), x.length, a,
 						this.deviceIn, this.deviceOut);
 				session.copy(this.deviceOut, 0, this.out, 0, bytes);
 				session.synchronize();
@@ -143,7 +144,7 @@ public final class SessionScalers {
 			DeviceBuffer in = session.allocate(bytes);
 			session.copy(staging, in);
 			DeviceBuffer out = session.allocate(bytes);
-			session.launch(this.kernel, LaunchConfig.forThreads(n, FluentCallBenchmark.BLOCK), n, a, in, out);
+			session.launch(this.kernel, LaunchConfig.forThreads(n, ScaleKernel.BLOCK), n, a, in, out);
 			session.copy(out, 0, staging, 0, bytes);
 			session.synchronize();
 			return staging.getFloats(0, new float[n]);

@@ -19,6 +19,8 @@ import dev.offload.DeviceBuffer;
 import dev.offload.DeviceRegistry;
 import dev.offload.HostBuffer;
 import dev.offload.OffloadSession;
+import dev.offload.benchmarks.support.CommandLine;
+import dev.offload.benchmarks.support.LatencySummary;
 import dev.offload.kernel.KernelRef;
 import dev.offload.kernel.LaunchConfig;
 import dev.offload.template.BatchFunction;
@@ -77,15 +79,12 @@ public final class SmallWorkBenchmark {
 
 	/**
 	 * Runs the benchmark.
-	 * @param args {@code --backend host|cuda}, {@code --callers platform|virtual}
-	 * (virtual needs Java 21+), {@code --requests N}, {@code --rounds N},
-	 * {@code --seconds N}, {@code --ramp-ms N}, {@code --max-delay-us N},
-	 * {@code --launches N}, {@code --flow-options N}, {@code --replays N},
-	 * {@code --host-workers N}, {@code --preferred-batch N} (0: none)
+	 * @param args the options, in {@link Options#USAGE}
 	 * @throws Exception if a part fails
 	 */
 	public static void main(String[] args) throws Exception {
-		if (!new SmallWorkBenchmark(Options.parse(args), System.out).run()) {
+		Options options = CommandLine.parse(args, Options.USAGE, Options::from);
+		if (!new SmallWorkBenchmark(options, System.out).run()) {
 			System.out.println("RESULTS DIFFER");
 			System.exit(1);
 		}
@@ -659,41 +658,35 @@ public final class SmallWorkBenchmark {
 	record Options(String backend, Callers callers, int requests, int rounds, int seconds, int rampMillis,
 			int maxDelayMicros, int launches, int flowOptions, int replays, int hostWorkers, int preferredBatch) {
 
-		static Options parse(String[] args) {
-			String backend = "host";
-			Callers callers = Callers.PLATFORM;
-			int[] values = { 1000, 20, 3, 500, 200, 16, 32, 2000, 0, 0 };
-			List<String> names = List.of("--requests", "--rounds", "--seconds", "--ramp-ms", "--max-delay-us",
-					"--launches", "--flow-options", "--replays", "--host-workers", "--preferred-batch");
-			for (int i = 0; i < args.length; i += 2) {
-				if (i + 1 >= args.length) {
-					throw new IllegalArgumentException(args[i] + " needs a value");
-				}
-				if (args[i].equals("--backend")) {
-					backend = args[i + 1];
-					continue;
-				}
-				if (args[i].equals("--callers")) {
-					callers = Callers.parse(args[i + 1]);
-					continue;
-				}
-				int at = names.indexOf(args[i]);
-				if (at < 0) {
-					throw new IllegalArgumentException(
-							"Unknown option " + args[i] + "; use --backend, --callers or one of " + names);
-				}
-				values[at] = Integer.parseInt(args[i + 1]);
-				// The host workers and the preferred batch size may be 0 (the default).
-				if (values[at] < ((at >= names.size() - 2) ? 0 : 1)) {
-					throw new IllegalArgumentException(args[i] + " must be positive, was " + values[at]);
-				}
+		static final String USAGE = """
+				Usage: java -cp ... dev.offload.benchmarks.SmallWorkBenchmark [options]
+				  --backend host|cuda|ffm     the backend (host)
+				  --callers platform|virtual  the callers' threads; virtual needs Java 21+ (platform)
+				  --requests N                concurrent callers, one request each at a time (1000)
+				  --rounds N                  bursts, after one of warm-up (20)
+				  --seconds N                 how long the sustained callers run, ramp included (3)
+				  --ramp-ms N                 the start of the sustained run left out (500)
+				  --max-delay-us N            the batcher's max delay (200)
+				  --launches N                the launches of a flow (16)
+				  --flow-options N            the options of a flow's launch (32)
+				  --replays N                 how many times a flow runs (2000)
+				  --host-workers N            the host backend's workers, 0 for its default (0)
+				  --preferred-batch N         the batcher's preferred batch size, 0 for none (0)
+				""";
+
+		static Options from(CommandLine line) {
+			Options options = new Options(line.choice("--backend", "host", "cuda", "ffm"),
+					Callers.parse(line.choice("--callers", "platform", "virtual")),
+					line.intOption("--requests", 1000, 1), line.intOption("--rounds", 20, 1),
+					line.intOption("--seconds", 3, 1), line.intOption("--ramp-ms", 500, 1),
+					line.intOption("--max-delay-us", 200, 1), line.intOption("--launches", 16, 1),
+					line.intOption("--flow-options", 32, 1), line.intOption("--replays", 2000, 1),
+					line.intOption("--host-workers", 0, 0), line.intOption("--preferred-batch", 0, 0));
+			if (options.rampMillis >= 1000L * options.seconds) {
+				throw new IllegalArgumentException("--ramp-ms (" + options.rampMillis
+						+ ") must be shorter than --seconds (" + options.seconds + " s)");
 			}
-			if (values[3] >= 1000L * values[2]) {
-				throw new IllegalArgumentException(
-						"--ramp-ms (" + values[3] + ") must be shorter than --seconds (" + values[2] + " s)");
-			}
-			return new Options(backend, callers, values[0], values[1], values[2], values[3], values[4], values[5],
-					values[6], values[7], values[8], values[9]);
+			return options;
 		}
 
 	}

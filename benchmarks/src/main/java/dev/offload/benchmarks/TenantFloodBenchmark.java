@@ -8,12 +8,12 @@ import java.util.Locale;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
-import org.jspecify.annotations.Nullable;
-
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
 import dev.offload.SessionOptions;
 import dev.offload.StreamPoolConfig;
+import dev.offload.benchmarks.support.CommandLine;
+import dev.offload.benchmarks.support.LatencySummary;
 
 /**
  * Tenants on a full bounded stream pool: a flooding tenant (many threads) against a quiet
@@ -51,19 +51,7 @@ public final class TenantFloodBenchmark {
 	 * @param args the options; {@code --help} prints them
 	 */
 	public static void main(String[] args) {
-		if (args.length > 0 && (args[0].equals("--help") || args[0].equals("-h"))) {
-			System.out.print(USAGE);
-			return;
-		}
-		Options options;
-		try {
-			options = Options.parse(args);
-		}
-		catch (IllegalArgumentException ex) {
-			System.err.println(ex.getMessage());
-			System.exit(2);
-			return;
-		}
+		Options options = CommandLine.parse(args, USAGE, Options::from);
 		new TenantFloodBenchmark(options, System.out).run();
 	}
 
@@ -94,8 +82,8 @@ public final class TenantFloodBenchmark {
 
 	private Phase phase(DeviceRegistry registry, List<Group> groups) {
 		long holdNanos = this.options.holdMicros * 1000L;
-		long warmupNanos = Duration.ofSeconds(this.options.seconds).toNanos() / 3;
-		long measureNanos = Duration.ofSeconds(this.options.seconds).toNanos();
+		long warmupNanos = this.options.phaseTime.toNanos() / 3;
+		long measureNanos = this.options.phaseTime.toNanos();
 		long begin = System.nanoTime();
 		long measureFrom = begin + warmupNanos;
 		long end = measureFrom + measureNanos;
@@ -149,7 +137,8 @@ public final class TenantFloodBenchmark {
 
 	private void print(Results r) {
 		this.out.printf(Locale.ROOT, "Tenants on a full pool: backend %s, %d streams, hold %d us, %d s per phase%n%n",
-				this.options.backend, this.options.streams, this.options.holdMicros, this.options.seconds);
+				this.options.backend, this.options.streams, this.options.holdMicros,
+				this.options.phaseTime.toSeconds());
 		this.out.println("| phase | tenant | threads | sessions/s | p50 ms (thread 0) | p99 ms (thread 0) |");
 		this.out.println("| --- | --- | --- | --- | --- | --- |");
 		printPhase("quiet alone", r.alone);
@@ -232,56 +221,12 @@ public final class TenantFloodBenchmark {
 	record Results(Phase alone, Phase fair, Phase fifo, Phase fairShares, Phase fifoShares) {
 	}
 
-	record Options(String backend, int streams, int flood, int holdMicros, int seconds, int[] fairThreads) {
+	record Options(String backend, int streams, int flood, int holdMicros, Duration phaseTime, int[] fairThreads) {
 
-		static Options parse(String[] args) {
-			String backend = "host";
-			int streams = 32;
-			int flood = 100;
-			int hold = 2000;
-			int seconds = 6;
-			int[] fair = { 48, 32, 24, 16 };
-			for (int i = 0; i < args.length; i++) {
-				String value = (i + 1 < args.length) ? args[i + 1] : null;
-				switch (args[i]) {
-					case "--backend" -> backend = required(args[i], value);
-					case "--streams" -> streams = positive(args[i], value);
-					case "--flood" -> flood = positive(args[i], value);
-					case "--hold-micros" -> hold = positive(args[i], value);
-					case "--seconds" -> seconds = positive(args[i], value);
-					case "--fair-threads" -> {
-						String[] parts = required(args[i], value).split(",");
-						fair = new int[parts.length];
-						for (int p = 0; p < parts.length; p++) {
-							fair[p] = positive(args[i], parts[p]);
-						}
-					}
-					default -> throw new IllegalArgumentException("Unknown option '" + args[i] + "'\n" + USAGE);
-				}
-				i++;
-			}
-			return new Options(backend, streams, flood, hold, seconds, fair);
-		}
-
-		private static String required(String option, @Nullable String value) {
-			if (value == null) {
-				throw new IllegalArgumentException(option + " needs a value\n" + USAGE);
-			}
-			return value;
-		}
-
-		private static int positive(String option, @Nullable String value) {
-			try {
-				int parsed = Integer.parseInt(required(option, value).trim());
-				if (parsed < 1) {
-					throw new NumberFormatException();
-				}
-				return parsed;
-			}
-			catch (NumberFormatException ex) {
-				throw new IllegalArgumentException(
-						option + " must be a positive integer, was '" + value + "'\n" + USAGE);
-			}
+		static Options from(CommandLine line) {
+			return new Options(line.choice("--backend", "host", "cuda", "ffm"), line.intOption("--streams", 32, 1),
+					line.intOption("--flood", 100, 1), line.intOption("--hold-micros", 2000, 1),
+					line.durationSeconds("--seconds", 6, 1), line.intList("--fair-threads", 1, 48, 32, 24, 16));
 		}
 
 	}

@@ -1,8 +1,6 @@
 package dev.offload.benchmarks;
 
-import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -10,12 +8,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.ToDoubleFunction;
 import java.util.stream.Collectors;
 
@@ -28,6 +24,8 @@ import dev.offload.DeviceRegistry;
 import dev.offload.Kernel;
 import dev.offload.OffloadSession;
 import dev.offload.StreamPoolConfig;
+import dev.offload.benchmarks.support.CommandLine;
+import dev.offload.benchmarks.support.LatencySummary;
 import dev.offload.kernel.LaunchConfig;
 import dev.offload.internal.VirtualThreads;
 
@@ -70,16 +68,7 @@ public final class VirtualThreadBenchmark {
 	 * @throws Exception if a request failed
 	 */
 	public static void main(String[] args) throws Exception {
-		Options options;
-		try {
-			options = Options.parse(args);
-		}
-		catch (IllegalArgumentException ex) {
-			System.err.println(ex.getMessage());
-			System.err.println(Options.USAGE);
-			System.exit(2);
-			return;
-		}
+		Options options = CommandLine.parse(args, Options.USAGE, Options::from);
 		if (!VirtualThreads.isSupported()) {
 			System.err.println("Virtual threads need Java 21+; this is Java " + Runtime.version());
 			System.exit(2);
@@ -322,47 +311,12 @@ public final class VirtualThreadBenchmark {
 				  --warmup N              rounds of warm-up before them (3)
 				""";
 
-		static Options parse(String... args) {
-			String backend = "cuda";
-			long[] numbers = { 10_000, 100, 10, 20, 64, 256, 5, 3 };
-			List<String> names = List.of("--requests", "--kernel-micros", "--light-micros", "--light-every",
-					"--platform-threads", "--max-streams", "--rounds", "--warmup");
-			for (int i = 0; i < args.length; i++) {
-				String name = args[i];
-				if (i + 1 >= args.length) {
-					throw new IllegalArgumentException("Option " + name + " needs a value");
-				}
-				String value = args[++i];
-				if (name.equals("--backend")) {
-					if (!value.equals("cuda") && !value.equals("host")) {
-						throw new IllegalArgumentException("--backend must be cuda or host, was '" + value + "'");
-					}
-					backend = value;
-					continue;
-				}
-				int index = names.indexOf(name);
-				if (index < 0) {
-					throw new IllegalArgumentException("Unknown option '" + name + "'");
-				}
-				numbers[index] = number(name, value, (name.equals("--max-streams") || name.equals("--warmup")) ? 0 : 1);
-			}
-			return new Options(backend, (int) numbers[0], numbers[1], numbers[2], (int) numbers[3], (int) numbers[4],
-					(int) numbers[5], (int) numbers[6], (int) numbers[7]);
-		}
-
-		private static long number(String name, String value, long least) {
-			long number;
-			try {
-				number = Long.parseLong(value);
-			}
-			catch (NumberFormatException ex) {
-				throw new IllegalArgumentException(name + " must be a whole number, was '" + value + "'");
-			}
-			if (number < least || number > Integer.MAX_VALUE) {
-				throw new IllegalArgumentException(
-						name + " must be from " + least + " to " + Integer.MAX_VALUE + ", was " + value);
-			}
-			return number;
+		static Options from(CommandLine line) {
+			return new Options(line.choice("--backend", "cuda", "host"), line.intOption("--requests", 10_000, 1),
+					line.intOption("--kernel-micros", 100, 1), line.intOption("--light-micros", 10, 1),
+					line.intOption("--light-every", 20, 1), line.intOption("--platform-threads", 64, 1),
+					line.intOption("--max-streams", 256, 0), line.intOption("--rounds", 5, 1),
+					line.intOption("--warmup", 3, 0));
 		}
 
 	}

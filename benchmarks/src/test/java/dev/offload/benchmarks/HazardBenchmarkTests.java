@@ -11,6 +11,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.offload.benchmarks.support.CommandLine;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 class HazardBenchmarkTests {
@@ -21,9 +23,9 @@ class HazardBenchmarkTests {
 	@Test
 	void runWhenOnTheHostBackendShouldMeasureEveryStrategy() throws Exception {
 		Path csv = this.directory.resolve("hazard.csv");
-		HazardOptions options = HazardOptions.parse("--threads", "2", "--sessions", "60", "--heavy-every", "20",
-				"--heavy-micros", "300", "--light-micros", "20", "--warmup", "10", "--repeat", "1", "--host-workers",
-				"2", "--csv", csv.toString());
+		HazardOptions options = CommandLine.read(HazardOptions::from, "--threads", "2", "--sessions", "60",
+				"--heavy-every", "20", "--heavy-micros", "300", "--light-micros", "20", "--warmup", "10", "--repeat",
+				"1", "--host-workers", "2", "--csv", csv.toString());
 		ByteArrayOutputStream printed = new ByteArrayOutputStream();
 		Map<String, List<HazardWorkload.Result>> results = new HazardBenchmark(options,
 				new PrintStream(printed, true, StandardCharsets.UTF_8))
@@ -59,9 +61,9 @@ class HazardBenchmarkTests {
 
 	@Test
 	void runWithAHeavyKernelAlwaysRunningShouldTimeTheBackToBackHeavyTasksApart() {
-		HazardWorkload workload = HazardOptions
-			.parse("--threads", "1", "--sessions", "20", "--heavy-every", "0", "--heavy-micros", "1000",
-					"--light-micros", "500", "--heavy-always", "1")
+		HazardWorkload workload = CommandLine
+			.read(HazardOptions::from, "--threads", "1", "--sessions", "20", "--heavy-every", "0", "--heavy-micros",
+					"1000", "--light-micros", "500", "--heavy-always", "1")
 			.workload();
 		java.util.concurrent.atomic.AtomicInteger heavyRunning = new java.util.concurrent.atomic.AtomicInteger();
 		java.util.concurrent.atomic.AtomicInteger lightBesideHeavy = new java.util.concurrent.atomic.AtomicInteger();

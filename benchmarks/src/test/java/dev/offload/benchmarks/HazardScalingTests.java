@@ -8,6 +8,8 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
+import dev.offload.benchmarks.support.CommandLine;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
@@ -15,9 +17,9 @@ class HazardScalingTests {
 
 	@Test
 	void runWhenTwoHostDevicesShouldMeasureOneDeviceAgainstTwiceTheWorkOnBoth() {
-		HazardOptions options = HazardOptions.parse("--devices", "2", "--threads", "2", "--sessions", "40",
-				"--heavy-every", "20", "--heavy-micros", "300", "--light-micros", "20", "--warmup", "10", "--repeat",
-				"2", "--host-workers", "2");
+		HazardOptions options = CommandLine.read(HazardOptions::from, "--devices", "2", "--threads", "2", "--sessions",
+				"40", "--heavy-every", "20", "--heavy-micros", "300", "--light-micros", "20", "--warmup", "10",
+				"--repeat", "2", "--host-workers", "2");
 		ByteArrayOutputStream printed = new ByteArrayOutputStream();
 		Map<Integer, List<HazardWorkload.Result>> results = new HazardScaling(options,
 				new PrintStream(printed, true, StandardCharsets.UTF_8))
@@ -43,13 +45,13 @@ class HazardScalingTests {
 
 	@Test
 	void parseWhenDevicesIsZeroShouldNameTheOption() {
-		assertThatIllegalArgumentException().isThrownBy(() -> HazardOptions.parse("--devices", "0"))
+		assertThatIllegalArgumentException().isThrownBy(() -> CommandLine.read(HazardOptions::from, "--devices", "0"))
 			.withMessage("--devices must be at least 1, was 0");
 	}
 
 	@Test
 	void parseWhenDevicesIsUnsetShouldBeOne() {
-		assertThat(HazardOptions.parse().devices()).isEqualTo(1);
+		assertThat(CommandLine.read(HazardOptions::from).devices()).isEqualTo(1);
 	}
 
 }

@@ -7,6 +7,8 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
+import dev.offload.benchmarks.support.CommandLine;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
@@ -19,8 +21,8 @@ class HostPriorityBenchmarkTests {
 	@Test
 	void runWhenSmallShouldMeasureHighKernelsUnderLoadAndPrintARowPerRound() {
 		ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-		HostPriorityBenchmark.Options options = HostPriorityBenchmark.Options.parse(new String[] { "--threads",
-				"1048576", "--normal-kernels", "2", "--rounds", "2", "--workers", "2", "--pause-micros", "0" });
+		HostPriorityBenchmark.Options options = CommandLine.read(HostPriorityBenchmark.Options::from, "--threads",
+				"1048576", "--normal-kernels", "2", "--rounds", "2", "--workers", "2", "--pause-micros", "0");
 		List<HostPriorityBenchmark.Round> rounds = new HostPriorityBenchmark(options,
 				new PrintStream(bytes, true, StandardCharsets.UTF_8))
 			.run();
@@ -38,17 +40,17 @@ class HostPriorityBenchmarkTests {
 	@Test
 	void parseShouldRejectBadOptions() {
 		assertThatIllegalArgumentException()
-			.isThrownBy(() -> HostPriorityBenchmark.Options.parse(new String[] { "--threads", "1000" }))
+			.isThrownBy(() -> CommandLine.read(HostPriorityBenchmark.Options::from, "--threads", "1000"))
 			.withMessageStartingWith("--threads must be a multiple of 256");
 		assertThatIllegalArgumentException()
-			.isThrownBy(() -> HostPriorityBenchmark.Options.parse(new String[] { "--rounds", "0" }))
-			.withMessageStartingWith("Option --rounds needs a positive whole number, was '0'");
+			.isThrownBy(() -> CommandLine.read(HostPriorityBenchmark.Options::from, "--rounds", "0"))
+			.withMessage("--rounds must be at least 1, was 0");
 		assertThatIllegalArgumentException()
-			.isThrownBy(() -> HostPriorityBenchmark.Options.parse(new String[] { "--speed", "3" }))
-			.withMessageStartingWith("Unknown option --speed");
+			.isThrownBy(() -> CommandLine.read(HostPriorityBenchmark.Options::from, "--speed", "3"))
+			.withMessage("Unknown option --speed");
 		assertThatIllegalArgumentException()
-			.isThrownBy(() -> HostPriorityBenchmark.Options.parse(new String[] { "--rounds" }))
-			.withMessageStartingWith("Option --rounds needs a value");
+			.isThrownBy(() -> CommandLine.read(HostPriorityBenchmark.Options::from, "--rounds"))
+			.withMessage("--rounds needs a value");
 	}
 
 }

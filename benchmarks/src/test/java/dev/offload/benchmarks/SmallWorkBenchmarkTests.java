@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 
 import org.junit.jupiter.api.Test;
 
+import dev.offload.benchmarks.support.CommandLine;
 import dev.offload.internal.VirtualThreads;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -37,7 +38,7 @@ class SmallWorkBenchmarkTests {
 	void runWithVirtualCallersShouldFindBatchedResultsIdenticalWhereVirtualThreadsExist() throws Exception {
 		if (!VirtualThreads.isSupported()) {
 			assertThatIllegalArgumentException()
-				.isThrownBy(() -> SmallWorkBenchmark.Options.parse(new String[] { "--callers", "virtual" }))
+				.isThrownBy(() -> CommandLine.read(SmallWorkBenchmark.Options::from, "--callers", "virtual"))
 				.withMessageContaining("--callers virtual needs Java 21 or later");
 			return;
 		}
@@ -48,24 +49,24 @@ class SmallWorkBenchmarkTests {
 	@Test
 	void parseShouldRejectBadOptions() {
 		assertThatIllegalArgumentException()
-			.isThrownBy(() -> SmallWorkBenchmark.Options.parse(new String[] { "--requests", "0" }))
-			.withMessageContaining("--requests must be positive");
+			.isThrownBy(() -> CommandLine.read(SmallWorkBenchmark.Options::from, "--requests", "0"))
+			.withMessage("--requests must be at least 1, was 0");
 		assertThatIllegalArgumentException()
-			.isThrownBy(() -> SmallWorkBenchmark.Options.parse(new String[] { "--sessions", "5" }))
-			.withMessageContaining("Unknown option --sessions");
+			.isThrownBy(() -> CommandLine.read(SmallWorkBenchmark.Options::from, "--sessions", "5"))
+			.withMessage("Unknown option --sessions");
 		assertThatIllegalArgumentException()
-			.isThrownBy(() -> SmallWorkBenchmark.Options.parse(new String[] { "--callers", "carrier" }))
-			.withMessageContaining("--callers must be platform or virtual, was carrier");
+			.isThrownBy(() -> CommandLine.read(SmallWorkBenchmark.Options::from, "--callers", "carrier"))
+			.withMessage("--callers must be one of platform, virtual, was 'carrier'");
 		assertThatIllegalArgumentException()
-			.isThrownBy(() -> SmallWorkBenchmark.Options.parse(new String[] { "--seconds", "1", "--ramp-ms", "1000" }))
+			.isThrownBy(() -> CommandLine.read(SmallWorkBenchmark.Options::from, "--seconds", "1", "--ramp-ms", "1000"))
 			.withMessageContaining("--ramp-ms (1000) must be shorter than --seconds (1 s)");
 	}
 
 	private static String run(String callers) throws Exception {
 		ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-		SmallWorkBenchmark.Options options = SmallWorkBenchmark.Options.parse(
-				new String[] { "--callers", callers, "--requests", "16", "--rounds", "2", "--seconds", "1", "--ramp-ms",
-						"100", "--launches", "4", "--flow-options", "8", "--replays", "5", "--host-workers", "2" });
+		SmallWorkBenchmark.Options options = CommandLine.read(SmallWorkBenchmark.Options::from, "--callers", callers,
+				"--requests", "16", "--rounds", "2", "--seconds", "1", "--ramp-ms", "100", "--launches", "4",
+				"--flow-options", "8", "--replays", "5", "--host-workers", "2");
 		boolean identical = new SmallWorkBenchmark(options, new PrintStream(bytes, true, StandardCharsets.UTF_8)).run();
 		assertThat(identical).isTrue();
 		return bytes.toString(StandardCharsets.UTF_8);

@@ -18,6 +18,8 @@ import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
 import org.knowm.xchart.style.Styler;
 
+import dev.offload.benchmarks.support.CommandLine;
+
 /**
  * Draws the results of {@code StreamPoolBenchmark} (JMH {@code -rf json} files, one per
  * thread count) as a PNG: one panel per backend, throughput by thread count, one bar per
@@ -35,6 +37,12 @@ public final class PoolChart {
 	private static final List<String> ORDER = List.of("offloadPool", "offloadSession", "llvmStack", "commonsPool2",
 			"prototypePool");
 
+	static final String USAGE = """
+			Usage: java -cp benchmarks.jar dev.offload.benchmarks.chart.PoolChart OUTPUT.png RESULT.json...
+			  OUTPUT.png    the chart to write
+			  RESULT.json   JMH results (-rf json) of StreamPoolBenchmark, one file per thread count
+			""";
+
 	private static final int WIDTH = 800;
 
 	private static final int HEIGHT = 520;
@@ -48,17 +56,13 @@ public final class PoolChart {
 	 * @throws IOException if a file cannot be read or written
 	 */
 	public static void main(String[] args) throws IOException {
-		if (args.length < 2) {
-			System.err.println("Usage: PoolChart OUTPUT.png RESULT.json...");
-			System.exit(2);
-			return;
-		}
+		Arguments arguments = CommandLine.parse(args, USAGE, Arguments::from);
 		System.setProperty("java.awt.headless", "true");
 		List<JmhResult> results = new ArrayList<>();
-		for (int i = 1; i < args.length; i++) {
-			results.addAll(JmhResult.read(Path.of(args[i])));
+		for (Path json : arguments.results()) {
+			results.addAll(JmhResult.read(json));
 		}
-		write(results, Path.of(args[0]));
+		write(results, arguments.chart());
 	}
 
 	/**
@@ -128,6 +132,21 @@ public final class PoolChart {
 			}
 		}
 		return chart;
+	}
+
+	/**
+	 * The command line.
+	 *
+	 * @param chart the PNG to write
+	 * @param results the JMH JSON result files
+	 */
+	private record Arguments(Path chart, List<Path> results) {
+
+		static Arguments from(CommandLine line) {
+			return new Arguments(Path.of(line.requiredArgument(0, "OUTPUT.png")),
+					line.arguments(1, "RESULT.json").stream().map(Path::of).toList());
+		}
+
 	}
 
 }

@@ -28,7 +28,8 @@ import dev.offload.OffloadSession;
 import dev.offload.StreamPoolStatistics;
 import dev.offload.backend.cuda.CudaBackend;
 import dev.offload.backend.cuda.CudaSessions;
-import dev.offload.benchmarks.LatencySummary;
+import dev.offload.benchmarks.support.CommandLine;
+import dev.offload.benchmarks.support.LatencySummary;
 import dev.offload.kernel.LaunchConfig;
 import dev.offload.kernel.ModuleDefinition;
 
@@ -56,11 +57,17 @@ import dev.offload.kernel.ModuleDefinition;
  * {@code closeAsync().join()}, session launch + {@code close()}; the wall time and the
  * per-iteration p50/p99.</li>
  * </ol>
- * Usage:
- * {@code java -cp ... dev.offload.benchmarks.cuda.AsyncThroughputBenchmark [N] [rounds] [T] [S]}
- * (defaults 8192 5 64 1024).
+ * Usage in {@link #USAGE}.
  */
 public final class AsyncThroughputBenchmark {
+
+	static final String USAGE = """
+			Usage: java -cp ... dev.offload.benchmarks.cuda.AsyncThroughputBenchmark [N] [ROUNDS] [T] [S]
+			  N        sessions in flight (8192)
+			  ROUNDS   rounds of each part (5)
+			  T        threads of the threads part (64)
+			  S        sessions of each of those threads (1024)
+			""";
 
 	/** The registries whose first in-flight round is measured on a cold pool. */
 	private static final int COLD_REGISTRIES = 3;
@@ -90,10 +97,11 @@ public final class AsyncThroughputBenchmark {
 	}
 
 	public static void main(String[] args) throws InterruptedException {
-		int sessions = (args.length > 0) ? Integer.parseInt(args[0]) : 8192;
-		int rounds = (args.length > 1) ? Integer.parseInt(args[1]) : 5;
-		int threads = (args.length > 2) ? Integer.parseInt(args[2]) : 64;
-		int each = (args.length > 3) ? Integer.parseInt(args[3]) : 1024;
+		Options options = CommandLine.parse(args, USAGE, Options::from);
+		int sessions = options.sessions();
+		int rounds = options.rounds();
+		int threads = options.threads();
+		int each = options.each();
 		byte[] ptx = read();
 		// The code paths warm up on a registry of their own, closed before the
 		// measurement: the measured registry's first round then pays for a cold pool
@@ -413,6 +421,15 @@ public final class AsyncThroughputBenchmark {
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
+	}
+
+	private record Options(int sessions, int rounds, int threads, int each) {
+
+		static Options from(CommandLine line) {
+			return new Options(line.intArgument(0, "N", 8192), line.intArgument(1, "ROUNDS", 5),
+					line.intArgument(2, "T", 64), line.intArgument(3, "S", 1024));
+		}
+
 	}
 
 }

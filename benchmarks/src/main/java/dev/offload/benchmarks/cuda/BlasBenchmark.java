@@ -15,7 +15,8 @@ import dev.offload.LibraryStatistics;
 import dev.offload.OffloadSession;
 import dev.offload.backend.cuda.CudaBackend;
 import dev.offload.backend.cuda.CudaBackendProvider;
-import dev.offload.benchmarks.LatencySummary;
+import dev.offload.benchmarks.support.CommandLine;
+import dev.offload.benchmarks.support.LatencySummary;
 import dev.offload.blas.Blas;
 import dev.offload.blas.BlasLibrary;
 import dev.offload.blas.MathMode;
@@ -37,11 +38,16 @@ import dev.offload.spi.BackendAvailability;
  * </ol>
  * It ends with the library's statistics: handles created (one per stream that ran BLAS)
  * and workspace allocations, which the round trips add none to after warm-up. Usage:
- * {@code java -cp ... dev.offload.benchmarks.cuda.BlasBenchmark [iterations (default
- * 20000)] [threads (default 16)]}; the system property {@code offload.blas.library} names
- * cuBLAS's path. Exits 2 without a CUDA device.
+ * {@link #USAGE}; the system property {@code offload.blas.library} names cuBLAS's path.
+ * Exits 2 without a CUDA device.
  */
 public final class BlasBenchmark {
+
+	static final String USAGE = """
+			Usage: java -cp ... dev.offload.benchmarks.cuda.BlasBenchmark [ITERATIONS] [THREADS]
+			  ITERATIONS   64x64 round trips per thread (20000)
+			  THREADS      threads of the throughput run (16)
+			""";
 
 	private static final int BIG = 8192;
 
@@ -62,8 +68,9 @@ public final class BlasBenchmark {
 	}
 
 	public static void main(String[] args) throws Exception {
-		int iterations = (args.length > 0) ? Integer.parseInt(args[0]) : 20_000;
-		int threads = (args.length > 1) ? Integer.parseInt(args[1]) : 16;
+		Options options = CommandLine.parse(args, USAGE, Options::from);
+		int iterations = options.iterations();
+		int threads = options.threads();
 		BackendAvailability availability = new CudaBackendProvider().probe();
 		if (!availability.available()) {
 			System.out.println("No CUDA device: " + availability.message());
@@ -191,6 +198,14 @@ public final class BlasBenchmark {
 			session.copy(c, 0, host, 2 * bytes, bytes);
 			session.synchronize();
 		}
+	}
+
+	private record Options(int iterations, int threads) {
+
+		static Options from(CommandLine line) {
+			return new Options(line.intArgument(0, "ITERATIONS", 20_000), line.intArgument(1, "THREADS", 16));
+		}
+
 	}
 
 }

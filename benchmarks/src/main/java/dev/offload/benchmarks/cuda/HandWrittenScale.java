@@ -21,17 +21,16 @@ import dev.offload.Device;
 import dev.offload.DeviceBuffer;
 import dev.offload.HostBuffer;
 import dev.offload.backend.cuda.CudaSessions;
-import dev.offload.benchmarks.FluentCallBenchmark;
+import dev.offload.benchmarks.support.ScaleKernel;
+import dev.offload.benchmarks.support.Scaler;
 
 /**
- * The hand-written JCuda side of {@link FluentCallBenchmark}: page-locked and device
+ * The hand-written JCuda side of the fluent call benchmarks: page-locked and device
  * buffers allocated once per thread, streams from a lock+deque pool shared by the
  * threads, the scale kernel loaded once in the device's primary context. Each of its
  * {@link Ingredients} can be Offload's instead (the breakdown of the fluent call's time).
  */
-public final class HandWrittenScale implements FluentCallBenchmark.Scaler {
-
-	private static final int BLOCK = 256;
+public final class HandWrittenScale implements Scaler {
 
 	private static final ArrayDeque<CUstream> streams = new ArrayDeque<>();
 
@@ -106,7 +105,7 @@ public final class HandWrittenScale implements FluentCallBenchmark.Scaler {
 	 * @param n the largest array
 	 * @return the factory
 	 */
-	public static Supplier<FluentCallBenchmark.Scaler> factory(Device device, int n) {
+	public static Supplier<Scaler> factory(Device device, int n) {
 		return factory(device, n, Ingredients.HAND_WRITTEN);
 	}
 
@@ -118,7 +117,7 @@ public final class HandWrittenScale implements FluentCallBenchmark.Scaler {
 	 * @param ingredients which parts are Offload's
 	 * @return the factory
 	 */
-	public static Supplier<FluentCallBenchmark.Scaler> factory(Device device, int n, Ingredients ingredients) {
+	public static Supplier<Scaler> factory(Device device, int n, Ingredients ingredients) {
 		// The device's primary context, the one Offload uses through either binding.
 		check(JCudaDriver.cuInit(0), "cuInit");
 		jcuda.driver.CUdevice cuDevice = new jcuda.driver.CUdevice();
@@ -133,7 +132,7 @@ public final class HandWrittenScale implements FluentCallBenchmark.Scaler {
 				check(JCudaDriver.cuModuleLoadData(module, java.util.Arrays.copyOf(ptx, ptx.length + 1)),
 						"cuModuleLoadData");
 				CUfunction loaded = new CUfunction();
-				check(JCudaDriver.cuModuleGetFunction(loaded, module, "scale"), "cuModuleGetFunction");
+				check(JCudaDriver.cuModuleGetFunction(loaded, module, ScaleKernel.NAME), "cuModuleGetFunction");
 				function = loaded;
 			}
 		}
@@ -151,8 +150,8 @@ public final class HandWrittenScale implements FluentCallBenchmark.Scaler {
 			check(JCudaDriver.cuMemcpyHtoDAsync(this.deviceIn, this.hostIn, bytes, stream), "cuMemcpyHtoDAsync");
 			Pointer parameters = Pointer.to(Pointer.to(new int[] { n }), Pointer.to(new float[] { a }),
 					Pointer.to(this.deviceIn), Pointer.to(this.deviceOut));
-			check(JCudaDriver.cuLaunchKernel(function, (n + BLOCK - 1) / BLOCK, 1, 1, BLOCK, 1, 1, 0, stream,
-					parameters, null), "cuLaunchKernel");
+			check(JCudaDriver.cuLaunchKernel(function, (n + ScaleKernel.BLOCK - 1) / ScaleKernel.BLOCK, 1, 1,
+					ScaleKernel.BLOCK, 1, 1, 0, stream, parameters, null), "cuLaunchKernel");
 			check(JCudaDriver.cuMemcpyDtoHAsync(this.hostOut, this.deviceOut, bytes, stream), "cuMemcpyDtoHAsync");
 			check(JCudaDriver.cuStreamSynchronize(stream), "cuStreamSynchronize");
 			float[] result = new float[n];
@@ -198,9 +197,9 @@ public final class HandWrittenScale implements FluentCallBenchmark.Scaler {
 	}
 
 	private static byte[] read() {
-		try (var in = HandWrittenScale.class.getClassLoader().getResourceAsStream(FluentCallBenchmark.SCALE_PTX)) {
+		try (var in = HandWrittenScale.class.getClassLoader().getResourceAsStream(ScaleKernel.PTX)) {
 			if (in == null) {
-				throw new IllegalStateException("Missing resource " + FluentCallBenchmark.SCALE_PTX);
+				throw new IllegalStateException("Missing resource " + ScaleKernel.PTX);
 			}
 			return in.readAllBytes();
 		}

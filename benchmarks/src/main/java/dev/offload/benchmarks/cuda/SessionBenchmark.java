@@ -24,7 +24,8 @@ import dev.offload.OffloadSession;
 import dev.offload.backend.cuda.CudaBackend;
 import dev.offload.backend.cuda.CudaBackendProvider;
 import dev.offload.backend.cuda.CudaSessions;
-import dev.offload.benchmarks.LatencySummary;
+import dev.offload.benchmarks.support.CommandLine;
+import dev.offload.benchmarks.support.LatencySummary;
 import dev.offload.kernel.LaunchConfig;
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.spi.BackendAvailability;
@@ -48,11 +49,16 @@ import dev.offload.spi.BackendAvailability;
  * <li>{@code session: launch, closeAsync().join()}: until the caller's {@code join}
  * returns.</li>
  * </ul>
- * Usage:
- * {@code java -cp ... dev.offload.benchmarks.cuda.SessionBenchmark [--iterations N] [--warmup N]
- * [--rounds N]}. Prints a Markdown table; exits 2 without a CUDA device.
+ * Usage in {@link #USAGE}. Prints a Markdown table; exits 2 without a CUDA device.
  */
 public final class SessionBenchmark {
+
+	static final String USAGE = """
+			Usage: java -cp ... dev.offload.benchmarks.cuda.SessionBenchmark [options]
+			  --iterations N   iterations per round and strategy (50000)
+			  --warmup N       warm-up iterations (20000)
+			  --rounds N       rounds (5)
+			""";
 
 	private static final String EMPTY_PTX = "dev/offload/benchmarks/cuda/empty.ptx";
 
@@ -85,14 +91,13 @@ public final class SessionBenchmark {
 
 	/**
 	 * Runs the benchmark.
-	 * @param args {@code --iterations N} (per round and strategy, default 50000),
-	 * {@code --warmup N} (default 20000), {@code --rounds N} (default 5)
+	 * @param args the options, in {@link #USAGE}
 	 */
 	public static void main(String[] args) {
-		Map<String, Integer> options = options(args);
-		int iterations = options.getOrDefault("iterations", 50_000);
-		int warmup = options.getOrDefault("warmup", 20_000);
-		int rounds = options.getOrDefault("rounds", 5);
+		Options options = CommandLine.parse(args, USAGE, Options::from);
+		int iterations = options.iterations();
+		int warmup = options.warmup();
+		int rounds = options.rounds();
 		BackendAvailability availability = new CudaBackendProvider().probe();
 		if (!availability.available()) {
 			System.out.println("No CUDA device: " + availability.message());
@@ -251,21 +256,19 @@ public final class SessionBenchmark {
 		}
 	}
 
-	private static Map<String, Integer> options(String[] args) {
-		Map<String, Integer> options = new LinkedHashMap<>();
-		for (int i = 0; i + 1 < args.length; i += 2) {
-			if (!args[i].startsWith("--")) {
-				throw new IllegalArgumentException("Expected --name value, was " + args[i]);
-			}
-			options.put(args[i].substring(2), Integer.parseInt(args[i + 1]));
-		}
-		return options;
-	}
-
 	@FunctionalInterface
 	private interface Strategy {
 
 		long runOnce();
+
+	}
+
+	private record Options(int iterations, int warmup, int rounds) {
+
+		static Options from(CommandLine line) {
+			return new Options(line.intOption("--iterations", 50_000), line.intOption("--warmup", 20_000),
+					line.intOption("--rounds", 5));
+		}
 
 	}
 

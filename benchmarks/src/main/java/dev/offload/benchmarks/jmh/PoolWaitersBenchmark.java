@@ -8,7 +8,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import dev.offload.StreamPriority;
-import dev.offload.benchmarks.LatencySummary;
+import dev.offload.benchmarks.support.CommandLine;
+import dev.offload.benchmarks.support.LatencySummary;
 import dev.offload.internal.lending.LendingPool;
 
 /**
@@ -20,10 +21,19 @@ import dev.offload.internal.lending.LendingPool;
  * borrows per second and the borrowers' waits (p50, p99, max). The pool is the stream
  * pool's lending algorithm over {@link FreeItems}, which isolates it.
  * <p>
- * Usage: {@code java -cp benchmarks.jar dev.offload.benchmarks.jmh.PoolWaitersBenchmark
- * [threads] [streams] [borrows] [hold µs] [rounds]} (defaults 2000 16 50 20 3).
+ * Usage in {@link #USAGE}.
  */
 public final class PoolWaitersBenchmark {
+
+	static final String USAGE = """
+			Usage: java -cp benchmarks.jar dev.offload.benchmarks.jmh.PoolWaitersBenchmark
+			       [THREADS [STREAMS [BORROWS [HOLD_µs [ROUNDS]]]]]
+			  THREADS     borrowing threads (2000)
+			  STREAMS     the pool's bound (16)
+			  BORROWS     borrows per thread (50)
+			  HOLD_µs     how long a borrow holds its stream, spinning (20)
+			  ROUNDS      rounds (3)
+			""";
 
 	private static final int NORMAL = StreamPriority.NORMAL.ordinal();
 
@@ -31,11 +41,12 @@ public final class PoolWaitersBenchmark {
 	}
 
 	public static void main(String[] args) throws InterruptedException {
-		int threads = (args.length > 0) ? Integer.parseInt(args[0]) : 2000;
-		int streams = (args.length > 1) ? Integer.parseInt(args[1]) : 16;
-		int borrows = (args.length > 2) ? Integer.parseInt(args[2]) : 50;
-		long holdNanos = ((args.length > 3) ? Long.parseLong(args[3]) : 20) * 1000;
-		int rounds = (args.length > 4) ? Integer.parseInt(args[4]) : 3;
+		Options options = CommandLine.parse(args, USAGE, Options::from);
+		int threads = options.threads();
+		int streams = options.streams();
+		int borrows = options.borrows();
+		long holdNanos = options.holdMicros() * 1000;
+		int rounds = options.rounds();
 		System.out.printf(Locale.ROOT, "%d threads, pool of %d streams, %d borrows each, held %d µs; %d CPUs%n",
 				threads, streams, borrows, holdNanos / 1000, Runtime.getRuntime().availableProcessors());
 		LendingPool<FreeItems.Item> pool = FreeItems.pool(streams, streams, TimeUnit.MINUTES.toNanos(10));
@@ -93,6 +104,16 @@ public final class PoolWaitersBenchmark {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
+	}
+
+	private record Options(int threads, int streams, int borrows, long holdMicros, int rounds) {
+
+		static Options from(CommandLine line) {
+			return new Options(line.intArgument(0, "THREADS", 2000), line.intArgument(1, "STREAMS", 16),
+					line.intArgument(2, "BORROWS", 50), line.longArgument(3, "HOLD_µs", 20),
+					line.intArgument(4, "ROUNDS", 3));
+		}
+
 	}
 
 }

@@ -1,4 +1,4 @@
-package dev.offload.benchmarks;
+package dev.offload.benchmarks.support;
 
 import java.util.Arrays;
 
@@ -13,14 +13,15 @@ import java.util.Arrays;
  */
 public record LatencySummary(int count, long p50Nanos, long p99Nanos, long p999Nanos, long maxNanos) {
 
-	static final LatencySummary EMPTY = new LatencySummary(0, 0, 0, 0, 0);
+	/** No values. */
+	public static final LatencySummary EMPTY = new LatencySummary(0, 0, 0, 0, 0);
 
 	/**
 	 * Summarises latencies.
 	 * @param nanos the latencies, in any order; sorted in place
 	 * @return the summary, {@link #EMPTY} for no values
 	 */
-	static LatencySummary of(long[] nanos) {
+	public static LatencySummary of(long[] nanos) {
 		if (nanos.length == 0) {
 			return EMPTY;
 		}
