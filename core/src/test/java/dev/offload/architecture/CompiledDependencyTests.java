@@ -1,16 +1,9 @@
 package dev.offload.architecture;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.spi.ToolProvider;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -26,27 +19,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class CompiledDependencyTests {
 
-	private static final Pattern DEPENDENCY = Pattern
-		.compile("^\\s+(dev\\.offload\\.\\S+)\\s+->\\s+(dev\\.offload\\.\\S+)\\s");
-
 	/** Class to class dependencies between packages: "origin -> target". */
 	private static Set<String> dependencies;
 
 	@BeforeAll
 	static void runJdeps() {
-		Path classes = Path.of("target", "classes");
-		assertThat(Files.isDirectory(classes.resolve("dev/offload"))).as("core's compiled classes").isTrue();
-		ToolProvider jdeps = ToolProvider.findFirst("jdeps").orElseThrow();
-		StringWriter out = new StringWriter();
-		int status = jdeps.run(new PrintWriter(out), new PrintWriter(out), "-verbose:class", classes.toString());
-		assertThat(status).as(out.toString()).isZero();
-		dependencies = new TreeSet<>();
-		for (String line : out.toString().split("\\R")) {
-			Matcher matcher = DEPENDENCY.matcher(line);
-			if (matcher.find()) {
-				dependencies.add(matcher.group(1) + " -> " + matcher.group(2));
-			}
-		}
+		dependencies = PackageCycles.classDependencies(Path.of("target", "classes"), "dev.offload.");
 		assertThat(dependencies).as("jdeps found core's dependencies").isNotEmpty();
 	}
 

@@ -1,5 +1,9 @@
 package dev.offload.architecture;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -9,13 +13,21 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.spi.ToolProvider;
 
 /**
  * The package cycles of a set of class dependencies: the strongly connected components of
  * the package graph that hold more than one package (Tarjan's algorithm), each listed
- * with the class dependencies that close it, so that a failure says what to move.
+ * with the class dependencies that close it, so that a failure says what to move. The
+ * class dependencies come from {@code jdeps} ({@link #classDependencies}), which reads
+ * the constant pool, so the class of an inlined constant counts. Public for the other
+ * modules' tests (the benchmarks'), through core's test jar.
  */
-final class PackageCycles {
+public final class PackageCycles {
+
+	private static final Pattern DEPENDENCY = Pattern.compile("^\\s+(\\S+)\\s+->\\s+(\\S+)\\s");
 
 	private final Map<String, Set<String>> edges = new TreeMap<>();
 
@@ -48,7 +60,7 @@ final class PackageCycles {
 	 * @return each cycle's packages and, after them, the class dependencies between them;
 	 * empty when the packages form no cycle
 	 */
-	static List<String> of(Set<String> dependencies) {
+	public static List<String> of(Set<String> dependencies) {
 		PackageCycles graph = new PackageCycles(dependencies);
 		for (String pkg : graph.edges.keySet()) {
 			if (!graph.index.containsKey(pkg)) {
@@ -66,6 +78,34 @@ final class PackageCycles {
 			cycles.add(component + " through " + closing);
 		}
 		return cycles;
+	}
+
+	/**
+	 * Returns the class dependencies among compiled classes, as
+	 * {@code jdeps -verbose:class} reads them.
+	 * @param classes a folder of class files ({@code target/classes})
+	 * @param prefix the package prefix both ends must have ({@code "dev.offload."})
+	 * @return each dependency as {@code "origin -> target"}
+	 */
+	public static Set<String> classDependencies(Path classes, String prefix) {
+		if (!Files.isDirectory(classes)) {
+			throw new IllegalStateException("No compiled classes in " + classes.toAbsolutePath());
+		}
+		ToolProvider jdeps = ToolProvider.findFirst("jdeps").orElseThrow();
+		StringWriter out = new StringWriter();
+		int status = jdeps.run(new PrintWriter(out), new PrintWriter(out), "-verbose:class", "-filter:none",
+				classes.toString());
+		if (status != 0) {
+			throw new IllegalStateException("jdeps failed (" + status + "): " + out);
+		}
+		Set<String> dependencies = new TreeSet<>();
+		for (String line : out.toString().split("\\R")) {
+			Matcher matcher = DEPENDENCY.matcher(line);
+			if (matcher.find() && matcher.group(1).startsWith(prefix) && matcher.group(2).startsWith(prefix)) {
+				dependencies.add(matcher.group(1) + " -> " + matcher.group(2));
+			}
+		}
+		return dependencies;
 	}
 
 	private void connect(String pkg) {
