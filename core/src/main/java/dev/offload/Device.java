@@ -268,6 +268,7 @@ public final class Device {
 		if (this.sessions.isClosing()) {
 			throw new StreamPoolClosedException(id());
 		}
+		this.tenants.opened(tenant);
 		OffloadSession session = new OffloadSession(this.sessions, priority,
 				(timeout != null) ? timeout : this.sessionTimeout, tenant);
 		this.sessions.opened(session);

@@ -36,6 +36,16 @@ final class TenantShares {
 	}
 
 	/**
+	 * Tracks a tenant by name while under the bound, as a session for it opens: the
+	 * tenants tracked are then the first to open a session, as the session meters count
+	 * them, whether or not they borrow or reserve.
+	 * @param tenant the name, or {@code null} for {@link TenantPolicy#DEFAULT_TENANT}
+	 */
+	void opened(@Nullable String tenant) {
+		tenant(nameOf(tenant));
+	}
+
+	/**
 	 * Returns a tenant as the stream pool lends to it.
 	 * @param tenant the name, or {@code null} for {@link TenantPolicy#DEFAULT_TENANT}
 	 * @return the tenant

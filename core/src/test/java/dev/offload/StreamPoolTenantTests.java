@@ -135,4 +135,17 @@ class StreamPoolTenantTests {
 		assertThat(pool.tenantStatistics()).extracting(TenantStatistics::borrows).containsExactly(1L, 1L, 3L);
 	}
 
+	@Test
+	void tenantsShouldBeTrackedInTheOrderTheirSessionsOpenAsTheSessionMetersCountThem() {
+		StreamPool pool = pool(4, TenantPolicy.DEFAULTS.withMaxTrackedTenants(1));
+		// The first session borrows nothing: its tenant still takes the one tracked name.
+		this.registry.openSession(SessionOptions.DEFAULTS.withTenant("opened")).close();
+		try (OffloadSession session = this.registry.openSession(SessionOptions.DEFAULTS.withTenant("borrower"))) {
+			session.streamId();
+		}
+		assertThat(pool.tenantStatistics()).extracting(TenantStatistics::tenant)
+			.containsExactly("opened", TenantPolicy.OTHER_TENANTS);
+		assertThat(pool.tenantStatistics()).extracting(TenantStatistics::borrows).containsExactly(0L, 1L);
+	}
+
 }
