@@ -26,6 +26,12 @@ final class ItemClass {
 	 */
 	long retiredBorrows;
 
+	/** The idle items' hints, where borrowers look for one. */
+	final IdleHints hints = new IdleHints();
+
+	/** Items destroyed since the hints were last swept; under this monitor. */
+	private int retiredSinceSweep;
+
 	/** The most items the class holds, or {@link Integer#MAX_VALUE}. */
 	final int limit;
 
@@ -43,11 +49,21 @@ final class ItemClass {
 			grown[this.items.length + i] = made.get(i);
 		}
 		this.items = grown;
+		for (Lendable item : made) {
+			this.hints.offer(item);
+		}
 	}
 
 	synchronized void remove(Lendable item) {
 		this.items = Arrays.stream(this.items).filter((each) -> each != item).toArray(Lendable[]::new);
 		this.retiredBorrows += item.borrows;
+		// Once as many items were destroyed as the class holds: the hints never name more
+		// destroyed items than about the class's size, at a cost of one pass over them
+		// per that many destructions.
+		if (++this.retiredSinceSweep > this.items.length) {
+			this.retiredSinceSweep = 0;
+			this.hints.sweep();
+		}
 	}
 
 }
