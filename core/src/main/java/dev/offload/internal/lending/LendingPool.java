@@ -1,5 +1,7 @@
 package dev.offload.internal.lending;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
@@ -420,9 +422,13 @@ public final class LendingPool<E extends Lendable> {
 		}
 	}
 
-	@SuppressWarnings("unchecked")
 	void retire(Lendable item) {
 		this.classes[item.classIndex].remove(item);
+		destroyRetired(item);
+	}
+
+	@SuppressWarnings("unchecked")
+	private void destroyRetired(Lendable item) {
 		try {
 			this.items.destroy((E) item);
 		}
@@ -484,9 +490,16 @@ public final class LendingPool<E extends Lendable> {
 	}
 
 	private void drainIdle() {
-		for (ItemClass state : this.classes) {
-			for (Lendable item : state.items) {
-				destroy(item, Lendable.IDLE);
+		for (ItemClass priorityClass : this.classes) {
+			List<Lendable> drained = new ArrayList<>();
+			for (Lendable item : priorityClass.items) {
+				if (item.compareAndSetState(Lendable.IDLE, Lendable.DISCARDED)) {
+					drained.add(item);
+				}
+			}
+			if (!drained.isEmpty()) {
+				priorityClass.remove(drained);
+				drained.forEach(this::destroyRetired);
 			}
 		}
 	}
