@@ -43,19 +43,19 @@ import dev.offload.spi.BackendStream;
  * How it lends (the shape of HikariCP's {@code ConcurrentBag}): every stream is in its
  * class's shared list, and its state ({@code IDLE}, {@code IN_USE}, {@code DISCARDED})
  * changes only by compare-and-set, so a stream is never lent twice. A thread first tries
- * the stream it released last (no contention, warm caches), then scans the class's
- * streams from a place that depends on the thread. One shared counter changes on the fast
- * path, the streams lent now (on a cache line of its own), so that the peak in use is
- * exact; each stream counts its own borrows, and idle and lent streams are counted from
- * their states when asked. The lock serves growth, waiting and shutdown only; a release
- * takes it only when a borrower waits.
+ * the stream it released last (no contention, warm caches), then pops the class's idle
+ * hints, a lock-free stack with a hint for every idle stream. One shared counter changes
+ * on the fast path, the streams lent now (on a cache line of its own), so that the peak
+ * in use is exact; each stream counts its own borrows, and idle and lent streams are
+ * counted from their states when asked. The lock serves growth, waiting and shutdown
+ * only; a release takes it only when a borrower waits.
  * <p>
  * How it waits: a borrower that finds no stream and cannot grow the pool (or whose tenant
  * holds its {@code maxStreams}) queues in its class's queue of waiters, served by
  * weighted fair queuing across tenants ({@link TenantPolicy}) and first come, first
  * served within a tenant. A release while borrowers wait hands the stream to the next
  * waiter of its class and wakes that one alone (it gets the stream even if a new borrower
- * scans meanwhile); with no waiter of its class, it wakes the oldest waiter of the other
+ * looks meanwhile); with no waiter of its class, it wakes the oldest waiter of the other
  * class, which may replace an idle stream by one of its own. A discard wakes one waiter
  * to replace the stream. So each stream given back wakes one waiter, not all of them, and
  * waiters of a class are served in their order of arrival.

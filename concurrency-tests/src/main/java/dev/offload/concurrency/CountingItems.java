@@ -1,6 +1,7 @@
 package dev.offload.concurrency;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -34,7 +35,23 @@ public final class CountingItems implements LendingItems<CountingItems.Item> {
 	 * @return the pool
 	 */
 	public static LendingPool<Item> pool(CountingItems items, int maxSize, long borrowTimeoutNanos) {
-		return new LendingPool<>(items, 1, maxSize, new int[] { Integer.MAX_VALUE }, new long[] { borrowTimeoutNanos },
+		return pool(items, maxSize, borrowTimeoutNanos, 1);
+	}
+
+	/**
+	 * Returns a pool of counting items whose first borrow of a class makes one item.
+	 * @param items the items
+	 * @param maxSize the bound of all classes together, 0 for none
+	 * @param borrowTimeoutNanos how long a borrow from a full bounded pool waits
+	 * @param classes how many classes
+	 * @return the pool
+	 */
+	public static LendingPool<Item> pool(CountingItems items, int maxSize, long borrowTimeoutNanos, int classes) {
+		int[] limits = new int[classes];
+		long[] borrowTimeouts = new long[classes];
+		Arrays.fill(limits, Integer.MAX_VALUE);
+		Arrays.fill(borrowTimeouts, borrowTimeoutNanos);
+		return new LendingPool<>(items, 1, maxSize, limits, borrowTimeouts,
 				LoggerFactory.getLogger(CountingItems.class), "counting items");
 	}
 

@@ -8,6 +8,8 @@ import dev.offload.OffloadSession;
 import dev.offload.StreamBorrowTimeoutException;
 import dev.offload.StreamPoolConfig;
 import dev.offload.concurrency.CountingBackend;
+import dev.offload.concurrency.CountingItems;
+import dev.offload.internal.lending.LendingPool;
 
 /**
  * Devices on a {@link CountingBackend} for the jcstress tests, and borrowing through the
@@ -89,6 +91,33 @@ final class Pools {
 			session.close();
 			return null;
 		}
+	}
+
+	/**
+	 * Borrows an item of a lending pool and tells which.
+	 * @param pool the pool
+	 * @param classIndex the item's class
+	 * @return the item's number, or -1 if the pool stayed full
+	 */
+	static int borrowId(LendingPool<CountingItems.Item> pool, int classIndex) {
+		try {
+			return pool.borrow(classIndex).id();
+		}
+		catch (CountingItems.TimedOut ex) {
+			return -1;
+		}
+	}
+
+	/**
+	 * Lends an item of class 0 whose idle hint is stale: it is borrowed, released and
+	 * lent again on the calling thread's fast path, which leaves the hint its release
+	 * pushed.
+	 * @param pool the pool
+	 * @return the item, lent
+	 */
+	static CountingItems.Item lendWithStaleHint(LendingPool<CountingItems.Item> pool) {
+		pool.release(pool.borrow(0));
+		return pool.borrow(0);
 	}
 
 	/**

@@ -40,7 +40,7 @@ public class TwoBorrowersOneIdleItem {
 	 */
 	@Actor
 	public void first(II_Result result) {
-		result.r1 = borrowId();
+		result.r1 = Pools.borrowId(this.pool, 0);
 	}
 
 	/**
@@ -49,16 +49,7 @@ public class TwoBorrowersOneIdleItem {
 	 */
 	@Actor
 	public void second(II_Result result) {
-		result.r2 = borrowId();
-	}
-
-	private int borrowId() {
-		try {
-			return this.pool.borrow(0).id();
-		}
-		catch (CountingItems.TimedOut ex) {
-			return -1;
-		}
+		result.r2 = Pools.borrowId(this.pool, 0);
 	}
 
 }

@@ -1,6 +1,8 @@
 package dev.offload.concurrency.lincheck;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -20,7 +22,8 @@ import dev.offload.internal.lending.LendingPool;
  * {@link StreamPoolLinearizability} (the pool's behaviour is the same with or without the
  * device around it). Each thread keeps the items it holds; an item lent twice at once is
  * reported as {@link Outcome#LENT_TWICE}. At quiescence {@link #accountingIsExact()}
- * checks the pool's counts against the items' own.
+ * checks the pool's counts against the items' own, and that a borrower finds every idle
+ * item.
  * <p>
  * The pool's first borrow makes one item. {@link Bounded} holds at most
  * {@value StreamPoolLinearizability#MAX_SIZE} with a borrow timeout of one nanosecond,
@@ -144,6 +147,33 @@ public abstract class LendingPoolLinearizability {
 		require(this.items.destroyed() == this.pool.destroyed(), "the items destroyed " + this.items.destroyed());
 		require(this.items.misuses() == 0, this.items.misuses() + " item(s) destroyed twice");
 		require(!this.pool.isClosed() || census.idle() == 0, "idle items after shutdown");
+		idleItemsCanBeFound(census.idle());
+	}
+
+	/**
+	 * Borrows as many items as are idle, each of which must be found without the pool
+	 * making one (a borrower that does not find an idle item makes one, or in a full pool
+	 * times out), and gives them back: an idle item that no borrower can find is lost.
+	 */
+	private void idleItemsCanBeFound(int idle) {
+		if (this.pool.isClosed()) {
+			return;
+		}
+		long created = this.pool.created();
+		List<CountingItems.Item> found = new ArrayList<>(idle);
+		try {
+			for (int i = 0; i < idle; i++) {
+				CountingItems.Item item = this.pool.borrow(0);
+				require(!this.lent.contains(item) && !found.contains(item) && !item.isDestroyed(),
+						item + " was lent while held or destroyed");
+				found.add(item);
+			}
+		}
+		catch (CountingItems.TimedOut ex) {
+			throw new IllegalStateException("An idle item could not be found: " + this.pool, ex);
+		}
+		require(this.pool.created() == created, "an idle item could not be found, one was made");
+		found.forEach(this.pool::release);
 	}
 
 	private void require(boolean condition, String what) {

@@ -184,16 +184,15 @@ final class Growth<E extends Lendable> {
 			if (other == classIndex) {
 				continue;
 			}
-			for (Lendable item : classes[other].items) {
-				if (item.compareAndSetState(Lendable.IDLE, Lendable.DISCARDED)) {
-					this.pool.retire(item);
-					this.pool.logger.debug("Stream pool of {} is full: replaced idle {} by a {} stream",
-							this.pool.owner, item, this.pool.items.className(classIndex));
-					ItemClass state = classes[classIndex];
-					int made = create(classIndex, 1);
-					state.capacity = Math.max(state.capacity, state.items.length);
-					return made > 0;
-				}
+			Lendable item = classes[other].hints.take(Lendable.DISCARDED);
+			if (item != null) {
+				this.pool.retire(item);
+				this.pool.logger.debug("Stream pool of {} is full: replaced idle {} by a {} stream", this.pool.owner,
+						item, this.pool.items.className(classIndex));
+				ItemClass state = classes[classIndex];
+				int made = create(classIndex, 1);
+				state.capacity = Math.max(state.capacity, state.items.length);
+				return made > 0;
 			}
 		}
 		return false;

@@ -24,9 +24,12 @@ public abstract class Lendable extends LendableFields {
 
 	private static final VarHandle STATE;
 
+	private static final VarHandle HINTED;
+
 	static {
 		try {
 			STATE = MethodHandles.lookup().findVarHandle(LendableState.class, "state", int.class);
+			HINTED = MethodHandles.lookup().findVarHandle(LendableState.class, "hinted", boolean.class);
 		}
 		catch (ReflectiveOperationException ex) {
 			throw new ExceptionInInitializerError(ex);
@@ -81,6 +84,20 @@ public abstract class Lendable extends LendableFields {
 		return STATE.compareAndSet(this, expected, next);
 	}
 
+	/**
+	 * Marks the item as having a hint in its class's {@link IdleHints}, unless it has
+	 * one.
+	 * @return whether this call marked it: its caller pushes the hint
+	 */
+	final boolean markHinted() {
+		return !((boolean) HINTED.getVolatile(this)) && HINTED.compareAndSet(this, false, true);
+	}
+
+	/** Notes that the item's hint left its class's {@link IdleHints}. */
+	final void clearHinted() {
+		HINTED.setVolatile(this, false);
+	}
+
 }
 
 /** Padding before the state. */
@@ -90,10 +107,16 @@ abstract class LendablePadding {
 
 }
 
-/** The state, between paddings. */
+/**
+ * The state, between paddings, and beside it whether a hint names the item in its class's
+ * {@link IdleHints}: a release reads it just after the state it changed, on the same
+ * cache line.
+ */
 abstract class LendableState extends LendablePadding {
 
 	volatile int state;
+
+	volatile boolean hinted;
 
 }
 

@@ -226,7 +226,7 @@ final class Waiters<E extends Lendable> {
 					first.wake.signal();
 					return true;
 				}
-				// A borrower that scanned took it: this waiter tries again.
+				// Another borrower took it: this waiter tries again.
 				first.tenant.unhold();
 				first.wake.signal();
 				return false;

@@ -180,6 +180,23 @@ class LendingPoolTests {
 	}
 
 	@Test
+	void shutdownShouldDrainThousandsOfIdleItemsAndKeepTheirBorrows() {
+		LendingPool<FreeItem> pool = pool(1, 0, LONG);
+		List<FreeItem> lent = new ArrayList<>();
+		for (int i = 0; i < 4096; i++) {
+			lent.add(pool.borrow(0));
+		}
+		lent.forEach(pool::release);
+		assertThat(pool.shutdown(0)).isTrue();
+		assertThat(this.items.destroyed).isEqualTo(4096);
+		assertThat(pool.destroyed()).isEqualTo(4096);
+		assertThat(pool.classes[0].items).isEmpty();
+		LendingCensus census = pool.census();
+		assertThat(census.idle()).isZero();
+		assertThat(census.borrows()).isEqualTo(4096);
+	}
+
+	@Test
 	void aBorrowerThatFindsNoItemShouldMakeOneBatchAndTheBackgroundTheRest() {
 		LendingPool<FreeItem> pool = pool(3 * LendingTuning.GROW_BATCH, 0, LONG);
 		this.items.background = true;
