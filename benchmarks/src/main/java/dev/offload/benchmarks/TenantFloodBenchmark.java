@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
@@ -22,17 +23,23 @@ import dev.offload.benchmarks.support.LatencySummary;
  * index of equal-weight tenants of unequal demand, and the total throughput under the
  * flood against the same load with no tenants (first come, first served). Runs on the
  * host backend or CUDA ({@code --backend}); the hold is a park on the host, so the pool,
- * not the processors, is the bottleneck.
+ * not the processors, is the bottleneck. With every hold the same, the flood's streams
+ * come back in bunches (a stream lent as another came back is given back with it), and
+ * the quiet tenant, first in line, waits for the next bunch;
+ * {@code --hold-spread-percent} spreads the other tenants' holds as real work varies.
  */
 public final class TenantFloodBenchmark {
 
 	static final String USAGE = """
 			Usage: TenantFloodBenchmark [--backend host|cuda|ffm] [--streams S] [--flood N] [--hold-micros H]
-			                            [--seconds T] [--fair-threads a,b,c,d]
+			                            [--hold-spread-percent P] [--seconds T] [--fair-threads a,b,c,d]
 			  --backend       the backend, default host
 			  --streams       the pool's max-size, default 32
 			  --flood         threads of the flooding tenant, default 100 (the quiet tenant has 1)
 			  --hold-micros   how long a session holds its stream, default 2000
+			  --hold-spread-percent
+			                  the other tenants' holds spread evenly over H +/- P% (the quiet tenant's stay H), so
+			                  that their streams do not all come back at once; default 0 (every hold exactly H)
 			  --seconds       seconds of each phase (after a warm-up of a third of it), default 6
 			  --fair-threads  threads of each equal-weight tenant for the fairness index, default 48,32,24,16
 			""";
@@ -82,6 +89,7 @@ public final class TenantFloodBenchmark {
 
 	private Phase phase(DeviceRegistry registry, List<Group> groups) {
 		long holdNanos = this.options.holdMicros * 1000L;
+		long spreadNanos = holdNanos * this.options.holdSpreadPercent / 100;
 		long warmupNanos = this.options.phaseTime.toNanos() / 3;
 		long measureNanos = this.options.phaseTime.toNanos();
 		long begin = System.nanoTime();
@@ -93,6 +101,7 @@ public final class TenantFloodBenchmark {
 			GroupResult result = new GroupResult(group);
 			results.add(result);
 			SessionOptions options = SessionOptions.DEFAULTS.withTenant(group.tenanted ? group.tenant : null);
+			boolean spread = spreadNanos > 0 && !group.tenant.equals("quiet");
 			for (int t = 0; t < group.threads; t++) {
 				boolean recorder = t == 0;
 				Thread thread = new Thread(() -> {
@@ -104,7 +113,9 @@ public final class TenantFloodBenchmark {
 						}
 						try (OffloadSession session = registry.openSession(options)) {
 							session.streamId();
-							LockSupport.parkNanos(holdNanos);
+							LockSupport.parkNanos(spread
+									? holdNanos + ThreadLocalRandom.current().nextLong(-spreadNanos, spreadNanos + 1)
+									: holdNanos);
 						}
 						long done = System.nanoTime();
 						if (start >= measureFrom && done <= end) {
@@ -221,12 +232,14 @@ public final class TenantFloodBenchmark {
 	record Results(Phase alone, Phase fair, Phase fifo, Phase fairShares, Phase fifoShares) {
 	}
 
-	record Options(String backend, int streams, int flood, int holdMicros, Duration phaseTime, int[] fairThreads) {
+	record Options(String backend, int streams, int flood, int holdMicros, int holdSpreadPercent, Duration phaseTime,
+			int[] fairThreads) {
 
 		static Options from(CommandLine line) {
 			return new Options(line.choice("--backend", "host", "cuda", "ffm"), line.intOption("--streams", 32, 1),
 					line.intOption("--flood", 100, 1), line.intOption("--hold-micros", 2000, 1),
-					line.durationSeconds("--seconds", 6, 1), line.intList("--fair-threads", 1, 48, 32, 24, 16));
+					line.intOption("--hold-spread-percent", 0, 0, 100), line.durationSeconds("--seconds", 6, 1),
+					line.intList("--fair-threads", 1, 48, 32, 24, 16));
 		}
 
 	}

@@ -185,8 +185,22 @@ public final class CommandLine {
 	 * {@code least} to {@link Integer#MAX_VALUE}
 	 */
 	public int intOption(String name, int otherwise, int least) {
+		return intOption(name, otherwise, least, Integer.MAX_VALUE);
+	}
+
+	/**
+	 * Returns an option's value as an {@code int} from {@code least} to {@code most}.
+	 * @param name the option, {@code --name}
+	 * @param otherwise the default
+	 * @param least the smallest value allowed
+	 * @param most the largest value allowed
+	 * @return the value, or the default where the option is not given
+	 * @throws IllegalArgumentException if the value is not a whole number from
+	 * {@code least} to {@code most}
+	 */
+	public int intOption(String name, int otherwise, int least, int most) {
 		String value = value(name);
-		return (value != null) ? (int) number(name, value, least, Integer.MAX_VALUE) : otherwise;
+		return (value != null) ? (int) number(name, value, least, most) : otherwise;
 	}
 
 	/**

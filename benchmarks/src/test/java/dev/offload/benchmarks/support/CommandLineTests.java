@@ -57,6 +57,15 @@ class CommandLineTests {
 	}
 
 	@Test
+	void readWhenANumberIsAboveItsBoundShouldNameTheBound() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> CommandLine.read((line) -> line.intOption("--percent", 0, 0, 100), "--percent", "101"))
+			.withMessage("--percent must be at most 100, was 101");
+		int percent = CommandLine.read((line) -> line.intOption("--percent", 0, 0, 100), "--percent", "100");
+		assertThat(percent).isEqualTo(100);
+	}
+
+	@Test
 	void readWhenAValueIsNoChoiceShouldListTheChoices() {
 		assertThatIllegalArgumentException().isThrownBy(() -> CommandLine.read(OPTIONS, "--backend", "gpu"))
 			.withMessage("--backend must be one of host, cuda, was 'gpu'");
