@@ -60,18 +60,4 @@ enum ApiFailures implements MemoryFailures, CompletionFailures {
 		return new OffloadException("The session's work failed", failure);
 	}
 
-	/**
-	 * Returns the API's statistics for the memory room's counts.
-	 * @param counts the counts
-	 * @return the statistics
-	 */
-	static MemoryStatistics statistics(dev.offload.internal.memory.MemoryCounts counts) {
-		return new MemoryStatistics(counts.budgetBytes(), counts.usedBytes(), counts.cachedBytes(), counts.peakBytes(),
-				counts.reservedPeakBytes(), counts.hostUsedBytes(), counts.hostCachedBytes(), counts.hostPeakBytes(),
-				counts.cacheHits(), counts.cacheMisses(), counts.cacheEvictions(), counts.deviceAllocations(),
-				counts.deviceFrees(), counts.hostAllocations(), counts.hostFrees(), counts.outOfMemoryRetries(),
-				counts.outOfMemoryFailures(), counts.waiting(), counts.waitTimeouts(), counts.synchronizingCalls(),
-				counts.budgetSource());
-	}
-
 }

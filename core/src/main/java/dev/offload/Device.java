@@ -16,6 +16,7 @@ import dev.offload.health.GpuFault;
 import dev.offload.internal.SessionDeadline;
 import dev.offload.internal.completion.Completions;
 import dev.offload.internal.memory.DeviceMemory;
+import dev.offload.internal.memory.MemoryCounts;
 import dev.offload.internal.memory.MemoryTenant;
 import dev.offload.kernel.KernelRef;
 import dev.offload.kernel.ModuleDefinition;
@@ -401,7 +402,21 @@ public final class Device {
 	 * @return a snapshot of the memory statistics
 	 */
 	public MemoryStatistics memoryStatistics() {
-		return ApiFailures.statistics(this.memory.statistics());
+		return statisticsOf(this.memory.statistics());
+	}
+
+	/**
+	 * Returns the API's statistics for the memory room's counts.
+	 * @param counts the counts
+	 * @return the statistics
+	 */
+	private static MemoryStatistics statisticsOf(MemoryCounts counts) {
+		return new MemoryStatistics(counts.budgetBytes(), counts.usedBytes(), counts.cachedBytes(), counts.peakBytes(),
+				counts.reservedPeakBytes(), counts.hostUsedBytes(), counts.hostCachedBytes(), counts.hostPeakBytes(),
+				counts.cacheHits(), counts.cacheMisses(), counts.cacheEvictions(), counts.deviceAllocations(),
+				counts.deviceFrees(), counts.hostAllocations(), counts.hostFrees(), counts.outOfMemoryRetries(),
+				counts.outOfMemoryFailures(), counts.waiting(), counts.waitTimeouts(), counts.synchronizingCalls(),
+				counts.budgetSource());
 	}
 
 	/**
