@@ -347,6 +347,16 @@ final class MemoryBudget {
 	 * others, or if nothing is reserved: large sessions cannot take the whole budget and
 	 * make every small one wait for them.
 	 */
+	/**
+	 * Says whether {@link #tryAcquire} could take {@code bytes} now as far as the
+	 * reservation goes (the small ones' reserve aside): {@code false} means it would
+	 * refuse them and anything larger.
+	 */
+	boolean mayAdmit(long bytes) {
+		long current = this.counters.get(RESERVED);
+		return current == 0 || current + bytes <= this.budgetBytes;
+	}
+
 	boolean tryAcquire(long bytes) {
 		long limit = (bytes > this.smallReserveBytes) ? this.budgetBytes - this.smallReserveBytes : this.budgetBytes;
 		return reserve(bytes, limit);

@@ -1,5 +1,6 @@
 package dev.offload.internal.memory;
 
+import java.util.TreeMap;
 import java.util.concurrent.locks.Condition;
 
 import org.jspecify.annotations.Nullable;
@@ -19,6 +20,13 @@ final class MemoryWaiters {
 	/** Waiters per priority class: high priority, then normal. */
 	private final FairQueue<Waiter>[] queues;
 
+	/**
+	 * How many waiters wait for each size, so that a pass that cannot admit even the
+	 * smallest ends at once: without it, every arrival and every release re-sorted all
+	 * waiters, quadratic in their number.
+	 */
+	private final TreeMap<Long, Integer> sizes = new TreeMap<>();
+
 	@SuppressWarnings("unchecked")
 	MemoryWaiters() {
 		this.queues = new FairQueue[2];
@@ -30,13 +38,26 @@ final class MemoryWaiters {
 	/** Queues a waiter in its priority class, under its tenant's name and weight. */
 	FairQueue.Entry<Waiter> add(Waiter waiter, boolean highPriority) {
 		MemoryTenant tenant = waiter.tenant;
+		this.sizes.merge(waiter.bytes, 1, Integer::sum);
 		return this.queues[queue(highPriority)].add((tenant != null) ? tenant.name() : DEFAULT_TENANT,
 				(tenant != null) ? tenant.weight() : 1, waiter);
 	}
 
 	/** Removes a waiter that gave up. */
 	void remove(FairQueue.Entry<Waiter> entry, boolean highPriority) {
-		this.queues[queue(highPriority)].remove(entry);
+		if (this.queues[queue(highPriority)].remove(entry)) {
+			forget(entry.item().bytes);
+		}
+	}
+
+	/** Drops a waiter's size from {@link #sizes}: it was admitted or gave up. */
+	private void forget(long bytes) {
+		this.sizes.computeIfPresent(bytes, (size, count) -> (count > 1) ? count - 1 : null);
+	}
+
+	/** Whether the budget may admit the smallest waiter now; none can if it may not. */
+	private boolean mayAdmitAny(MemoryBudget budget) {
+		return !this.sizes.isEmpty() && budget.mayAdmit(this.sizes.firstKey());
 	}
 
 	/**
@@ -46,6 +67,9 @@ final class MemoryWaiters {
 	 */
 	void admit(MemoryBudget budget) {
 		for (FairQueue<Waiter> queue : this.queues) {
+			if (!mayAdmitAny(budget)) {
+				return;
+			}
 			if (queue.isEmpty()) {
 				continue;
 			}
@@ -58,7 +82,11 @@ final class MemoryWaiters {
 				if (budget.tryAcquire(waiter.bytes)) {
 					waiter.admitted = true;
 					queue.take(entry);
+					forget(waiter.bytes);
 					waiter.signal.signal();
+					if (!mayAdmitAny(budget)) {
+						return;
+					}
 				}
 				else if (tenant != null) {
 					tenant.unhold(waiter.bytes);

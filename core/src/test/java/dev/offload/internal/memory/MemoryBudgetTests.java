@@ -159,6 +159,27 @@ class MemoryBudgetTests {
 	}
 
 	@Test
+	void aSmallWaiterShouldBeAdmittedPastALargerOneThatDoesNotFit() throws Exception {
+		MemoryBudget budget = new MemoryBudget(0, 64 * MIB, 64 * MIB, STRIPES, false, RoomFailures.memory());
+		budget.acquire(60 * MIB, NORMAL, NO_WAIT, null);
+		ExecutorService threads = Executors.newFixedThreadPool(2);
+		try {
+			Future<?> large = threads.submit(() -> budget.acquire(8 * MIB, NORMAL, LONG_WAIT, null));
+			await().atMost(Duration.ofSeconds(30)).until(() -> budget.waiting() == 1);
+			// 4 MiB are free: the small request fits though the large one still waits.
+			threads.submit(() -> budget.acquire(2 * MIB, NORMAL, LONG_WAIT, null)).get(30, TimeUnit.SECONDS);
+			assertThat(budget.waiting()).isEqualTo(1);
+			assertThat(large).isNotDone();
+			budget.release(60 * MIB);
+			large.get(30, TimeUnit.SECONDS);
+		}
+		finally {
+			threads.shutdown();
+		}
+		assertThat(budget.usedBytes()).isEqualTo(10 * MIB);
+	}
+
+	@Test
 	void releaseWhenSomeoneWaitsShouldAdmitTheWaiterRatherThanKeepTheCredit() throws Exception {
 		MemoryBudget budget = new MemoryBudget(0, 64 * MIB, 64 * MIB, STRIPES, true, RoomFailures.memory());
 		budget.acquire(62 * MIB, NORMAL, NO_WAIT, null);
