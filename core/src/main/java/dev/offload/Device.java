@@ -17,7 +17,6 @@ import dev.offload.internal.SessionDeadline;
 import dev.offload.internal.completion.Completions;
 import dev.offload.internal.memory.DeviceMemory;
 import dev.offload.internal.memory.MemoryCounts;
-import dev.offload.internal.memory.MemoryTenant;
 import dev.offload.kernel.KernelRef;
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.spi.BackendDevice;
@@ -269,16 +268,10 @@ public final class Device {
 		if (this.sessions.isClosing()) {
 			throw new StreamPoolClosedException(id());
 		}
-		this.tenants.opened(tenant);
 		OffloadSession session = new OffloadSession(this.sessions, priority,
-				(timeout != null) ? timeout : this.sessionTimeout, tenant);
+				(timeout != null) ? timeout : this.sessionTimeout, tenant, this.tenants.opened(tenant));
 		this.sessions.opened(session);
 		return session;
-	}
-
-	/** The memory budget's view of a session's tenant. */
-	MemoryTenant memoryTenant(@Nullable String tenant) {
-		return this.tenants.memoryOf(tenant);
 	}
 
 	/**

@@ -62,15 +62,15 @@ public final class OffloadSession implements AutoCloseable {
 	/** The session's stream, buffers, events, reservation, failure and waits. */
 	final SessionWork work;
 
-	OffloadSession(SessionContext context, StreamPriority priority, @Nullable Duration timeout,
-			@Nullable String tenant) {
+	OffloadSession(SessionContext context, StreamPriority priority, @Nullable Duration timeout, @Nullable String tenant,
+			TenantShares.Tenant shares) {
 		this.context = context;
 		this.priority = priority;
 		this.tenant = tenant;
 		this.deadline = (timeout != null) ? new SessionDeadline(timeout) : null;
 		// Read the clock (about 100 ns on some VMs) only when a listener wants durations.
 		this.openedNanos = context.listened ? System.nanoTime() : 0;
-		this.work = new SessionWork(this, context, priority, this.deadline);
+		this.work = new SessionWork(this, context, priority, this.deadline, shares);
 	}
 
 	/**

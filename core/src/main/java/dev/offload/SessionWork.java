@@ -39,6 +39,9 @@ final class SessionWork {
 
 	private final @Nullable SessionDeadline deadline;
 
+	/** The session's tenant as the pool lends to it and the budget admits it. */
+	private final TenantShares.Tenant tenant;
+
 	private @Nullable PooledStream stream;
 
 	private @Nullable List<Buffer> buffers;
@@ -91,8 +94,9 @@ final class SessionWork {
 	private boolean handedOff;
 
 	SessionWork(OffloadSession session, SessionContext context, StreamPriority priority,
-			@Nullable SessionDeadline deadline) {
+			@Nullable SessionDeadline deadline, TenantShares.Tenant tenant) {
 		this.session = session;
+		this.tenant = tenant;
 		this.context = context;
 		this.priority = priority;
 		this.deadline = deadline;
@@ -115,7 +119,7 @@ final class SessionWork {
 		PooledStream lent = this.stream;
 		if (lent == null) {
 			lent = this.context.streamPool.borrow(this.priority, this.deadline, this.session.id(),
-					this.session.tenant());
+					this.tenant.lending());
 			this.stream = lent;
 		}
 		return lent;
@@ -145,8 +149,7 @@ final class SessionWork {
 		long missing = this.memoryDrawn + bytes - this.memoryReserved;
 		if (missing > 0) {
 			this.context.memory.acquireBudget(missing, this.priority == StreamPriority.HIGH,
-					this.context.streamPool.borrowTimeoutNanos(this.priority), this.deadline,
-					this.context.device.memoryTenant(this.session.tenant()));
+					this.context.streamPool.borrowTimeoutNanos(this.priority), this.deadline, this.tenant.memory());
 			this.memoryReserved += missing;
 		}
 	}
@@ -464,9 +467,7 @@ final class SessionWork {
 			this.memoryReserved = 0;
 			this.memoryDrawn = 0;
 			if (reserved > 0) {
-				// Most sessions reserve nothing: they end without looking their tenant
-				// up.
-				this.context.memory.releaseBudget(reserved, this.context.device.memoryTenant(this.session.tenant()));
+				this.context.memory.releaseBudget(reserved, this.tenant.memory());
 			}
 			this.context.ended(this.session, result);
 		}

@@ -220,7 +220,7 @@ public final class StreamPool {
 	 * @throws StreamPoolClosedException if the pool is shut down
 	 */
 	PooledStream borrow(StreamPriority priority) {
-		return borrow(priority, null, 0, null);
+		return borrow(priority, null, 0, this.tenants.of(null));
 	}
 
 	/**
@@ -247,8 +247,20 @@ public final class StreamPool {
 	 */
 	PooledStream borrow(StreamPriority priority, @Nullable SessionDeadline deadline, long sessionId,
 			@Nullable String tenant) {
+		return borrow(priority, deadline, sessionId, this.tenants.of(tenant));
+	}
+
+	/**
+	 * Lends a stream of {@code priority} to a tenant a session resolved as it opened.
+	 * @param priority the priority class
+	 * @param deadline the session's deadline, or {@code null}
+	 * @param sessionId the session's id, for the message of a timeout
+	 * @param borrower the session's tenant
+	 * @return the stream, with no pending work
+	 */
+	PooledStream borrow(StreamPriority priority, @Nullable SessionDeadline deadline, long sessionId,
+			LendingTenant borrower) {
 		PooledStream stream;
-		LendingTenant borrower = this.tenants.of(tenant);
 		if (deadline == null) {
 			stream = this.lending.borrow(priority.ordinal(), borrower);
 		}

@@ -36,13 +36,22 @@ final class TenantShares {
 	}
 
 	/**
-	 * Tracks a tenant by name while under the bound, as a session for it opens: the
-	 * tenants tracked are then the first to open a session, as the session meters count
-	 * them, whether or not they borrow or reserve.
+	 * Resolves a session's tenant as the session opens, once for its borrow, its
+	 * reservations and its end: tracked by name while under the bound (so the tenants
+	 * tracked are the first to open a session, as the session meters count them, whether
+	 * or not they borrow or reserve), else counted with the others.
 	 * @param tenant the name, or {@code null} for {@link TenantPolicy#DEFAULT_TENANT}
+	 * @return the tenant's two views
 	 */
-	void opened(@Nullable String tenant) {
-		tenant(nameOf(tenant));
+	Tenant opened(@Nullable String tenant) {
+		String name = nameOf(tenant);
+		Tenant known = tenant(name);
+		if (known != null) {
+			return known;
+		}
+		int weight = this.policy.weightOf(name);
+		return new Tenant(new LendingTenant(name, weight, this.others),
+				new MemoryTenant(name, weight, 0, this.othersMemory));
 	}
 
 	/**
@@ -51,21 +60,7 @@ final class TenantShares {
 	 * @return the tenant
 	 */
 	LendingTenant of(@Nullable String tenant) {
-		String name = nameOf(tenant);
-		Tenant known = tenant(name);
-		return (known != null) ? known.lending() : new LendingTenant(name, this.policy.weightOf(name), this.others);
-	}
-
-	/**
-	 * Returns a tenant as the memory budget admits it.
-	 * @param tenant the name, or {@code null} for {@link TenantPolicy#DEFAULT_TENANT}
-	 * @return the tenant
-	 */
-	MemoryTenant memoryOf(@Nullable String tenant) {
-		String name = nameOf(tenant);
-		Tenant known = tenant(name);
-		return (known != null) ? known.memory()
-				: new MemoryTenant(name, this.policy.weightOf(name), 0, this.othersMemory);
+		return opened(tenant).lending();
 	}
 
 	/**
@@ -117,8 +112,11 @@ final class TenantShares {
 				memory.waits(), memory.waitNanos(), memory.refusals());
 	}
 
-	/** A tracked tenant's two views. */
-	private record Tenant(LendingTenant lending, MemoryTenant memory) {
+	/**
+	 * A tenant's two views: how the stream pool lends to it and how the memory budget
+	 * admits it.
+	 */
+	record Tenant(LendingTenant lending, MemoryTenant memory) {
 
 	}
 
