@@ -43,6 +43,8 @@ public final class BlasMixedLoad {
 			  --warmup-seconds N        seconds of warm-up (20)
 			  --threads N               threads making requests (16)
 			  --max-size N              the largest matrix side, from 16 (1024)
+			  --gpu-fault-watch on|off  whether the registry watches NVML's fault reports (on); off
+			                            where other processes may fault on the same GPU meanwhile
 			""";
 
 	private static final int OPERATIONS = 8;
@@ -53,7 +55,9 @@ public final class BlasMixedLoad {
 	public static void main(String[] args) throws InterruptedException {
 		Options options = CommandLine.parse(args, USAGE, Options::from);
 		BlasLibrary library = BlasLibrary.builder().libraryPath(System.getProperty("offload.blas.library")).build();
-		try (DeviceRegistry registry = DeviceRegistry.builder(Backends.create(options.backend(), 0)).build()) {
+		try (DeviceRegistry registry = DeviceRegistry.builder(Backends.create(options.backend(), 0))
+			.watchGpuFaults(options.watchGpuFaults())
+			.build()) {
 			Device device = registry.device(0);
 			System.out.printf(Locale.ROOT,
 					"BLAS mixed load on %s (%s backend, Java %s): %d threads, sizes 16..%d, "
@@ -185,12 +189,13 @@ public final class BlasMixedLoad {
 		return buffer;
 	}
 
-	private record Options(String backend, Duration measured, Duration warmup, int threads, int maxSize) {
+	private record Options(String backend, Duration measured, Duration warmup, int threads, int maxSize,
+			boolean watchGpuFaults) {
 
 		static Options from(CommandLine line) {
 			return new Options(line.choice("--backend", "host", "cuda", "ffm"), line.durationSeconds("--seconds", 300),
 					line.durationSeconds("--warmup-seconds", 20), line.intOption("--threads", 16),
-					line.intOption("--max-size", 1024));
+					line.intOption("--max-size", 1024), "on".equals(line.choice("--gpu-fault-watch", "on", "off")));
 		}
 
 	}
