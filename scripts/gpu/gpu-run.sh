@@ -487,10 +487,13 @@ if want ready && [ -d "$here/app" ]; then
 	cubins="${TMPDIR:-/tmp}/offload-ready-kernels"
 	rm -rf "$cubins"
 	arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d ' .')
-	"$java" -cp "$appcp" dev.offload.compile.KernelPrecompiler "$cubins" "$arch" \
+	# A pack with the Java 25 runtime alone (no JCuda in it) runs the app on the FFM binding, as a pod on Java 25 does.
+	readyjava=("$java")
+	[ "$java" = "$java25" ] && readyjava+=(--enable-native-access=ALL-UNNAMED)
+	"${readyjava[@]}" -cp "$appcp" dev.offload.compile.KernelPrecompiler "$cubins" "$arch" \
 		dev.offload.sample.pricing.OptionKernels 2>&1 | tee "$out/ready.md"
-	timeout "${READY_TIMEOUT:-300}" bash "$here/ready-time.sh" "${READY_RUNS:-5}" 8081 -- "$java" -cp "$cubins:$appcp" \
-		dev.offload.sample.OffloadSampleApplication --offload.backend=cuda 2>&1 | tee -a "$out/ready.md"
+	timeout "${READY_TIMEOUT:-300}" bash "$here/ready-time.sh" "${READY_RUNS:-5}" 8081 -- "${readyjava[@]}" \
+		-cp "$cubins:$appcp" dev.offload.sample.OffloadSampleApplication --offload.backend=cuda 2>&1 | tee -a "$out/ready.md"
 	record "${PIPESTATUS[0]}" ready
 fi
 
