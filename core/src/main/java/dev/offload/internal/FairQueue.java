@@ -6,6 +6,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
 import java.util.function.Predicate;
 
 import org.jspecify.annotations.Nullable;
@@ -155,32 +156,17 @@ public final class FairQueue<T> {
 	}
 
 	/**
-	 * Returns every queued entry in the order they would be served if every tenant stayed
-	 * eligible: for a waiter of more than one unit (bytes) served first fit, which takes
-	 * the ones that fit with {@link #take}.
-	 * @return the entries, next served first
+	 * Walks the queued entries in the order they would be served if every tenant stayed
+	 * eligible, lazily: for waiters of more than one unit (bytes) served first fit, which
+	 * serve the ones that fit with {@link ServiceOrder#take()}. A tenant's entries are
+	 * queued in their service order already, so the walk merges the tenants' heads:
+	 * starting it costs a step per tenant, each step the logarithm of their number, and a
+	 * pass that admits one waiter of thousands touches a few. The queue must change only
+	 * through the walk until it ends.
+	 * @return the walk, next served first
 	 */
-	public List<Entry<T>> inServiceOrder() {
-		List<Entry<T>> entries = new ArrayList<>(this.size);
-		for (Flow<T> flow : this.flows.values()) {
-			entries.addAll(flow.entries);
-		}
-		entries.sort((a, b) -> a.before(b) ? -1 : (b.before(a) ? 1 : 0));
-		return entries;
-	}
-
-	/**
-	 * Serves a queued entry out of turn (it fit where those before it did not): removes
-	 * it and moves the virtual time to its start.
-	 * @param entry the entry
-	 * @return whether it was queued
-	 */
-	public boolean take(Entry<T> entry) {
-		if (remove(entry)) {
-			this.virtualTime = Math.max(this.virtualTime, entry.start);
-			return true;
-		}
-		return false;
+	public ServiceOrder<T> serviceOrder() {
+		return new ServiceOrder<>(this);
 	}
 
 	/**
@@ -279,6 +265,91 @@ public final class FairQueue<T> {
 				return this.finish < other.finish;
 			}
 			return this.order < other.order;
+		}
+
+	}
+
+	/**
+	 * A walk over the queued entries in service order (see {@link #serviceOrder()}).
+	 *
+	 * @param <T> the waiters
+	 */
+	public static final class ServiceOrder<T> {
+
+		private final FairQueue<T> queue;
+
+		/** Each tenant's next entry, with the rest of its entries behind it. */
+		private final PriorityQueue<Head<T>> heads;
+
+		private @Nullable Head<T> current;
+
+		ServiceOrder(FairQueue<T> queue) {
+			this.queue = queue;
+			List<Head<T>> starts = new ArrayList<>(queue.flows.size());
+			for (Flow<T> flow : queue.flows.values()) {
+				Iterator<Entry<T>> entries = flow.entries.iterator();
+				if (entries.hasNext()) {
+					starts.add(new Head<>(entries));
+				}
+			}
+			this.heads = new PriorityQueue<>(Math.max(1, starts.size()), Head::compareTo);
+			this.heads.addAll(starts);
+		}
+
+		/**
+		 * Returns the next entry in service order, leaving it queued.
+		 * @return the entry, or {@code null} once every entry was walked
+		 */
+		public @Nullable Entry<T> next() {
+			Head<T> last = this.current;
+			if (last != null && last.advance()) {
+				this.heads.add(last);
+			}
+			this.current = this.heads.poll();
+			return (this.current != null) ? this.current.entry : null;
+		}
+
+		/**
+		 * Serves the entry {@link #next()} returned last, out of turn if need be (it fit
+		 * where those before it did not): removes it and moves the virtual time to its
+		 * start.
+		 */
+		public void take() {
+			Head<T> head = this.current;
+			if (head == null || !head.entry.queued) {
+				throw new IllegalStateException("no entry to take");
+			}
+			head.entries.remove();
+			head.entry.queued = false;
+			this.queue.size--;
+			this.queue.virtualTime = Math.max(this.queue.virtualTime, head.entry.start);
+		}
+
+	}
+
+	/** A tenant's place in a walk: its entry there and the entries after it. */
+	private static final class Head<T> implements Comparable<Head<T>> {
+
+		final Iterator<Entry<T>> entries;
+
+		Entry<T> entry;
+
+		Head(Iterator<Entry<T>> entries) {
+			this.entries = entries;
+			this.entry = entries.next();
+		}
+
+		boolean advance() {
+			if (!this.entries.hasNext()) {
+				return false;
+			}
+			this.entry = this.entries.next();
+			return true;
+		}
+
+		@Override
+		public int compareTo(Head<T> other) {
+			return this.entry.before(other.entry) ? -1 : (other.entry.before(this.entry) ? 1 : 0);
 		}
 
 	}

@@ -7,6 +7,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
  * Weighted fair queuing across tenants, deterministically: the order in which waiters
@@ -130,6 +131,57 @@ class FairQueueTests {
 		add("a", 1, 2);
 		add("b", 1, 2);
 		assertThat(serveTenants(4)).containsExactly("a", "b", "a", "b");
+	}
+
+	@Test
+	void theServiceOrderShouldBeTheOrderOfPolls() {
+		add("gold", 3, 30);
+		add("bronze", 1, 20);
+		add("quiet", 1, 2);
+		FairQueue<String> empty = new FairQueue<>();
+		List<String> walked = new ArrayList<>();
+		FairQueue.ServiceOrder<String> order = this.queue.serviceOrder();
+		for (FairQueue.Entry<String> entry = order.next(); entry != null; entry = order.next()) {
+			walked.add(entry.item());
+		}
+		List<String> polled = new ArrayList<>();
+		for (FairQueue.Entry<String> entry = this.queue.poll(); entry != null; entry = this.queue.poll()) {
+			polled.add(entry.item());
+		}
+		assertThat(walked).hasSize(52).isEqualTo(polled);
+		assertThat(empty.serviceOrder().next()).isNull();
+	}
+
+	@Test
+	void takingOutOfTurnShouldServeThatEntryAndLeaveTheOthersInOrder() {
+		add("a", 1, 4);
+		add("b", 1, 4);
+		FairQueue.ServiceOrder<String> order = this.queue.serviceOrder();
+		List<String> walked = new ArrayList<>();
+		for (FairQueue.Entry<String> entry = order.next(); entry != null; entry = order.next()) {
+			walked.add(entry.item());
+			// Serve every entry of tenant b, as a first-fit pass serves the ones that
+			// fit.
+			if (entry.tenant().equals("b")) {
+				order.take();
+				assertThat(entry.isQueued()).isFalse();
+			}
+		}
+		assertThat(walked).containsExactly("a0", "b0", "a1", "b1", "a2", "b2", "a3", "b3");
+		assertThat(this.queue.size()).isEqualTo(4);
+		assertThat(this.queue.size("b")).isZero();
+		assertThat(serveTenants(5)).containsExactly("a", "a", "a", "a");
+	}
+
+	@Test
+	void aWalkShouldTakeOnlyTheEntryItStandsOn() {
+		add("a", 1, 2);
+		FairQueue.ServiceOrder<String> order = this.queue.serviceOrder();
+		assertThatIllegalStateException().isThrownBy(order::take);
+		order.next();
+		order.take();
+		assertThatIllegalStateException().isThrownBy(order::take);
+		assertThat(this.queue.size()).isEqualTo(1);
 	}
 
 }

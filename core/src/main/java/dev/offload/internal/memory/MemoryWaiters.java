@@ -73,7 +73,8 @@ final class MemoryWaiters {
 			if (queue.isEmpty()) {
 				continue;
 			}
-			for (FairQueue.Entry<Waiter> entry : queue.inServiceOrder()) {
+			FairQueue.ServiceOrder<Waiter> order = queue.serviceOrder();
+			for (FairQueue.Entry<Waiter> entry = order.next(); entry != null; entry = order.next()) {
 				Waiter waiter = entry.item();
 				MemoryTenant tenant = waiter.tenant;
 				if (tenant != null && !tenant.tryHold(waiter.bytes)) {
@@ -81,7 +82,7 @@ final class MemoryWaiters {
 				}
 				if (budget.tryAcquire(waiter.bytes)) {
 					waiter.admitted = true;
-					queue.take(entry);
+					order.take();
 					forget(waiter.bytes);
 					waiter.signal.signal();
 					if (!mayAdmitAny(budget)) {
