@@ -15,6 +15,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 
+import dev.offload.benchmarks.support.Backends;
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.Kernel;
@@ -181,7 +182,7 @@ public final class HazardBenchmark {
 	private void printTargets(Map<String, List<HazardWorkload.Result>> results) {
 		this.out.println();
 		this.out.println("The targets, on the median of the rounds:");
-		if (!this.options.backend().equals("cuda")) {
+		if (this.options.backend().equals("host")) {
 			this.out.println("(the " + this.options.backend() + " backend runs kernels on a few CPU workers: these "
 					+ "ratios show that the benchmark runs, not how a GPU behaves)");
 		}

@@ -12,6 +12,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 
+import dev.offload.benchmarks.support.Backends;
 import dev.offload.BackendException;
 import dev.offload.Device;
 import dev.offload.DeviceOutOfMemoryException;

@@ -13,6 +13,7 @@ import java.util.function.IntFunction;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.offload.benchmarks.support.Backends;
 import dev.offload.CapturedFlow;
 import dev.offload.Device;
 import dev.offload.DeviceBuffer;

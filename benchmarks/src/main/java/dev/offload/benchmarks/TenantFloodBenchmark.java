@@ -9,6 +9,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
+import dev.offload.benchmarks.support.Backends;
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
 import dev.offload.SessionOptions;

@@ -26,8 +26,7 @@ import dev.offload.DeviceRegistry;
 import dev.offload.Kernel;
 import dev.offload.OffloadSession;
 import dev.offload.StreamPoolStatistics;
-import dev.offload.backend.cuda.CudaBackend;
-import dev.offload.backend.cuda.CudaSessions;
+import dev.offload.benchmarks.support.Backends;
 import dev.offload.benchmarks.support.CommandLine;
 import dev.offload.benchmarks.support.LatencySummary;
 import dev.offload.kernel.LaunchConfig;
@@ -62,7 +61,8 @@ import dev.offload.kernel.ModuleDefinition;
 public final class AsyncThroughputBenchmark {
 
 	static final String USAGE = """
-			Usage: java -cp ... dev.offload.benchmarks.cuda.AsyncThroughputBenchmark [N] [ROUNDS] [T] [S]
+			Usage: java -cp ... dev.offload.benchmarks.cuda.AsyncThroughputBenchmark [N] [ROUNDS] [T] [S] [options]
+			  --backend cuda|ffm   Offload's binding (cuda: JCuda); the raw loops are JCuda's on both
 			  N        sessions in flight (8192)
 			  ROUNDS   rounds of each part (5)
 			  T        threads of the threads part (64)
@@ -84,12 +84,11 @@ public final class AsyncThroughputBenchmark {
 
 	private final LaunchConfig one = LaunchConfig.of(1, 1);
 
-	private AsyncThroughputBenchmark(Device device, byte[] ptx) {
+	private AsyncThroughputBenchmark(Device device, byte[] ptx, String backend) {
 		this.device = device;
 		this.empty = device.loadModule(ModuleDefinition.builder("empty").image(ptx).build()).kernel("empty");
 		try (OffloadSession session = device.openSession()) {
-			this.context = CudaSessions.context(session);
-			CudaSessions.makeContextCurrent(session);
+			this.context = RawContext.current(session, backend, 0);
 		}
 		CUmodule module = new CUmodule();
 		check(JCudaDriver.cuModuleLoadData(module, Arrays.copyOf(ptx, ptx.length + 1)), "cuModuleLoadData");
@@ -106,20 +105,25 @@ public final class AsyncThroughputBenchmark {
 		// The code paths warm up on a registry of their own, closed before the
 		// measurement: the measured registry's first round then pays for a cold pool
 		// (its streams made as the burst needs them), not for the JIT.
-		try (DeviceRegistry registry = DeviceRegistry.builder(CudaBackend.create()).deviceIds(List.of(0)).build()) {
+		try (DeviceRegistry registry = DeviceRegistry.builder(Backends.create(options.backend(), 0))
+			.deviceIds(List.of(0))
+			.build()) {
 			Device device = registry.device(0);
 			System.out.printf(Locale.ROOT, "Device 0: %s; Java %s; %d CPUs; CUDA_DEVICE_MAX_CONNECTIONS=%s%n%n",
 					device.name(), Runtime.version(), Runtime.getRuntime().availableProcessors(),
 					System.getenv().getOrDefault("CUDA_DEVICE_MAX_CONNECTIONS", "unset"));
-			new AsyncThroughputBenchmark(device, ptx).warmUp(sessions, Math.max(2, rounds));
+			new AsyncThroughputBenchmark(device, ptx, options.backend()).warmUp(sessions, Math.max(2, rounds));
 		}
 		// One cold round per registry: the median over several tells the pool's cost
 		// from the rounds' own spread (a tenth from one warm round to the next).
 		double[] coldRatios = new double[COLD_REGISTRIES];
 		double[] rawRatios = new double[COLD_REGISTRIES];
 		for (int r = 0; r < COLD_REGISTRIES; r++) {
-			try (DeviceRegistry registry = DeviceRegistry.builder(CudaBackend.create()).deviceIds(List.of(0)).build()) {
-				AsyncThroughputBenchmark benchmark = new AsyncThroughputBenchmark(registry.device(0), ptx);
+			try (DeviceRegistry registry = DeviceRegistry.builder(Backends.create(options.backend(), 0))
+				.deviceIds(List.of(0))
+				.build()) {
+				AsyncThroughputBenchmark benchmark = new AsyncThroughputBenchmark(registry.device(0), ptx,
+						options.backend());
 				double[] ratios = benchmark.inFlight(sessions, rounds, r + 1);
 				coldRatios[r] = ratios[0];
 				rawRatios[r] = ratios[1];
@@ -423,11 +427,12 @@ public final class AsyncThroughputBenchmark {
 		}
 	}
 
-	private record Options(int sessions, int rounds, int threads, int each) {
+	private record Options(int sessions, int rounds, int threads, int each, String backend) {
 
 		static Options from(CommandLine line) {
 			return new Options(line.intArgument(0, "N", 8192), line.intArgument(1, "ROUNDS", 5),
-					line.intArgument(2, "T", 64), line.intArgument(3, "S", 1024));
+					line.intArgument(2, "T", 64), line.intArgument(3, "S", 1024),
+					line.choice("--backend", "cuda", "ffm"));
 		}
 
 	}

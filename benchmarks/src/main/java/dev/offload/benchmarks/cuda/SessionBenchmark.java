@@ -21,9 +21,8 @@ import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.Kernel;
 import dev.offload.OffloadSession;
-import dev.offload.backend.cuda.CudaBackend;
 import dev.offload.backend.cuda.CudaBackendProvider;
-import dev.offload.backend.cuda.CudaSessions;
+import dev.offload.benchmarks.support.Backends;
 import dev.offload.benchmarks.support.CommandLine;
 import dev.offload.benchmarks.support.LatencySummary;
 import dev.offload.kernel.LaunchConfig;
@@ -58,6 +57,7 @@ public final class SessionBenchmark {
 			  --iterations N   iterations per round and strategy (50000)
 			  --warmup N       warm-up iterations (20000)
 			  --rounds N       rounds (5)
+			  --backend cuda|ffm  Offload's binding (cuda: JCuda); the raw loop is JCuda's on both
 			""";
 
 	private static final String EMPTY_PTX = "dev/offload/benchmarks/cuda/empty.ptx";
@@ -74,13 +74,13 @@ public final class SessionBenchmark {
 
 	private long completedAt;
 
-	private SessionBenchmark(Device device, byte[] ptx) {
+	private SessionBenchmark(Device device, byte[] ptx, String backend) {
 		this.device = device;
 		this.empty = device.loadModule(ModuleDefinition.builder("empty").image(ptx).build()).kernel("empty");
 		try (OffloadSession session = device.openSession()) {
 			// The raw loop runs in the same primary context, on its own module and
 			// stream.
-			CudaSessions.makeContextCurrent(session);
+			RawContext.current(session, backend, 0);
 		}
 		CUmodule module = new CUmodule();
 		check(JCudaDriver.cuModuleLoadData(module, Arrays.copyOf(ptx, ptx.length + 1)), "cuModuleLoadData");
@@ -103,14 +103,16 @@ public final class SessionBenchmark {
 			System.out.println("No CUDA device: " + availability.message());
 			System.exit(2);
 		}
-		try (DeviceRegistry registry = DeviceRegistry.builder(CudaBackend.create()).deviceIds(List.of(0)).build()) {
+		try (DeviceRegistry registry = DeviceRegistry.builder(Backends.create(options.backend(), 0))
+			.deviceIds(List.of(0))
+			.build()) {
 			Device device = registry.device(0);
 			System.out.printf(Locale.ROOT, "Device 0: %s, compute capability %s, %d SMs; %s; Java %s; %d CPUs%n",
 					device.name(), device.info().computeCapability(), device.info().multiprocessorCount(),
 					availability.message(), Runtime.version(), Runtime.getRuntime().availableProcessors());
 			System.out.printf(Locale.ROOT, "%d rounds x %d iterations per strategy after %d warm-up iterations%n%n",
 					rounds, iterations, warmup);
-			new SessionBenchmark(device, resource(EMPTY_PTX)).run(iterations, warmup, rounds);
+			new SessionBenchmark(device, resource(EMPTY_PTX), options.backend()).run(iterations, warmup, rounds);
 		}
 	}
 
@@ -263,11 +265,11 @@ public final class SessionBenchmark {
 
 	}
 
-	private record Options(int iterations, int warmup, int rounds) {
+	private record Options(int iterations, int warmup, int rounds, String backend) {
 
 		static Options from(CommandLine line) {
 			return new Options(line.intOption("--iterations", 50_000), line.intOption("--warmup", 20_000),
-					line.intOption("--rounds", 5));
+					line.intOption("--rounds", 5), line.choice("--backend", "cuda", "ffm"));
 		}
 
 	}

@@ -1,4 +1,4 @@
-package dev.offload.benchmarks;
+package dev.offload.benchmarks.support;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -12,7 +12,7 @@ import dev.offload.spi.Backend;
  * reflection only, so that the benchmarks build, and run on the host backend, where it or
  * JCuda is missing.
  */
-final class Backends {
+public final class Backends {
 
 	static final String CUDA_BACKEND_CLASS = "dev.offload.backend.cuda.CudaBackend";
 
@@ -28,7 +28,7 @@ final class Backends {
 	 * @param hostWorkers the workers per host device, or 0 for the host backend's default
 	 * @return the backend
 	 */
-	static Backend create(String name, int hostWorkers) {
+	public static Backend create(String name, int hostWorkers) {
 		return create(name, hostWorkers, 1);
 	}
 
@@ -39,7 +39,7 @@ final class Backends {
 	 * @param hostDevices the devices the host backend emulates (CUDA has the machine's)
 	 * @return the backend
 	 */
-	static Backend create(String name, int hostWorkers, int hostDevices) {
+	public static Backend create(String name, int hostWorkers, int hostDevices) {
 		return switch (name) {
 			case "host" -> host(hostWorkers, hostDevices);
 			case "cuda" -> reflective(CUDA_BACKEND_CLASS);

@@ -1,4 +1,4 @@
-package dev.offload.benchmarks;
+package dev.offload.benchmarks.support;
 
 import java.util.List;
 
