@@ -9,11 +9,11 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
 
-import dev.offload.benchmarks.support.Backends;
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.Kernel;
 import dev.offload.OffloadSession;
+import dev.offload.benchmarks.support.Backends;
 import dev.offload.benchmarks.support.CommandLine;
 import dev.offload.kernel.LaunchConfig;
 

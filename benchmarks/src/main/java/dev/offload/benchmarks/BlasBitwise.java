@@ -8,11 +8,11 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 
-import dev.offload.benchmarks.support.Backends;
 import dev.offload.DeviceBuffer;
 import dev.offload.DeviceRegistry;
 import dev.offload.HostBuffer;
 import dev.offload.OffloadSession;
+import dev.offload.benchmarks.support.Backends;
 import dev.offload.benchmarks.support.CommandLine;
 import dev.offload.blas.Blas;
 import dev.offload.blas.BlasLibrary;

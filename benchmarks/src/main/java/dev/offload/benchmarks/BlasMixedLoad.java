@@ -9,12 +9,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
-import dev.offload.benchmarks.support.Backends;
 import dev.offload.Device;
 import dev.offload.DeviceBuffer;
 import dev.offload.DeviceRegistry;
 import dev.offload.LibraryStatistics;
 import dev.offload.OffloadSession;
+import dev.offload.benchmarks.support.Backends;
 import dev.offload.benchmarks.support.CommandLine;
 import dev.offload.blas.Blas;
 import dev.offload.blas.BlasLibrary;

@@ -6,12 +6,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.function.Supplier;
 
-import dev.offload.benchmarks.support.Backends;
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.Kernel;
-import dev.offload.benchmarks.cuda.HandWrittenScale;
 import dev.offload.benchmarks.cuda.HandWrittenScale.Ingredients;
+import dev.offload.benchmarks.cuda.HandWrittenScale;
+import dev.offload.benchmarks.support.Backends;
 import dev.offload.benchmarks.support.CommandLine;
 import dev.offload.benchmarks.support.ScaleKernel;
 import dev.offload.benchmarks.support.Scaler;

@@ -15,11 +15,11 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 
-import dev.offload.benchmarks.support.Backends;
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.Kernel;
 import dev.offload.StreamPoolConfig;
+import dev.offload.benchmarks.support.Backends;
 import dev.offload.benchmarks.support.CommandLine;
 import dev.offload.benchmarks.support.LatencySummary;
 import dev.offload.spi.Backend;

@@ -10,11 +10,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-import dev.offload.benchmarks.support.Backends;
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.Kernel;
 import dev.offload.OffloadSession;
+import dev.offload.benchmarks.support.Backends;
 import dev.offload.benchmarks.support.LatencySummary;
 import dev.offload.kernel.LaunchConfig;
 import dev.offload.spi.Backend;

@@ -12,7 +12,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 
-import dev.offload.benchmarks.support.Backends;
 import dev.offload.BackendException;
 import dev.offload.Device;
 import dev.offload.DeviceOutOfMemoryException;
@@ -22,6 +21,7 @@ import dev.offload.MemoryConfig;
 import dev.offload.MemoryStatistics;
 import dev.offload.OffloadSession;
 import dev.offload.backend.host.HostBackend;
+import dev.offload.benchmarks.support.Backends;
 import dev.offload.benchmarks.support.CommandLine;
 import dev.offload.benchmarks.support.LatencySummary;
 import dev.offload.kernel.HostThread;

@@ -13,13 +13,13 @@ import java.util.function.IntFunction;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.offload.benchmarks.support.Backends;
 import dev.offload.CapturedFlow;
 import dev.offload.Device;
 import dev.offload.DeviceBuffer;
 import dev.offload.DeviceRegistry;
 import dev.offload.HostBuffer;
 import dev.offload.OffloadSession;
+import dev.offload.benchmarks.support.Backends;
 import dev.offload.benchmarks.support.CommandLine;
 import dev.offload.benchmarks.support.LatencySummary;
 import dev.offload.kernel.KernelRef;

@@ -9,11 +9,12 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
-import dev.offload.benchmarks.support.Backends;
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
 import dev.offload.SessionOptions;
 import dev.offload.StreamPoolConfig;
+import dev.offload.TenantPolicy;
+import dev.offload.benchmarks.support.Backends;
 import dev.offload.benchmarks.support.CommandLine;
 import dev.offload.benchmarks.support.LatencySummary;
 
@@ -34,6 +35,7 @@ public final class TenantFloodBenchmark {
 	static final String USAGE = """
 			Usage: TenantFloodBenchmark [--backend host|cuda|ffm] [--streams S] [--flood N] [--hold-micros H]
 			                            [--hold-spread-percent P] [--seconds T] [--fair-threads a,b,c,d]
+			                            [--flood-max-streams M]
 			  --backend       the backend, default host
 			  --streams       the pool's max-size, default 32
 			  --flood         threads of the flooding tenant, default 100 (the quiet tenant has 1)
@@ -43,6 +45,9 @@ public final class TenantFloodBenchmark {
 			                  that their streams do not all come back at once; default 0 (every hold exactly H)
 			  --seconds       seconds of each phase (after a warm-up of a third of it), default 6
 			  --fair-threads  threads of each equal-weight tenant for the fairness index, default 48,32,24,16
+			  --flood-max-streams
+			                  the flooding tenant's limit (offload.tenants.<name>.max-streams), so that
+			                  streams stay free for the others; default 0 (no limit)
 			""";
 
 	private final Options options;
@@ -69,6 +74,11 @@ public final class TenantFloodBenchmark {
 				.withMaxSize(this.options.streams)
 				.withBorrowTimeout(Duration.ofMinutes(5)))
 			.watchGpuFaults(false)
+			.tenants(
+					(this.options.floodMaxStreams > 0)
+							? TenantPolicy.DEFAULTS.withTenant("flood",
+									new TenantPolicy.TenantShare(1, this.options.floodMaxStreams, 0))
+							: TenantPolicy.DEFAULTS)
 			.build()) {
 			Phase alone = phase(registry, List.of(new Group("quiet", 1, true)));
 			Phase fair = phase(registry,
@@ -234,13 +244,13 @@ public final class TenantFloodBenchmark {
 	}
 
 	record Options(String backend, int streams, int flood, int holdMicros, int holdSpreadPercent, Duration phaseTime,
-			int[] fairThreads) {
+			int[] fairThreads, int floodMaxStreams) {
 
 		static Options from(CommandLine line) {
 			return new Options(line.choice("--backend", "host", "cuda", "ffm"), line.intOption("--streams", 32, 1),
 					line.intOption("--flood", 100, 1), line.intOption("--hold-micros", 2000, 1),
 					line.intOption("--hold-spread-percent", 0, 0, 100), line.durationSeconds("--seconds", 6, 1),
-					line.intList("--fair-threads", 1, 48, 32, 24, 16));
+					line.intList("--fair-threads", 1, 48, 32, 24, 16), line.intOption("--flood-max-streams", 0, 0));
 		}
 
 	}

@@ -19,16 +19,16 @@ import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
 
-import dev.offload.benchmarks.support.Backends;
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.Kernel;
 import dev.offload.OffloadSession;
 import dev.offload.StreamPoolConfig;
+import dev.offload.benchmarks.support.Backends;
 import dev.offload.benchmarks.support.CommandLine;
 import dev.offload.benchmarks.support.LatencySummary;
-import dev.offload.kernel.LaunchConfig;
 import dev.offload.internal.VirtualThreads;
+import dev.offload.kernel.LaunchConfig;
 
 /**
  * Requests that each run one session with a short kernel, all in flight at once: one
