@@ -46,7 +46,7 @@ public final class TenantFloodBenchmark {
 			  --seconds       seconds of each phase (after a warm-up of a third of it), default 6
 			  --fair-threads  threads of each equal-weight tenant for the fairness index, default 48,32,24,16
 			  --flood-max-streams
-			                  the flooding tenant's limit (offload.tenants.<name>.max-streams), so that
+			                  the flooding tenant's limit (offload.tenants.shares.<tenant>.max-streams), so that
 			                  streams stay free for the others; default 0 (no limit)
 			""";
 
