@@ -146,14 +146,17 @@ final class SessionWaits {
 		if (virtualThreadWaitsInitialized || !VirtualThreads.isSupported()) {
 			return;
 		}
-		List<String> names = new ArrayList<>(List.of(IdleWatch.class.getName(), CompletionPoller.class.getName(),
-				CompletionFuture.class.getName(), "java.util.function.BooleanSupplier",
-				"java.util.concurrent.CompletableFuture", "java.util.concurrent.CompletableFuture$Signaller",
-				"java.util.concurrent.CompletionException",
-				// A binding's query may throw where work still runs (JCuda in its exceptions
-				// mode): with a flight recording on, the first exception of the JVM
-				// initializes JFR's throwable tracer, on whichever thread throws it.
-				"jdk.internal.event.ThrowableTracer"));
+		List<String> names = new ArrayList<>(
+				List.of(IdleWatch.class.getName(), CompletionPoller.class.getName(), CompletionFuture.class.getName(),
+						"java.util.function.BooleanSupplier", "java.util.concurrent.CompletableFuture",
+						"java.util.concurrent.CompletableFuture$Signaller", "java.util.concurrent.CompletionException",
+						// A binding's query may throw where work still runs (JCuda in its
+						// exceptions
+						// mode): with a flight recording on, the first exception of the
+						// JVM
+						// initializes JFR's throwable tracer, on whichever thread throws
+						// it.
+						"jdk.internal.event.ThrowableTracer"));
 		for (Class<?> nested : CompletionPoller.class.getDeclaredClasses()) {
 			names.add(nested.getName());
 		}
