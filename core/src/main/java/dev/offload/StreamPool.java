@@ -235,6 +235,21 @@ public final class StreamPool {
 	}
 
 	/**
+	 * Returns one tenant's row of {@link #tenantStatistics()}, without building the
+	 * others': what a meter per tenant reads.
+	 * @param tenant a tenant's name, or {@link TenantPolicy#OTHER_TENANTS} for the
+	 * tenants past the tracked bound together
+	 * @return the tenant's statistics, or {@code null} if the list has no row of that
+	 * name
+	 */
+	public @Nullable TenantStatistics tenantStatistics(String tenant) {
+		if (tenant == null) {
+			throw new IllegalArgumentException("tenant must not be null");
+		}
+		return this.tenants.statistics(tenant);
+	}
+
+	/**
 	 * Lends a stream of {@code priority}, waiting no longer than a session's deadline.
 	 * @param priority the priority class
 	 * @param deadline the session's deadline, or {@code null}

@@ -72,12 +72,33 @@ final class TenantShares {
 		this.tracked.values()
 			.forEach((tenant) -> statistics
 				.add(statisticsOf(tenant.lending().name(), tenant.lending().counters(), tenant.memory().counters())));
-		if (this.others.borrows() > 0 || this.others.waiting() > 0 || this.othersMemory.waits() > 0
-				|| this.othersMemory.refusals() > 0) {
+		if (othersCounted()) {
 			statistics.add(statisticsOf(TenantPolicy.OTHER_TENANTS, this.others, this.othersMemory));
 		}
 		statistics.sort((a, b) -> a.tenant().compareTo(b.tenant()));
 		return List.copyOf(statistics);
+	}
+
+	/**
+	 * Returns the statistics of one name as {@link #statistics()} lists them, without
+	 * building the list: a meter per tenant reads its own row.
+	 * @param name a tenant tracked by name, or {@link TenantPolicy#OTHER_TENANTS}
+	 * @return the statistics, or {@code null} if the list has no such row
+	 */
+	@Nullable TenantStatistics statistics(String name) {
+		Tenant tenant = this.tracked.get(name);
+		if (tenant != null) {
+			return statisticsOf(name, tenant.lending().counters(), tenant.memory().counters());
+		}
+		if (name.equals(TenantPolicy.OTHER_TENANTS) && othersCounted()) {
+			return statisticsOf(TenantPolicy.OTHER_TENANTS, this.others, this.othersMemory);
+		}
+		return null;
+	}
+
+	private boolean othersCounted() {
+		return this.others.borrows() > 0 || this.others.waiting() > 0 || this.othersMemory.waits() > 0
+				|| this.othersMemory.refusals() > 0;
 	}
 
 	private static String nameOf(@Nullable String tenant) {

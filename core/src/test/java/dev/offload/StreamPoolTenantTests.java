@@ -15,6 +15,7 @@ import dev.offload.TenantPolicy.TenantShare;
 import dev.offload.backend.host.HostBackend;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
  * A full bounded pool whose waiters belong to several tenants: served by weighted fair
@@ -146,6 +147,24 @@ class StreamPoolTenantTests {
 		assertThat(pool.tenantStatistics()).extracting(TenantStatistics::tenant)
 			.containsExactly("opened", TenantPolicy.OTHER_TENANTS);
 		assertThat(pool.tenantStatistics()).extracting(TenantStatistics::borrows).containsExactly(0L, 1L);
+	}
+
+	@Test
+	void aTenantsRowShouldBeItsRowOfTheListAndAnUnknownOneNone() {
+		StreamPool pool = pool(4, TenantPolicy.DEFAULTS.withMaxTrackedTenants(2));
+		assertThat(pool.tenantStatistics(TenantPolicy.OTHER_TENANTS)).isNull();
+		for (String tenant : List.of("a", "b", "c", "d")) {
+			pool.release(pool.borrow(StreamPriority.NORMAL, null, 0, tenant));
+		}
+		PooledStream held = pool.borrow(StreamPriority.NORMAL, null, 0, "a");
+		for (TenantStatistics row : pool.tenantStatistics()) {
+			assertThat(pool.tenantStatistics(row.tenant())).isEqualTo(row);
+		}
+		assertThat(pool.tenantStatistics("a").inUse()).isEqualTo(1);
+		assertThat(pool.tenantStatistics(TenantPolicy.OTHER_TENANTS).borrows()).isEqualTo(2);
+		assertThat(pool.tenantStatistics("c")).isNull();
+		assertThatIllegalArgumentException().isThrownBy(() -> pool.tenantStatistics((String) null));
+		pool.release(held);
 	}
 
 }

@@ -222,12 +222,8 @@ public final class OffloadTenantMetrics implements OffloadListener, BatchListene
 	}
 
 	private static TenantStatistics row(StreamPool pool, String tenant) {
-		for (TenantStatistics row : pool.tenantStatistics()) {
-			if (row.tenant().equals(tenant)) {
-				return row;
-			}
-		}
-		return new TenantStatistics(tenant, 0, 0, 0, 0, 0, 0, 0);
+		TenantStatistics row = pool.tenantStatistics(tenant);
+		return (row != null) ? row : new TenantStatistics(tenant, 0, 0, 0, 0, 0, 0, 0);
 	}
 
 	private static void gauge(MeterRegistry registry, Key key, AtomicInteger open) {
