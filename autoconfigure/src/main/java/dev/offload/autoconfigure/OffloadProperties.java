@@ -159,10 +159,11 @@ public class OffloadProperties {
 
 		/**
 		 * Device memory each cuBLAS handle (one per pooled stream that calls BLAS) takes
-		 * as its workspace, counted in the memory budget. 0 for none. cuBLAS recommends
-		 * 4MB before Hopper and 32MB on Hopper and later.
+		 * as its workspace, counted in the memory budget. 0 for none. Unset, what cuBLAS
+		 * recommends for the device: 32MB from Hopper (compute capability 9.0) on, 4MB
+		 * before.
 		 */
-		private DataSize workspaceSize = DataSize.ofMegabytes(4);
+		private @Nullable DataSize workspaceSize;
 
 		/**
 		 * Math mode of calls that do not ask for another: 'default', 'tf32' (TF32 tensor
@@ -178,11 +179,11 @@ public class OffloadProperties {
 			this.library = library;
 		}
 
-		public DataSize getWorkspaceSize() {
+		public @Nullable DataSize getWorkspaceSize() {
 			return this.workspaceSize;
 		}
 
-		public void setWorkspaceSize(DataSize workspaceSize) {
+		public void setWorkspaceSize(@Nullable DataSize workspaceSize) {
 			this.workspaceSize = workspaceSize;
 		}
 

@@ -30,9 +30,8 @@ class OffloadPropertiesMetadataTests {
 			Map.entry("offload.health.readiness.on-saturation", false), Map.entry("offload.health.nvml.enabled", true),
 			Map.entry("offload.batching.max-batch-size", 1024), Map.entry("offload.batching.max-queue", 65536),
 			Map.entry("offload.batching.max-delay", "200000ns"), Map.entry("offload.memory.budget", "90%"),
-			Map.entry("offload.blas.workspace-size", "4MB"), Map.entry("offload.blas.math-mode", "default"),
-			Map.entry("offload.tenants.default-weight", 1), Map.entry("offload.tenants.max-tracked", 64),
-			Map.entry("offload.tenants.principal", false));
+			Map.entry("offload.blas.math-mode", "default"), Map.entry("offload.tenants.default-weight", 1),
+			Map.entry("offload.tenants.max-tracked", 64), Map.entry("offload.tenants.principal", false));
 
 	private static final List<String> WITHOUT_DEFAULT = List.of("offload.devices-config", "offload.host.device-names",
 			"offload.host.workers-per-device", "offload.host.memory", "offload.leak-detection-threshold",
@@ -40,7 +39,8 @@ class OffloadPropertiesMetadataTests {
 			"offload.batching.preferred-batch-sizes",
 			// The cache directory's default is computed (~/.cache/offload/kernels).
 			"offload.kernels.cache-dir", "offload.kernels.nvrtc-library", "offload.blas.library",
-			"offload.tenants.shares", "offload.tenants.header");
+			// The workspace's default follows the device (cuBLAS's recommendation).
+			"offload.blas.workspace-size", "offload.tenants.shares", "offload.tenants.header");
 
 	@Test
 	void metadataShouldDescribeEveryProperty() throws IOException {

@@ -1,6 +1,7 @@
 package dev.offload.blas;
 
 import java.util.Objects;
+import java.util.OptionalLong;
 
 import org.jspecify.annotations.Nullable;
 
@@ -10,6 +11,7 @@ import dev.offload.LibraryStream;
 import dev.offload.OffloadSession;
 import dev.offload.StreamLibrary;
 import dev.offload.internal.blas.CublasBinding;
+import dev.offload.spi.DeviceInfo;
 
 /**
  * cuBLAS as Offload runs it: where the library is, how much workspace each handle takes
@@ -27,10 +29,20 @@ import dev.offload.internal.blas.CublasBinding;
 public final class BlasLibrary {
 
 	/**
-	 * The workspace a handle takes by default: 4 MiB, cuBLAS's recommendation before
-	 * Hopper (it recommends 32 MiB on Hopper and later, which large GEMMs may use).
+	 * The workspace cuBLAS recommends before Hopper (compute capability below 9.0): 4
+	 * MiB.
 	 */
-	public static final long DEFAULT_WORKSPACE_BYTES = 4L << 20;
+	public static final long RECOMMENDED_WORKSPACE_BYTES = 4L << 20;
+
+	/**
+	 * The workspace cuBLAS recommends on Hopper and later (compute capability 9.0 and
+	 * up), where large GEMMs (TF32 ones among them) pick faster algorithms with it: 32
+	 * MiB, what cuBLAS takes for a handle without one of its own.
+	 */
+	public static final long RECOMMENDED_WORKSPACE_BYTES_HOPPER = 32L << 20;
+
+	/** The workspace setting that means cuBLAS's recommendation for each device. */
+	private static final long RECOMMENDED = -1;
 
 	private static final BlasLibrary STANDARD = builder().build();
 
@@ -49,8 +61,8 @@ public final class BlasLibrary {
 	}
 
 	/**
-	 * Returns the library with the defaults: cuBLAS by soname, 4 MiB of workspace per
-	 * handle, {@link MathMode#DEFAULT}.
+	 * Returns the library with the defaults: cuBLAS by soname, the workspace cuBLAS
+	 * recommends for each device's architecture, {@link MathMode#DEFAULT}.
 	 * @return the shared standard library
 	 */
 	public static BlasLibrary standard() {
@@ -99,11 +111,38 @@ public final class BlasLibrary {
 	}
 
 	/**
-	 * Returns the workspace each handle takes from its device's memory.
+	 * Returns the workspace each handle takes from its device's memory, where it was set.
+	 * @return the bytes (0: none), or empty when each device's handles take what cuBLAS
+	 * recommends for it ({@link #recommendedWorkspaceBytes})
+	 */
+	public OptionalLong workspaceBytes() {
+		return (this.workspaceBytes == RECOMMENDED) ? OptionalLong.empty() : OptionalLong.of(this.workspaceBytes);
+	}
+
+	/**
+	 * Returns the workspace a handle on the device takes from its memory: the size set,
+	 * or what cuBLAS recommends for the device.
+	 * @param device the device
 	 * @return the bytes; 0 for none
 	 */
-	public long workspaceBytes() {
-		return this.workspaceBytes;
+	public long workspaceBytes(Device device) {
+		if (device == null) {
+			throw new IllegalArgumentException("device must not be null");
+		}
+		return (this.workspaceBytes == RECOMMENDED) ? recommendedWorkspaceBytes(device.info()) : this.workspaceBytes;
+	}
+
+	/**
+	 * Returns the workspace cuBLAS recommends for a device:
+	 * {@value #RECOMMENDED_WORKSPACE_BYTES_HOPPER} bytes from compute capability 9.0
+	 * (Hopper), {@value #RECOMMENDED_WORKSPACE_BYTES} before (and for the host backend's
+	 * devices, whose emulation takes none).
+	 * @param device the device's description
+	 * @return the bytes
+	 */
+	public static long recommendedWorkspaceBytes(DeviceInfo device) {
+		return (device.computeCapabilityMajor() >= 9) ? RECOMMENDED_WORKSPACE_BYTES_HOPPER
+				: RECOMMENDED_WORKSPACE_BYTES;
 	}
 
 	/**
@@ -122,7 +161,9 @@ public final class BlasLibrary {
 	public String toString() {
 		return "BlasLibrary["
 				+ ((this.libraryPath != null) ? this.libraryPath : String.join(", ", CublasLoader.SONAMES))
-				+ ", workspace " + this.workspaceBytes + " bytes, " + this.mathMode + "]";
+				+ ", workspace "
+				+ ((this.workspaceBytes == RECOMMENDED) ? "as recommended" : this.workspaceBytes + " bytes") + ", "
+				+ this.mathMode + "]";
 	}
 
 	/**
@@ -143,7 +184,7 @@ public final class BlasLibrary {
 			CublasBinding.Loader backends = stream.libraryBinding(CublasBinding.Loader.class);
 			CublasBinding binding = CublasLoader.load((backends != null) ? backends : CublasLoader.JNA,
 					BlasLibrary.this.libraryPath);
-			return CublasHandle.open(binding, stream, BlasLibrary.this.workspaceBytes);
+			return CublasHandle.open(binding, stream, workspaceBytes(stream.device()));
 		}
 
 		@Override
@@ -165,7 +206,7 @@ public final class BlasLibrary {
 
 		private @Nullable String libraryPath;
 
-		private long workspaceBytes = DEFAULT_WORKSPACE_BYTES;
+		private long workspaceBytes = RECOMMENDED;
 
 		private MathMode mathMode = MathMode.DEFAULT;
 
@@ -195,6 +236,16 @@ public final class BlasLibrary {
 				throw new IllegalArgumentException("workspaceBytes must be at least 0, was " + workspaceBytes);
 			}
 			this.workspaceBytes = workspaceBytes;
+			return this;
+		}
+
+		/**
+		 * Has each device's handles take the workspace cuBLAS recommends for it (the
+		 * default): {@link BlasLibrary#recommendedWorkspaceBytes}.
+		 * @return this builder
+		 */
+		public Builder recommendedWorkspace() {
+			this.workspaceBytes = RECOMMENDED;
 			return this;
 		}
 

@@ -13,6 +13,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
+import org.springframework.util.unit.DataSize;
 
 import dev.offload.DeviceRegistry;
 import dev.offload.autoconfigure.InvalidOffloadConfigurationException;
@@ -62,10 +63,9 @@ public final class OffloadTemplateAutoConfiguration {
 	@ConditionalOnMissingBean
 	BlasLibrary offloadBlasLibrary(OffloadProperties properties) {
 		OffloadProperties.Blas blas = properties.getBlas();
-		return BlasLibrary.builder()
-			.libraryPath(blas.getLibrary())
-			.workspaceBytes(blas.getWorkspaceSize().toBytes())
-			.mathMode(blas.getMathMode())
+		BlasLibrary.Builder builder = BlasLibrary.builder().libraryPath(blas.getLibrary()).mathMode(blas.getMathMode());
+		DataSize workspace = blas.getWorkspaceSize();
+		return ((workspace != null) ? builder.workspaceBytes(workspace.toBytes()) : builder.recommendedWorkspace())
 			.build();
 	}
 

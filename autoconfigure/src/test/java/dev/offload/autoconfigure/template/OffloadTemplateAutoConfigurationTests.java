@@ -50,7 +50,7 @@ class OffloadTemplateAutoConfigurationTests {
 			.run((context) -> {
 				BlasLibrary library = context.getBean(BlasLibrary.class);
 				assertThat(library.libraryPath()).isEqualTo("/opt/cuda/lib64/libcublas.so.13");
-				assertThat(library.workspaceBytes()).isEqualTo(32L << 20);
+				assertThat(library.workspaceBytes()).hasValue(32L << 20);
 				assertThat(library.mathMode()).isEqualTo(MathMode.TF32);
 				OffloadTemplate template = context.getBean(OffloadTemplate.class);
 				assertThat(template.blasLibrary()).isSameAs(library);

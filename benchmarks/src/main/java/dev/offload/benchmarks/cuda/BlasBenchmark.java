@@ -47,7 +47,8 @@ public final class BlasBenchmark {
 			Usage: java -cp ... dev.offload.benchmarks.cuda.BlasBenchmark [ITERATIONS] [THREADS]
 			  ITERATIONS   64x64 round trips per thread (20000)
 			  THREADS      threads of the throughput run (16)
-			  --workspace-mib N   each handle's workspace (4, the library's default)
+			  --workspace-mib N   each handle's workspace (default: what cuBLAS recommends for
+			                      the device, 32 MiB from Hopper on, 4 MiB before)
 			""";
 
 	private static final int BIG = 8192;
@@ -77,16 +78,16 @@ public final class BlasBenchmark {
 			System.out.println("No CUDA device: " + availability.message());
 			System.exit(2);
 		}
-		BlasLibrary library = BlasLibrary.builder()
-			.libraryPath(System.getProperty("offload.blas.library"))
-			.workspaceBytes((long) options.workspaceMib() << 20)
+		BlasLibrary.Builder builder = BlasLibrary.builder().libraryPath(System.getProperty("offload.blas.library"));
+		BlasLibrary library = ((options.workspaceMib() >= 0)
+				? builder.workspaceBytes((long) options.workspaceMib() << 20) : builder.recommendedWorkspace())
 			.build();
 		String binding = System.getProperty("blas.binding", "jcuda");
 		try (DeviceRegistry registry = DeviceRegistry.builder(backend(binding)).deviceIds(List.of(0)).build()) {
 			Device device = registry.device(0);
 			System.out.printf(Locale.ROOT,
 					"Device 0: %s, compute capability %s; %s binding; workspace %d MiB a handle; Java %s; %d CPUs%n%n",
-					device.name(), device.info().computeCapability(), binding, options.workspaceMib(),
+					device.name(), device.info().computeCapability(), binding, library.workspaceBytes(device) >> 20,
 					Runtime.version(), Runtime.getRuntime().availableProcessors());
 			big(device, library, MathMode.DEFAULT);
 			big(device, library, MathMode.TF32);
@@ -209,7 +210,7 @@ public final class BlasBenchmark {
 
 		static Options from(CommandLine line) {
 			return new Options(line.intArgument(0, "ITERATIONS", 20_000), line.intArgument(1, "THREADS", 16),
-					line.intOption("--workspace-mib", 4, 0, 1024));
+					line.intOption("--workspace-mib", -1, 0, 1024));
 		}
 
 	}
