@@ -155,9 +155,14 @@ record() { [ "$status" -eq 0 ] && status=$1; echo "gpu-run: $2 exit $1"; }
 # speed, and the other parts (tests, say) share the GPU with it: NVML reports a fault of any process on the GPU,
 # so the load runs without the fault watch.
 background=()
-if want blas-load && [ -n "${BLAS_LOAD_BACKGROUND:-}" ]; then
+if want blas-load && [ "${BLAS_LOAD_BACKGROUND:-}" = yes ]; then
 	for binding in ${BLAS_LOAD_BINDINGS:-cuda ffm}; do
 		if [ "$binding" = ffm ]; then
+			if [ ! -x "$java25" ]; then
+				echo "no jre25.txz: the ffm binding needs it (pack with JDK25=<a JDK 25>)" | tee "$out/blas-load-ffm.md"
+				record 2 "blas-load (ffm, background)"
+				continue
+			fi
 			loadjava=("$java25" --enable-native-access=ALL-UNNAMED)
 		else
 			loadjava=("$java")
@@ -414,7 +419,7 @@ per_binding() {
 }
 
 # cuBLAS under a steady mixed load: no handle created and no workspace allocated after warm-up, on each binding.
-if want blas-load && [ -z "${BLAS_LOAD_BACKGROUND:-}" ]; then
+if want blas-load && [ "${BLAS_LOAD_BACKGROUND:-}" != yes ]; then
 	: >"$out/blas-load.md"
 	# shellcheck disable=SC2086
 	per_binding blas-load "${BLAS_LOAD_BINDINGS:-cuda ffm}" "${BLAS_LOAD_TIMEOUT:-420}" \

@@ -183,7 +183,7 @@ public final class BlasBitwise {
 		static Options from(CommandLine line) {
 			return new Options(line.choice("--backend", "host", "cuda", "ffm"),
 					Path.of(line.string("--dir", "blas-bitwise")), line.enumOption("--math", MathMode.DEFAULT),
-					line.longOption("--workspace", BlasLibrary.RECOMMENDED_WORKSPACE_BYTES));
+					line.longOption("--workspace", BlasLibrary.RECOMMENDED_WORKSPACE_BYTES_BEFORE_HOPPER));
 		}
 
 	}

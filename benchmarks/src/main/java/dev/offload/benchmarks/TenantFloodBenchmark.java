@@ -247,10 +247,16 @@ public final class TenantFloodBenchmark {
 			int[] fairThreads, int floodMaxStreams) {
 
 		static Options from(CommandLine line) {
-			return new Options(line.choice("--backend", "host", "cuda", "ffm"), line.intOption("--streams", 32, 1),
+			int streams = line.intOption("--streams", 32, 1);
+			int floodMaxStreams = line.intOption("--flood-max-streams", 0, 0);
+			if (floodMaxStreams >= streams) {
+				throw new IllegalArgumentException("--flood-max-streams must be below --streams (" + streams
+						+ "), or 0 for no limit, was " + floodMaxStreams);
+			}
+			return new Options(line.choice("--backend", "host", "cuda", "ffm"), streams,
 					line.intOption("--flood", 100, 1), line.intOption("--hold-micros", 2000, 1),
 					line.intOption("--hold-spread-percent", 0, 0, 100), line.durationSeconds("--seconds", 6, 1),
-					line.intList("--fair-threads", 1, 48, 32, 24, 16), line.intOption("--flood-max-streams", 0, 0));
+					line.intList("--fair-threads", 1, 48, 32, 24, 16), floodMaxStreams);
 		}
 
 	}

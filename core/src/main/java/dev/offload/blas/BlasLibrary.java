@@ -32,7 +32,7 @@ public final class BlasLibrary {
 	 * The workspace cuBLAS recommends before Hopper (compute capability below 9.0): 4
 	 * MiB.
 	 */
-	public static final long RECOMMENDED_WORKSPACE_BYTES = 4L << 20;
+	public static final long RECOMMENDED_WORKSPACE_BYTES_BEFORE_HOPPER = 4L << 20;
 
 	/**
 	 * The workspace cuBLAS recommends on Hopper and later (compute capability 9.0 and
@@ -135,14 +135,14 @@ public final class BlasLibrary {
 	/**
 	 * Returns the workspace cuBLAS recommends for a device:
 	 * {@value #RECOMMENDED_WORKSPACE_BYTES_HOPPER} bytes from compute capability 9.0
-	 * (Hopper), {@value #RECOMMENDED_WORKSPACE_BYTES} before (and for the host backend's
-	 * devices, whose emulation takes none).
+	 * (Hopper), {@value #RECOMMENDED_WORKSPACE_BYTES_BEFORE_HOPPER} before (and for the
+	 * host backend's devices, whose emulation takes none).
 	 * @param device the device's description
 	 * @return the bytes
 	 */
 	public static long recommendedWorkspaceBytes(DeviceInfo device) {
 		return (device.computeCapabilityMajor() >= 9) ? RECOMMENDED_WORKSPACE_BYTES_HOPPER
-				: RECOMMENDED_WORKSPACE_BYTES;
+				: RECOMMENDED_WORKSPACE_BYTES_BEFORE_HOPPER;
 	}
 
 	/**

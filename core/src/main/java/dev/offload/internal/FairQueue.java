@@ -159,10 +159,11 @@ public final class FairQueue<T> {
 	 * Walks the queued entries in the order they would be served if every tenant stayed
 	 * eligible, lazily: for waiters of more than one unit (bytes) served first fit, which
 	 * serve the ones that fit with {@link ServiceOrder#take()}. A tenant's entries are
-	 * queued in their service order already, so the walk merges the tenants' heads:
-	 * starting it costs a step per tenant, each step the logarithm of their number, and a
-	 * pass that admits one waiter of thousands touches a few. The queue must change only
-	 * through the walk until it ends.
+	 * queued in their service order already (as long as entries are requeued only in the
+	 * order they were taken, which a queue that never requeues keeps), so the walk merges
+	 * the tenants' heads: starting it costs a step per tenant, each step the logarithm of
+	 * their number, and a pass that stops once nothing more fits reads no further. The
+	 * queue must change only through the walk until it ends.
 	 * @return the walk, next served first
 	 */
 	public ServiceOrder<T> serviceOrder() {

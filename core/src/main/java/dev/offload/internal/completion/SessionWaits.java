@@ -136,6 +136,13 @@ final class SessionWaits {
 	}
 
 	/**
+	 * JFR's throwable tracer (Java 22+). A binding's query may throw where work still
+	 * runs (JCuda in its exceptions mode); with a flight recording on, the JVM's first
+	 * exception initializes the tracer on whichever thread throws it.
+	 */
+	private static final String THROWABLE_TRACER = "jdk.internal.event.ThrowableTracer";
+
+	/**
 	 * Initializes the classes a virtual thread's wait goes through. Thousands of virtual
 	 * threads that wait for the first time at once would otherwise queue on those
 	 * classes' initialization, and a virtual thread waiting for a class initializer pins
@@ -146,17 +153,10 @@ final class SessionWaits {
 		if (virtualThreadWaitsInitialized || !VirtualThreads.isSupported()) {
 			return;
 		}
-		List<String> names = new ArrayList<>(
-				List.of(IdleWatch.class.getName(), CompletionPoller.class.getName(), CompletionFuture.class.getName(),
-						"java.util.function.BooleanSupplier", "java.util.concurrent.CompletableFuture",
-						"java.util.concurrent.CompletableFuture$Signaller", "java.util.concurrent.CompletionException",
-						// A binding's query may throw where work still runs (JCuda in its
-						// exceptions
-						// mode): with a flight recording on, the first exception of the
-						// JVM
-						// initializes JFR's throwable tracer, on whichever thread throws
-						// it.
-						"jdk.internal.event.ThrowableTracer"));
+		List<String> names = new ArrayList<>(List.of(IdleWatch.class.getName(), CompletionPoller.class.getName(),
+				CompletionFuture.class.getName(), "java.util.function.BooleanSupplier",
+				"java.util.concurrent.CompletableFuture", "java.util.concurrent.CompletableFuture$Signaller",
+				"java.util.concurrent.CompletionException", THROWABLE_TRACER));
 		for (Class<?> nested : CompletionPoller.class.getDeclaredClasses()) {
 			names.add(nested.getName());
 		}
@@ -164,8 +164,10 @@ final class SessionWaits {
 			try {
 				Class.forName(name, true, SessionWaits.class.getClassLoader());
 			}
-			catch (ClassNotFoundException | LinkageError ex) {
-				// A runtime without that JDK class: nothing of it to initialize.
+			catch (ClassNotFoundException | LinkageError | SecurityException ex) {
+				// A runtime without that JDK class, or one that denies it: nothing of it
+				// to
+				// initialize.
 			}
 		}
 		virtualThreadWaitsInitialized = true;
