@@ -34,7 +34,8 @@
 #            T S", default "8192 5 64 1024"; ASYNC_JAVA_OPTS adds options to its JVM, e.g. a flight recording that
 #            jfr-threads.sh, packed beside this script, sums up by thread: see its header),
 #            the fluent call against hand-written JCuda (fluent.md; FLUENT_ARGS), thousands of borrowers waiting on a
-#            full bounded pool (pool-waiters.txt; WAITERS_ARGS)
+#            full bounded pool (pool-waiters.txt; WAITERS_ARGS); ASYNC_BACKEND=ffm runs Offload's side of the session
+#            and async benchmarks on the FFM binding (the Java 25 runtime), their raw loops still JCuda's
 #   tenants  not in the default: a 100:1 flood between two tenants on a full bounded pool of the CUDA backend,
 #            TenantFloodBenchmark (tenants.md; TENANTS_ARGS, default "--backend cuda"): the quiet tenant's p99 against
 #            alone, Jain's index of equal-weight tenants, throughput against FIFO
@@ -247,12 +248,23 @@ fi
 
 # Asynchronous completion, the fluent call and a full pool's waiters, against raw JCuda where there is one.
 if want async; then
+	# ASYNC_BACKEND=ffm runs Offload's side of both on the FFM binding (Java 25 runtime); the raw loops stay JCuda's.
+	asyncjava=("$java")
+	asynccp=$benchcp
+	asyncbackend=(--backend cuda)
+	if [ "${ASYNC_BACKEND:-cuda}" = ffm ]; then
+		asyncjava=("$java25" --enable-native-access=ALL-UNNAMED)
+		asynccp="$here/classes/backend-ffm:$benchcp"
+		asyncbackend=(--backend ffm)
+	fi
 	# shellcheck disable=SC2086
-	timeout "${BENCH_TIMEOUT:-150}" "$java" -cp "$classpath" dev.offload.benchmarks.cuda.SessionBenchmark ${BENCH_ARGS:-} 2>&1 | tee "$out/benchmark.log"
+	timeout "${BENCH_TIMEOUT:-150}" "${asyncjava[@]}" -cp "$asynccp" dev.offload.benchmarks.cuda.SessionBenchmark \
+		"${asyncbackend[@]}" ${BENCH_ARGS:-} 2>&1 | tee "$out/benchmark.log"
 	record "${PIPESTATUS[0]}" session-benchmark
 	# shellcheck disable=SC2086
-	timeout "${ASYNC_TIMEOUT:-150}" "$java" ${ASYNC_JAVA_OPTS:-} -cp "$benchcp" dev.offload.benchmarks.cuda.AsyncThroughputBenchmark \
-		${ASYNC_ARGS:-8192 5 64 1024} 2>&1 | tee "$out/async.md"
+	timeout "${ASYNC_TIMEOUT:-150}" "${asyncjava[@]}" ${ASYNC_JAVA_OPTS:-} -cp "$asynccp" \
+		dev.offload.benchmarks.cuda.AsyncThroughputBenchmark ${ASYNC_ARGS:-8192 5 64 1024} "${asyncbackend[@]}" 2>&1 \
+		| tee "$out/async.md"
 	record "${PIPESTATUS[0]}" async-throughput
 fi
 if want async || want fluent; then
