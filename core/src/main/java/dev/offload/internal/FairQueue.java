@@ -293,8 +293,8 @@ public final class FairQueue<T> {
 					starts.add(new Head<>(entries));
 				}
 			}
-			this.heads = new PriorityQueue<>(Math.max(1, starts.size()), Head::compareTo);
-			this.heads.addAll(starts);
+			// Heapified at once (the heads' natural order): linear in the tenants.
+			this.heads = new PriorityQueue<>(starts);
 		}
 
 		/**
