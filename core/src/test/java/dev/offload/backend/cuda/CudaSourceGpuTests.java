@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -63,76 +64,76 @@ class CudaSourceGpuTests {
 
 	@Test
 	void loadModuleWhenWarmCacheInANewProcessShouldLoadWithoutCompiling() {
-		List<ModuleDefinition> modules = new ArrayList<>();
-		for (int i = 0; i < MODULES; i++) {
-			// Distinct sources (a comment differs), so that each has its own cache file.
-			modules.add(ModuleDefinition.builder("saxpy-" + i)
-				.cudaSource("saxpy.cu", NvrtcTests.INCLUDING + "// variant " + i + "\n")
-				.includeResource("axpy.cuh", "kernels/axpy.cuh")
-				.build());
-		}
-		try (DeviceRegistry cold = registry(cache())) {
-			modules.forEach(cold.device(0)::loadModule);
-		}
+		List<ModuleDefinition> modules = compiledModules("saxpy-", "variant");
 		// A new cache over the same directory is what a restarted pod with the volume
 		// has.
 		KernelCache warm = cache();
 		try (DeviceRegistry registry = registry(warm)) {
 			Device device = registry.device(0);
-			long[] nanos = new long[MODULES];
-			for (int i = 0; i < MODULES; i++) {
-				long start = System.nanoTime();
-				device.loadModule(modules.get(i));
-				nanos[i] = System.nanoTime() - start;
-			}
+			long[] nanos = loadTimes(device, modules);
 			assertThat(warm.statistics().compilations()).isZero();
 			assertThat(warm.statistics().hits()).isEqualTo(MODULES);
 			assertThat(run(device, device.loadModule(modules.get(MODULES - 1)).kernel("saxpy"))).containsExactly(12f,
 					24f, 36f, 48f);
-			long[] afterFirst = Arrays.copyOfRange(nanos, 1, MODULES);
-			Arrays.sort(afterFirst);
-			System.out.printf(
-					"Warm-cache module load (target <= 0.2 ms): first %.3f ms (context and NVRTC's "
-							+ "version), then median %.3f ms, max %.3f ms over %d modules%n",
-					nanos[0] / 1e6, afterFirst[afterFirst.length / 2] / 1e6, afterFirst[afterFirst.length - 1] / 1e6,
-					afterFirst.length);
+			printLoadTimes("Warm-cache module load (target <= 0.2 ms): first %.3f ms (context and NVRTC's version)",
+					nanos);
 		}
 	}
 
 	@Test
 	void loadModuleWhenWarmCacheAndNoNvrtcInstalledShouldLoadWithoutIt() {
+		List<ModuleDefinition> modules = compiledModules("saxpy-nvrtc-free-", "without NVRTC");
+		// A pod whose image has no NVRTC, with the cache volume a build or an earlier pod
+		// filled: any attempt to load NVRTC fails.
+		KernelCache warm = KernelCache.create(this.cacheDirectory, "/nonexistent/libnvrtc.so.13");
+		try (DeviceRegistry registry = registry(warm)) {
+			Device device = registry.device(0);
+			long[] nanos = loadTimes(device, modules);
+			assertThat(warm.statistics().compilations()).isZero();
+			assertThat(run(device, device.loadModule(modules.get(0)).kernel("saxpy"))).containsExactly(12f, 24f, 36f,
+					48f);
+			printLoadTimes("Warm-cache module load without NVRTC (target <= 1 ms): first %.3f ms", nanos);
+		}
+	}
+
+	/**
+	 * {@value #MODULES} modules of distinct sources (a comment differs, so that each has
+	 * its own cache file), compiled into this test's cache directory by a registry of
+	 * their own.
+	 */
+	private List<ModuleDefinition> compiledModules(String namePrefix, String comment) {
 		List<ModuleDefinition> modules = new ArrayList<>();
 		for (int i = 0; i < MODULES; i++) {
-			modules.add(ModuleDefinition.builder("saxpy-nvrtc-free-" + i)
-				.cudaSource("saxpy.cu", NvrtcTests.INCLUDING + "// without NVRTC " + i + "\n")
+			modules.add(ModuleDefinition.builder(namePrefix + i)
+				.cudaSource("saxpy.cu", NvrtcTests.INCLUDING + "// " + comment + " " + i + "\n")
 				.includeResource("axpy.cuh", "kernels/axpy.cuh")
 				.build());
 		}
 		try (DeviceRegistry cold = registry(cache())) {
 			modules.forEach(cold.device(0)::loadModule);
 		}
-		// A pod whose image has no NVRTC, with the cache volume a build or an earlier pod
-		// filled: any attempt to load NVRTC fails.
-		KernelCache warm = KernelCache.create(this.cacheDirectory, "/nonexistent/libnvrtc.so.13");
-		try (DeviceRegistry registry = registry(warm)) {
-			Device device = registry.device(0);
-			long[] nanos = new long[MODULES];
-			for (int i = 0; i < MODULES; i++) {
-				long start = System.nanoTime();
-				device.loadModule(modules.get(i));
-				nanos[i] = System.nanoTime() - start;
-			}
-			assertThat(warm.statistics().compilations()).isZero();
-			assertThat(run(device, device.loadModule(modules.get(0)).kernel("saxpy"))).containsExactly(12f, 24f, 36f,
-					48f);
-			long[] afterFirst = Arrays.copyOfRange(nanos, 1, MODULES);
-			Arrays.sort(afterFirst);
-			System.out.printf(
-					"Warm-cache module load without NVRTC (target <= 1 ms): first %.3f ms, then median %.3f ms, "
-							+ "max %.3f ms over %d modules%n",
-					nanos[0] / 1e6, afterFirst[afterFirst.length / 2] / 1e6, afterFirst[afterFirst.length - 1] / 1e6,
-					afterFirst.length);
+		return modules;
+	}
+
+	private static long[] loadTimes(Device device, List<ModuleDefinition> modules) {
+		long[] nanos = new long[modules.size()];
+		for (int i = 0; i < nanos.length; i++) {
+			long start = System.nanoTime();
+			device.loadModule(modules.get(i));
+			nanos[i] = System.nanoTime() - start;
 		}
+		return nanos;
+	}
+
+	/**
+	 * Prints the first load's time ({@code first}'s format) and the others' median and
+	 * max.
+	 */
+	private static void printLoadTimes(String first, long[] nanos) {
+		long[] afterFirst = Arrays.copyOfRange(nanos, 1, nanos.length);
+		Arrays.sort(afterFirst);
+		System.out.printf(Locale.ROOT, first + ", then median %.3f ms, max %.3f ms over %d modules%n", nanos[0] / 1e6,
+				afterFirst[afterFirst.length / 2] / 1e6, afterFirst[afterFirst.length - 1] / 1e6, afterFirst.length);
 	}
 
 	@Test
