@@ -151,6 +151,18 @@ want() { [[ "$parts" == *" $1 "* ]]; }
 status=0
 record() { [ "$status" -eq 0 ] && status=$1; echo "gpu-run: $2 exit $1"; }
 
+benchcp="$here/classes/benchmarks:$here/bench-lib/*:$classpath"
+
+# The Java command of a CUDA binding: JCuda's ("cuda") on the default runtime, FFM's on the Java 25 one.
+binding_java() {
+	if [ "$1" = ffm ]; then
+		[ -x "$java25" ] || return 1
+		echo "$java25 --enable-native-access=ALL-UNNAMED"
+	else
+		echo "$java"
+	fi
+}
+
 # BLAS_LOAD_BACKGROUND=yes starts blas-load's bindings at once, in the background, each into blas-load-<binding>.md,
 # while the other parts run; the script waits for them at its end. Only the counts are read from that run, not its
 # speed, and the other parts (tests, say) share the GPU with it: NVML reports a fault of any process on the GPU,
@@ -158,19 +170,13 @@ record() { [ "$status" -eq 0 ] && status=$1; echo "gpu-run: $2 exit $1"; }
 background=()
 if want blas-load && [ "${BLAS_LOAD_BACKGROUND:-}" = yes ]; then
 	for binding in ${BLAS_LOAD_BINDINGS:-cuda ffm}; do
-		if [ "$binding" = ffm ]; then
-			if [ ! -x "$java25" ]; then
-				echo "no jre25.txz: the ffm binding needs it (pack with JDK25=<a JDK 25>)" | tee "$out/blas-load-ffm.md"
-				record 2 "blas-load (ffm, background)"
-				continue
-			fi
-			loadjava=("$java25" --enable-native-access=ALL-UNNAMED)
-		else
-			loadjava=("$java")
+		if ! run=$(binding_java "$binding"); then
+			echo "no jre25.txz: the ffm binding needs it (pack with JDK25=<a JDK 25>)" | tee "$out/blas-load-ffm.md"
+			record 2 "blas-load (ffm, background)"
+			continue
 		fi
 		# shellcheck disable=SC2086
-		timeout "${BLAS_LOAD_TIMEOUT:-420}" "${loadjava[@]}" ${BLAS_JAVA_OPTS:-} \
-			-cp "$here/classes/backend-ffm:$here/classes/benchmarks:$here/bench-lib/*:$classpath" \
+		timeout "${BLAS_LOAD_TIMEOUT:-420}" $run ${BLAS_JAVA_OPTS:-} -cp "$here/classes/backend-ffm:$benchcp" \
 			dev.offload.benchmarks.BlasMixedLoad --backend "$binding" --seconds "${BLAS_LOAD_SECONDS:-300}" \
 			--gpu-fault-watch off ${BLAS_LOAD_ARGS:-} >"$out/blas-load-$binding.md" 2>&1 &
 		background+=("$!:$binding")
@@ -212,7 +218,6 @@ if want source; then
 	record $? tests-source
 fi
 
-benchcp="$here/classes/benchmarks:$here/bench-lib/*:$classpath"
 if want multi; then
 	timeout "${TESTS_TIMEOUT:-300}" "$java" -cp "$console:$classpath" org.junit.platform.console.ConsoleLauncher \
 		execute --disable-banner --disable-ansi-colors --details=tree \
@@ -249,23 +254,22 @@ fi
 # Asynchronous completion, the fluent call and a full pool's waiters, against raw JCuda where there is one.
 if want async; then
 	# ASYNC_BACKEND=ffm runs Offload's side of both on the FFM binding (Java 25 runtime); the raw loops stay JCuda's.
-	asyncjava=("$java")
-	asynccp=$benchcp
-	asyncbackend=(--backend cuda)
-	if [ "${ASYNC_BACKEND:-cuda}" = ffm ]; then
-		asyncjava=("$java25" --enable-native-access=ALL-UNNAMED)
-		asynccp="$here/classes/backend-ffm:$benchcp"
-		asyncbackend=(--backend ffm)
+	asyncbackend=${ASYNC_BACKEND:-cuda}
+	if run=$(binding_java "$asyncbackend"); then
+		# shellcheck disable=SC2086
+		timeout "${BENCH_TIMEOUT:-150}" $run -cp "$here/classes/backend-ffm:$benchcp" \
+			dev.offload.benchmarks.cuda.SessionBenchmark --backend "$asyncbackend" ${BENCH_ARGS:-} 2>&1 \
+			| tee "$out/benchmark.log"
+		record "${PIPESTATUS[0]}" session-benchmark
+		# shellcheck disable=SC2086
+		timeout "${ASYNC_TIMEOUT:-150}" $run ${ASYNC_JAVA_OPTS:-} -cp "$here/classes/backend-ffm:$benchcp" \
+			dev.offload.benchmarks.cuda.AsyncThroughputBenchmark ${ASYNC_ARGS:-8192 5 64 1024} --backend "$asyncbackend" \
+			2>&1 | tee "$out/async.md"
+		record "${PIPESTATUS[0]}" async-throughput
+	else
+		echo "no jre25.txz: ASYNC_BACKEND=ffm needs it (pack with JDK25=<a JDK 25>)" | tee "$out/async.md"
+		record 2 async-throughput
 	fi
-	# shellcheck disable=SC2086
-	timeout "${BENCH_TIMEOUT:-150}" "${asyncjava[@]}" -cp "$asynccp" dev.offload.benchmarks.cuda.SessionBenchmark \
-		"${asyncbackend[@]}" ${BENCH_ARGS:-} 2>&1 | tee "$out/benchmark.log"
-	record "${PIPESTATUS[0]}" session-benchmark
-	# shellcheck disable=SC2086
-	timeout "${ASYNC_TIMEOUT:-150}" "${asyncjava[@]}" ${ASYNC_JAVA_OPTS:-} -cp "$asynccp" \
-		dev.offload.benchmarks.cuda.AsyncThroughputBenchmark ${ASYNC_ARGS:-8192 5 64 1024} "${asyncbackend[@]}" 2>&1 \
-		| tee "$out/async.md"
-	record "${PIPESTATUS[0]}" async-throughput
 fi
 if want async || want fluent; then
 	# shellcheck disable=SC2086
@@ -400,16 +404,6 @@ if want blas; then
 			| tee -a "$out/blas.md"
 	fi
 fi
-
-# The Java command of a CUDA binding: JCuda's ("cuda") on the default runtime, FFM's on the Java 25 one.
-binding_java() {
-	if [ "$1" = ffm ]; then
-		[ -x "$java25" ] || return 1
-		echo "$java25 --enable-native-access=ALL-UNNAMED"
-	else
-		echo "$java"
-	fi
-}
 
 # Runs a benchmark main class once per CUDA binding, appending to $out/<part>.md and recording each run.
 # Usage: per_binding <part> <bindings> <timeout> <main class> [args after --backend <binding> ...]
