@@ -61,10 +61,11 @@
 #            and frees and device-synchronizing calls on request and completion threads after warm-up
 #            (memory-soak.md); run it as a call of its own (a 600 s soak needs the whole per-call limit)
 #   blas     not in the default: cuBLAS through Offload, BlasBenchmark (blas.md; BLAS_ARGS "iterations threads",
-#            default "20000 16"; -Doffload.blas.library=... through BLAS_JAVA_OPTS): 8192x8192 sgemm (default and TF32),
-#            a 64x64 sgemm round trip's p50/p99 on one thread, 16 threads' round trips per second, handles created
-#            and workspace allocations; then, where cc exists, blas_floor.c, the same from C (dlopen of libcuda.so.1
-#            and libcublas.so.13, BLAS_FLOOR_LIBRARY for another path), appended to blas.md
+#            default "20000 16", BLAS_ROUNDS rounds of the threads' run, default 1; -Doffload.blas.library=... through
+#            BLAS_JAVA_OPTS): 8192x8192 sgemm (default and TF32), a 64x64 sgemm round trip's p50/p99 on one thread,
+#            16 threads' round trips per second (a session's buffers per round trip, then buffers kept per thread),
+#            handles created and workspace allocations; then, where cc exists, blas_floor.c, the same from C (dlopen
+#            of libcuda.so.1 and libcublas.so.13, BLAS_FLOOR_LIBRARY for another path), appended to blas.md
 #   blas-load  not in the default: BlasMixedLoad, a steady mixed BLAS load (gemm/gemv/axpy/dot, sizes 16..1024, 16
 #            threads, a session per request) once per binding in BLAS_LOAD_BINDINGS (default "cuda ffm"; ffm on the Java
 #            25 runtime), BLAS_LOAD_SECONDS (default 300) after a 20 s warm-up: the handles created and workspace
@@ -393,12 +394,13 @@ fi
 if want blas; then
 	# shellcheck disable=SC2086
 	timeout "${BLAS_TIMEOUT:-300}" "$java" ${BLAS_JAVA_OPTS:-} -cp "$here/classes/backend-ffm:$benchcp" dev.offload.benchmarks.cuda.BlasBenchmark \
-		${BLAS_ARGS:-20000 16} 2>&1 | tee "$out/blas.md"
+		${BLAS_ARGS:-20000 16} --rounds "${BLAS_ROUNDS:-1}" 2>&1 | tee "$out/blas.md"
 	record "${PIPESTATUS[0]}" blas
 	if command -v cc >/dev/null 2>&1 && [ -f "$here/blas_floor.c" ]; then
 		cc -O2 -o "${TMPDIR:-/tmp}/blas_floor" "$here/blas_floor.c" -ldl -lpthread \
 			&& { echo; echo "From C (blas_floor.c):"; timeout "${BLAS_TIMEOUT:-300}" "${TMPDIR:-/tmp}/blas_floor" \
-				${BLAS_ARGS:-20000 16} "${BLAS_FLOOR_LIBRARY:-libcublas.so.13}"; } 2>&1 | tee -a "$out/blas.md"
+				${BLAS_ARGS:-20000 16} "${BLAS_FLOOR_LIBRARY:-libcublas.so.13}" "${BLAS_ROUNDS:-1}"; } 2>&1 \
+			| tee -a "$out/blas.md"
 	else
 		echo "No C compiler here: blas_floor.c not run (build it elsewhere: cc -O2 -o blas_floor blas_floor.c -ldl -lpthread)" \
 			| tee -a "$out/blas.md"

@@ -5,9 +5,10 @@
  *   2. a 64 x 64 sgemm round trip on one thread (copy A and B in from page-locked memory,
  *      sgemm, copy C out, cuStreamSynchronize): p50 and p99;
  *   3. the same round trip on THREADS threads, each with its own stream and handle:
- *      round trips per second.
+ *      round trips per second, ROUNDS times.
  * Build: cc -O2 -o blas_floor blas_floor.c -ldl -lpthread
- * Run:   ./blas_floor [iterations (20000)] [threads (16)] [libcublas path (libcublas.so.13)]
+ * Run:   ./blas_floor [iterations (20000)] [threads (16)] [libcublas path (libcublas.so.13)] [rounds (1)]
+ *        [big: yes or no (yes)]
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -120,6 +121,8 @@ int main(int argc, char **argv) {
 	int iterations = (argc > 1) ? atoi(argv[1]) : 20000;
 	int threads = (argc > 2) ? atoi(argv[2]) : 16;
 	const char *cublas_path = (argc > 3) ? argv[3] : "libcublas.so.13";
+	int rounds = (argc > 4) ? atoi(argv[4]) : 1;
+	int run_big = (argc > 5) ? strcmp(argv[5], "no") != 0 : 1;
 	void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
 	void *cublas = dlopen(cublas_path, RTLD_NOW | RTLD_GLOBAL);
 	if (cuda == NULL || cublas == NULL) {
@@ -164,7 +167,7 @@ int main(int argc, char **argv) {
 	CHECK(cublasSetStream(handle, stream));
 	const char *modes[] = { "DEFAULT", "TF32" };
 	const int codes[] = { 0, 3 };
-	for (int m = 0; m < 2; m++) {
+	for (int m = 0; m < (run_big ? 2 : 0); m++) {
 		CHECK(cublasSetMathMode(handle, codes[m]));
 		double times[10];
 		const float one = 1, zero = 0;
@@ -205,18 +208,23 @@ int main(int argc, char **argv) {
 	for (int t = 0; t < threads; t++) {
 		small_init(&each[t]);
 	}
-	for (int t = 0; t < threads; t++) {
-		pthread_create(&ids[t], NULL, worker, &each[t]);
+	for (int round = 0; round < rounds; round++) {
+		__atomic_store_n(&go, 0, __ATOMIC_SEQ_CST);
+		for (int t = 0; t < threads; t++) {
+			pthread_create(&ids[t], NULL, worker, &each[t]);
+		}
+		while (__atomic_load_n(&go, __ATOMIC_SEQ_CST) < threads) {
+			/* warm-up */
+		}
+		double begin = now_ns();
+		__atomic_store_n(&go, -1, __ATOMIC_SEQ_CST);
+		for (int t = 0; t < threads; t++) {
+			pthread_join(ids[t], NULL);
+		}
+		double seconds = (now_ns() - begin) / 1e9;
+		printf("64x64 sgemm round trip, %d threads: %.0f round trips/s\n", threads,
+				(double) per_thread * threads / seconds);
+		fflush(stdout);
 	}
-	while (__atomic_load_n(&go, __ATOMIC_SEQ_CST) < threads) {
-		/* warm-up */
-	}
-	double begin = now_ns();
-	__atomic_store_n(&go, -1, __ATOMIC_SEQ_CST);
-	for (int t = 0; t < threads; t++) {
-		pthread_join(ids[t], NULL);
-	}
-	double seconds = (now_ns() - begin) / 1e9;
-	printf("64x64 sgemm round trip, %d threads: %.0f round trips/s\n", threads, (double) per_thread * threads / seconds);
 	return 0;
 }

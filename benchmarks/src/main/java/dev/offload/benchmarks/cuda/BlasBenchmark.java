@@ -23,6 +23,7 @@ import dev.offload.blas.MathMode;
 import dev.offload.blas.Transpose;
 import dev.offload.spi.Backend;
 import dev.offload.spi.BackendAvailability;
+import org.jspecify.annotations.Nullable;
 
 /**
  * cuBLAS through Offload on a real GPU, the numbers {@code blas_floor.c} (the same work
@@ -34,7 +35,11 @@ import dev.offload.spi.BackendAvailability;
  * GEMM);</li>
  * <li>a {@code 64 x 64} sgemm round trip on one thread: open a session, copy A and B in
  * from page-locked host buffers, sgemm, copy C out, synchronize, close: p50 and p99;</li>
- * <li>the same round trip on 16 threads: round trips per second.</li>
+ * <li>the same round trip on 16 threads: round trips per second; then again with each
+ * thread's buffers allocated once ({@link Device#allocate}, {@link Device#allocateHost})
+ * and only the session per round trip, the work {@code blas_floor.c} does, so that the
+ * cost of the session's buffers (the buffer cache and the budget) shows apart from the
+ * session's own.</li>
  * </ol>
  * It ends with the library's statistics: handles created (one per stream that ran BLAS)
  * and workspace allocations, which the round trips add none to after warm-up. Usage:
@@ -49,6 +54,11 @@ public final class BlasBenchmark {
 			  THREADS      threads of the throughput run (16)
 			  --workspace-mib N   each handle's workspace (default: what cuBLAS recommends for
 			                      the device, 32 MiB from Hopper on, 4 MiB before)
+			  --rounds N          rounds of the throughput runs (1)
+			  --big yes|no        whether to run the 8192x8192 sgemm (yes)
+			  --gpu-fault-watch on|off  whether the registry watches NVML's fault reports (on)
+			  --kept-session yes|no     also run the round trips with each thread's session kept
+			                            open (no): what opening and closing a session costs
 			""";
 
 	private static final int BIG = 8192;
@@ -83,22 +93,39 @@ public final class BlasBenchmark {
 				? builder.workspaceBytes((long) options.workspaceMib() << 20) : builder.recommendedWorkspace())
 			.build();
 		String binding = System.getProperty("blas.binding", "jcuda");
-		try (DeviceRegistry registry = DeviceRegistry.builder(backend(binding)).deviceIds(List.of(0)).build()) {
+		try (DeviceRegistry registry = DeviceRegistry.builder(backend(binding))
+			.deviceIds(List.of(0))
+			.watchGpuFaults(options.watchGpuFaults())
+			.build()) {
 			Device device = registry.device(0);
 			System.out.printf(Locale.ROOT,
 					"Device 0: %s, compute capability %s; %s binding; workspace %d MiB a handle; Java %s; %d CPUs%n%n",
 					device.name(), device.info().computeCapability(), binding, library.workspaceBytes(device) >> 20,
 					Runtime.version(), Runtime.getRuntime().availableProcessors());
-			big(device, library, MathMode.DEFAULT);
-			big(device, library, MathMode.TF32);
+			if (options.big()) {
+				big(device, library, MathMode.DEFAULT);
+				big(device, library, MathMode.TF32);
+			}
 			long[] oneThread = roundTrips(device, library, iterations);
 			System.out.printf(Locale.ROOT, "64x64 sgemm round trip, 1 thread: p50 %.1f us, p99 %.1f us (%d)%n",
 					LatencySummary.percentile(oneThread, 50) / 1e3, LatencySummary.percentile(oneThread, 99) / 1e3,
 					iterations);
 			LibraryStatistics warm = library.statistics(device);
-			double perSecond = throughput(device, library, threads, iterations);
-			System.out.printf(Locale.ROOT, "64x64 sgemm round trip, %d threads: %.0f round trips/s%n", threads,
-					perSecond);
+			for (int round = 1; round <= options.rounds(); round++) {
+				double perSecond = throughput(device, library, threads, iterations, Boolean.FALSE);
+				System.out.printf(Locale.ROOT, "64x64 sgemm round trip, %d threads: %.0f round trips/s%n", threads,
+						perSecond);
+				double keptBuffers = throughput(device, library, threads, iterations, Boolean.TRUE);
+				System.out.printf(Locale.ROOT,
+						"64x64 sgemm round trip, %d threads, buffers kept per thread: %.0f round trips/s%n", threads,
+						keptBuffers);
+				if (options.keptSession()) {
+					double keptSession = throughput(device, library, threads, iterations, null);
+					System.out.printf(Locale.ROOT,
+							"64x64 sgemm round trip, %d threads, buffers and session kept per thread: %.0f round trips/s%n",
+							threads, keptSession);
+				}
+			}
 			LibraryStatistics after = library.statistics(device);
 			System.out.printf(Locale.ROOT,
 					"handles created %d (%d during the %d-thread run), workspace allocations %d (%d), calls %d%n",
@@ -154,27 +181,38 @@ public final class BlasBenchmark {
 		return times;
 	}
 
-	private static double throughput(Device device, BlasLibrary library, int threads, int iterations)
-			throws InterruptedException {
+	/**
+	 * Round trips per second on {@code threads} threads: a session and its buffers per
+	 * round trip ({@code keptBuffers} false), buffers kept per thread (true), or buffers
+	 * and one session kept per thread ({@code null}).
+	 */
+	private static double throughput(Device device, BlasLibrary library, int threads, int iterations,
+			@Nullable Boolean keptBuffers) throws InterruptedException {
 		int perThread = Math.max(1, iterations / threads) * 4;
 		CountDownLatch start = new CountDownLatch(1);
 		AtomicLong done = new AtomicLong();
 		List<Thread> workers = new ArrayList<>();
 		for (int t = 0; t < threads; t++) {
 			Thread worker = new Thread(() -> {
-				for (int i = 0; i < perThread / 4; i++) {
-					roundTrip(device, library);
-				}
+				Runnable roundTrip = (keptBuffers == null) ? new KeptBuffers(device, library, true)
+						: keptBuffers ? new KeptBuffers(device, library, false) : () -> roundTrip(device, library);
 				try {
+					for (int i = 0; i < perThread / 4; i++) {
+						roundTrip.run();
+					}
 					start.await();
+					for (int i = 0; i < perThread; i++) {
+						roundTrip.run();
+						done.incrementAndGet();
+					}
 				}
 				catch (InterruptedException ex) {
 					Thread.currentThread().interrupt();
-					return;
 				}
-				for (int i = 0; i < perThread; i++) {
-					roundTrip(device, library);
-					done.incrementAndGet();
+				finally {
+					if (roundTrip instanceof KeptBuffers kept) {
+						kept.close();
+					}
 				}
 			});
 			worker.start();
@@ -206,11 +244,81 @@ public final class BlasBenchmark {
 		}
 	}
 
-	private record Options(int iterations, int threads, int workspaceMib) {
+	/**
+	 * The round trip with one thread's buffers allocated once: a session per round trip
+	 * only for the stream, as {@code blas_floor.c} keeps a stream's buffers.
+	 */
+	private static final class KeptBuffers implements Runnable, AutoCloseable {
+
+		private final Device device;
+
+		private final BlasLibrary library;
+
+		private final HostBuffer host;
+
+		private final DeviceBuffer a;
+
+		private final DeviceBuffer b;
+
+		private final DeviceBuffer c;
+
+		private final @Nullable OffloadSession session;
+
+		KeptBuffers(Device device, BlasLibrary library, boolean keptSession) {
+			long bytes = (long) SMALL * SMALL * Float.BYTES;
+			this.device = device;
+			this.library = library;
+			this.host = device.allocateHost(3 * bytes);
+			this.a = device.allocate(bytes);
+			this.b = device.allocate(bytes);
+			this.c = device.allocate(bytes);
+			this.session = keptSession ? device.openSession() : null;
+		}
+
+		@Override
+		public void run() {
+			if (this.session != null) {
+				roundTrip(this.session);
+				return;
+			}
+			try (OffloadSession session = this.device.openSession()) {
+				roundTrip(session);
+			}
+		}
+
+		private void roundTrip(OffloadSession session) {
+			long bytes = (long) SMALL * SMALL * Float.BYTES;
+			session.copy(this.host, 0, this.a, 0, bytes);
+			session.copy(this.host, bytes, this.b, 0, bytes);
+			this.library.on(session)
+				.sgemm(Transpose.NONE, Transpose.NONE, SMALL, SMALL, SMALL, 1, this.a, SMALL, this.b, SMALL, 0, this.c,
+						SMALL);
+			session.copy(this.c, 0, this.host, 2 * bytes, bytes);
+			session.synchronize();
+		}
+
+		@Override
+		public void close() {
+			if (this.session != null) {
+				this.session.close();
+			}
+			this.a.close();
+			this.b.close();
+			this.c.close();
+			this.host.close();
+		}
+
+	}
+
+	private record Options(int iterations, int threads, int workspaceMib, int rounds, boolean big,
+			boolean watchGpuFaults, boolean keptSession) {
 
 		static Options from(CommandLine line) {
 			return new Options(line.intArgument(0, "ITERATIONS", 20_000), line.intArgument(1, "THREADS", 16),
-					line.intOption("--workspace-mib", -1, 0, 1024));
+					line.intOption("--workspace-mib", -1, 0, 1024), line.intOption("--rounds", 1, 1, 100),
+					line.choice("--big", "yes", "no").equals("yes"),
+					line.choice("--gpu-fault-watch", "on", "off").equals("on"),
+					line.choice("--kept-session", "no", "yes").equals("yes"));
 		}
 
 	}
