@@ -85,6 +85,11 @@
 #            e.g. a flight recording: -XX:StartFlightRecording=filename=$OUT/vt.jfr,settings=profile)
 #   floor    not in the default: the C floor of a light request against the fluent call on the FFM and JCuda
 #            bindings, alternated (floor.md; FLOOR_ROUNDS, FLOOR_ARGS); needs cc there and a Java 22+ runtime for FFM
+#   raw-ffm  not in the default, packed with PACK_PARTS="ffm bench": RawFfmLightRequests (the FFM binding's tests),
+#            light requests on RAW_FFM_THREADS threads (16) through raw FFM downcalls against the fluent call on the
+#            FFM backend, alternated round by round in one JVM, then the C floor on as many threads; FLOOR_ROUNDS
+#            times (raw-ffm.md). With RAW_FFM_LOCKS=yes the last round records parks and monitor waits of any length
+#            and lock-summary.sh sums them by the first Offload frame
 #   ffm      not in the default, on the Java 25 runtime jre25.txz (pack with JDK25=<a JDK 25> PACK_PARTS=ffm
 #            scripts/gpu/pack.sh): every gpu-tagged test of the CUDA backend, the kernel compilation, the behaviour
 #            contract and the FFM binding's own, on the FFM binding (-Doffload.test.cuda-binding=ffm: the CUDA suite
@@ -301,6 +306,34 @@ if want floor; then
 	done
 	record "${PIPESTATUS[0]}" floor
 fi
+if want raw-ffm && ! { [ -x "$java25" ] && [ -d "$here/classes/backend-ffm-test" ]; }; then
+	echo "raw-ffm needs jre25.txz and the FFM binding's tests (pack with JDK25=<a JDK 25> PACK_PARTS=\"ffm bench\")" \
+		| tee "$out/raw-ffm.md"
+	record 2 raw-ffm
+elif want raw-ffm; then
+	rawcp="$here/classes/backend-ffm:$here/classes/backend-ffm-test:$benchcp"
+	floor_bin=${TMPDIR:-/tmp}/light_request_floor
+	cc -O2 -o "$floor_bin" "$here/light_request_floor.c" -ldl -lpthread
+	rounds=${FLOOR_ROUNDS:-2}
+	for round in $(seq "$rounds"); do
+		recording=()
+		if [ "${RAW_FFM_LOCKS:-}" = yes ] && [ "$round" = "$rounds" ]; then
+			recording=("-XX:StartFlightRecording=filename=${TMPDIR:-/tmp}/raw-ffm.jfr,settings=profile,locking-threshold=0ms")
+		fi
+		{
+			echo "## round $round: raw FFM against the fluent call"
+			timeout 200 "$java25" --enable-native-access=ALL-UNNAMED "${recording[@]}" -cp "$rawcp" \
+				dev.offload.backend.ffm.RawFfmLightRequests "${RAW_FFM_THREADS:-16}" 20000 5
+			echo "## round $round: C"
+			timeout 120 "$floor_bin" "$here/classes/benchmarks/dev/offload/benchmarks/cuda/scale.ptx" 20000 \
+				"${RAW_FFM_THREADS:-16}"
+		} 2>&1 | tee -a "$out/raw-ffm.md"
+	done
+	record "${PIPESTATUS[0]}" raw-ffm
+	if [ "${RAW_FFM_LOCKS:-}" = yes ]; then
+		JFR="$(dirname "$java25")/jfr" "$here/lock-summary.sh" "${TMPDIR:-/tmp}/raw-ffm.jfr" 2>&1 | tee -a "$out/raw-ffm.md"
+	fi
+fi
 if want breakdown; then
 	# shellcheck disable=SC2086
 	timeout "${BREAKDOWN_TIMEOUT:-300}" "$java" ${FLUENT_JAVA_OPTS:-} -cp "$benchcp" \
@@ -397,10 +430,16 @@ if want blas; then
 		${BLAS_ARGS:-20000 16} --rounds "${BLAS_ROUNDS:-1}" 2>&1 | tee "$out/blas.md"
 	record "${PIPESTATUS[0]}" blas
 	if command -v cc >/dev/null 2>&1 && [ -f "$here/blas_floor.c" ]; then
+		# C takes the iterations and threads of BLAS_ARGS (not its options), and skips the big sgemm with --big no.
+		read -ra words <<<"${BLAS_ARGS:-20000 16}"
+		[[ ${words[0]:-} =~ ^[0-9]+$ ]] || words=(20000 16)
+		[[ ${words[1]:-} =~ ^[0-9]+$ ]] || words=("${words[0]}" 16)
+		big=yes
+		case " ${BLAS_ARGS:-} " in *" --big no "*) big=no ;; esac
 		cc -O2 -o "${TMPDIR:-/tmp}/blas_floor" "$here/blas_floor.c" -ldl -lpthread \
 			&& { echo; echo "From C (blas_floor.c):"; timeout "${BLAS_TIMEOUT:-300}" "${TMPDIR:-/tmp}/blas_floor" \
-				${BLAS_ARGS:-20000 16} "${BLAS_FLOOR_LIBRARY:-libcublas.so.13}" "${BLAS_ROUNDS:-1}"; } 2>&1 \
-			| tee -a "$out/blas.md"
+				"${words[0]:-20000}" "${words[1]:-16}" "${BLAS_FLOOR_LIBRARY:-libcublas.so.13}" "${BLAS_ROUNDS:-1}" \
+				"$big"; } 2>&1 | tee -a "$out/blas.md"
 	else
 		echo "No C compiler here: blas_floor.c not run (build it elsewhere: cc -O2 -o blas_floor blas_floor.c -ldl -lpthread)" \
 			| tee -a "$out/blas.md"

@@ -97,6 +97,7 @@ fi
 cp scripts/gpu/gpu-run.sh "$dest/gpu-run.sh"
 cp benchmarks/src/main/c/light_request_floor.c "$dest/light_request_floor.c"
 cp scripts/gpu/jfr-threads.sh "$dest/jfr-threads.sh"
+cp scripts/gpu/lock-summary.sh "$dest/lock-summary.sh"
 cp scripts/gpu/alternate.sh "$dest/alternate.sh"
 cp scripts/gpu/ready-time.sh "$dest/ready-time.sh"
 cp benchmarks/src/main/c/blas_floor.c "$dest/blas_floor.c"

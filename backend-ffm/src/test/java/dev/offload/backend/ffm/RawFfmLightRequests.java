@@ -1,0 +1,256 @@
+package dev.offload.backend.ffm;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+
+import dev.offload.DeviceRegistry;
+import dev.offload.kernel.KernelRef;
+import dev.offload.kernel.ModuleDefinition;
+import dev.offload.template.OffloadTemplate;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * Light requests on many threads through raw FFM downcalls against Offload's fluent call
+ * on the FFM backend, in one JVM and alternating round by round, so that the host's drift
+ * falls on both alike. A raw request is what {@code light_request_floor.c} does, through
+ * this binding's own downcalls ({@link Cu}) and nothing of Offload: 4 B from page-locked
+ * memory in, the 4-parameter {@code scale} kernel, 4 B out, {@code cuStreamSynchronize},
+ * each thread with its own stream and buffers made once. A fluent request is
+ * {@code template.kernel(scale).threads(1).arg(1).arg(2f).in(x).outFloats(1).run()}.
+ * <p>
+ * A benchmark, not a test: run on a GPU machine with the test class path and the
+ * benchmarks' classes (for {@code scale.ptx}), e.g.
+ * {@code java --enable-native-access=ALL-UNNAMED -cp ... dev.offload.backend.ffm.RawFfmLightRequests 16 20000 5}
+ * ({@code THREADS CALLS_PER_THREAD ROUNDS}). Prints each round's requests per second and
+ * the median ratio of the rounds after the first.
+ */
+public final class RawFfmLightRequests {
+
+	private static final String PTX = "dev/offload/benchmarks/cuda/scale.ptx";
+
+	private RawFfmLightRequests() {
+	}
+
+	public static void main(String[] args) throws Exception {
+		int threads = (args.length > 0) ? Integer.parseInt(args[0]) : 16;
+		int calls = (args.length > 1) ? Integer.parseInt(args[1]) : 20_000;
+		int rounds = (args.length > 2) ? Integer.parseInt(args[2]) : 5;
+		try (DeviceRegistry registry = DeviceRegistry.builder(FfmBackend.create()).deviceIds(List.of(0)).build();
+				Arena arena = Arena.ofShared()) {
+			OffloadTemplate template = new OffloadTemplate(registry);
+			KernelRef scale = KernelRef.of(ModuleDefinition.builder("scale").imageResource(PTX).build(), "scale");
+			long function = rawFunction(arena);
+			System.out.printf(Locale.ROOT,
+					"Light requests, raw FFM downcalls against the fluent call; %s; Java %s;"
+							+ " %d threads, %d calls each a round%n%n",
+					registry.device(0).name(), Runtime.version(), threads, calls);
+			System.out.println("| round | raw FFM requests/s | fluent requests/s | fluent / raw |");
+			System.out.println("| ---: | ---: | ---: | ---: |");
+			double[] ratios = new double[rounds];
+			for (int round = 1; round <= rounds; round++) {
+				boolean rawFirst = round % 2 == 1;
+				double raw = 0;
+				double fluent = 0;
+				for (int mode = 0; mode < 2; mode++) {
+					if ((mode == 0) == rawFirst) {
+						raw = run(threads, calls, () -> new RawScaler(function));
+					}
+					else {
+						fluent = run(threads, calls, () -> new FluentScaler(template, scale));
+					}
+				}
+				ratios[round - 1] = fluent / raw;
+				System.out.printf(Locale.ROOT, "| %d | %.0f | %.0f | %.2f |%n", round, raw, fluent, fluent / raw);
+			}
+			double[] warm = Arrays.copyOfRange(ratios, (rounds > 1) ? 1 : 0, rounds);
+			Arrays.sort(warm);
+			System.out.printf(Locale.ROOT, "%nfluent / raw FFM, median of rounds %s: %.2f (target >= 0.95)%n",
+					(rounds > 1) ? "2+" : "1", warm[warm.length / 2]);
+		}
+	}
+
+	/** Loads the PTX in the primary context by hand and returns the kernel's function. */
+	private static long rawFunction(Arena arena) throws IOException {
+		MemorySegment out = arena.allocate(JAVA_LONG);
+		check("cuDevicePrimaryCtxRetain", Cu.cuDevicePrimaryCtxRetain(out.address(), 0));
+		long context = out.get(JAVA_LONG, 0);
+		check("cuCtxSetCurrent", Cu.cuCtxSetCurrent(context));
+		byte[] ptx;
+		try (InputStream in = RawFfmLightRequests.class.getClassLoader().getResourceAsStream(PTX)) {
+			if (in == null) {
+				throw new IllegalStateException(PTX + " is not on the class path (add the benchmarks' classes)");
+			}
+			ptx = in.readAllBytes();
+		}
+		MemorySegment image = arena.allocate(ptx.length + 1L);
+		MemorySegment.copy(ptx, 0, image, JAVA_BYTE, 0, ptx.length);
+		check("cuModuleLoadData", Cu.cuModuleLoadData(out.address(), image.address()));
+		long module = out.get(JAVA_LONG, 0);
+		check("cuModuleGetFunction",
+				Cu.cuModuleGetFunction(out.address(), module, arena.allocateFrom("scale").address()));
+		RawScaler.context = context;
+		return out.get(JAVA_LONG, 0);
+	}
+
+	/** Requests per second of {@code threads} threads, each making its scaler once. */
+	private static double run(int threads, int calls, Supplier<Scaler> scalers) throws InterruptedException {
+		CountDownLatch ready = new CountDownLatch(threads);
+		CountDownLatch start = new CountDownLatch(1);
+		AtomicReference<Throwable> failure = new AtomicReference<>();
+		List<Thread> workers = new ArrayList<>();
+		for (int t = 0; t < threads; t++) {
+			Thread worker = new Thread(() -> {
+				try (Scaler scaler = scalers.get()) {
+					for (int i = 0; i < calls / 4; i++) {
+						scaler.scale(i);
+					}
+					ready.countDown();
+					start.await();
+					for (int i = 0; i < calls; i++) {
+						if (scaler.scale(i) != 2f * i) {
+							throw new IllegalStateException("wrong result for " + i);
+						}
+					}
+				}
+				catch (Throwable ex) {
+					failure.compareAndSet(null, ex);
+					ready.countDown();
+				}
+			});
+			worker.start();
+			workers.add(worker);
+		}
+		ready.await();
+		long begin = System.nanoTime();
+		start.countDown();
+		for (Thread worker : workers) {
+			worker.join();
+		}
+		long elapsed = System.nanoTime() - begin;
+		if (failure.get() != null) {
+			throw new IllegalStateException("a request failed", failure.get());
+		}
+		return (double) threads * calls / (elapsed / 1e9);
+	}
+
+	private static void check(String call, int result) {
+		if (result != 0) {
+			throw new IllegalStateException(call + " returned CUDA error " + result);
+		}
+	}
+
+	/** One thread's requests: {@code 2 * x} for one float. */
+	private interface Scaler extends AutoCloseable {
+
+		float scale(int x);
+
+		@Override
+		void close();
+
+	}
+
+	/** Offload's fluent call. */
+	private record FluentScaler(OffloadTemplate template, KernelRef kernel) implements Scaler {
+
+		@Override
+		public float scale(int x) {
+			float[] in = { x };
+			return this.template.kernel(this.kernel).threads(1).arg(1).arg(2f).in(in).outFloats(1).run().floats(0)[0];
+		}
+
+		@Override
+		public void close() {
+		}
+
+	}
+
+	/**
+	 * The same request through the binding's downcalls, its stream and buffers made once.
+	 */
+	private static final class RawScaler implements Scaler {
+
+		static volatile long context;
+
+		private final Arena arena = Arena.ofShared();
+
+		private final long function;
+
+		private final long stream;
+
+		private final MemorySegment hostIn;
+
+		private final MemorySegment hostOut;
+
+		private final long deviceIn;
+
+		private final long deviceOut;
+
+		private final long parameters;
+
+		private final long hostBlock;
+
+		RawScaler(long function) {
+			this.function = function;
+			check("cuCtxSetCurrent", Cu.cuCtxSetCurrent(context));
+			MemorySegment out = this.arena.allocate(JAVA_LONG);
+			check("cuStreamCreateWithPriority",
+					Cu.cuStreamCreateWithPriority(out.address(), FfmDevice.CU_STREAM_NON_BLOCKING, 0));
+			this.stream = out.get(JAVA_LONG, 0);
+			check("cuMemHostAlloc", Cu.cuMemHostAlloc(out.address(), 8, 0));
+			this.hostBlock = out.get(JAVA_LONG, 0);
+			MemorySegment host = MemorySegment.ofAddress(this.hostBlock).reinterpret(8);
+			this.hostIn = host.asSlice(0, 4);
+			this.hostOut = host.asSlice(4, 4);
+			check("cuMemAlloc", Cu.cuMemAlloc(out.address(), 8));
+			this.deviceIn = out.get(JAVA_LONG, 0);
+			this.deviceOut = this.deviceIn + 4;
+			// scale(int n, float a, const float* in, float* out): the values, then an
+			// array of pointers to them, as cuLaunchKernel takes them.
+			MemorySegment values = this.arena.allocate(32, 8);
+			values.set(JAVA_INT, 0, 1);
+			values.set(JAVA_FLOAT, 8, 2f);
+			values.set(JAVA_LONG, 16, this.deviceIn);
+			values.set(JAVA_LONG, 24, this.deviceOut);
+			MemorySegment pointers = this.arena.allocate(ADDRESS, 4);
+			for (int i = 0; i < 4; i++) {
+				pointers.setAtIndex(ADDRESS, i, values.asSlice(8L * i));
+			}
+			this.parameters = pointers.address();
+		}
+
+		@Override
+		public float scale(int x) {
+			this.hostIn.set(JAVA_FLOAT, 0, x);
+			check("cuMemcpyAsync", Cu.cuMemcpyAsync(this.deviceIn, this.hostIn.address(), 4, this.stream));
+			check("cuLaunchKernel",
+					Cu.cuLaunchKernel(this.function, 1, 1, 1, 1, 1, 1, 0, this.stream, this.parameters, 0));
+			check("cuMemcpyAsync", Cu.cuMemcpyAsync(this.hostOut.address(), this.deviceOut, 4, this.stream));
+			check("cuStreamSynchronize", Cu.cuStreamSynchronize(this.stream));
+			return this.hostOut.get(JAVA_FLOAT, 0);
+		}
+
+		@Override
+		public void close() {
+			Cu.cuStreamDestroy(this.stream);
+			Cu.cuMemFreeHost(this.hostBlock);
+			Cu.cuMemFree(this.deviceIn);
+			this.arena.close();
+		}
+
+	}
+
+}
