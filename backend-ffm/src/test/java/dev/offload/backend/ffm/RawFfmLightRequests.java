@@ -15,6 +15,7 @@ import java.util.function.Supplier;
 import dev.offload.DeviceRegistry;
 import dev.offload.kernel.KernelRef;
 import dev.offload.kernel.ModuleDefinition;
+import dev.offload.spi.BackendAvailability;
 import dev.offload.template.OffloadTemplate;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
@@ -36,7 +37,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * benchmarks' classes (for {@code scale.ptx}), e.g.
  * {@code java --enable-native-access=ALL-UNNAMED -cp ... dev.offload.backend.ffm.RawFfmLightRequests 16 20000 5}
  * ({@code THREADS CALLS_PER_THREAD ROUNDS}). Prints each round's requests per second and
- * the median ratio of the rounds after the first.
+ * the median ratio of the rounds after the first; exits 2 without a CUDA device.
  */
 public final class RawFfmLightRequests {
 
@@ -49,6 +50,11 @@ public final class RawFfmLightRequests {
 		int threads = (args.length > 0) ? Integer.parseInt(args[0]) : 16;
 		int calls = (args.length > 1) ? Integer.parseInt(args[1]) : 20_000;
 		int rounds = (args.length > 2) ? Integer.parseInt(args[2]) : 5;
+		BackendAvailability availability = FfmBackend.probe();
+		if (!availability.available()) {
+			System.out.println("No CUDA device through FFM: " + availability.message());
+			System.exit(2);
+		}
 		try (DeviceRegistry registry = DeviceRegistry.builder(FfmBackend.create()).deviceIds(List.of(0)).build();
 				Arena arena = Arena.ofShared()) {
 			OffloadTemplate template = new OffloadTemplate(registry);
