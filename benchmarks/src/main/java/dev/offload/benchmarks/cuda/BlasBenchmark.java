@@ -112,15 +112,15 @@ public final class BlasBenchmark {
 					iterations);
 			LibraryStatistics warm = library.statistics(device);
 			for (int round = 1; round <= options.rounds(); round++) {
-				double perSecond = throughput(device, library, threads, iterations, Boolean.FALSE);
+				double perSecond = throughput(device, library, threads, iterations, Variant.SESSION_BUFFERS);
 				System.out.printf(Locale.ROOT, "64x64 sgemm round trip, %d threads: %.0f round trips/s%n", threads,
 						perSecond);
-				double keptBuffers = throughput(device, library, threads, iterations, Boolean.TRUE);
+				double keptBuffers = throughput(device, library, threads, iterations, Variant.KEPT_BUFFERS);
 				System.out.printf(Locale.ROOT,
 						"64x64 sgemm round trip, %d threads, buffers kept per thread: %.0f round trips/s%n", threads,
 						keptBuffers);
 				if (options.keptSession()) {
-					double keptSession = throughput(device, library, threads, iterations, null);
+					double keptSession = throughput(device, library, threads, iterations, Variant.KEPT_SESSION);
 					System.out.printf(Locale.ROOT,
 							"64x64 sgemm round trip, %d threads, buffers and session kept per thread: %.0f round trips/s%n",
 							threads, keptSession);
@@ -181,21 +181,20 @@ public final class BlasBenchmark {
 		return times;
 	}
 
-	/**
-	 * Round trips per second on {@code threads} threads: a session and its buffers per
-	 * round trip ({@code keptBuffers} false), buffers kept per thread (true), or buffers
-	 * and one session kept per thread ({@code null}).
-	 */
-	private static double throughput(Device device, BlasLibrary library, int threads, int iterations,
-			@Nullable Boolean keptBuffers) throws InterruptedException {
+	/** Round trips per second of {@code variant} on {@code threads} threads. */
+	private static double throughput(Device device, BlasLibrary library, int threads, int iterations, Variant variant)
+			throws InterruptedException {
 		int perThread = Math.max(1, iterations / threads) * 4;
 		CountDownLatch start = new CountDownLatch(1);
 		AtomicLong done = new AtomicLong();
 		List<Thread> workers = new ArrayList<>();
 		for (int t = 0; t < threads; t++) {
 			Thread worker = new Thread(() -> {
-				Runnable roundTrip = (keptBuffers == null) ? new KeptBuffers(device, library, true)
-						: keptBuffers ? new KeptBuffers(device, library, false) : () -> roundTrip(device, library);
+				Runnable roundTrip = switch (variant) {
+					case SESSION_BUFFERS -> () -> roundTrip(device, library);
+					case KEPT_BUFFERS -> new KeptBuffers(device, library, false);
+					case KEPT_SESSION -> new KeptBuffers(device, library, true);
+				};
 				try {
 					for (int i = 0; i < perThread / 4; i++) {
 						roundTrip.run();
@@ -242,6 +241,20 @@ public final class BlasBenchmark {
 			session.copy(c, 0, host, 2 * bytes, bytes);
 			session.synchronize();
 		}
+	}
+
+	/** What a thread keeps from one round trip to the next. */
+	private enum Variant {
+
+		/** Nothing: a session and its buffers per round trip. */
+		SESSION_BUFFERS,
+
+		/** Its buffers, allocated once: a session per round trip. */
+		KEPT_BUFFERS,
+
+		/** Its buffers and one session. */
+		KEPT_SESSION
+
 	}
 
 	/**
