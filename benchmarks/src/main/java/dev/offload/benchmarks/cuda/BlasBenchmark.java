@@ -65,6 +65,9 @@ public final class BlasBenchmark {
 
 	private static final int SMALL = 64;
 
+	/** The bytes of one {@code SMALL x SMALL} matrix of floats. */
+	private static final long SMALL_BYTES = (long) SMALL * SMALL * Float.BYTES;
+
 	private BlasBenchmark() {
 	}
 
@@ -226,21 +229,26 @@ public final class BlasBenchmark {
 		return done.get() / ((System.nanoTime() - begin) / 1e9);
 	}
 
-	/** In, gemm, out, synchronize: one session. */
+	/** In, gemm, out, synchronize: one session, its buffers its own. */
 	private static void roundTrip(Device device, BlasLibrary library) {
-		long bytes = (long) SMALL * SMALL * Float.BYTES;
 		try (OffloadSession session = device.openSession()) {
-			HostBuffer host = session.allocateHost(3 * bytes);
-			DeviceBuffer a = session.allocate(bytes);
-			DeviceBuffer b = session.allocate(bytes);
-			DeviceBuffer c = session.allocate(bytes);
-			session.copy(host, 0, a, 0, bytes);
-			session.copy(host, bytes, b, 0, bytes);
-			library.on(session)
-				.sgemm(Transpose.NONE, Transpose.NONE, SMALL, SMALL, SMALL, 1, a, SMALL, b, SMALL, 0, c, SMALL);
-			session.copy(c, 0, host, 2 * bytes, bytes);
-			session.synchronize();
+			roundTrip(session, library, session.allocateHost(3 * SMALL_BYTES), session.allocate(SMALL_BYTES),
+					session.allocate(SMALL_BYTES), session.allocate(SMALL_BYTES));
 		}
+	}
+
+	/**
+	 * A and B in from {@code host}, C = A B, C out to {@code host}, synchronize: the work
+	 * of every round trip, whoever owns the buffers.
+	 */
+	private static void roundTrip(OffloadSession session, BlasLibrary library, HostBuffer host, DeviceBuffer a,
+			DeviceBuffer b, DeviceBuffer c) {
+		session.copy(host, 0, a, 0, SMALL_BYTES);
+		session.copy(host, SMALL_BYTES, b, 0, SMALL_BYTES);
+		library.on(session)
+			.sgemm(Transpose.NONE, Transpose.NONE, SMALL, SMALL, SMALL, 1, a, SMALL, b, SMALL, 0, c, SMALL);
+		session.copy(c, 0, host, 2 * SMALL_BYTES, SMALL_BYTES);
+		session.synchronize();
 	}
 
 	/** What a thread keeps from one round trip to the next. */
@@ -278,36 +286,24 @@ public final class BlasBenchmark {
 		private final @Nullable OffloadSession session;
 
 		KeptBuffers(Device device, BlasLibrary library, boolean keptSession) {
-			long bytes = (long) SMALL * SMALL * Float.BYTES;
 			this.device = device;
 			this.library = library;
-			this.host = device.allocateHost(3 * bytes);
-			this.a = device.allocate(bytes);
-			this.b = device.allocate(bytes);
-			this.c = device.allocate(bytes);
+			this.host = device.allocateHost(3 * SMALL_BYTES);
+			this.a = device.allocate(SMALL_BYTES);
+			this.b = device.allocate(SMALL_BYTES);
+			this.c = device.allocate(SMALL_BYTES);
 			this.session = keptSession ? device.openSession() : null;
 		}
 
 		@Override
 		public void run() {
 			if (this.session != null) {
-				roundTrip(this.session);
+				roundTrip(this.session, this.library, this.host, this.a, this.b, this.c);
 				return;
 			}
 			try (OffloadSession session = this.device.openSession()) {
-				roundTrip(session);
+				roundTrip(session, this.library, this.host, this.a, this.b, this.c);
 			}
-		}
-
-		private void roundTrip(OffloadSession session) {
-			long bytes = (long) SMALL * SMALL * Float.BYTES;
-			session.copy(this.host, 0, this.a, 0, bytes);
-			session.copy(this.host, bytes, this.b, 0, bytes);
-			this.library.on(session)
-				.sgemm(Transpose.NONE, Transpose.NONE, SMALL, SMALL, SMALL, 1, this.a, SMALL, this.b, SMALL, 0, this.c,
-						SMALL);
-			session.copy(this.c, 0, this.host, 2 * bytes, bytes);
-			session.synchronize();
 		}
 
 		@Override
