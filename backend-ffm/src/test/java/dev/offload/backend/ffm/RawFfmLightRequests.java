@@ -41,6 +41,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  */
 public final class RawFfmLightRequests {
 
+	/** The device the benchmark runs on. */
+	private static final int DEVICE = 0;
+
 	private static final String PTX = "dev/offload/benchmarks/cuda/scale.ptx";
 
 	private RawFfmLightRequests() {
@@ -55,15 +58,15 @@ public final class RawFfmLightRequests {
 			System.out.println("No CUDA device through FFM: " + availability.message());
 			System.exit(2);
 		}
-		try (DeviceRegistry registry = DeviceRegistry.builder(FfmBackend.create()).deviceIds(List.of(0)).build();
+		try (DeviceRegistry registry = DeviceRegistry.builder(FfmBackend.create()).deviceIds(List.of(DEVICE)).build();
 				Arena arena = Arena.ofShared()) {
 			OffloadTemplate template = new OffloadTemplate(registry);
 			KernelRef scale = KernelRef.of(ModuleDefinition.builder("scale").imageResource(PTX).build(), "scale");
-			long function = rawFunction(arena);
+			RawKernel kernel = rawKernel(arena);
 			System.out.printf(Locale.ROOT,
 					"Light requests, raw FFM downcalls against the fluent call; %s; Java %s;"
 							+ " %d threads, %d calls each a round%n%n",
-					registry.device(0).name(), Runtime.version(), threads, calls);
+					registry.device(DEVICE).name(), Runtime.version(), threads, calls);
 			System.out.println("| round | raw FFM requests/s | fluent requests/s | fluent / raw |");
 			System.out.println("| ---: | ---: | ---: | ---: |");
 			double[] ratios = new double[rounds];
@@ -73,7 +76,7 @@ public final class RawFfmLightRequests {
 				double fluent = 0;
 				for (int mode = 0; mode < 2; mode++) {
 					if ((mode == 0) == rawFirst) {
-						raw = run(threads, calls, () -> new RawScaler(function));
+						raw = run(threads, calls, () -> new RawScaler(kernel));
 					}
 					else {
 						fluent = run(threads, calls, () -> new FluentScaler(template, scale));
@@ -89,12 +92,12 @@ public final class RawFfmLightRequests {
 		}
 	}
 
-	/** Loads the PTX in the primary context by hand and returns the kernel's function. */
-	private static long rawFunction(Arena arena) throws IOException {
+	/** Loads the PTX in the primary context by hand. */
+	private static RawKernel rawKernel(Arena arena) throws IOException {
 		MemorySegment out = arena.allocate(JAVA_LONG);
-		check("cuDevicePrimaryCtxRetain", Cu.cuDevicePrimaryCtxRetain(out.address(), 0));
+		CuErrors.check("cuDevicePrimaryCtxRetain", Cu.cuDevicePrimaryCtxRetain(out.address(), DEVICE), DEVICE);
 		long context = out.get(JAVA_LONG, 0);
-		check("cuCtxSetCurrent", Cu.cuCtxSetCurrent(context));
+		CuErrors.check("cuCtxSetCurrent", Cu.cuCtxSetCurrent(context), DEVICE);
 		byte[] ptx;
 		try (InputStream in = RawFfmLightRequests.class.getClassLoader().getResourceAsStream(PTX)) {
 			if (in == null) {
@@ -104,12 +107,11 @@ public final class RawFfmLightRequests {
 		}
 		MemorySegment image = arena.allocate(ptx.length + 1L);
 		MemorySegment.copy(ptx, 0, image, JAVA_BYTE, 0, ptx.length);
-		check("cuModuleLoadData", Cu.cuModuleLoadData(out.address(), image.address()));
+		CuErrors.check("cuModuleLoadData", Cu.cuModuleLoadData(out.address(), image.address()), DEVICE);
 		long module = out.get(JAVA_LONG, 0);
-		check("cuModuleGetFunction",
-				Cu.cuModuleGetFunction(out.address(), module, arena.allocateFrom("scale").address()));
-		RawScaler.context = context;
-		return out.get(JAVA_LONG, 0);
+		CuErrors.check("cuModuleGetFunction",
+				Cu.cuModuleGetFunction(out.address(), module, arena.allocateFrom("scale").address()), DEVICE);
+		return new RawKernel(context, out.get(JAVA_LONG, 0));
 	}
 
 	/** Requests per second of {@code threads} threads, each making its scaler once. */
@@ -153,10 +155,9 @@ public final class RawFfmLightRequests {
 		return (double) threads * calls / (elapsed / 1e9);
 	}
 
-	private static void check(String call, int result) {
-		if (result != 0) {
-			throw new IllegalStateException(call + " returned CUDA error " + result);
-		}
+	/** The primary context and the kernel's function in it, as raw handles. */
+	private record RawKernel(long context, long function) {
+
 	}
 
 	/** One thread's requests: {@code 2 * x} for one float. */
@@ -189,8 +190,6 @@ public final class RawFfmLightRequests {
 	 */
 	private static final class RawScaler implements Scaler {
 
-		static volatile long context;
-
 		private final Arena arena = Arena.ofShared();
 
 		private final long function;
@@ -209,19 +208,19 @@ public final class RawFfmLightRequests {
 
 		private final long hostBlock;
 
-		RawScaler(long function) {
-			this.function = function;
-			check("cuCtxSetCurrent", Cu.cuCtxSetCurrent(context));
+		RawScaler(RawKernel kernel) {
+			this.function = kernel.function();
+			CuErrors.check("cuCtxSetCurrent", Cu.cuCtxSetCurrent(kernel.context()), DEVICE);
 			MemorySegment out = this.arena.allocate(JAVA_LONG);
-			check("cuStreamCreateWithPriority",
-					Cu.cuStreamCreateWithPriority(out.address(), FfmDevice.CU_STREAM_NON_BLOCKING, 0));
+			CuErrors.check("cuStreamCreateWithPriority",
+					Cu.cuStreamCreateWithPriority(out.address(), FfmDevice.CU_STREAM_NON_BLOCKING, 0), DEVICE);
 			this.stream = out.get(JAVA_LONG, 0);
-			check("cuMemHostAlloc", Cu.cuMemHostAlloc(out.address(), 8, 0));
+			CuErrors.check("cuMemHostAlloc", Cu.cuMemHostAlloc(out.address(), 8, 0), DEVICE);
 			this.hostBlock = out.get(JAVA_LONG, 0);
 			MemorySegment host = MemorySegment.ofAddress(this.hostBlock).reinterpret(8);
 			this.hostIn = host.asSlice(0, 4);
 			this.hostOut = host.asSlice(4, 4);
-			check("cuMemAlloc", Cu.cuMemAlloc(out.address(), 8));
+			CuErrors.check("cuMemAlloc", Cu.cuMemAlloc(out.address(), 8), DEVICE);
 			this.deviceIn = out.get(JAVA_LONG, 0);
 			this.deviceOut = this.deviceIn + 4;
 			// scale(int n, float a, const float* in, float* out): the values, then an
@@ -241,11 +240,13 @@ public final class RawFfmLightRequests {
 		@Override
 		public float scale(int x) {
 			this.hostIn.set(JAVA_FLOAT, 0, x);
-			check("cuMemcpyAsync", Cu.cuMemcpyAsync(this.deviceIn, this.hostIn.address(), 4, this.stream));
-			check("cuLaunchKernel",
-					Cu.cuLaunchKernel(this.function, 1, 1, 1, 1, 1, 1, 0, this.stream, this.parameters, 0));
-			check("cuMemcpyAsync", Cu.cuMemcpyAsync(this.hostOut.address(), this.deviceOut, 4, this.stream));
-			check("cuStreamSynchronize", Cu.cuStreamSynchronize(this.stream));
+			CuErrors.check("cuMemcpyAsync", Cu.cuMemcpyAsync(this.deviceIn, this.hostIn.address(), 4, this.stream),
+					DEVICE);
+			CuErrors.check("cuLaunchKernel",
+					Cu.cuLaunchKernel(this.function, 1, 1, 1, 1, 1, 1, 0, this.stream, this.parameters, 0), DEVICE);
+			CuErrors.check("cuMemcpyAsync", Cu.cuMemcpyAsync(this.hostOut.address(), this.deviceOut, 4, this.stream),
+					DEVICE);
+			CuErrors.check("cuStreamSynchronize", Cu.cuStreamSynchronize(this.stream), DEVICE);
 			return this.hostOut.get(JAVA_FLOAT, 0);
 		}
 
