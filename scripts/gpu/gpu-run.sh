@@ -287,14 +287,20 @@ fi
 # light_request_floor.c (built here with cc) and the fluent call on each binding, alternated FLOOR_ROUNDS times
 # (default 2) so that the host's drift falls on every side alike (floor.md; FLOOR_ARGS for the fluent benchmark,
 # default "--sizes 1 --threads 1,16 --rounds 3").
+# light_request_floor CALLS THREADS...: builds the C floor unless built from this source already, then runs it on
+# the pack's scale kernel.
+light_request_floor() {
+	local floor_bin=${TMPDIR:-/tmp}/light_request_floor
+	[ "$floor_bin" -nt "$here/light_request_floor.c" ] \
+		|| cc -O2 -o "$floor_bin" "$here/light_request_floor.c" -ldl -lpthread || return
+	timeout 120 "$floor_bin" "$here/classes/benchmarks/dev/offload/benchmarks/cuda/scale.ptx" "$@"
+}
 if want floor; then
-	floor_bin=${TMPDIR:-/tmp}/light_request_floor
-	cc -O2 -o "$floor_bin" "$here/light_request_floor.c" -ldl -lpthread
 	ffmcp="$here/classes/backend-ffm:$benchcp"
 	for round in $(seq "${FLOOR_ROUNDS:-2}"); do
 		{
 			echo "## round $round: C"
-			timeout 120 "$floor_bin" "$here/classes/benchmarks/dev/offload/benchmarks/cuda/scale.ptx" 20000 1 16
+			light_request_floor 20000 1 16
 			for binding in ffm cuda; do
 				echo "## round $round: fluent call, binding $binding"
 				# shellcheck disable=SC2086
@@ -306,32 +312,32 @@ if want floor; then
 	done
 	record "${PIPESTATUS[0]}" floor
 fi
-if want raw-ffm && ! { [ -x "$java25" ] && [ -d "$here/classes/backend-ffm-test" ]; }; then
-	echo "raw-ffm needs jre25.txz and the FFM binding's tests (pack with JDK25=<a JDK 25> PACK_PARTS=\"ffm bench\")" \
-		| tee "$out/raw-ffm.md"
-	record 2 raw-ffm
-elif want raw-ffm; then
-	rawcp="$here/classes/backend-ffm:$here/classes/backend-ffm-test:$benchcp"
-	floor_bin=${TMPDIR:-/tmp}/light_request_floor
-	cc -O2 -o "$floor_bin" "$here/light_request_floor.c" -ldl -lpthread
-	rounds=${FLOOR_ROUNDS:-2}
-	for round in $(seq "$rounds"); do
-		recording=()
-		if [ "${RAW_FFM_LOCKS:-}" = yes ] && [ "$round" = "$rounds" ]; then
-			recording=("-XX:StartFlightRecording=filename=${TMPDIR:-/tmp}/raw-ffm.jfr,settings=profile,locking-threshold=0ms")
+if want raw-ffm; then
+	if [ -x "$java25" ] && [ -d "$here/classes/backend-ffm-test" ]; then
+		rawcp="$here/classes/backend-ffm:$here/classes/backend-ffm-test:$benchcp"
+		rounds=${FLOOR_ROUNDS:-2}
+		for round in $(seq "$rounds"); do
+			recording=()
+			if [ "${RAW_FFM_LOCKS:-}" = yes ] && [ "$round" = "$rounds" ]; then
+				recording=("-XX:StartFlightRecording=filename=${TMPDIR:-/tmp}/raw-ffm.jfr,settings=profile,locking-threshold=0ms")
+			fi
+			{
+				echo "## round $round: raw FFM against the fluent call"
+				timeout 200 "$java25" --enable-native-access=ALL-UNNAMED "${recording[@]}" -cp "$rawcp" \
+					dev.offload.backend.ffm.RawFfmLightRequests "${RAW_FFM_THREADS:-16}" 20000 5
+				echo "## round $round: C"
+				light_request_floor 20000 "${RAW_FFM_THREADS:-16}"
+			} 2>&1 | tee -a "$out/raw-ffm.md"
+		done
+		record "${PIPESTATUS[0]}" raw-ffm
+		if [ "${RAW_FFM_LOCKS:-}" = yes ]; then
+			JFR="$(dirname "$java25")/jfr" "$here/lock-summary.sh" "${TMPDIR:-/tmp}/raw-ffm.jfr" 2>&1 \
+				| tee -a "$out/raw-ffm.md"
 		fi
-		{
-			echo "## round $round: raw FFM against the fluent call"
-			timeout 200 "$java25" --enable-native-access=ALL-UNNAMED "${recording[@]}" -cp "$rawcp" \
-				dev.offload.backend.ffm.RawFfmLightRequests "${RAW_FFM_THREADS:-16}" 20000 5
-			echo "## round $round: C"
-			timeout 120 "$floor_bin" "$here/classes/benchmarks/dev/offload/benchmarks/cuda/scale.ptx" 20000 \
-				"${RAW_FFM_THREADS:-16}"
-		} 2>&1 | tee -a "$out/raw-ffm.md"
-	done
-	record "${PIPESTATUS[0]}" raw-ffm
-	if [ "${RAW_FFM_LOCKS:-}" = yes ]; then
-		JFR="$(dirname "$java25")/jfr" "$here/lock-summary.sh" "${TMPDIR:-/tmp}/raw-ffm.jfr" 2>&1 | tee -a "$out/raw-ffm.md"
+	else
+		echo "raw-ffm needs jre25.txz and the FFM binding's tests (pack with JDK25=<a JDK 25> PACK_PARTS=\"ffm bench\")" \
+			| tee "$out/raw-ffm.md"
+		record 2 raw-ffm
 	fi
 fi
 if want breakdown; then
