@@ -165,9 +165,7 @@ final class SessionWaits {
 				Class.forName(name, true, SessionWaits.class.getClassLoader());
 			}
 			catch (ClassNotFoundException | LinkageError | SecurityException ex) {
-				// A runtime without that JDK class, or one that denies it: nothing of it
-				// to
-				// initialize.
+				// A runtime without that JDK class, or that denies it: nothing to do.
 			}
 		}
 		virtualThreadWaitsInitialized = true;
