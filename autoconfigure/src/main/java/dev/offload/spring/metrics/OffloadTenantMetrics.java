@@ -111,10 +111,6 @@ public final class OffloadTenantMetrics implements OffloadListener, BatchListene
 	}
 
 	/**
-	 * The tag of a tenant: its name while fewer than the tracked bound are named, else
-	 * {@value TenantPolicy#OTHER_TENANTS}.
-	 */
-	/**
 	 * Records each item's wait in a batcher's queue under its tenant's tag, so that a
 	 * tenant whose items wait longer than others' in shared batches shows.
 	 */
@@ -145,6 +141,10 @@ public final class OffloadTenantMetrics implements OffloadListener, BatchListene
 		return timers;
 	}
 
+	/**
+	 * The tag of a tenant: its name while fewer than the tracked bound are named, else
+	 * {@value TenantPolicy#OTHER_TENANTS}.
+	 */
 	String tagOf(@Nullable String tenant) {
 		String name = (tenant != null) ? tenant : TenantPolicy.DEFAULT_TENANT;
 		String tag = this.tracked.get(name);
