@@ -61,6 +61,9 @@ public final class DeviceRegistry implements AutoCloseable {
 
 	private volatile boolean closed;
 
+	/** The first close's answer; read and written under {@link #closeLock}. */
+	private boolean closedCleanly;
+
 	private final ReentrantLock closeLock = new ReentrantLock();
 
 	/**
@@ -296,7 +299,8 @@ public final class DeviceRegistry implements AutoCloseable {
 	 * {@code BatcherClosedException}). Sessions still waiting on a completion thread when
 	 * the time is up have their futures failed with a {@link StreamPoolClosedException}.
 	 * A stream still lent is never destroyed; its device's context is then kept, and the
-	 * backend stays open.
+	 * backend stays open. Closing again changes nothing and answers as the first close
+	 * did.
 	 * @param awaitTermination how long to wait in all
 	 * @return {@code true} if every queued request was run and everything was released
 	 */
@@ -314,7 +318,7 @@ public final class DeviceRegistry implements AutoCloseable {
 
 	private boolean closeDevices(Duration awaitTermination) {
 		if (this.closed) {
-			return true;
+			return this.closedCleanly;
 		}
 		this.closed = true;
 		this.gpuFaultWatcher.close();
@@ -344,7 +348,8 @@ public final class DeviceRegistry implements AutoCloseable {
 					"Offload registry closed with streams still lent or host buffers still open; the {} backend is left open",
 					this.backend.name());
 		}
-		return clean && drained;
+		this.closedCleanly = clean && drained;
+		return this.closedCleanly;
 	}
 
 	@Override

@@ -124,17 +124,23 @@ public final class OffloadSession implements AutoCloseable {
 
 	/**
 	 * Tells whether the session has borrowed its stream yet.
-	 * @return {@code true} after its first operation, until it ends
+	 * @return {@code true} after its first operation (a closed session still answers for
+	 * the stream it had)
 	 */
 	public boolean hasStream() {
 		return this.work.hasStream();
 	}
 
 	/**
-	 * Returns the id of the session's stream within its pool, borrowing it if needed.
+	 * Returns the id of the session's stream within its pool, borrowing it if needed. A
+	 * closed session answers with the stream it had.
 	 * @return the stream's id
+	 * @throws IllegalStateException if the session is closed and never had a stream
 	 */
 	public int streamId() {
+		if (!this.work.hasStream()) {
+			checkOpen("borrow a stream");
+		}
 		return this.work.stream().id;
 	}
 

@@ -416,7 +416,9 @@ final class SessionWork {
 		}
 		this.closed = true;
 		Throwable result = this.failure;
-		if (this.stream != null && result == null && this.workPending) {
+		// After a refused call (not sticky) earlier work may still run: the wait for it
+		// is the caller's, bounded by the deadline as any other.
+		if (this.stream != null && this.workPending && !isSticky(result)) {
 			try {
 				awaitWork("its work (close)");
 			}
@@ -442,8 +444,9 @@ final class SessionWork {
 		}
 		this.closed = true;
 		// A platform thread that joins the future may wait for the work in the driver, as
-		// close() does, and end the session itself.
-		boolean pending = this.stream != null && this.failure == null && this.workPending;
+		// close() does, and end the session itself. After a refused call (not sticky)
+		// earlier work may still run: the completion thread waits for it, not the caller.
+		boolean pending = this.stream != null && this.workPending && !isSticky(this.failure);
 		CompletableFuture<Void> closing = this.context.completions.closeAsync(this.session.id(),
 				pending ? lent().backend : null, new End());
 		this.completion = closing;
@@ -479,7 +482,7 @@ final class SessionWork {
 			this.context.streamPool.release(lent);
 			return;
 		}
-		if (!(result instanceof BackendException backendError && backendError.isSticky())) {
+		if (!isSticky(result)) {
 			// Earlier work may still run on a stream whose later call failed: let it
 			// finish before the stream and the buffers are given back.
 			try {
@@ -490,6 +493,10 @@ final class SessionWork {
 			}
 		}
 		this.context.streamPool.discard(lent, result);
+	}
+
+	private static boolean isSticky(@Nullable Throwable failure) {
+		return failure instanceof BackendException backendError && backendError.isSticky();
 	}
 
 	private Throwable recordFailure(Throwable ex) {

@@ -6,7 +6,6 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 import dev.offload.BackendException;
-import dev.offload.OffloadException;
 import dev.offload.spi.BackendEvent;
 
 /**
@@ -86,6 +85,7 @@ final class HostEvent implements BackendEvent {
 
 	@Override
 	public void synchronize() {
+		boolean interrupted = false;
 		synchronized (this) {
 			long target = this.recorded;
 			while (this.completed < target) {
@@ -93,11 +93,14 @@ final class HostEvent implements BackendEvent {
 					wait();
 				}
 				catch (InterruptedException ex) {
-					Thread.currentThread().interrupt();
-					throw new OffloadException(
-							"Interrupted while synchronizing an event of host device " + this.device.id(), ex);
+					// As the driver's: the wait goes on, the interrupt is set again
+					// after.
+					interrupted = true;
 				}
 			}
+		}
+		if (interrupted) {
+			Thread.currentThread().interrupt();
 		}
 		query();
 	}

@@ -12,7 +12,6 @@ import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 import dev.offload.BackendException;
-import dev.offload.OffloadException;
 import dev.offload.kernel.HostKernel;
 import dev.offload.kernel.ParamKind;
 import dev.offload.spi.BackendEvent;
@@ -171,18 +170,17 @@ final class HostStream implements BackendStream {
 			while (this.completed < target) {
 				this.waiters++;
 				try {
-					this.progressed.await();
+					// As the driver's: an interrupt stays set and does not end the wait,
+					// so
+					// that no caller takes a stream or its buffers back under running
+					// work.
+					this.progressed.awaitUninterruptibly();
 				}
 				finally {
 					this.waiters--;
 				}
 			}
 			error = this.failure;
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new OffloadException("Interrupted while synchronizing a stream of host device " + this.device.id(),
-					ex);
 		}
 		finally {
 			this.lock.unlock();

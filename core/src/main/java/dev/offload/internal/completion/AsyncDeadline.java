@@ -3,20 +3,19 @@ package dev.offload.internal.completion;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongFunction;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.offload.internal.DeadlineTimer;
 import dev.offload.internal.SessionDeadline;
 
 /**
  * Bounds a session's asynchronous work by its deadline: a future that fails with the
  * session's timeout (a {@code SessionTimeoutException}) when the deadline passes before
- * the work's own future completes. One daemon timer thread serves every pending deadline
- * of the JVM (a pending deadline costs a queue entry, removed when its work completes
+ * the work's own future completes. The JVM's {@link DeadlineTimer} serves every pending
+ * deadline (a pending deadline costs a queue entry, removed when its work completes
  * first); it never completes a future itself but hands the completion to the registry's
  * completion executor, so that user continuations never run on the timer.
  */
@@ -59,7 +58,7 @@ final class AsyncDeadline<T> implements Runnable {
 			bound.run();
 		}
 		else {
-			bound.expiry = Timer.INSTANCE.schedule(bound, remainingNanos, TimeUnit.NANOSECONDS);
+			bound.expiry = DeadlineTimer.schedule(bound, remainingNanos);
 		}
 		work.whenComplete(bound::workCompleted);
 		return bound.bounded;
@@ -75,8 +74,10 @@ final class AsyncDeadline<T> implements Runnable {
 		}
 		RuntimeException timeout = this.expired.apply(System.nanoTime() - this.startNanos);
 		// Never on the timer's thread: the future's continuations run on the completion
-		// executor, as for every future Offload completes.
-		this.executor.execute(() -> this.bounded.completeExceptionally(timeout));
+		// executor, as for every future Offload completes (on a thread of its own if the
+		// executor was shut down first).
+		DeadlineTimer.execute(this.executor, () -> this.bounded.completeExceptionally(timeout),
+				"offload-deadline-fallback");
 	}
 
 	private void workCompleted(T value, Throwable failure) {
@@ -93,27 +94,6 @@ final class AsyncDeadline<T> implements Runnable {
 		else {
 			this.bounded.complete(value);
 		}
-	}
-
-	/**
-	 * The JVM's one deadline timer, started on first use.
-	 */
-	private static final class Timer {
-
-		static final ScheduledThreadPoolExecutor INSTANCE = create();
-
-		private static ScheduledThreadPoolExecutor create() {
-			ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, (task) -> {
-				Thread thread = new Thread(task, "offload-session-deadlines");
-				thread.setDaemon(true);
-				return thread;
-			});
-			// A deadline whose work completed first leaves the queue at once: many
-			// long timeouts in flight do not accumulate.
-			timer.setRemoveOnCancelPolicy(true);
-			return timer;
-		}
-
 	}
 
 }

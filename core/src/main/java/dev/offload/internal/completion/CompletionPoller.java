@@ -4,13 +4,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import dev.offload.internal.DeadlineTimer;
 
 import static dev.offload.internal.completion.CompletionTuning.ABANDON_JOIN_MILLIS;
 import static dev.offload.internal.completion.CompletionTuning.FIRST_PARK_NANOS;
@@ -149,6 +150,28 @@ final class CompletionPoller implements Runnable {
 
 	@Override
 	public void run() {
+		try {
+			sweepUntilStopped();
+		}
+		catch (Throwable ex) {
+			// Nothing else watches this device's work: what is left fails now, and what
+			// comes later fails on its submitter's thread, rather than wait for ever.
+			logger.error("Device {}: the completion thread failed; the work it watched is abandoned", this.deviceId,
+					ex);
+			if (this.abandonReason == null) {
+				this.abandonReason = "abandoned: the device's completion thread failed (" + ex + ")";
+			}
+		}
+		this.exited = true;
+		for (Task task : this.pending) {
+			abandon(task);
+		}
+		this.pending.clear();
+		abandonSubmitted();
+		publish();
+	}
+
+	private void sweepUntilStopped() {
 		int idleRounds = 0;
 		while (!this.stopped
 				|| (this.abandonReason == null && (!this.pending.isEmpty() || !this.submitted.isEmpty()))) {
@@ -165,13 +188,6 @@ final class CompletionPoller implements Runnable {
 				backOff(idleRounds++);
 			}
 		}
-		this.exited = true;
-		for (Task task : this.pending) {
-			abandon(task);
-		}
-		this.pending.clear();
-		abandonSubmitted();
-		publish();
 	}
 
 	/**
@@ -212,19 +228,14 @@ final class CompletionPoller implements Runnable {
 
 	/**
 	 * Runs {@code task} on the completion executor; on a thread of its own if the
-	 * executor refuses it (shut down before the registry, as when an application context
-	 * closes), so that a completion is neither lost nor run on the completion thread.
+	 * executor refuses it or throws (shut down before the registry, as when an
+	 * application context closes), so that a completion is neither lost nor run on the
+	 * completion thread.
 	 */
 	private void execute(Runnable task) {
-		try {
-			this.executor.execute(task);
-		}
-		catch (RejectedExecutionException ex) {
-			logger.warn("Device {}: the completion executor refused a completion ({}); completing it on a thread of "
-					+ "its own", this.deviceId, ex.getMessage());
-			Thread fallback = new Thread(task, "offload-device" + this.deviceId + "-completion-fallback");
-			fallback.setDaemon(true);
-			fallback.start();
+		if (!DeadlineTimer.execute(this.executor, task, "offload-device" + this.deviceId + "-completion-fallback")) {
+			logger.warn("Device {}: the completion executor refused a completion; completed on a thread of its own",
+					this.deviceId);
 		}
 	}
 

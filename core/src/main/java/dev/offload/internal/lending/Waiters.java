@@ -95,8 +95,15 @@ final class Waiters<E extends Lendable> {
 					if (item != null) {
 						return item;
 					}
-					boolean grew = pool.growth.grow(classIndex);
-					tenant.unhold();
+					boolean grew;
+					try {
+						grew = pool.growth.grow(classIndex);
+					}
+					finally {
+						// Growth that failed (the driver refused a stream) costs the
+						// tenant nothing.
+						tenant.unhold();
+					}
 					if (grew) {
 						continue;
 					}
