@@ -15,6 +15,8 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.offload.internal.DeadlineTimer;
+
 /**
  * Runs the batches a {@link Batcher} cuts: leaves out the items whose deadline passed or
  * whose future is done, runs the others as one unit of work, reports the batch to the
@@ -71,14 +73,10 @@ final class BatchDispatcher<I, O> {
 		long now = System.nanoTime();
 		List<BatchItem<I, O>> live = new ArrayList<>(cut.items.size());
 		for (BatchItem<I, O> item : cut.items) {
-			Duration timeout = item.timeout();
-			if (timeout != null && now - item.submittedNanos() > timeout.toNanos()) {
-				this.expired.increment();
-				item.future()
-					.completeExceptionally(new BatchTimeoutException(this.name, timeout,
-							Duration.ofNanos(now - item.submittedNanos())));
+			if (item.isPastTimeout(now)) {
+				expire(item);
 			}
-			else if (!item.future().isDone()) {
+			else if (!item.future().isDone() && item.dispatch()) {
 				live.add(item);
 			}
 		}
@@ -108,6 +106,25 @@ final class BatchDispatcher<I, O> {
 				completed.run();
 			}
 		});
+	}
+
+	/**
+	 * Fails an item whose timeout passed before its batch was dispatched, unless it was
+	 * dispatched first; called by the dispatcher as it cuts a batch, and by the deadline
+	 * timer while the dispatcher is busy (waiting for a stream with a batch in hand). The
+	 * caller is woken on the completion executor, never on the timer's thread.
+	 * @param item the item
+	 */
+	void expire(BatchItem<I, O> item) {
+		if (!item.expire()) {
+			return;
+		}
+		this.expired.increment();
+		Duration waited = Duration.ofNanos(System.nanoTime() - item.submittedNanos());
+		BatchTimeoutException timeout = new BatchTimeoutException(this.name, Objects.requireNonNull(item.timeout()),
+				waited);
+		DeadlineTimer.execute(this.completer, () -> item.future().completeExceptionally(timeout),
+				"offload-batch-deadline-fallback");
 	}
 
 	private void complete(List<BatchItem<I, O>> batch, long[] delays, Batcher.Slices<O> slices, Throwable failure) {

@@ -26,6 +26,7 @@ import org.slf4j.LoggerFactory;
 
 import dev.offload.DeviceRegistry;
 import dev.offload.TenantPolicy;
+import dev.offload.internal.DeadlineTimer;
 
 /**
  * Gathers concurrent submissions of single items into batches and runs each batch as one
@@ -230,6 +231,12 @@ public final class Batcher<I, O> implements AutoCloseable {
 			throw new BatchQueueFullException(this.name, this.policy.maxQueue());
 		}
 		this.pending.add(entry);
+		if (timeout != null) {
+			// Expires the item while the dispatcher is busy with an earlier batch
+			// (waiting
+			// for a stream, say); the dispatcher expires it too as it cuts a batch.
+			entry.expiresWith(DeadlineTimer.schedule(() -> this.batchDispatcher.expire(entry), timeout.toNanos()));
+		}
 		// The dispatcher waits for the first item, then for the dispatch size or the
 		// delay.
 		if (size == 1 || size == this.policy.dispatchSize()) {

@@ -216,6 +216,34 @@ class BatcherTests {
 	}
 
 	@Test
+	void itemWhoseDeadlinePassesWhileTheDispatcherIsBusyShouldFailAtItsDeadline() throws Exception {
+		CountDownLatch dispatched = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		List<List<Integer>> ran = new CopyOnWriteArrayList<>();
+		Batcher<Integer, Integer> batcher = this.template.batcher("held", (items) -> {
+			ran.add(List.copyOf(items));
+			dispatched.countDown();
+			// As a dispatcher waiting for a stream with a batch in hand.
+			await(release);
+			return CompletableFuture.completedFuture(items);
+		}, BatchPolicy.DEFAULTS.withMaxBatchSize(1).withMaxDelay(Duration.ofMillis(1)));
+		CompletableFuture<Integer> first = batcher.submit(1);
+		await(dispatched);
+		CompletableFuture<Integer> late = batcher.submit(2, Duration.ofMillis(50));
+		try {
+			assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> late.get(10, TimeUnit.SECONDS))
+				.withCauseInstanceOf(BatchTimeoutException.class);
+			assertThat(batcher.statistics().expired()).isOne();
+		}
+		finally {
+			release.countDown();
+		}
+		assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+		assertThat(batcher.submit(3).get(10, TimeUnit.SECONDS)).isEqualTo(3);
+		assertThat(ran).as("the expired item is in no batch").containsExactly(List.of(1), List.of(3));
+	}
+
+	@Test
 	void fullQueueShouldRefuseTheNextItemAtOnce() throws Exception {
 		CountDownLatch dispatched = new CountDownLatch(1);
 		CountDownLatch release = new CountDownLatch(1);
