@@ -532,7 +532,11 @@ public final class Device {
 					+ awaitTermination.toMillis() + " ms for the sessions in flight)");
 			return false;
 		}
-		this.completions.stop();
+		if (!this.completions.stop()) {
+			// A query of its may still reach the driver: the context stays.
+			logger.warn("Device {}: its completion thread did not end; the device's context stays", id());
+			return false;
+		}
 		// Every page-locked block back: the host buffers a caller owns, such as the
 		// outputs an asynchronous call reads on the completion executor once its session
 		// ended.

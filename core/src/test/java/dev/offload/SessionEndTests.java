@@ -198,6 +198,21 @@ class SessionEndTests {
 	}
 
 	@Test
+	void theDeviceReleasesNothingWhileItsCompletionThreadRuns() throws Exception {
+		Device device = start(refusing());
+		OffloadSession session = device.openSession();
+		session.launch(NOOP, LaunchConfig.of(1, 1));
+		CompletableFuture<Void> reached = session.whenDone();
+		session.close();
+		Thread completionThread = device.completions().thread();
+		assertThat(completionThread).isNotNull();
+		assertThat(this.registry.close(Duration.ofSeconds(10))).isTrue();
+		// Its last query is behind it when the context goes.
+		assertThat(completionThread.isAlive()).isFalse();
+		assertThat(reached).isDone();
+	}
+
+	@Test
 	void streamIdAfterCloseBorrowsNothing() {
 		Device device = start(refusing());
 		OffloadSession unused = device.openSession();

@@ -130,6 +130,28 @@ final class CompletionPoller implements Runnable {
 	}
 
 	/**
+	 * Stops the thread once every task is done and waits for it to end; past
+	 * {@link CompletionTuning#ABANDON_JOIN_MILLIS}, the tasks left are abandoned.
+	 * @return {@code true} if the thread ended
+	 */
+	boolean stopAndAwait() {
+		stop();
+		if (Thread.currentThread() == this.thread) {
+			return false;
+		}
+		try {
+			this.thread.join(ABANDON_JOIN_MILLIS);
+			if (this.thread.isAlive()) {
+				stopAndAbandon("shut down before its work finished");
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		return !this.thread.isAlive();
+	}
+
+	/**
 	 * Stops the thread now: the tasks not done are abandoned with {@code reason}.
 	 * @param reason why, such as "shut down before its work finished"
 	 */

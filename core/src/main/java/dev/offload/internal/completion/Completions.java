@@ -286,15 +286,22 @@ public final class Completions {
 	}
 
 	/**
-	 * Stops the completion thread once everything handed to it is done, then destroys the
-	 * idle events.
+	 * Stops the completion thread once everything handed to it is done and waits for it
+	 * to end, then destroys the idle events. Called once every session ended: what the
+	 * thread still watches (the event of a {@code whenDone()} whose session ended) is
+	 * done, so the wait is short; it is what keeps the thread's last query from reaching
+	 * the driver after the device released its context. Past
+	 * {@link CompletionTuning#ABANDON_JOIN_MILLIS}, what is left is abandoned.
+	 * @return {@code true} if the thread ended (or never started), so that nothing of
+	 * this device's is queried any more
 	 */
-	public void stop() {
+	public boolean stop() {
 		CompletionPoller watcher = this.poller;
-		if (watcher != null) {
-			watcher.stop();
+		if (watcher != null && !watcher.stopAndAwait()) {
+			return false;
 		}
 		this.events.close();
+		return true;
 	}
 
 	/**
