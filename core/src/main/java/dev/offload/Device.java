@@ -377,8 +377,9 @@ public final class Device {
 	 * Returns the device memory a buffer of {@code bytes} takes, from the device and from
 	 * the budget: its size class (at least 512 bytes, then four classes per power of two,
 	 * so at most 25% more than asked for).
-	 * @param bytes the buffer's size, at least 1
+	 * @param bytes the buffer's size, from 1 to 2^62 (4 EiB, more than any device holds)
 	 * @return the bytes it takes
+	 * @throws IllegalArgumentException if {@code bytes} is outside that range
 	 */
 	public static long allocationSize(long bytes) {
 		if (bytes < 1) {

@@ -41,6 +41,23 @@ class BadInputTests {
 	}
 
 	@Test
+	void allocationLargerThanAnyDeviceShouldBeRefusedBeforeTheBudgetIsTouched() {
+		for (long bytes : new long[] { Long.MAX_VALUE, 0x7100000000000000L, (1L << 62) + 1 }) {
+			assertThatIllegalArgumentException().isThrownBy(() -> this.device.allocate(bytes))
+				.withMessage("bytes must be at most 2^62 (4 EiB), was " + bytes);
+			try (OffloadSession session = this.device.openSession()) {
+				assertThatIllegalArgumentException().isThrownBy(() -> session.allocate(bytes))
+					.withMessageContaining("at most 2^62");
+				assertThat(session.reservedMemory()).isZero();
+			}
+		}
+		MemoryStatistics statistics = this.device.memoryStatistics();
+		assertThat(statistics.usedBytes()).isZero();
+		assertThat(statistics.cachedBytes()).isZero();
+		assertThat(this.device.isHealthy()).isTrue();
+	}
+
+	@Test
 	void unknownDeviceShouldListTheDevicesThatExist() {
 		assertThatExceptionOfType(NoSuchDeviceException.class).isThrownBy(() -> this.registry.device(5))
 			.withMessage("No device with id 5; the devices are [0, 1]");

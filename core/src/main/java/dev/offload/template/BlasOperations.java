@@ -1,6 +1,9 @@
 package dev.offload.template;
 
+import java.lang.reflect.Array;
 import java.util.Objects;
+
+import org.jspecify.annotations.Nullable;
 
 import dev.offload.Device;
 import dev.offload.DeviceBuffer;
@@ -23,6 +26,11 @@ import dev.offload.blas.Transpose;
  * memory of its operands in the device's budget once, before it allocates them.
  */
 public final class BlasOperations {
+
+	/**
+	 * The longest Java array the JVMs allocate: a few below {@code Integer.MAX_VALUE}.
+	 */
+	private static final int MAX_ARRAY_LENGTH = Integer.MAX_VALUE - 8;
 
 	private final OffloadTemplate template;
 
@@ -58,7 +66,7 @@ public final class BlasOperations {
 	 * @return the product, column-major, {@code m * n} floats
 	 */
 	public float[] sgemm(Transpose transA, Transpose transB, int m, int n, int k, float alpha, float[] a, float[] b) {
-		return sgemm(transA, transB, m, n, k, alpha, a, b, 0, new float[Math.multiplyExact(m, n)]);
+		return sgemm(transA, transB, m, n, k, alpha, a, b, 0, new float[checkGemm(transA, transB, m, n, k, a, b)]);
 	}
 
 	/**
@@ -78,7 +86,7 @@ public final class BlasOperations {
 	 */
 	public float[] sgemm(Transpose transA, Transpose transB, int m, int n, int k, float alpha, float[] a, float[] b,
 			float beta, float[] c) {
-		checkGemm(transA, transB, m, n, k, a.length, b.length, c.length);
+		checkGemm(transA, transB, m, n, k, a, b, c);
 		return this.template.execute((session) -> {
 			Flow flow = reserve(session, Float.BYTES, a.length, b.length, c.length);
 			DeviceBuffer da = flow.upload(a);
@@ -104,7 +112,7 @@ public final class BlasOperations {
 	 */
 	public double[] dgemm(Transpose transA, Transpose transB, int m, int n, int k, double alpha, double[] a,
 			double[] b) {
-		return dgemm(transA, transB, m, n, k, alpha, a, b, 0, new double[Math.multiplyExact(m, n)]);
+		return dgemm(transA, transB, m, n, k, alpha, a, b, 0, new double[checkGemm(transA, transB, m, n, k, a, b)]);
 	}
 
 	/**
@@ -124,7 +132,7 @@ public final class BlasOperations {
 	 */
 	public double[] dgemm(Transpose transA, Transpose transB, int m, int n, int k, double alpha, double[] a, double[] b,
 			double beta, double[] c) {
-		checkGemm(transA, transB, m, n, k, a.length, b.length, c.length);
+		checkGemm(transA, transB, m, n, k, a, b, c);
 		return this.template.execute((session) -> {
 			Flow flow = reserve(session, Double.BYTES, a.length, b.length, c.length);
 			DeviceBuffer da = flow.upload(a);
@@ -147,7 +155,7 @@ public final class BlasOperations {
 	 * @return {@code m} floats ({@code n} transposed)
 	 */
 	public float[] sgemv(Transpose trans, int m, int n, float alpha, float[] a, float[] x) {
-		int rows = checkGemv(trans, m, n, a.length, x.length);
+		int rows = checkGemv(trans, m, n, a, x);
 		return this.template.execute((session) -> {
 			Flow flow = reserve(session, Float.BYTES, a.length, x.length, rows);
 			DeviceBuffer da = flow.upload(a);
@@ -169,7 +177,7 @@ public final class BlasOperations {
 	 * @return {@code m} doubles ({@code n} transposed)
 	 */
 	public double[] dgemv(Transpose trans, int m, int n, double alpha, double[] a, double[] x) {
-		int rows = checkGemv(trans, m, n, a.length, x.length);
+		int rows = checkGemv(trans, m, n, a, x);
 		return this.template.execute((session) -> {
 			Flow flow = reserve(session, Double.BYTES, a.length, x.length, rows);
 			DeviceBuffer da = flow.upload(a);
@@ -188,7 +196,7 @@ public final class BlasOperations {
 	 * @return the sum
 	 */
 	public float[] saxpy(float alpha, float[] x, float[] y) {
-		checkSameLength(x.length, y.length);
+		checkSameLength(x, y);
 		return this.template.execute((session) -> {
 			Flow flow = reserve(session, Float.BYTES, x.length, y.length, 0);
 			DeviceBuffer dx = flow.upload(x);
@@ -206,7 +214,7 @@ public final class BlasOperations {
 	 * @return the sum
 	 */
 	public double[] daxpy(double alpha, double[] x, double[] y) {
-		checkSameLength(x.length, y.length);
+		checkSameLength(x, y);
 		return this.template.execute((session) -> {
 			Flow flow = reserve(session, Double.BYTES, x.length, y.length, 0);
 			DeviceBuffer dx = flow.upload(x);
@@ -223,7 +231,7 @@ public final class BlasOperations {
 	 * @return {@code x . y}
 	 */
 	public float sdot(float[] x, float[] y) {
-		checkSameLength(x.length, y.length);
+		checkSameLength(x, y);
 		return this.template.execute((session) -> {
 			Flow flow = reserve(session, Float.BYTES, x.length, y.length, 1);
 			DeviceBuffer dx = flow.upload(x);
@@ -241,7 +249,7 @@ public final class BlasOperations {
 	 * @return {@code x . y}
 	 */
 	public double ddot(double[] x, double[] y) {
-		checkSameLength(x.length, y.length);
+		checkSameLength(x, y);
 		return this.template.execute((session) -> {
 			Flow flow = reserve(session, Double.BYTES, x.length, y.length, 1);
 			DeviceBuffer dx = flow.upload(x);
@@ -275,7 +283,12 @@ public final class BlasOperations {
 		return Math.max(1, (trans == Transpose.NONE) ? rows : cols);
 	}
 
-	private static void checkGemm(Transpose transA, Transpose transB, int m, int n, int k, int a, int b, int c) {
+	/**
+	 * Checks a product's operands.
+	 * @return the length of its result, {@code m * n}
+	 */
+	private static int checkGemm(Transpose transA, Transpose transB, int m, int n, int k, @Nullable Object a,
+			@Nullable Object b) {
 		if (transA == null || transB == null) {
 			throw new IllegalArgumentException("gemm: transA and transB must not be null");
 		}
@@ -284,10 +297,20 @@ public final class BlasOperations {
 		}
 		checkLength("A", a, (long) m * k);
 		checkLength("B", b, (long) k * n);
-		checkLength("C", c, (long) m * n);
+		long result = (long) m * n;
+		if (result > MAX_ARRAY_LENGTH) {
+			throw new IllegalArgumentException("gemm: the result of " + m + " x " + n + " = " + result
+					+ " elements is larger than a Java array (at most " + MAX_ARRAY_LENGTH + ")");
+		}
+		return (int) result;
 	}
 
-	private static int checkGemv(Transpose trans, int m, int n, int a, int x) {
+	private static void checkGemm(Transpose transA, Transpose transB, int m, int n, int k, @Nullable Object a,
+			@Nullable Object b, @Nullable Object c) {
+		checkLength("C", c, checkGemm(transA, transB, m, n, k, a, b));
+	}
+
+	private static int checkGemv(Transpose trans, int m, int n, @Nullable Object a, @Nullable Object x) {
 		if (trans == null) {
 			throw new IllegalArgumentException("gemv: trans must not be null");
 		}
@@ -299,18 +322,29 @@ public final class BlasOperations {
 		return (trans == Transpose.NONE) ? m : n;
 	}
 
-	private static void checkLength(String operand, int length, long expected) {
+	private static void checkLength(String operand, @Nullable Object array, long expected) {
+		int length = length(operand, array);
 		if (length != expected) {
 			throw new IllegalArgumentException(
 					operand + " must hold " + expected + " elements for these dimensions, held " + length);
 		}
 	}
 
-	private static void checkSameLength(int x, int y) {
-		if (x != y || x < 1) {
+	private static void checkSameLength(@Nullable Object x, @Nullable Object y) {
+		int xLength = length("x", x);
+		int yLength = length("y", y);
+		if (xLength != yLength || xLength < 1) {
 			throw new IllegalArgumentException(
-					"x and y must hold the same number of elements, at least 1; held " + x + " and " + y);
+					"x and y must hold the same number of elements, at least 1; held " + xLength + " and " + yLength);
 		}
+	}
+
+	/** The length of an operand, a {@code float[]} or a {@code double[]}. */
+	private static int length(String operand, @Nullable Object array) {
+		if (array == null) {
+			throw new IllegalArgumentException(operand + " must not be null");
+		}
+		return Array.getLength(array);
 	}
 
 	@Override

@@ -94,4 +94,21 @@ class BlasOperationsTests {
 			.withMessageContaining("same number");
 	}
 
+	@Test
+	void dimensionsShouldBeCheckedBeforeTheResultIsAllocated() {
+		BlasOperations blas = this.template.blas();
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> blas.sgemm(Transpose.NONE, Transpose.NONE, -1, 2, 3, 1f, new float[6], new float[6]))
+			.withMessageContaining("m, n and k must be at least 1");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> blas.dgemm(Transpose.NONE, Transpose.NONE, 70_000, 70_000, 1, 1, new double[70_000],
+					new double[70_000]))
+			.withMessageContaining("larger than a Java array");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> blas.sgemm(Transpose.NONE, Transpose.NONE, 2, 2, 2, 1f, null, new float[4]))
+			.withMessage("A must not be null");
+		assertThatIllegalArgumentException().isThrownBy(() -> blas.ddot(new double[2], null))
+			.withMessage("y must not be null");
+	}
+
 }

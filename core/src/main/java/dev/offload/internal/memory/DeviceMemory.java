@@ -46,8 +46,9 @@ public final class DeviceMemory {
 
 	/**
 	 * Returns the device memory a buffer of {@code bytes} takes: its size class.
-	 * @param bytes the size, at least 1
+	 * @param bytes the size, from 1 to 2^62
 	 * @return the size class
+	 * @throws IllegalArgumentException if {@code bytes} is larger than 2^62
 	 */
 	public static long sizeClass(long bytes) {
 		return SizeClasses.sizeClass(bytes);

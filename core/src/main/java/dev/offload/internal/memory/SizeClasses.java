@@ -10,6 +10,12 @@ final class SizeClasses {
 
 	static final long MIN_BYTES = 512;
 
+	/**
+	 * The largest request: 2^62 bytes (4 EiB), more than any device holds, and far below
+	 * the sizes whose class would not fit in a {@code long}.
+	 */
+	static final long MAX_BYTES = 1L << 62;
+
 	/** Classes up to 2^63: the minimum, then four per power of two from 2^9. */
 	static final int COUNT = 1 + (63 - 9) * 4;
 
@@ -18,10 +24,14 @@ final class SizeClasses {
 
 	/**
 	 * Returns the class of a request.
-	 * @param bytes the requested size, at least 1
+	 * @param bytes the requested size, from 1 to {@link #MAX_BYTES}
 	 * @return the smallest class that holds it
+	 * @throws IllegalArgumentException if {@code bytes} is larger than {@link #MAX_BYTES}
 	 */
 	static long sizeClass(long bytes) {
+		if (bytes > MAX_BYTES) {
+			throw new IllegalArgumentException("bytes must be at most 2^62 (4 EiB), was " + bytes);
+		}
 		if (bytes <= MIN_BYTES) {
 			return MIN_BYTES;
 		}
