@@ -61,7 +61,7 @@ public record LaunchConfig(int gridX, int gridY, int gridZ, int blockX, int bloc
 			throw new IllegalArgumentException("threads must be at least 1, was " + threads);
 		}
 		positive("block", block);
-		long grid = (threads + block - 1) / block;
+		long grid = (threads - 1) / block + 1;
 		if (grid > Integer.MAX_VALUE) {
 			throw new IllegalArgumentException("threads " + threads + " need more than 2^31-1 blocks of " + block);
 		}
