@@ -3,6 +3,7 @@ package dev.offload.template;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
@@ -34,6 +35,8 @@ public final class OffloadInvoker {
 
 	private final TenantResolver tenantResolver;
 
+	private final PendingStages pendingStages;
+
 	/**
 	 * Creates an invoker over the devices of {@code registry}.
 	 * @param registry the registry
@@ -52,6 +55,7 @@ public final class OffloadInvoker {
 	public OffloadInvoker(DeviceRegistry registry, TenantResolver tenantResolver) {
 		this.registry = Objects.requireNonNull(registry, "registry must not be null");
 		this.tenantResolver = Objects.requireNonNull(tenantResolver, "tenantResolver must not be null");
+		this.pendingStages = new PendingStages(registry);
 	}
 
 	/**
@@ -132,7 +136,10 @@ public final class OffloadInvoker {
 	 * thread that completed the call's stage), never on the device's completion thread. A
 	 * session with a timeout bounds it: the stage fails with a
 	 * {@link dev.offload.SessionTimeoutException} at the deadline, and the session is
-	 * closed once the call's stage completes and its work is done.
+	 * closed once the call's stage completes and its work is done. The registry's close
+	 * waits for the stage within its await-termination, then fails the returned stage
+	 * with a {@link dev.offload.StreamPoolClosedException} (the session stays open until
+	 * the call's stage completes).
 	 * @param <T> the stage's value type
 	 * @param attributes the device, propagation and priority
 	 * @param invocation the call
@@ -157,7 +164,10 @@ public final class OffloadInvoker {
 			scope.close();
 			return stage;
 		}
-		return scope.withinDeadline(scope.closeAfter(stage));
+		OffloadSession session = scope.requiredSession();
+		CompletableFuture<T> result = scope.closeAfter(stage);
+		this.pendingStages.track(result, session);
+		return scope.withinDeadline(result);
 	}
 
 	/**

@@ -16,8 +16,7 @@ class LaunchConfigTests {
 		assertThat(LaunchConfig.forThreads(1, 256).gridX()).isOne();
 		assertThat(LaunchConfig.forThreads(256, 256).gridX()).isOne();
 		assertThat(LaunchConfig.forThreads(257, 256).gridX()).isEqualTo(2);
-		assertThat(LaunchConfig.forThreads((long) Integer.MAX_VALUE * 1024, 1024).gridX())
-			.isEqualTo(Integer.MAX_VALUE);
+		assertThat(LaunchConfig.forThreads((long) Integer.MAX_VALUE * 1024, 1024).gridX()).isEqualTo(Integer.MAX_VALUE);
 	}
 
 	@Test

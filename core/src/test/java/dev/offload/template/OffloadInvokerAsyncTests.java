@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -17,6 +18,7 @@ import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
 import dev.offload.StreamPool;
+import dev.offload.StreamPoolClosedException;
 import dev.offload.StreamPoolConfig;
 import dev.offload.StreamPoolStatistics;
 import dev.offload.backend.host.HostBackend;
@@ -24,6 +26,7 @@ import dev.offload.kernel.LaunchConfig;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * {@link OffloadInvoker#invokeAsync}: a call returning a stage keeps its session until
@@ -50,6 +53,27 @@ class OffloadInvokerAsyncTests {
 	void tearDown() {
 		assertThat(OffloadSessionBinding.currentSession()).isEmpty();
 		this.registry.close(Duration.ofSeconds(5));
+	}
+
+	@Test
+	void aStageThatOutlivesTheShutdownShouldFailItsCallerAndKeepItsSession() throws Throwable {
+		CompletableFuture<String> methodStage = new CompletableFuture<>();
+		AtomicReference<OffloadSession> used = new AtomicReference<>();
+		CompletionStage<String> returned = this.invoker.invokeAsync(OffloadAttributes.DEFAULTS, () -> {
+			OffloadSession session = OffloadSessionBinding.currentSession().orElseThrow();
+			used.set(session);
+			session.streamId();
+			return methodStage;
+		});
+		assertThat(this.registry.close(Duration.ofMillis(200))).as("closed cleanly").isFalse();
+		assertThatExceptionOfType(CompletionException.class).isThrownBy(returned.toCompletableFuture()::join)
+			.withCauseInstanceOf(StreamPoolClosedException.class)
+			.withMessageContaining("Session " + used.get().id() + " on device 0 was shut down before its call's stage");
+		// The application's stage may still use its session: the stream stays lent.
+		assertThat(used.get().isClosed()).isFalse();
+		assertThat(this.device.streamPool().inUse()).isOne();
+		methodStage.complete("late");
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.device.streamPool().inUse() == 0);
 	}
 
 	@Test
