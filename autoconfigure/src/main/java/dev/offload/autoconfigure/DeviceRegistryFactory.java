@@ -189,7 +189,9 @@ final class DeviceRegistryFactory {
 					"bean '" + name + "' is a " + ex.getActualType().getName() + ", not an Executor", action, ex);
 		}
 		catch (NoSuchBeanDefinitionException ex) {
-			throw this.errors.invalid(ASYNC_EXECUTOR, name, "there is no bean named '" + name + "'", action, ex);
+			// Not chained: Spring Boot's analysis of a missing bean would win over this
+			// one and name an injection point instead of the property.
+			throw this.errors.invalid(ASYNC_EXECUTOR, name, "there is no bean named '" + name + "'", action, null);
 		}
 	}
 

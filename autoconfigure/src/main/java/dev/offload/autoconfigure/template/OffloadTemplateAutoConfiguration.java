@@ -61,12 +61,22 @@ public final class OffloadTemplateAutoConfiguration {
 	 */
 	@Bean
 	@ConditionalOnMissingBean
-	BlasLibrary offloadBlasLibrary(OffloadProperties properties) {
+	BlasLibrary offloadBlasLibrary(OffloadProperties properties, Environment environment) {
 		OffloadProperties.Blas blas = properties.getBlas();
 		BlasLibrary.Builder builder = BlasLibrary.builder().libraryPath(blas.getLibrary()).mathMode(blas.getMathMode());
 		DataSize workspace = blas.getWorkspaceSize();
-		return ((workspace != null) ? builder.workspaceBytes(workspace.toBytes()) : builder.recommendedWorkspace())
-			.build();
+		if (workspace == null) {
+			return builder.recommendedWorkspace().build();
+		}
+		try {
+			return builder.workspaceBytes(workspace.toBytes()).build();
+		}
+		catch (IllegalArgumentException ex) {
+			throw InvalidOffloadConfigurationException.of(environment, "offload.blas.workspace-size", workspace,
+					ex.getMessage(), "Set 'offload.blas.workspace-size' to 0 or more (0: cuBLAS allocates none), or "
+							+ "leave it unset for the size cuBLAS recommends for the device.",
+					ex);
+		}
 	}
 
 	private static BatchPolicy batchPolicy(OffloadProperties.Batching batching, Environment environment) {

@@ -23,6 +23,7 @@ import org.springframework.core.io.ClassPathResource;
 import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.autoconfigure.OffloadAutoConfiguration;
+import dev.offload.autoconfigure.template.OffloadTemplateAutoConfiguration;
 import dev.offload.autoconfigure.leak.OffloadLeakDetectionAutoConfiguration;
 import dev.offload.autoconfigure.template.OffloadTemplateAutoConfiguration;
 import dev.offload.template.Offload;
@@ -184,6 +185,23 @@ class OffloadFailureAnalysisTests {
 					"Invalid value 'gpuContinuations' for 'offload.async.executor': there is no bean named "
 							+ "'gpuContinuations'",
 					"Define an Executor or TaskExecutor bean named 'gpuContinuations'"));
+		// Spring Boot's analysis of a missing bean, which runs beside Offload's, would
+		// take a NoSuchBeanDefinitionException in the chain and name an injection point.
+		this.contextRunner.withPropertyValues("offload.async.executor=gpuContinuations")
+			.run((context) -> assertThat(context.getStartupFailure()).satisfies((failure) -> {
+				for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+					assertThat(cause)
+						.isNotInstanceOf(org.springframework.beans.factory.NoSuchBeanDefinitionException.class);
+				}
+			}));
+	}
+
+	@Test
+	void negativeBlasWorkspaceShouldFailWithAnalysis() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(OffloadTemplateAutoConfiguration.class))
+			.withPropertyValues("offload.blas.workspace-size=-1MB")
+			.run(failsWith("Invalid value '-1MB' for 'offload.blas.workspace-size'",
+					"Set 'offload.blas.workspace-size' to 0 or more"));
 	}
 
 	@Test
