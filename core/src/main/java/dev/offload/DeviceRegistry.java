@@ -59,6 +59,12 @@ public final class DeviceRegistry implements AutoCloseable {
 
 	private final TenantPolicy tenantPolicy;
 
+	/**
+	 * A budget below which a device can hold few buffers: 1 MiB, two thousand of the
+	 * smallest.
+	 */
+	private static final long SMALLEST_USEFUL_BUDGET = 1L << 20;
+
 	private volatile boolean closed;
 
 	/** The first close's answer; read and written under {@link #closeLock}. */
@@ -586,6 +592,19 @@ public final class DeviceRegistry implements AutoCloseable {
 				logger.info("Memory budget of device {}: {}, from {}", device.id(),
 						memory.isBudgeted() ? (memory.budgetBytes() >> 20) + " MiB" : "unlimited",
 						memory.budgetSource());
+				long deviceBytes = device.info().totalMemoryBytes();
+				if (memory.isBudgeted() && deviceBytes > 0 && memory.budgetBytes() > deviceBytes) {
+					logger.warn(
+							"Memory budget of device {} ({} MiB) is larger than the device's memory ({} MiB): the "
+									+ "device runs out before the budget refuses anything",
+							device.id(), memory.budgetBytes() >> 20, deviceBytes >> 20);
+				}
+				else if (memory.isBudgeted() && memory.budgetBytes() < SMALLEST_USEFUL_BUDGET) {
+					logger.warn(
+							"Memory budget of device {} is {} bytes: every buffer takes at least 512 bytes of it, "
+									+ "so the budget admits at most {} buffer(s)",
+							device.id(), memory.budgetBytes(), memory.budgetBytes() / 512);
+				}
 			}
 			return new DeviceRegistry(this, Collections.unmodifiableList(devices));
 		}
