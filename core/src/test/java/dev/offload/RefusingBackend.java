@@ -1,16 +1,12 @@
 package dev.offload;
 
-import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import dev.offload.kernel.ModuleDefinition;
 import dev.offload.spi.Backend;
 import dev.offload.spi.BackendDevice;
 import dev.offload.spi.BackendEvent;
 import dev.offload.spi.BackendKernel;
-import dev.offload.spi.BackendModule;
 import dev.offload.spi.BackendStream;
-import dev.offload.spi.DeviceInfo;
 import dev.offload.spi.NativeMemory;
 
 /**
@@ -19,11 +15,13 @@ import dev.offload.spi.NativeMemory;
  * {@code CUDA_ERROR_INVALID_VALUE}), and the next {@link #refuseStreamCreations} stream
  * creations ({@code CUDA_ERROR_OUT_OF_MEMORY}). Everything else is its delegate's.
  */
-final class RefusingBackend implements Backend {
-
-	private final Backend delegate;
+final class RefusingBackend extends StreamWrappingBackend {
 
 	private final AtomicInteger streamCreationsToRefuse = new AtomicInteger();
+
+	RefusingBackend(Backend delegate) {
+		super(delegate);
+	}
 
 	/**
 	 * Refuses the next {@code count} stream creations.
@@ -33,64 +31,13 @@ final class RefusingBackend implements Backend {
 		this.streamCreationsToRefuse.set(count);
 	}
 
-	RefusingBackend(Backend delegate) {
-		this.delegate = delegate;
-	}
-
 	@Override
-	public String name() {
-		return this.delegate.name();
-	}
-
-	@Override
-	public List<BackendDevice> devices() {
-		return this.delegate.devices().stream().map((device) -> (BackendDevice) new BackendDevice() {
-
-			@Override
-			public DeviceInfo info() {
-				return device.info();
-			}
-
-			@Override
-			public BackendStream createStream(int priority) {
-				if (RefusingBackend.this.streamCreationsToRefuse.getAndUpdate((left) -> Math.max(0, left - 1)) > 0) {
-					throw new BackendException("cuStreamCreateWithPriority", "CUDA_ERROR_OUT_OF_MEMORY",
-							"out of memory", device.info().id(), false, null);
-				}
-				return new RefusingStream(device.createStream(priority), device.info().id());
-			}
-
-			@Override
-			public BackendEvent createEvent() {
-				return device.createEvent();
-			}
-
-			@Override
-			public NativeMemory allocateDevice(long bytes) {
-				return device.allocateDevice(bytes);
-			}
-
-			@Override
-			public NativeMemory allocateHost(long bytes) {
-				return device.allocateHost(bytes);
-			}
-
-			@Override
-			public BackendModule loadModule(ModuleDefinition definition) {
-				return device.loadModule(definition);
-			}
-
-			@Override
-			public void close() {
-				device.close();
-			}
-
-		}).toList();
-	}
-
-	@Override
-	public void close() {
-		this.delegate.close();
+	BackendStream createStream(BackendDevice device, int priority) {
+		if (this.streamCreationsToRefuse.getAndUpdate((left) -> Math.max(0, left - 1)) > 0) {
+			throw new BackendException("cuStreamCreateWithPriority", "CUDA_ERROR_OUT_OF_MEMORY", "out of memory",
+					device.info().id(), false, null);
+		}
+		return new RefusingStream(device.createStream(priority), device.info().id());
 	}
 
 	private record RefusingStream(BackendStream stream, int deviceId) implements BackendStream {

@@ -18,14 +18,11 @@ import org.junit.jupiter.api.Test;
 
 import dev.offload.backend.host.HostBackend;
 import dev.offload.kernel.LaunchConfig;
-import dev.offload.kernel.ModuleDefinition;
 import dev.offload.spi.Backend;
 import dev.offload.spi.BackendDevice;
 import dev.offload.spi.BackendEvent;
 import dev.offload.spi.BackendKernel;
-import dev.offload.spi.BackendModule;
 import dev.offload.spi.BackendStream;
-import dev.offload.spi.DeviceInfo;
 import dev.offload.spi.NativeMemory;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -109,7 +106,7 @@ class SoakAndShutdownTests {
 	 * Counts streams created and destroyed, and any use of a stream after its destruction
 	 * (which would mean it was destroyed while lent).
 	 */
-	private static final class TrackingBackend implements Backend {
+	private static final class TrackingBackend extends StreamWrappingBackend {
 
 		final AtomicInteger created = new AtomicInteger();
 
@@ -117,63 +114,14 @@ class SoakAndShutdownTests {
 
 		final AtomicInteger usedAfterDestroy = new AtomicInteger();
 
-		private final Backend delegate;
-
 		TrackingBackend(Backend delegate) {
-			this.delegate = delegate;
+			super(delegate);
 		}
 
 		@Override
-		public String name() {
-			return this.delegate.name();
-		}
-
-		@Override
-		public List<BackendDevice> devices() {
-			return this.delegate.devices().stream().map((device) -> (BackendDevice) new BackendDevice() {
-
-				@Override
-				public DeviceInfo info() {
-					return device.info();
-				}
-
-				@Override
-				public BackendStream createStream(int priority) {
-					TrackingBackend.this.created.incrementAndGet();
-					return new TrackedStream(device.createStream(priority));
-				}
-
-				@Override
-				public BackendEvent createEvent() {
-					return device.createEvent();
-				}
-
-				@Override
-				public NativeMemory allocateDevice(long bytes) {
-					return device.allocateDevice(bytes);
-				}
-
-				@Override
-				public NativeMemory allocateHost(long bytes) {
-					return device.allocateHost(bytes);
-				}
-
-				@Override
-				public BackendModule loadModule(ModuleDefinition definition) {
-					return device.loadModule(definition);
-				}
-
-				@Override
-				public void close() {
-					device.close();
-				}
-
-			}).toList();
-		}
-
-		@Override
-		public void close() {
-			this.delegate.close();
+		BackendStream createStream(BackendDevice device, int priority) {
+			this.created.incrementAndGet();
+			return new TrackedStream(device.createStream(priority));
 		}
 
 		private final class TrackedStream implements BackendStream {
