@@ -63,6 +63,15 @@ final class DeviceSelection {
 	 * @throws DeviceFailedException if every device has failed
 	 */
 	static Device leastBusy(List<Device> devices) {
+		if (devices.size() == 1) {
+			// Nothing to compare: the load is not read (its count is summed over a cell
+			// per thread, which every request would otherwise touch).
+			Device only = devices.get(0);
+			if (!only.isHealthy()) {
+				throw new DeviceFailedException(only.id(), only.failure().orElseThrow());
+			}
+			return only;
+		}
 		Device best = null;
 		int bestLoad = Integer.MAX_VALUE;
 		for (Device device : devices) {

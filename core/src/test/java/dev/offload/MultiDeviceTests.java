@@ -166,6 +166,21 @@ class MultiDeviceTests {
 	}
 
 	@Test
+	void leastBusyOfOneDeviceShouldBeItWhileHealthyAndFailOnceItFailed() {
+		this.registry.close(Duration.ofSeconds(30));
+		this.registry = DeviceRegistry.builder(HostBackend.builder().deviceCount(2).workersPerDevice(2).build())
+			.deviceIds(List.of(1))
+			.build();
+		Device only = this.registry.device(1);
+		assertThat(this.registry.leastBusy()).isSameAs(only);
+		failWithIllegalAddress(1);
+		assertThatExceptionOfType(DeviceFailedException.class).isThrownBy(this.registry::leastBusy)
+			.withMessageContaining("Device 1 has failed");
+		assertThatExceptionOfType(DeviceFailedException.class)
+			.isThrownBy(() -> this.registry.openSession(SessionOptions.DEFAULTS));
+	}
+
+	@Test
 	void stickyErrorWhenOneDeviceFailsShouldFailThatDeviceOnlyAndTheOthersKeepServing() {
 		failWithIllegalAddress(1);
 		Device failed = this.registry.device(1);
