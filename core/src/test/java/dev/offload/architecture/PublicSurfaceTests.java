@@ -82,7 +82,8 @@ class PublicSurfaceTests {
 	 * package-private).
 	 */
 	static final Map<String, Set<String>> INTERNAL_TYPES = Map.of(INTERNAL,
-			Set.of("FairQueue", "SessionDeadline", "ThreadStripes", "VirtualThreads"), INTERNAL + ".memory",
+			Set.of("DeadlineTimer", "FairQueue", "SessionDeadline", "ThreadStripes", "VirtualThreads"),
+			INTERNAL + ".memory",
 			Set.of("DeviceMemory", "MemoryCounts", "MemoryFailures", "MemoryTenant", "MemoryTuning"),
 			INTERNAL + ".lending",
 			Set.of("Lendable", "LendingCensus", "LendingItems", "LendingPool", "LendingTenant", "LendingTuning"),
