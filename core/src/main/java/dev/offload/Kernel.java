@@ -83,7 +83,8 @@ public final class Kernel {
 						+ " (" + argumentType(kind).getSimpleName() + "), was "
 						+ ((arg != null) ? arg.getClass().getSimpleName() + " " + arg : "null"));
 			}
-			converted[i] = (arg instanceof DeviceBuffer buffer) ? memoryOf(buffer, i) : arg;
+			converted[i] = (arg instanceof DeviceBuffer buffer) ? BufferExtent.of(memoryOf(buffer, i), buffer.size())
+					: arg;
 		}
 		return converted;
 	}

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.kernel.LaunchConfig;
 import dev.offload.kernel.ModuleDefinition;
+import dev.offload.kernel.ParamKind;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -55,6 +56,25 @@ class BadInputTests {
 		assertThat(statistics.usedBytes()).isZero();
 		assertThat(statistics.cachedBytes()).isZero();
 		assertThat(this.device.isHealthy()).isTrue();
+	}
+
+	@Test
+	void hostKernelReadingPastItsBufferShouldFailAsAnIllegalAddress() {
+		Kernel copyFour = this.device.loadModule(ModuleDefinition.builder("pastTheEnd")
+			.hostKernel("copyFour", java.util.List.of(ParamKind.POINTER, ParamKind.POINTER), (t) -> {
+				for (int i = 0; i < 4; i++) {
+					t.floats(1).put(i, t.floats(0).get(i));
+				}
+			})
+			.build()).kernel("copyFour");
+		try (OffloadSession session = this.device.openSession()) {
+			// Three floats: the size class's block holds 512 bytes, the kernel sees 12.
+			DeviceBuffer three = session.allocate(3 * Float.BYTES);
+			DeviceBuffer four = session.allocate(4 * Float.BYTES);
+			session.launch(copyFour, LaunchConfig.of(1, 1), three, four);
+			assertThatExceptionOfType(BackendException.class).isThrownBy(session::synchronize)
+				.satisfies((error) -> assertThat(error.getMessage()).contains("HOST_ERROR_ILLEGAL_ADDRESS"));
+		}
 	}
 
 	@Test
