@@ -54,8 +54,10 @@ public final class OffloadObservationListener implements OffloadListener {
 
 	/**
 	 * Adds the call to the session's observation, as an event named
-	 * {@code offload.library.<library>.<operation>} (a span event in a trace) and in the
-	 * count of the {@code library.calls} key.
+	 * {@code library.<library>.<operation>} (contextual name
+	 * {@code offload.library.<library>.<operation>}, a span event in a trace; a meter
+	 * handler counts it as {@code offload.session.library.<library>.<operation>}) and in
+	 * the count of the {@code library.calls} key.
 	 */
 	@Override
 	public void libraryCalled(OffloadSession session, String library, String operation, long nanos,
@@ -66,7 +68,8 @@ public final class OffloadObservationListener implements OffloadListener {
 		if (observation.getContext() instanceof OffloadSessionObservationContext context) {
 			context.libraryCalled();
 		}
-		observation.event(Observation.Event.of("offload.library." + library + "." + operation));
+		String event = "library." + library + "." + operation;
+		observation.event(Observation.Event.of(event, "offload." + event));
 	}
 
 	@Override

@@ -78,6 +78,12 @@ public class OffloadObservationListenerTests {
 		assertThat(this.handler.stopped).hasSize(1);
 		assertThat(this.handler.stopped.get(0).getHighCardinalityKeyValues())
 			.containsExactly(KeyValue.of("library.calls", "1"), KeyValue.of("session", String.valueOf(session.id())));
+		// A meter handler names its counter after the observation and the event:
+		// offload.session.library.blas.saxpy, not offload.session.offload.library...
+		assertThat(this.handler.events).singleElement().satisfies((event) -> {
+			assertThat(event.getName()).isEqualTo("library.blas.saxpy");
+			assertThat(event.getContextualName()).isEqualTo("offload.library.blas.saxpy");
+		});
 	}
 
 	@Test
@@ -152,6 +158,13 @@ public class OffloadObservationListenerTests {
 		public final List<OffloadSessionObservationContext> stopped = new CopyOnWriteArrayList<>();
 
 		public final List<Throwable> errors = new CopyOnWriteArrayList<>();
+
+		public final List<Observation.Event> events = new CopyOnWriteArrayList<>();
+
+		@Override
+		public void onEvent(Observation.Event event, OffloadSessionObservationContext context) {
+			this.events.add(event);
+		}
 
 		@Override
 		public boolean supportsContext(Observation.Context context) {
