@@ -87,7 +87,8 @@
 #            bindings, alternated (floor.md; FLOOR_ROUNDS, FLOOR_ARGS); needs cc there and a Java 22+ runtime for FFM
 #   raw-ffm  not in the default, packed with PACK_PARTS="ffm bench": RawFfmLightRequests (the FFM binding's tests),
 #            light requests on RAW_FFM_THREADS threads (16) through raw FFM downcalls against the fluent call on the
-#            FFM backend, alternated round by round in one JVM, then the C floor on as many threads; FLOOR_ROUNDS
+#            FFM backend (the raw request with cuMemcpyAsync as the binding, and with C's typed copies),
+#            alternated round by round in one JVM, then the C floor on as many threads; FLOOR_ROUNDS
 #            times (raw-ffm.md). With RAW_FFM_LOCKS=yes the last round records parks and monitor waits of any length
 #            and lock-summary.sh sums them by the first Offload frame
 #   ffm      not in the default, on the Java 25 runtime jre25.txz (pack with JDK25=<a JDK 25> PACK_PARTS=ffm

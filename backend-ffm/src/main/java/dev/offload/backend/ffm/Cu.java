@@ -16,7 +16,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * the 64-bit Linux ABIs pass as they pass pointers: a call allocates nothing on the Java
  * heap or in native memory.
  * <p>
- * The calls that only enqueue or ask ({@code cuLaunchKernel}, {@code cuMemcpyAsync},
+ * The calls that only enqueue or ask ({@code cuLaunchKernel}, the {@code cuMemcpy*Async},
  * {@code cuMemsetD8Async}, {@code cuEventRecord}, {@code cuStreamWaitEvent},
  * {@code cuStreamQuery}, {@code cuEventQuery}) are linked as critical: no transition of
  * the thread's state around them. Every call that waits for the device
@@ -132,6 +132,12 @@ final class Cu {
 
 	private static final MethodHandle cuMemcpyAsync = bind("cuMemcpyAsync", CRITICAL, JAVA_LONG, JAVA_LONG, JAVA_LONG,
 			JAVA_LONG);
+
+	private static final MethodHandle cuMemcpyHtoDAsync = bind("cuMemcpyHtoDAsync", CRITICAL, JAVA_LONG, JAVA_LONG,
+			JAVA_LONG, JAVA_LONG);
+
+	private static final MethodHandle cuMemcpyDtoHAsync = bind("cuMemcpyDtoHAsync", CRITICAL, JAVA_LONG, JAVA_LONG,
+			JAVA_LONG, JAVA_LONG);
 
 	private static final MethodHandle cuMemsetD8Async = bind("cuMemsetD8Async", CRITICAL, JAVA_LONG, JAVA_BYTE,
 			JAVA_LONG, JAVA_LONG);
@@ -526,6 +532,40 @@ final class Cu {
 		}
 		catch (Throwable ex) {
 			throw linkFailure("cuMemFreeHost", ex);
+		}
+	}
+
+	/**
+	 * Copies host memory to the device, as C's light-request floor does ({@code _v2}).
+	 * @param dst the device address
+	 * @param src the host address
+	 * @param bytes the bytes
+	 * @param stream the stream
+	 * @return the result
+	 */
+	static int cuMemcpyHtoDAsync(long dst, long src, long bytes, long stream) {
+		try {
+			return (int) cuMemcpyHtoDAsync.invokeExact(dst, src, bytes, stream);
+		}
+		catch (Throwable ex) {
+			throw linkFailure("cuMemcpyHtoDAsync", ex);
+		}
+	}
+
+	/**
+	 * Copies device memory to the host, as C's light-request floor does ({@code _v2}).
+	 * @param dst the host address
+	 * @param src the device address
+	 * @param bytes the bytes
+	 * @param stream the stream
+	 * @return the result
+	 */
+	static int cuMemcpyDtoHAsync(long dst, long src, long bytes, long stream) {
+		try {
+			return (int) cuMemcpyDtoHAsync.invokeExact(dst, src, bytes, stream);
+		}
+		catch (Throwable ex) {
+			throw linkFailure("cuMemcpyDtoHAsync", ex);
 		}
 	}
 

@@ -75,7 +75,7 @@ final class DriverLibrary {
 		// cuda.h maps these names to their _v2 symbols.
 		for (String versioned : List.of("cuDeviceGetUuid", "cuDeviceTotalMem", "cuDevicePrimaryCtxRelease",
 				"cuStreamBeginCapture", "cuStreamDestroy", "cuEventDestroy", "cuMemAlloc", "cuMemFree", "cuMemGetInfo",
-				"cuMemHostGetDevicePointer")) {
+				"cuMemHostGetDevicePointer", "cuMemcpyHtoDAsync", "cuMemcpyDtoHAsync")) {
 			functions.put(versioned, versioned + "_v2");
 		}
 		return java.util.Collections.unmodifiableMap(functions);

@@ -30,7 +30,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * falls on both alike. A raw request is what {@code light_request_floor.c} does, through
  * this binding's own downcalls ({@link Cu}) and nothing of Offload: 4 B from page-locked
  * memory in, the 4-parameter {@code scale} kernel, 4 B out, {@code cuStreamSynchronize},
- * each thread with its own stream and buffers made once. A fluent request is
+ * each thread with its own stream and buffers made once; once with {@code cuMemcpyAsync},
+ * the copy Offload's binding makes, and once with the typed copies C's floor makes
+ * ({@code cuMemcpyHtoDAsync}, {@code cuMemcpyDtoHAsync}), which tells the cost of the
+ * copy's kind apart from Offload's own. A fluent request is
  * {@code template.kernel(scale).threads(1).arg(1).arg(2f).in(x).outFloats(1).run()}.
  * <p>
  * A benchmark, not a test: run on a GPU machine with the test class path and the
@@ -67,29 +70,39 @@ public final class RawFfmLightRequests {
 					"Light requests, raw FFM downcalls against the fluent call; %s; Java %s;"
 							+ " %d threads, %d calls each a round%n%n",
 					registry.device(DEVICE).name(), Runtime.version(), threads, calls);
-			System.out.println("| round | raw FFM requests/s | fluent requests/s | fluent / raw |");
-			System.out.println("| ---: | ---: | ---: | ---: |");
+			System.out.println("| round | raw FFM requests/s | raw FFM, typed copies | fluent requests/s "
+					+ "| fluent / raw | raw / typed |");
+			System.out.println("| ---: | ---: | ---: | ---: | ---: | ---: |");
 			double[] ratios = new double[rounds];
+			double[] copyRatios = new double[rounds];
+			List<Supplier<Scaler>> modes = List.of(() -> new RawScaler(kernel, false),
+					() -> new RawScaler(kernel, true), () -> new FluentScaler(template, scale));
 			for (int round = 1; round <= rounds; round++) {
-				boolean rawFirst = round % 2 == 1;
-				double raw = 0;
-				double fluent = 0;
-				for (int mode = 0; mode < 2; mode++) {
-					if ((mode == 0) == rawFirst) {
-						raw = run(threads, calls, () -> new RawScaler(kernel));
-					}
-					else {
-						fluent = run(threads, calls, () -> new FluentScaler(template, scale));
-					}
+				double[] rate = new double[modes.size()];
+				// Each round starts with another mode, so that none always runs first.
+				for (int step = 0; step < modes.size(); step++) {
+					int mode = (round - 1 + step) % modes.size();
+					rate[mode] = run(threads, calls, modes.get(mode));
 				}
-				ratios[round - 1] = fluent / raw;
-				System.out.printf(Locale.ROOT, "| %d | %.0f | %.0f | %.2f |%n", round, raw, fluent, fluent / raw);
+				ratios[round - 1] = rate[2] / rate[0];
+				copyRatios[round - 1] = rate[0] / rate[1];
+				System.out.printf(Locale.ROOT, "| %d | %.0f | %.0f | %.0f | %.2f | %.2f |%n", round, rate[0], rate[1],
+						rate[2], ratios[round - 1], copyRatios[round - 1]);
 			}
-			double[] warm = Arrays.copyOfRange(ratios, (rounds > 1) ? 1 : 0, rounds);
-			Arrays.sort(warm);
 			System.out.printf(Locale.ROOT, "%nfluent / raw FFM, median of rounds %s: %.2f (target >= 0.95)%n",
-					(rounds > 1) ? "2+" : "1", warm[warm.length / 2]);
+					(rounds > 1) ? "2+" : "1", warmMedian(ratios));
+			System.out.printf(Locale.ROOT,
+					"raw FFM with cuMemcpyAsync (Offload's binding) / with cuMemcpyHtoDAsync and cuMemcpyDtoHAsync "
+							+ "(C's floor), median of rounds %s: %.2f%n",
+					(rounds > 1) ? "2+" : "1", warmMedian(copyRatios));
 		}
+	}
+
+	/** The median of the rounds after the first (the only one if there is one). */
+	private static double warmMedian(double[] ratios) {
+		double[] warm = Arrays.copyOfRange(ratios, (ratios.length > 1) ? 1 : 0, ratios.length);
+		Arrays.sort(warm);
+		return warm[warm.length / 2];
 	}
 
 	/** Loads the PTX in the primary context by hand. */
@@ -208,7 +221,11 @@ public final class RawFfmLightRequests {
 
 		private final long hostBlock;
 
-		RawScaler(RawKernel kernel) {
+		/** Whether the copies name their direction, as C's floor's do. */
+		private final boolean typedCopies;
+
+		RawScaler(RawKernel kernel, boolean typedCopies) {
+			this.typedCopies = typedCopies;
 			this.function = kernel.function();
 			CuErrors.check("cuCtxSetCurrent", Cu.cuCtxSetCurrent(kernel.context()), DEVICE);
 			MemorySegment out = this.arena.allocate(JAVA_LONG);
@@ -240,12 +257,24 @@ public final class RawFfmLightRequests {
 		@Override
 		public float scale(int x) {
 			this.hostIn.set(JAVA_FLOAT, 0, x);
-			CuErrors.check("cuMemcpyAsync", Cu.cuMemcpyAsync(this.deviceIn, this.hostIn.address(), 4, this.stream),
-					DEVICE);
+			if (this.typedCopies) {
+				CuErrors.check("cuMemcpyHtoDAsync",
+						Cu.cuMemcpyHtoDAsync(this.deviceIn, this.hostIn.address(), 4, this.stream), DEVICE);
+			}
+			else {
+				CuErrors.check("cuMemcpyAsync", Cu.cuMemcpyAsync(this.deviceIn, this.hostIn.address(), 4, this.stream),
+						DEVICE);
+			}
 			CuErrors.check("cuLaunchKernel",
 					Cu.cuLaunchKernel(this.function, 1, 1, 1, 1, 1, 1, 0, this.stream, this.parameters, 0), DEVICE);
-			CuErrors.check("cuMemcpyAsync", Cu.cuMemcpyAsync(this.hostOut.address(), this.deviceOut, 4, this.stream),
-					DEVICE);
+			if (this.typedCopies) {
+				CuErrors.check("cuMemcpyDtoHAsync",
+						Cu.cuMemcpyDtoHAsync(this.hostOut.address(), this.deviceOut, 4, this.stream), DEVICE);
+			}
+			else {
+				CuErrors.check("cuMemcpyAsync",
+						Cu.cuMemcpyAsync(this.hostOut.address(), this.deviceOut, 4, this.stream), DEVICE);
+			}
 			CuErrors.check("cuStreamSynchronize", Cu.cuStreamSynchronize(this.stream), DEVICE);
 			return this.hostOut.get(JAVA_FLOAT, 0);
 		}
