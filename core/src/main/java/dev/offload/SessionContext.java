@@ -85,7 +85,14 @@ final class SessionContext {
 			signalDrained();
 		}
 		if (this.listened) {
-			this.listener.sessionClosed(session, System.nanoTime() - session.openedNanos(), failure);
+			try {
+				this.listener.sessionClosed(session, System.nanoTime() - session.openedNanos(), failure);
+			}
+			catch (RuntimeException ex) {
+				// A listener's failure is not the session's: its end stands.
+				logger.warn("Offload listener {} threw on the end of session {}; ignored", this.listener, session.id(),
+						ex);
+			}
 		}
 	}
 

@@ -455,14 +455,20 @@ final class SessionWork {
 
 	private void end(@Nullable Throwable result, @Nullable Throwable streamFailure) {
 		try {
-			if (this.stream != null) {
-				returnStream(streamFailure);
+			try {
+				if (this.stream != null) {
+					returnStream(streamFailure);
+				}
+				if (this.events != null) {
+					this.events.forEach((event) -> this.context.completions.releaseEvent(event.release()));
+				}
 			}
-			if (this.events != null) {
-				this.events.forEach((event) -> this.context.completions.releaseEvent(event.release()));
-			}
-			if (this.buffers != null) {
-				this.buffers.forEach(Buffer::release);
+			finally {
+				// Whatever went wrong giving the stream or an event back, the buffers go
+				// back too.
+				if (this.buffers != null) {
+					this.buffers.forEach(Buffer::release);
+				}
 			}
 		}
 		finally {

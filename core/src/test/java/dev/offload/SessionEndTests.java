@@ -213,6 +213,26 @@ class SessionEndTests {
 	}
 
 	@Test
+	void aListenerThatThrowsAtTheEndFailsNoSession() throws Exception {
+		Device device = start(refusing().listener(new OffloadListener() {
+
+			@Override
+			public void sessionClosed(OffloadSession session, long durationNanos, Throwable failure) {
+				throw new IllegalStateException("a listener's bug");
+			}
+
+		}));
+		OffloadSession closed = device.openSession();
+		closed.launch(NOOP, LaunchConfig.of(1, 1));
+		closed.close();
+		OffloadSession closedAsync = device.openSession();
+		closedAsync.launch(NOOP, LaunchConfig.of(1, 1));
+		assertThat(catchThrowable(() -> closedAsync.closeAsync().get(10, TimeUnit.SECONDS))).isNull();
+		assertThat(device.streamPool().inUse()).isZero();
+		assertThat(device.activeSessions()).isZero();
+	}
+
+	@Test
 	void streamIdAfterCloseBorrowsNothing() {
 		Device device = start(refusing());
 		OffloadSession unused = device.openSession();

@@ -169,8 +169,19 @@ final class SessionScope {
 			return relay(session.closeAsync(), value);
 		}
 		CompletableFuture<T> result = new CompletableFuture<>();
-		stage.whenComplete((value, failure) -> session.closeAsync()
-			.whenComplete((ignored, closeFailure) -> settle(result, value, failure, closeFailure)));
+		stage.whenComplete((value, failure) -> {
+			CompletableFuture<Void> closed;
+			try {
+				closed = session.closeAsync();
+			}
+			catch (RuntimeException | Error ex) {
+				// Thrown here it would be lost in the stage, and the caller would wait
+				// for
+				// ever.
+				closed = CompletableFuture.failedFuture(ex);
+			}
+			closed.whenComplete((ignored, closeFailure) -> settle(result, value, failure, closeFailure));
+		});
 		return result;
 	}
 

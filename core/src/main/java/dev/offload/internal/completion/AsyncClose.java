@@ -145,19 +145,28 @@ final class AsyncClose implements CompletionPoller.Task {
 	 */
 	static void finish(Completions completions, Completions.SessionEnd session, CompletionFuture<Void> future,
 			@Nullable Throwable outcome, @Nullable Throwable streamFailure, boolean publishOnExecutor) {
+		Throwable result = outcome;
 		try {
 			session.end(outcome, streamFailure);
 		}
-		finally {
-			if (publishOnExecutor) {
-				completions.complete(future, outcome);
+		catch (RuntimeException | Error ex) {
+			// Ending failed (a stream or an event could not be given back): the future
+			// says so rather than report a clean end.
+			if (result == null) {
+				result = ex;
 			}
-			else if (outcome == null) {
-				future.complete(null);
+			else if (result != ex) {
+				result.addSuppressed(ex);
 			}
-			else {
-				future.completeExceptionally(outcome);
-			}
+		}
+		if (publishOnExecutor) {
+			completions.complete(future, result);
+		}
+		else if (result == null) {
+			future.complete(null);
+		}
+		else {
+			future.completeExceptionally(result);
 		}
 	}
 
