@@ -339,8 +339,10 @@ public final class DeviceRegistry implements AutoCloseable {
 		for (Device device : this.devices) {
 			open += device.activeSessions();
 		}
+		// Rounded up: a caller that spent a few microseconds of its await-termination
+		// before this reads 10000 ms, not 9999.
 		logger.info("Offload registry shutting down: {} session(s) open, waiting up to {} ms for them", open,
-				awaitTermination.toMillis());
+				(awaitTermination.toNanos() + 999_999) / 1_000_000);
 		boolean clean = true;
 		for (Device device : this.devices) {
 			Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
