@@ -9,6 +9,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.offload.BackendException;
+import dev.offload.backend.cuda.CudaResults;
 
 /**
  * The one place where {@code CUresult}s are checked, as the JCuda binding's
@@ -184,20 +185,12 @@ final class CuErrors {
 
 	/**
 	 * Tells whether an error leaves the context unusable, so that every later call on it
-	 * fails too: the same set as the JCuda binding's.
+	 * fails too: the set both bindings share ({@link CudaResults}).
 	 * @param result a {@code CUresult}
 	 * @return {@code true} for sticky errors
 	 */
 	static boolean isSticky(int result) {
-		return switch (result) {
-			case CUDA_ERROR_ILLEGAL_ADDRESS, CUDA_ERROR_LAUNCH_TIMEOUT, CUDA_ERROR_LAUNCH_FAILED,
-					CUDA_ERROR_MISALIGNED_ADDRESS, CUDA_ERROR_ILLEGAL_INSTRUCTION, CUDA_ERROR_HARDWARE_STACK_ERROR,
-					CUDA_ERROR_INVALID_ADDRESS_SPACE, CUDA_ERROR_INVALID_PC, CUDA_ERROR_ASSERT,
-					CUDA_ERROR_ECC_UNCORRECTABLE, CUDA_ERROR_NVLINK_UNCORRECTABLE, CUDA_ERROR_CONTEXT_IS_DESTROYED,
-					CUDA_ERROR_EXTERNAL_DEVICE ->
-				true;
-			default -> false;
-		};
+		return CudaResults.isSticky(result);
 	}
 
 	/**

@@ -101,18 +101,7 @@ final class CudaErrors {
 	 * @return {@code true} for sticky errors
 	 */
 	static boolean isSticky(int result) {
-		switch (result) {
-			case CUresult.CUDA_ERROR_ILLEGAL_ADDRESS, CUresult.CUDA_ERROR_LAUNCH_TIMEOUT,
-					CUresult.CUDA_ERROR_LAUNCH_FAILED, CUresult.CUDA_ERROR_MISALIGNED_ADDRESS,
-					CUresult.CUDA_ERROR_ILLEGAL_INSTRUCTION, CUresult.CUDA_ERROR_HARDWARE_STACK_ERROR,
-					CUresult.CUDA_ERROR_INVALID_ADDRESS_SPACE, CUresult.CUDA_ERROR_INVALID_PC,
-					CUresult.CUDA_ERROR_ASSERT, CUresult.CUDA_ERROR_ECC_UNCORRECTABLE,
-					CUresult.CUDA_ERROR_NVLINK_UNCORRECTABLE, CUresult.CUDA_ERROR_CONTEXT_IS_DESTROYED,
-					CUresult.CUDA_ERROR_EXTERNAL_DEVICE:
-				return true;
-			default:
-				return false;
-		}
+		return CudaResults.isSticky(result);
 	}
 
 	static String errorName(int result) {
