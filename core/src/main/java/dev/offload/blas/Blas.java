@@ -310,9 +310,9 @@ public final class Blas {
 		checkStride(operation, "strideB", strideB);
 		checkStride(operation, "strideC", strideC);
 		int size = elementSize(doubles);
-		long bytesA = bytes(batched(matrix(rowsA, colsA, lda), strideA, batchCount), size);
-		long bytesB = bytes(batched(matrix(rowsB, colsB, ldb), strideB, batchCount), size);
-		long bytesC = bytes(batched(matrix(m, n, ldc), strideC, batchCount), size);
+		long bytesA = span(operation, "A", matrix(rowsA, colsA, lda), strideA, batchCount, size);
+		long bytesB = span(operation, "B", matrix(rowsB, colsB, ldb), strideB, batchCount, size);
+		long bytesC = span(operation, "C", matrix(m, n, ldc), strideC, batchCount, size);
 		enqueue(operation, (stream) -> new BlasCall.Gemm(doubles, transA, transB, m, n, k, alpha,
 				operand(stream, a, bytesA, operation, "A"), lda, strideA, operand(stream, b, bytesB, operation, "B"),
 				ldb, strideB, beta, operand(stream, c, bytesC, operation, "C"), ldc, strideC, batchCount, batched));
@@ -329,9 +329,9 @@ public final class Blas {
 		checkIncrement(operation, "incy", incy);
 		int size = elementSize(doubles);
 		boolean none = trans == Transpose.NONE;
-		long bytesA = bytes(matrix(m, n, lda), size);
-		long bytesX = bytes(vector(none ? n : m, incx), size);
-		long bytesY = bytes(vector(none ? m : n, incy), size);
+		long bytesA = span(operation, "A", matrix(m, n, lda), 0, 1, size);
+		long bytesX = span(operation, "x", vector(none ? n : m, incx), 0, 1, size);
+		long bytesY = span(operation, "y", vector(none ? m : n, incy), 0, 1, size);
 		enqueue(operation,
 				(stream) -> new BlasCall.Gemv(doubles, trans, m, n, alpha, operand(stream, a, bytesA, operation, "A"),
 						lda, operand(stream, x, bytesX, operation, "x"), incx, beta,
@@ -344,8 +344,8 @@ public final class Blas {
 		checkIncrement(operation, "incx", incx);
 		checkIncrement(operation, "incy", incy);
 		int size = elementSize(doubles);
-		long bytesX = bytes(vector(n, incx), size);
-		long bytesY = bytes(vector(n, incy), size);
+		long bytesX = span(operation, "x", vector(n, incx), 0, 1, size);
+		long bytesY = span(operation, "y", vector(n, incy), 0, 1, size);
 		enqueue(operation, (stream) -> new BlasCall.Axpy(doubles, n, alpha, operand(stream, x, bytesX, operation, "x"),
 				incx, operand(stream, y, bytesY, operation, "y"), incy));
 	}
@@ -356,8 +356,8 @@ public final class Blas {
 		checkIncrement(operation, "incx", incx);
 		checkIncrement(operation, "incy", incy);
 		int size = elementSize(doubles);
-		long bytesX = bytes(vector(n, incx), size);
-		long bytesY = bytes(vector(n, incy), size);
+		long bytesX = span(operation, "x", vector(n, incx), 0, 1, size);
+		long bytesY = span(operation, "y", vector(n, incy), 0, 1, size);
 		enqueue(operation, (stream) -> new BlasCall.Dot(doubles, n, operand(stream, x, bytesX, operation, "x"), incx,
 				operand(stream, y, bytesY, operation, "y"), incy, operand(stream, result, size, operation, "result")));
 	}
@@ -404,12 +404,25 @@ public final class Blas {
 		return (n == 0) ? 0 : 1 + (long) (n - 1) * inc;
 	}
 
-	static long batched(long elements, long stride, int batchCount) {
-		return (elements == 0) ? 0 : stride * (batchCount - 1) + elements;
-	}
-
-	private static long bytes(long elements, int size) {
-		return Math.multiplyExact(elements, size);
+	/**
+	 * The bytes an operand spans: {@code batchCount} matrices (or vectors) of
+	 * {@code elements}, {@code stride} elements apart; refused, naming the operand, where
+	 * that does not fit in a {@code long} (a stride that wrapped would pass the buffer's
+	 * bounds check and read elsewhere).
+	 */
+	static long span(String operation, String operand, long elements, long stride, int batchCount, int size) {
+		if (elements == 0) {
+			return 0;
+		}
+		try {
+			return Math.multiplyExact(Math.addExact(Math.multiplyExact(stride, batchCount - 1L), elements), size);
+		}
+		catch (ArithmeticException ex) {
+			throw new IllegalArgumentException(operation + ": " + operand + " would span more than 2^63 bytes ("
+					+ elements + " elements"
+					+ ((batchCount > 1) ? ", stride" + operand + " " + stride + ", batchCount " + batchCount : "")
+					+ ")");
+		}
 	}
 
 	private static void checkNotNull(String operation, String name, Object value) {

@@ -100,6 +100,10 @@ final class EjmlBlas {
 	}
 
 	private static void gemvF(BlasCall.Gemv call) {
+		if (call.m() == 0 || call.n() == 0) {
+			// As the reference BLAS (and cuBLAS): an empty A leaves y as it is.
+			return;
+		}
 		boolean none = call.trans() == Transpose.NONE;
 		int rows = none ? call.m() : call.n();
 		int cols = none ? call.n() : call.m();
@@ -122,6 +126,10 @@ final class EjmlBlas {
 		ByteBuffer x = view(call.x());
 		ByteBuffer y = view(call.y());
 		float alpha = (float) call.alpha();
+		if (alpha == 0) {
+			// As the reference BLAS: x is not read, so a NaN in it leaves y as it is.
+			return;
+		}
 		for (int i = 0; i < call.n(); i++) {
 			int at = F * i * call.incy();
 			y.putFloat(at, alpha * x.getFloat(F * i * call.incx()) + y.getFloat(at));
@@ -188,6 +196,10 @@ final class EjmlBlas {
 	}
 
 	private static void gemvD(BlasCall.Gemv call) {
+		if (call.m() == 0 || call.n() == 0) {
+			// As the reference BLAS (and cuBLAS): an empty A leaves y as it is.
+			return;
+		}
 		boolean none = call.trans() == Transpose.NONE;
 		int rows = none ? call.m() : call.n();
 		int cols = none ? call.n() : call.m();
@@ -210,6 +222,10 @@ final class EjmlBlas {
 		ByteBuffer x = view(call.x());
 		ByteBuffer y = view(call.y());
 		double alpha = call.alpha();
+		if (alpha == 0) {
+			// As the reference BLAS: x is not read, so a NaN in it leaves y as it is.
+			return;
+		}
 		for (int i = 0; i < call.n(); i++) {
 			int at = D * i * call.incy();
 			y.putDouble(at, alpha * x.getDouble(D * i * call.incx()) + y.getDouble(at));

@@ -282,6 +282,46 @@ class BlasHostTests {
 		assertThat(result).containsExactly(3, 3, 3);
 	}
 
+	@Test
+	void stridesWhoseBatchesSpanMoreThanALongShouldBeRefusedNamingThem() {
+		try (OffloadSession session = this.device.openSession()) {
+			Blas blas = Blas.on(session);
+			DeviceBuffer a = upload(session, new float[16]);
+			DeviceBuffer b = upload(session, new float[] { 1 });
+			DeviceBuffer c = upload(session, new float[9]);
+			// 2^62 x 4 wraps to 0, Long.MAX_VALUE x 2 + 3 to 1: both passed the size
+			// check.
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> blas.sgemmStridedBatched(Transpose.NONE, Transpose.NONE, 1, 1, 1, 1, a, 1, 1L << 62,
+						b, 1, 0, 0, c, 1, 1, 5))
+				.withMessageContaining("strideA 4611686018427387904");
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> blas.sgemmStridedBatched(Transpose.NONE, Transpose.NONE, 3, 1, 1, 1, a, 3,
+						Long.MAX_VALUE, b, 1, 0, 0, c, 3, 3, 3))
+				.withMessageContaining("strideA");
+			session.synchronize();
+		}
+		assertThat(this.device.isHealthy()).isTrue();
+	}
+
+	@Test
+	void gemvOfAnEmptyMatrixShouldLeaveYAsItIsAndAxpyWithAlphaZeroShouldNotReadX() {
+		float[] y = { 1, 2, 3 };
+		double[] yd = { 1, 2 };
+		try (OffloadSession session = this.device.openSession()) {
+			Blas blas = Blas.on(session);
+			DeviceBuffer dy = upload(session, y);
+			blas.sgemv(Transpose.NONE, 3, 0, 1, upload(session, new float[3]), 3, upload(session, new float[1]), 1, 0,
+					dy, 1);
+			download(session, dy, y);
+			DeviceBuffer dyd = upload(session, yd);
+			blas.daxpy(2, 0, upload(session, new double[] { Double.POSITIVE_INFINITY, Double.NaN }), 1, dyd, 1);
+			download(session, dyd, yd);
+		}
+		assertThat(y).containsExactly(1, 2, 3);
+		assertThat(yd).containsExactly(1, 2);
+	}
+
 	private static DeviceBuffer upload(OffloadSession session, float[] values) {
 		DeviceBuffer buffer = session.allocate(Math.max(1, (long) values.length * Float.BYTES));
 		session.copy(session.hostBuffer(values), buffer);
