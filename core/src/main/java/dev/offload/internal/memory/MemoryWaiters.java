@@ -63,7 +63,9 @@ final class MemoryWaiters {
 	/**
 	 * Admits the waiters that fit the budget, highest class first, within a class in the
 	 * fair order across tenants (first fit: a waiter that does not fit, or whose tenant
-	 * is at its limit, does not hold back the ones after it).
+	 * is at its limit, does not hold back the ones after it). A class that still has a
+	 * waiter the budget could not admit holds the lower classes back; one whose waiters
+	 * wait only for their tenants' limits does not.
 	 */
 	void admit(MemoryBudget budget) {
 		for (FairQueue<Waiter> queue : this.queues) {
@@ -74,6 +76,7 @@ final class MemoryWaiters {
 				continue;
 			}
 			FairQueue.ServiceOrder<Waiter> order = queue.serviceOrder();
+			boolean budgetHoldsOneBack = false;
 			for (FairQueue.Entry<Waiter> entry = order.next(); entry != null; entry = order.next()) {
 				Waiter waiter = entry.item();
 				MemoryTenant tenant = waiter.tenant;
@@ -89,12 +92,16 @@ final class MemoryWaiters {
 						return;
 					}
 				}
-				else if (tenant != null) {
-					tenant.unhold(waiter.bytes);
+				else {
+					budgetHoldsOneBack = true;
+					if (tenant != null) {
+						tenant.unhold(waiter.bytes);
+					}
 				}
 			}
-			if (!queue.isEmpty()) {
-				// A higher class still waits: the lower classes wait behind it.
+			if (budgetHoldsOneBack) {
+				// A higher class waits for the budget: the lower classes wait behind it.
+				// One held back only by its own tenant's limit holds back nobody else.
 				return;
 			}
 		}

@@ -32,6 +32,29 @@ class MemoryBudgetTenantTests {
 	private static final long LONG = TimeUnit.MINUTES.toNanos(5);
 
 	@Test
+	void aHighWaiterHeldOnlyByItsTenantsLimitShouldNotHoldBackOtherTenants() throws Exception {
+		MemoryBudget budget = new MemoryBudget(0, 64 * MIB, 64 * MIB, 2, false, RoomFailures.memory());
+		MemoryTenant capped = new MemoryTenant("capped", 1, 2 * MIB);
+		MemoryTenant other = new MemoryTenant("other", 1, 0);
+		budget.acquire(2 * MIB, NORMAL, LONG, null, capped);
+		java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(2);
+		try {
+			// Waits for its tenant's limit, with 62 MiB of the budget free.
+			java.util.concurrent.Future<?> high = threads.submit(() -> budget.acquire(MIB, HIGH, LONG, null, capped));
+			Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> budget.waiting() == 1);
+			java.util.concurrent.Future<?> normal = threads
+				.submit(() -> budget.acquire(MIB, NORMAL, LONG, null, other));
+			normal.get(30, TimeUnit.SECONDS);
+			assertThat(high).isNotDone();
+			budget.release(2 * MIB, capped);
+			high.get(30, TimeUnit.SECONDS);
+		}
+		finally {
+			threads.shutdownNow();
+		}
+	}
+
+	@Test
 	void aQuietTenantShouldBeAdmittedNextToAFloodingOnesWaiters() throws Exception {
 		MemoryBudget budget = new MemoryBudget(0, 64 * MIB, 64 * MIB, 2, false, RoomFailures.memory());
 		MemoryTenant flood = new MemoryTenant("flood", 1, 0);
