@@ -94,13 +94,25 @@ public abstract sealed class Buffer implements AutoCloseable permits DeviceBuffe
 	}
 
 	final void release() {
+		// An application's buffer gives its own bytes back right after the block; a
+		// session's stay in its reservation.
+		release((this.owner == null) ? this.memory.size() : 0);
+	}
+
+	/**
+	 * Gives the buffer's memory back.
+	 * @param budgetBytesFollowing the bytes of the budget that its owner gives back right
+	 * after (the block's own for an application's buffer, the whole reservation when a
+	 * session ends), which the cache may count as free when it bounds what it keeps
+	 */
+	final void release(long budgetBytesFollowing) {
 		if (!this.closed) {
 			this.closed = true;
 		}
 		// Two threads closing one buffer at once must not give its memory (and budget)
 		// back twice: the cache would hand the block to two buffers.
 		if (RELEASED.compareAndSet(this, 0, 1)) {
-			this.device.sessions().releaseMemory(this.memory, this.owner == null);
+			this.device.sessions().releaseMemory(this.memory, this.owner == null, budgetBytesFollowing);
 		}
 	}
 

@@ -145,7 +145,7 @@ final class LibraryHandles {
 
 	private void release(LibraryStream.Workspace workspace) {
 		try {
-			this.device.sessions().releaseMemory(workspace.memory(), false);
+			this.device.sessions().releaseMemory(workspace.memory(), false, workspace.charged());
 		}
 		finally {
 			this.device.sessions().memory.releaseBudget(workspace.charged());

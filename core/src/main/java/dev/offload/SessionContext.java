@@ -146,10 +146,12 @@ final class SessionContext {
 	/**
 	 * Takes back a buffer's memory once its work is done; an application-owned device
 	 * buffer gives its budget back too (a session's buffers are in its reservation).
+	 * @param budgetBytesFollowing the budget's bytes given back right after this block
+	 * (see {@link DeviceMemory#release(NativeMemory, long)})
 	 */
-	void releaseMemory(NativeMemory memory, boolean charged) {
+	void releaseMemory(NativeMemory memory, boolean charged, long budgetBytesFollowing) {
 		try {
-			this.memory.release(memory);
+			this.memory.release(memory, budgetBytesFollowing);
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Could not free {} bytes of device {}: {}", memory.size(), this.device.id(), ex.getMessage());

@@ -467,7 +467,9 @@ final class SessionWork {
 				// Whatever went wrong giving the stream or an event back, the buffers go
 				// back too.
 				if (this.buffers != null) {
-					this.buffers.forEach(Buffer::release);
+					// The reservation, given back next, is the cache's to count as free.
+					long reserved = this.memoryReserved;
+					this.buffers.forEach((buffer) -> buffer.release(reserved));
 				}
 			}
 		}

@@ -45,6 +45,26 @@ class MemoryTests {
 	}
 
 	@Test
+	void aWorkingSetWithinTheBudgetShouldBeServedFromTheCacheAfterWarmUp() {
+		Device device = open(64 * MIB, MemoryConfig.ofBytes(8 * MIB), MIB);
+		for (int round = 0; round < 3; round++) {
+			try (OffloadSession session = device.openSession()) {
+				for (int i = 0; i < 6; i++) {
+					session.allocate(MIB);
+				}
+			}
+			device.allocate(5 * MIB / 4).close();
+		}
+		MemoryStatistics statistics = device.memoryStatistics();
+		assertThat(statistics.usedBytes()).isZero();
+		// Warm-up: the session's six blocks and the application's one; then hits only.
+		assertThat(statistics.cacheMisses())
+			.as("misses (evictions %d, cached %d)", statistics.cacheEvictions(), statistics.cachedBytes())
+			.isEqualTo(7);
+		assertThat(statistics.cacheEvictions()).isZero();
+	}
+
+	@Test
 	void allocateWhenTheSameClassComesBackShouldHitTheCacheAndAllocateOnce() {
 		Device device = open(64 * MIB, MemoryConfig.DEFAULTS, 16 * MIB);
 		for (int i = 0; i < 5; i++) {
@@ -63,16 +83,24 @@ class MemoryTests {
 
 	@Test
 	void releaseWhenTheCacheIsFullShouldEvictOnTheMemoryThread() {
-		// The budget leaves no room for the cache beyond its bound of 0.
-		Device device = open(64 * MIB, MemoryConfig.ofBytes(MIB), 0);
+		Device device = open(64 * MIB, MemoryConfig.ofBytes(4 * MIB), 0);
 		try (OffloadSession session = device.openSession()) {
 			session.fill(session.allocate(MIB), (byte) 1);
 		}
-		MemoryStatistics statistics = device.memoryStatistics();
-		assertThat(statistics.cacheEvictions()).isEqualTo(1);
-		assertThat(statistics.deviceFrees()).isEqualTo(1);
-		assertThat(statistics.cachedBytes()).isZero();
-		assertThat(statistics.synchronizingCalls()).isZero();
+		// Cached beyond the bound of 0, as the budget leaves room; then an application's
+		// buffer of another size class takes 3 MiB of the budget beside it.
+		assertThat(device.memoryStatistics().cachedBytes()).isEqualTo(MIB);
+		try (DeviceBuffer held = device.allocate(3 * MIB)) {
+			try (OffloadSession session = device.openSession()) {
+				session.fill(session.allocate(MIB / 4), (byte) 1);
+			}
+			// 1 MiB cached and 3 MiB held leave no room for the session's block.
+			MemoryStatistics statistics = device.memoryStatistics();
+			assertThat(statistics.cacheEvictions()).isEqualTo(1);
+			assertThat(statistics.deviceFrees()).isEqualTo(1);
+			assertThat(statistics.cachedBytes()).isEqualTo(MIB);
+			assertThat(statistics.synchronizingCalls()).isZero();
+		}
 	}
 
 	@Test

@@ -194,30 +194,31 @@ final class BufferCache {
 	 * Takes back a block whose work is done: into the cache, or, past the cache's bound,
 	 * to the memory thread to be freed.
 	 */
-	void release(NativeMemory memory) {
+	void release(NativeMemory memory, long budgetBytesFollowing) {
 		if (memory.isHost()) {
 			this.hostArena.release(memory);
 			return;
 		}
 		NativeMemory block = memory;
 		if (block.size() <= MemoryTuning.DEVICE_MAGAZINE_MAX_BLOCK_BYTES
-				&& withinBound(this.cachedBytes.get() + this.magazineCapacityBytes)) {
+				&& withinBound(this.cachedBytes.get() + this.magazineCapacityBytes, budgetBytesFollowing)) {
 			NativeMemory displaced = parkInMagazine(block);
 			if (displaced == null) {
 				return;
 			}
 			block = displaced;
 		}
-		releaseShared(block);
+		releaseShared(block, budgetBytesFollowing);
 	}
 
 	/** Into the shared list of the block's class, or past the bound to be freed. */
-	private void releaseShared(NativeMemory memory) {
+	private void releaseShared(NativeMemory memory, long budgetBytesFollowing) {
 		long size = memory.size();
 		long cached = this.cachedBytes.addAndGet(size);
 		// The magazines' bytes count too: their capacity first, which spares reading
 		// them while the cache is far from its bound.
-		if (!withinBound(cached + this.magazineCapacityBytes) && !withinBound(cached + magazineBytes())) {
+		if (!withinBound(cached + this.magazineCapacityBytes, budgetBytesFollowing)
+				&& !withinBound(cached + magazineBytes(), budgetBytesFollowing)) {
 			this.cachedBytes.addAndGet(-size);
 			this.evictions.increment();
 			freeDevice(memory);
@@ -228,10 +229,15 @@ final class BufferCache {
 
 	/**
 	 * Tells whether the cache may hold {@code cached} bytes: up to its maximum, or beyond
-	 * it as long as the budget leaves room.
+	 * it as long as the budget leaves room. The owner of the blocks being given back
+	 * gives their budget back after them (a session its whole reservation once its
+	 * buffers are back), so those {@code budgetBytesFollowing} count as the cache's, not
+	 * in use: else a working set within the budget would be evicted on every round and
+	 * allocated again.
 	 */
-	private boolean withinBound(long cached) {
-		return cached <= this.maxBytes || cached <= this.ceilingBytes - this.usedBytes.getAsLong();
+	private boolean withinBound(long cached, long budgetBytesFollowing) {
+		return cached <= this.maxBytes
+				|| cached <= this.ceilingBytes - Math.max(0, this.usedBytes.getAsLong() - budgetBytesFollowing);
 	}
 
 	/**

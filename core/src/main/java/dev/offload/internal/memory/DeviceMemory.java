@@ -124,12 +124,16 @@ public final class DeviceMemory {
 	}
 
 	/**
-	 * Takes back device or host memory (cached, or freed on the memory thread); the
-	 * budget is the caller's to give back.
-	 * @param memory the memory
+	 * Takes back device or host memory whose work is done (cached, or freed on the memory
+	 * thread); the budget is the caller's to give back. Its owner gives
+	 * {@code budgetBytesFollowing} of the budget back right after it (an application's
+	 * buffer its own bytes, a session its reservation): the cache counts them as free
+	 * when it bounds what it keeps, so that a working set within the budget stays cached.
+	 * @param memory the block
+	 * @param budgetBytesFollowing the budget's bytes given back next, at least 0
 	 */
-	public void release(NativeMemory memory) {
-		this.cache.release(memory);
+	public void release(NativeMemory memory, long budgetBytesFollowing) {
+		this.cache.release(memory, budgetBytesFollowing);
 	}
 
 	/**
