@@ -45,6 +45,20 @@ class MemoryTests {
 	}
 
 	@Test
+	void anApplicationBufferClosedAfterItsDeviceShouldBeFreedNotCached() {
+		Device device = open(64 * MIB, MemoryConfig.ofBytes(8 * MIB), 0);
+		DeviceBuffer small = device.allocate(4096);
+		DeviceBuffer large = device.allocate(5 * MIB);
+		this.registry.close(Duration.ofSeconds(5));
+		small.close();
+		large.close();
+		MemoryStatistics statistics = device.memoryStatistics();
+		assertThat(statistics.usedBytes()).isZero();
+		assertThat(statistics.cachedBytes()).isZero();
+		assertThat(statistics.deviceFrees()).isEqualTo(2);
+	}
+
+	@Test
 	void aWorkingSetWithinTheBudgetShouldBeServedFromTheCacheAfterWarmUp() {
 		Device device = open(64 * MIB, MemoryConfig.ofBytes(8 * MIB), MIB);
 		for (int round = 0; round < 3; round++) {

@@ -111,6 +111,9 @@ final class BufferCache {
 	private final LongAdder outOfMemoryFailures = new LongAdder();
 
 	@SuppressWarnings("unchecked")
+	/** Set once the device closes: blocks given back later are freed, not cached. */
+	private volatile boolean closed;
+
 	BufferCache(int deviceId, BackendDevice backendDevice, long totalBytes, int leastPriority, long maxBytes,
 			long ceilingBytes, LongSupplier usedBytes, MemoryFailures failures) {
 		this.deviceId = deviceId;
@@ -197,6 +200,12 @@ final class BufferCache {
 	void release(NativeMemory memory, long budgetBytesFollowing) {
 		if (memory.isHost()) {
 			this.hostArena.release(memory);
+			return;
+		}
+		if (this.closed) {
+			// An application's buffer closed after its device: nothing is cached any
+			// more.
+			freeDevice(memory);
 			return;
 		}
 		NativeMemory block = memory;
@@ -309,6 +318,7 @@ final class BufferCache {
 	 * open, whose reads would crash on freed memory.
 	 */
 	void closeKeepingHostMemory() {
+		this.closed = true;
 		trimDevice();
 		this.memoryThread.stop();
 	}

@@ -118,7 +118,17 @@ final class MemoryThread {
 	 * Queues a stream-ordered free of an idle block.
 	 */
 	void free(NativeMemory memory) {
-		submit(() -> memory.free(stream()));
+		submit(() -> {
+			if (this.stopped && this.stream == null) {
+				// After stop(): no stream of its own any more, and none is made on a
+				// device
+				// that closed. A block given back that late is freed plainly.
+				memory.free();
+			}
+			else {
+				memory.free(stream());
+			}
+		});
 	}
 
 	/**
