@@ -45,8 +45,7 @@ public final class OffloadTemplateAutoConfiguration {
 			ObjectProvider<BatchListener> batchListeners, ObjectProvider<BlasLibrary> blasLibrary,
 			ObjectProvider<TenantResolver> tenantResolver) {
 		List<BatchListener> listeners = batchListeners.orderedStream().toList();
-		BatchListener listener = (listeners.size() == 1) ? listeners.get(0)
-				: (batch) -> listeners.forEach((each) -> each.batchCompleted(batch));
+		BatchListener listener = (listeners.size() == 1) ? listeners.get(0) : new CompositeBatchListener(listeners);
 		OffloadTemplate template = new OffloadTemplate(registry, batchPolicy(properties.getBatching(), environment),
 				listener, tenantResolver.getIfAvailable(() -> TenantResolver.NONE));
 		blasLibrary.ifAvailable(template::setBlasLibrary);

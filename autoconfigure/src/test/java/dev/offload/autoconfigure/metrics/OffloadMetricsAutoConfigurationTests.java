@@ -1,5 +1,7 @@
 package dev.offload.autoconfigure.metrics;
 
+import java.util.concurrent.CompletableFuture;
+
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -11,6 +13,7 @@ import dev.offload.DeviceBuffer;
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
 import dev.offload.autoconfigure.HostDeviceRegistryConfiguration;
+import dev.offload.autoconfigure.template.OffloadTemplateAutoConfiguration;
 import dev.offload.autoconfigure.leak.OffloadLeakDetectionAutoConfiguration;
 import dev.offload.blas.Blas;
 import dev.offload.compile.KernelCache;
@@ -18,6 +21,9 @@ import dev.offload.spring.metrics.OffloadKernelMetrics;
 import dev.offload.spring.metrics.OffloadPoolMetrics;
 import dev.offload.spring.metrics.OffloadQueueMetrics;
 import dev.offload.spring.metrics.OffloadSessionMetrics;
+import dev.offload.template.BatchListener;
+import dev.offload.template.BatchPolicy;
+import dev.offload.template.OffloadTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -31,6 +37,20 @@ class OffloadMetricsAutoConfigurationTests {
 				AutoConfigurations.of(MetricsAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
 						OffloadLeakDetectionAutoConfiguration.class, OffloadMetricsAutoConfiguration.class))
 		.withUserConfiguration(HostDeviceRegistryConfiguration.class);
+
+	@Test
+	void batchMetersShouldBeRegisteredWhenABatcherStartsWithEveryBatchListenerBean() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(OffloadTemplateAutoConfiguration.class))
+			.run((context) -> {
+				// The batch meters and the tenant meters are two listeners: both are
+				// told.
+				assertThat(context.getBeansOfType(BatchListener.class)).hasSizeGreaterThan(1);
+				context.getBean(OffloadTemplate.class)
+					.batcher("idle", (items) -> CompletableFuture.completedFuture(items), BatchPolicy.DEFAULTS);
+				MeterRegistry meters = context.getBean(MeterRegistry.class);
+				assertThat(meters.find("offload.batch.batches").tag("kernel", "idle").counter()).isNotNull();
+			});
+	}
 
 	@Test
 	void metricsWhenMeterRegistryExistsShouldBindPoolMetersAndRecordBorrows() {
