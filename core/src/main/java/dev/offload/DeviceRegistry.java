@@ -287,6 +287,15 @@ public final class DeviceRegistry implements AutoCloseable {
 	}
 
 	/**
+	 * Returns how long {@link #close()} waits for the work in flight, as the builder set
+	 * it.
+	 * @return the await-termination time
+	 */
+	public Duration awaitTermination() {
+		return this.awaitTermination;
+	}
+
+	/**
 	 * Shuts down with the configured await-termination time: see
 	 * {@link #close(Duration)}.
 	 */

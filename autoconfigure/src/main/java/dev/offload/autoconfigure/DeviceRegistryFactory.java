@@ -237,9 +237,13 @@ final class DeviceRegistryFactory {
 			return null;
 		}
 		List<Integer> ids = new ArrayList<>();
+		String action = "Set '" + DEVICES + "' to 'all' or to a list of device ids, " + "such as 0,1.";
 		for (String device : devices) {
-			ids.add(parseId(errors, DEVICES, devices, device,
-					"Set '" + DEVICES + "' to 'all' or to a list of device ids, " + "such as 0,1."));
+			int id = parseId(errors, DEVICES, devices, device, action);
+			if (ids.contains(id)) {
+				throw errors.invalid(DEVICES, devices, "device " + id + " is listed twice", action, null);
+			}
+			ids.add(id);
 		}
 		return ids;
 	}

@@ -104,7 +104,10 @@ public final class OffloadLifecycle
 				continue;
 			}
 			logInFlight(registry);
-			Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+			// Each registry waits as long as it was built to (an application's own may
+			// differ), and all of them together no longer than the shutdown's bound.
+			Duration left = Duration
+				.ofNanos(Math.min(registry.awaitTermination().toNanos(), Math.max(0, deadline - System.nanoTime())));
 			if (registry.close(left)) {
 				logger.debug("Offload {} closed", registry);
 			}

@@ -1,5 +1,6 @@
 package dev.offload.autoconfigure;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -20,6 +21,7 @@ import dev.offload.Kernel;
 import dev.offload.OffloadSession;
 import dev.offload.StreamPoolClosedException;
 import dev.offload.StreamPoolStatistics;
+import dev.offload.backend.host.HostBackend;
 import dev.offload.kernel.LaunchConfig;
 import dev.offload.kernel.ModuleDefinition;
 
@@ -36,6 +38,23 @@ class OffloadLifecycleTests {
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(OffloadAutoConfiguration.class))
 		.withPropertyValues("offload.backend=host", "offload.stream-pool.initial-size=1");
+
+	@Test
+	void aRegistryOfTheApplicationsOwnShouldWaitAsLongAsItWasBuiltTo() {
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(OffloadAutoConfiguration.class))
+			.withPropertyValues("offload.shutdown.await-termination=10m")
+			.withBean(DeviceRegistry.class,
+					() -> DeviceRegistry.builder(HostBackend.builder().workersPerDevice(2).build())
+						.awaitTermination(Duration.ofMillis(100))
+						.build())
+			.run((context) -> {
+				OffloadSession open = context.getBean(DeviceRegistry.class).openSession();
+				open.streamId();
+				// Its 100 ms, not the 10 minutes the shutdown may take in all.
+				assertThat(CompletableFuture.runAsync(context::close)).succeedsWithin(Duration.ofMinutes(1));
+				open.close();
+			});
+	}
 
 	@Test
 	void lifecycleShouldStopAfterTheWebServer() {

@@ -16,7 +16,10 @@ import dev.offload.StreamPriority;
  * is synchronized and released when the method returns or throws. A method returning a
  * {@link java.util.concurrent.CompletionStage} or
  * {@link java.util.concurrent.CompletableFuture} keeps its session until that stage
- * completes and the session's work is done.
+ * completes and the session's work is done. A method returning a stage of another type (a
+ * subclass of {@code CompletableFuture}, say) keeps its session until its stage completes
+ * too, and its callers get the stage as it returned it, which may complete before the
+ * session's stream is back and carries no timeout of the session's.
  * <p>
  * On a class, it applies to each method of the class. In a Spring application the advice
  * applies to calls through the bean's proxy only: a call from the bean to itself, or from

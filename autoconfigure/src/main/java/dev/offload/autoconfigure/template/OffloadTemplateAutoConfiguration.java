@@ -10,6 +10,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
@@ -111,8 +112,13 @@ public final class OffloadTemplateAutoConfiguration {
 		@ConditionalOnMissingBean
 		static BatchedAnnotationBeanPostProcessor batchedAnnotationBeanPostProcessor(Environment environment,
 				ObjectProvider<OffloadTemplate> template) {
+			// The policy of offload.batching.*, bound on its own: a post-processor comes
+			// before the properties bean, and @Batched attributes are checked against it.
 			BatchedAnnotationBeanPostProcessor postProcessor = new BatchedAnnotationBeanPostProcessor(
-					template::getObject);
+					template::getObject,
+					() -> batchPolicy(
+							Binder.get(environment).bindOrCreate("offload.batching", OffloadProperties.Batching.class),
+							environment));
 			postProcessor.setProxyTargetClass(
 					environment.getProperty("spring.aop.proxy-target-class", Boolean.class, Boolean.TRUE));
 			return postProcessor;

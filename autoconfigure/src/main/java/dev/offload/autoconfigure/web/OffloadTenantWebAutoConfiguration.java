@@ -26,7 +26,7 @@ import dev.offload.template.TenantResolver;
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass(name = { "org.springframework.web.context.request.ServletRequestAttributes",
 		"jakarta.servlet.http.HttpServletRequest" })
-@ConditionalOnExpression("'${offload.tenants.header:}'.trim() != '' or '${offload.tenants.principal:false}' == 'true'")
+@ConditionalOnExpression("'${offload.tenants.header:}'.trim() != '' or '${offload.tenants.principal:false}'.trim().equalsIgnoreCase('true')")
 @EnableConfigurationProperties(OffloadProperties.class)
 public final class OffloadTenantWebAutoConfiguration {
 

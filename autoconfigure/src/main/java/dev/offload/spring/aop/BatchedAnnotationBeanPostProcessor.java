@@ -29,11 +29,25 @@ public class BatchedAnnotationBeanPostProcessor extends AbstractBeanFactoryAware
 
 	private final transient BatchedMethodInterceptor interceptor;
 
+	private final transient Supplier<BatchPolicy> batchPolicy;
+
 	/**
 	 * Creates the post-processor.
 	 * @param template supplies the template on the first batched call
 	 */
 	public BatchedAnnotationBeanPostProcessor(Supplier<OffloadTemplate> template) {
+		this(template, () -> BatchPolicy.DEFAULTS);
+	}
+
+	/**
+	 * Creates the post-processor, checking each {@link Batched @Batched} method's policy
+	 * against the configured one at startup.
+	 * @param template supplies the template whose batchers serve the calls
+	 * @param batchPolicy supplies the policy of {@code offload.batching.*}, which a
+	 * method's attributes change
+	 */
+	public BatchedAnnotationBeanPostProcessor(Supplier<OffloadTemplate> template, Supplier<BatchPolicy> batchPolicy) {
+		this.batchPolicy = batchPolicy;
 		this.interceptor = new BatchedMethodInterceptor(template);
 		this.advisor = new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, Batched.class, true),
 				this.interceptor);
@@ -51,7 +65,8 @@ public class BatchedAnnotationBeanPostProcessor extends AbstractBeanFactoryAware
 				if (batched != null) {
 					BatchedMethodInterceptor.batchMethod(type, method, batched);
 					try {
-						BatchedMethodInterceptor.policy(BatchPolicy.DEFAULTS, batched);
+						BatchedMethodInterceptor.policy(this.batchPolicy.get(), batched);
+						BatchedMethodInterceptor.timeout(batched);
 					}
 					catch (IllegalArgumentException ex) {
 						throw new IllegalStateException("Invalid @Batched on " + type.getSimpleName() + "."

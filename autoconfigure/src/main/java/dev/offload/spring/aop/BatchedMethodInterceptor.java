@@ -4,12 +4,14 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
+import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
 import org.aopalliance.intercept.MethodInterceptor;
@@ -32,6 +34,9 @@ import dev.offload.template.OffloadTemplate;
  * through the bean's proxy. The batchers are closed with {@link #close()}.
  */
 public final class BatchedMethodInterceptor implements MethodInterceptor, AutoCloseable {
+
+	/** A zero duration as {@code offload.batching.max-delay} or ISO-8601 spells it. */
+	private static final Pattern ZERO = Pattern.compile("0+(\\.0+)?(ns|us|ms|s|m|h|d)?|pt0+(\\.0+)?s");
 
 	private final Supplier<OffloadTemplate> template;
 
@@ -59,17 +64,34 @@ public final class BatchedMethodInterceptor implements MethodInterceptor, AutoCl
 		}
 		Object proxy = proxied.getProxy();
 		Batcher<Object, Object> batcher = this.batchers.computeIfAbsent(new Key(proxy, method),
-				(key) -> start(proxy, targetClass, method, batched));
+				(key) -> start(proxy, target, targetClass, method, batched));
 		Object item = invocation.getArguments()[0];
-		Duration timeout = OffloadAttributes.parseTimeout(batched.timeout());
+		Duration timeout = timeout(batched);
 		return (timeout != null) ? batcher.submit(item, timeout) : batcher.submit(item);
 	}
 
-	private Batcher<Object, Object> start(Object proxy, Class<?> targetClass, Method method, Batched batched) {
+	private Batcher<Object, Object> start(Object proxy, Object target, Class<?> targetClass, Method method,
+			Batched batched) {
 		Method batchMethod = batchMethod(targetClass, method, batched);
+		// Through the proxy, so that the batch method's own advice applies; a proxy of
+		// interfaces only that does not declare it calls the bean itself.
+		Object receiver = proxy;
+		Method call = batchMethod;
+		if (!batchMethod.getDeclaringClass().isInstance(proxy)) {
+			Method declared = ClassUtils.getMethodIfAvailable(proxy.getClass(), batchMethod.getName(), List.class);
+			if (declared != null) {
+				call = declared;
+			}
+			else {
+				receiver = target;
+			}
+		}
+		Object batchReceiver = receiver;
+		Method batchCall = call;
 		OffloadTemplate offloadTemplate = this.template.get();
 		return offloadTemplate.batcher(ClassUtils.getShortName(targetClass) + "." + method.getName(),
-				(items) -> callBatchMethod(proxy, batchMethod, items), policy(offloadTemplate.batchPolicy(), batched));
+				(items) -> callBatchMethod(batchReceiver, batchCall, items),
+				policy(offloadTemplate.batchPolicy(), batched));
 	}
 
 	@SuppressWarnings("unchecked")
@@ -102,11 +124,51 @@ public final class BatchedMethodInterceptor implements MethodInterceptor, AutoCl
 		if (batched.maxBatchSize() != 0) {
 			policy = policy.withMaxBatchSize(batched.maxBatchSize());
 		}
-		Duration delay = OffloadAttributes.parseTimeout(batched.maxDelay());
+		Duration delay = maxDelay(batched);
 		if (delay != null) {
 			policy = policy.withMaxDelay(delay);
 		}
 		return policy;
+	}
+
+	/**
+	 * Returns a {@link Batched @Batched} method's {@code maxDelay}: 0 or more (0
+	 * dispatches what is queued at once, as {@code offload.batching.max-delay: 0}).
+	 * @param batched the annotation
+	 * @return the delay, or {@code null} for the configured one
+	 * @throws IllegalArgumentException naming the attribute if it is no such duration
+	 */
+	static @Nullable Duration maxDelay(Batched batched) {
+		String value = batched.maxDelay();
+		if (value.isBlank()) {
+			return null;
+		}
+		if (ZERO.matcher(value.trim().toLowerCase(Locale.ROOT)).matches()) {
+			return Duration.ZERO;
+		}
+		try {
+			return OffloadAttributes.parseTimeout(value);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException(
+					"maxDelay '" + value + "' is not a duration of 0 or more, such as 5ms or PT0.005S", ex);
+		}
+	}
+
+	/**
+	 * Returns a {@link Batched @Batched} method's {@code timeout}.
+	 * @param batched the annotation
+	 * @return the timeout, or {@code null} for none
+	 * @throws IllegalArgumentException naming the attribute if it is no positive duration
+	 */
+	static @Nullable Duration timeout(Batched batched) {
+		try {
+			return OffloadAttributes.parseTimeout(batched.timeout());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException(
+					"timeout '" + batched.timeout() + "' is not a positive duration, such as 50ms or PT0.05S", ex);
+		}
 	}
 
 	/**

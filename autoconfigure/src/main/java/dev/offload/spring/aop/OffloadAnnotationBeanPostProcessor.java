@@ -10,6 +10,7 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
+import org.springframework.aop.framework.Advised;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.core.annotation.AnnotatedElementUtils;
@@ -73,7 +74,10 @@ public class OffloadAnnotationBeanPostProcessor extends AbstractBeanFactoryAware
 
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
-		boolean advised = isEligible(bean, beanName);
+		// A bean already behind a proxy (a JDK proxy of its interfaces, say) is advised
+		// by its target's class: its annotations are checked the same.
+		boolean advised = isEligible(bean, beanName)
+				|| (bean instanceof Advised proxy && !proxy.isFrozen() && isEligible(AopUtils.getTargetClass(bean)));
 		if (advised) {
 			// A timeout that is no duration fails the startup, not the first call.
 			Class<?> type = AopUtils.getTargetClass(bean);

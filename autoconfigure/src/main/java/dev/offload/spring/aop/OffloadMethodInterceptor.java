@@ -4,6 +4,7 @@ import java.lang.reflect.Method;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
@@ -60,19 +61,24 @@ public final class OffloadMethodInterceptor implements MethodInterceptor {
 		if (attributes == null) {
 			return invocation.proceed();
 		}
-		if (returnsStage(method)) {
+		// The implementation's return type: an interface's may be a type variable.
+		Class<?> returned = ((targetClass != null) ? AopUtils.getMostSpecificMethod(method, targetClass) : method)
+			.getReturnType();
+		if (returned == CompletionStage.class || returned == CompletableFuture.class) {
 			return this.invoker.get().invokeAsync(attributes, () -> (CompletionStage<?>) invocation.proceed());
 		}
+		if (CompletionStage.class.isAssignableFrom(returned)) {
+			// A stage of the application's own type: the caller gets it as the method
+			// returned it, and the session stays open until it completes.
+			AtomicReference<@Nullable CompletionStage<?>> own = new AtomicReference<>();
+			this.invoker.get().invokeAsync(attributes, () -> {
+				CompletionStage<?> stage = (CompletionStage<?>) invocation.proceed();
+				own.set(stage);
+				return stage;
+			});
+			return own.get();
+		}
 		return this.invoker.get().invoke(attributes, invocation::proceed);
-	}
-
-	/**
-	 * Tells whether the method's callers can take the {@link CompletableFuture} that the
-	 * invoker returns.
-	 */
-	private static boolean returnsStage(Method method) {
-		Class<?> type = method.getReturnType();
-		return type == CompletionStage.class || type == CompletableFuture.class;
 	}
 
 }

@@ -40,6 +40,13 @@ class OffloadFailureAnalysisTests {
 		.withConfiguration(AutoConfigurations.of(OffloadAutoConfiguration.class));
 
 	@Test
+	void repeatedDeviceIdShouldFailWithAnalysis() {
+		this.contextRunner.withPropertyValues("offload.devices=0,0")
+			.run(failsWith("Invalid value '0,0' for 'offload.devices': device 0 is listed twice",
+					"Set 'offload.devices' to 'all' or to a list of device ids"));
+	}
+
+	@Test
 	void initialSizeWhenZeroShouldFailWithAnalysis() {
 		this.contextRunner.withPropertyValues("offload.stream-pool.initial-size=0")
 			.run(failsWith("Invalid value '0' for 'offload.stream-pool.initial-size': initialSize must be at least 1, "

@@ -57,6 +57,12 @@ class OffloadTenantWebAutoConfigurationTests {
 	}
 
 	@Test
+	void principalSpelledInAnyCaseShouldConfigureTheResolver() {
+		this.contextRunner.withPropertyValues("offload.tenants.principal=TRUE")
+			.run((context) -> assertThat(context).hasSingleBean(TenantResolver.class));
+	}
+
+	@Test
 	void headerShouldNameTheTenantOfTheTemplatesAndTheAnnotatedMethodsSessions() {
 		this.contextRunner.withPropertyValues("offload.tenants.header=X-Tenant-Id")
 			.withUserConfiguration(AnnotatedServiceConfiguration.class)
