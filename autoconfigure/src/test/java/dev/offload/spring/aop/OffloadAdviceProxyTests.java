@@ -45,7 +45,7 @@ class OffloadAdviceProxyTests {
 	@Test
 	void batchedThroughInterfaceProxyShouldServeTheCall() {
 		this.contextRunner.withPropertyValues("spring.aop.proxy-target-class=false")
-			.withUserConfiguration(PricerConfiguration.class)
+			.withBean(Pricer.class, SquarePricer::new)
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				Pricer pricer = context.getBean(Pricer.class);
@@ -58,7 +58,7 @@ class OffloadAdviceProxyTests {
 	// and as "The shapes are checked at startup" promises.
 	@Test
 	void batchedTimeoutThatIsNotADurationShouldFailStartup() {
-		this.contextRunner.withUserConfiguration(BadBatchedTimeoutConfiguration.class)
+		this.contextRunner.withBean(BadBatchedTimeout.class, BadBatchedTimeout::new)
 			.run((context) -> assertThat(context).hasFailed());
 	}
 
@@ -67,7 +67,7 @@ class OffloadAdviceProxyTests {
 	@Test
 	void batchedMaxBatchSizeBelowTheConfiguredPreferredSizesShouldFailStartup() {
 		this.contextRunner.withPropertyValues("offload.batching.preferred-batch-sizes=64")
-			.withUserConfiguration(SmallBatchConfiguration.class)
+			.withBean(SmallBatch.class, SmallBatch::new)
 			.run((context) -> assertThat(context).hasFailed()
 				.getFailure()
 				.rootCause()
@@ -78,7 +78,7 @@ class OffloadAdviceProxyTests {
 	// until the stage completes, and its caller gets the stage it returned.
 	@Test
 	void offloadMethodReturningACompletableFutureSubclassShouldKeepItsSession() {
-		this.contextRunner.withUserConfiguration(SubclassFutureConfiguration.class).run((context) -> {
+		this.contextRunner.withBean(SubclassFuture.class, SubclassFuture::new).run((context) -> {
 			assertThat(context).hasNotFailed();
 			SubclassFuture bean = context.getBean(SubclassFuture.class);
 			MyFuture<String> stage = new MyFuture<>();
@@ -113,7 +113,7 @@ class OffloadAdviceProxyTests {
 	// Meta-annotation carrying @Offload(device = 1).
 	@Test
 	void metaAnnotatedMethodShouldOpenOnTheMetaAnnotationsDevice() {
-		this.contextRunner.withUserConfiguration(MetaConfiguration.class).run((context) -> {
+		this.contextRunner.withBean(Meta.class, Meta::new).run((context) -> {
 			assertThat(context).hasNotFailed();
 			assertThat(context.getBean(Meta.class).onOne()).isEqualTo(1);
 		});
@@ -149,7 +149,7 @@ class OffloadAdviceProxyTests {
 	// After the registry closed, an @Offload call fails with StreamPoolClosedException.
 	@Test
 	void offloadCallAfterTheRegistryClosedShouldFailWithStreamPoolClosed() {
-		this.contextRunner.withUserConfiguration(MetaConfiguration.class).run((context) -> {
+		this.contextRunner.withBean(Meta.class, Meta::new).run((context) -> {
 			context.getBean(DeviceRegistry.class).close();
 			org.assertj.core.api.Assertions.assertThatExceptionOfType(dev.offload.StreamPoolClosedException.class)
 				.isThrownBy(() -> context.getBean(Meta.class).onOne());
@@ -304,7 +304,7 @@ class OffloadAdviceProxyTests {
 	// offload.batching.max-delay ("0 dispatches what is queued at once").
 	@Test
 	void batchedZeroMaxDelayShouldBeAccepted() {
-		this.contextRunner.withUserConfiguration(ZeroDelayConfiguration.class).run((context) -> {
+		this.contextRunner.withBean(ZeroDelay.class, ZeroDelay::new).run((context) -> {
 			assertThat(context).hasNotFailed();
 			assertThat(context.getBean(ZeroDelay.class).twice(4).get(10, TimeUnit.SECONDS)).isEqualTo(8);
 		});
@@ -319,16 +319,6 @@ class OffloadAdviceProxyTests {
 
 		public List<Integer> twiceAll(List<Integer> values) {
 			return values.stream().map((v) -> v * 2).toList();
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class ZeroDelayConfiguration {
-
-		@Bean
-		ZeroDelay zeroDelay() {
-			return new ZeroDelay();
 		}
 
 	}
@@ -391,16 +381,6 @@ class OffloadAdviceProxyTests {
 
 	}
 
-	@Configuration(proxyBeanMethods = false)
-	static class PricerConfiguration {
-
-		@Bean
-		Pricer pricer() {
-			return new SquarePricer();
-		}
-
-	}
-
 	static class BadBatchedTimeout {
 
 		@Batched(batchMethod = "all", timeout = "soon")
@@ -414,16 +394,6 @@ class OffloadAdviceProxyTests {
 
 	}
 
-	@Configuration(proxyBeanMethods = false)
-	static class BadBatchedTimeoutConfiguration {
-
-		@Bean
-		BadBatchedTimeout badBatchedTimeout() {
-			return new BadBatchedTimeout();
-		}
-
-	}
-
 	static class SmallBatch {
 
 		@Batched(batchMethod = "twiceAll", maxBatchSize = 16, maxDelay = "1ms")
@@ -433,16 +403,6 @@ class OffloadAdviceProxyTests {
 
 		public List<Integer> twiceAll(List<Integer> values) {
 			return values.stream().map((v) -> v * 2).toList();
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class SmallBatchConfiguration {
-
-		@Bean
-		SmallBatch smallBatch() {
-			return new SmallBatch();
 		}
 
 	}
@@ -463,16 +423,6 @@ class OffloadAdviceProxyTests {
 		public MyFuture<String> hold(MyFuture<String> stage) {
 			this.last = OffloadSessionBinding.currentSession().orElseThrow();
 			return stage;
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class SubclassFutureConfiguration {
-
-		@Bean
-		SubclassFuture subclassFuture() {
-			return new SubclassFuture();
 		}
 
 	}
@@ -518,16 +468,6 @@ class OffloadAdviceProxyTests {
 		@OnDeviceOne
 		public int onOne() {
 			return OffloadSessionBinding.currentSession().map((s) -> s.device().id()).orElse(-99);
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class MetaConfiguration {
-
-		@Bean
-		Meta meta() {
-			return new Meta();
 		}
 
 	}
