@@ -330,9 +330,13 @@ public final class Device {
 	 * time, or is smaller than it
 	 * @throws DeviceOutOfMemoryException if the device had no memory, even after Offload
 	 * gave back what it cached
+	 * @throws DeviceFailedException if the device failed
+	 * @throws StreamPoolClosedException if the device was closed
 	 */
 	public DeviceBuffer allocate(long bytes) {
 		long charged = allocationSize(bytes);
+		// A failed or closed device refuses at once, not after waiting for the budget.
+		checkUsable();
 		this.memory.acquireBudget(charged, this.streamPool.borrowTimeoutNanos(StreamPriority.NORMAL));
 		try {
 			return new DeviceBuffer(this, this.sessions.acquireDeviceMemory(bytes, null), bytes, null);

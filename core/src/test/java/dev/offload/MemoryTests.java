@@ -45,6 +45,16 @@ class MemoryTests {
 	}
 
 	@Test
+	void allocateOnAClosedDeviceShouldFailAtOnceEvenWithTheBudgetFull() {
+		Device device = open(64 * MIB, MemoryConfig.ofBytes(MIB), 0);
+		DeviceBuffer full = device.allocate(MIB);
+		this.registry.close(Duration.ofSeconds(5));
+		// Not after the borrow timeout's wait for a budget nobody gives back.
+		assertThatExceptionOfType(StreamPoolClosedException.class).isThrownBy(() -> device.allocate(MIB));
+		full.close();
+	}
+
+	@Test
 	void anApplicationBufferClosedAfterItsDeviceShouldBeFreedNotCached() {
 		Device device = open(64 * MIB, MemoryConfig.ofBytes(8 * MIB), 0);
 		DeviceBuffer small = device.allocate(4096);
