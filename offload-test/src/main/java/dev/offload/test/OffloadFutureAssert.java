@@ -1,6 +1,7 @@
 package dev.offload.test;
 
 import java.time.Duration;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -40,6 +41,9 @@ public class OffloadFutureAssert<T> extends CompletableFutureAssert<T> {
 		catch (ExecutionException | CompletionException ex) {
 			failWithMessage("Expected the future to complete within %s but it failed with %s", timeout, ex.getCause());
 		}
+		catch (CancellationException ex) {
+			failWithMessage("Expected the future to complete within %s but it was cancelled", timeout);
+		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			failWithMessage("Interrupted while waiting for the future");
@@ -67,6 +71,12 @@ public class OffloadFutureAssert<T> extends CompletableFutureAssert<T> {
 			if (!type.isInstance(ex.getCause())) {
 				failWithMessage("Expected the future to fail with %s but it failed with %s", type.getName(),
 						ex.getCause());
+			}
+		}
+		catch (CancellationException ex) {
+			// A cancelled future's failure is the cancellation itself.
+			if (!type.isInstance(ex)) {
+				failWithMessage("Expected the future to fail with %s but it was cancelled", type.getName());
 			}
 		}
 		catch (InterruptedException ex) {

@@ -1,6 +1,7 @@
 package dev.offload.test;
 
 import java.time.Duration;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.AfterEach;
@@ -38,6 +39,19 @@ class OffloadAssertionsTests {
 	@AfterEach
 	void tearDown() {
 		this.registry.close(Duration.ofSeconds(5));
+	}
+
+	@Test
+	void aCancelledFutureFailsWithItsCancellationAndDoesNotComplete() {
+		CompletableFuture<String> cancelled = new CompletableFuture<>();
+		cancelled.cancel(true);
+		OffloadAssertions.assertThat(cancelled).failsWith(CancellationException.class);
+		assertThatExceptionOfType(AssertionError.class)
+			.isThrownBy(() -> OffloadAssertions.assertThat(cancelled).completesWithin(Duration.ofSeconds(1)))
+			.withMessageContaining("it was cancelled");
+		assertThatExceptionOfType(AssertionError.class)
+			.isThrownBy(() -> OffloadAssertions.assertThat(cancelled).failsWith(IllegalArgumentException.class))
+			.withMessageContaining("it was cancelled");
 	}
 
 	@Test

@@ -9,6 +9,7 @@ import java.util.Objects;
 import java.util.SplittableRandom;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -86,7 +87,13 @@ public final class FaultInjectingBackend implements Backend {
 
 	private final Backend delegate;
 
-	private final Map<Operation, Rule> rules = new ConcurrentHashMap<>();
+	/**
+	 * Each operation's failure rules, in the order they were set: the first that fires
+	 * decides.
+	 */
+	private final Map<Operation, List<Rule>> rules = new ConcurrentHashMap<>();
+
+	private final Map<Operation, Long> delays = new ConcurrentHashMap<>();
 
 	private final Map<Operation, AtomicLong> calls = new EnumMap<>(Operation.class);
 
@@ -201,8 +208,7 @@ public final class FaultInjectingBackend implements Backend {
 		if (delay == null || delay.isNegative()) {
 			throw new IllegalArgumentException("delay must be at least 0, was " + delay);
 		}
-		Rule current = this.rules.getOrDefault(operation, Rule.NONE);
-		this.rules.put(operation, current.withDelay(delay.toNanos()));
+		this.delays.put(operation, delay.toNanos());
 		return this;
 	}
 
@@ -287,6 +293,7 @@ public final class FaultInjectingBackend implements Backend {
 	 */
 	public FaultInjectingBackend clear() {
 		this.rules.clear();
+		this.delays.clear();
 		return this;
 	}
 
@@ -315,9 +322,12 @@ public final class FaultInjectingBackend implements Backend {
 		return n;
 	}
 
+	/**
+	 * Adds a failure rule of {@code operation} beside the earlier ones (the 3rd launch
+	 * may fail and the 10th kill the device); safe from several threads at once.
+	 */
 	private FaultInjectingBackend rule(Operation operation, Rule rule) {
-		Rule current = this.rules.getOrDefault(operation, Rule.NONE);
-		this.rules.put(operation, rule.withDelay(current.delayNanos));
+		this.rules.computeIfAbsent(operation, (key) -> new CopyOnWriteArrayList<>()).add(rule);
 		return this;
 	}
 
@@ -341,16 +351,23 @@ public final class FaultInjectingBackend implements Backend {
 			return null;
 		}
 		long count = counter(this.calls, operation).incrementAndGet();
-		Rule rule = this.rules.getOrDefault(operation, Rule.NONE);
-		if (rule.delayNanos > 0) {
+		long delayNanos = this.delays.getOrDefault(operation, 0L);
+		if (delayNanos > 0) {
 			// parkNanos may return early (a spurious wake-up, or a permit left by an
 			// earlier unpark): park again.
-			long end = System.nanoTime() + rule.delayNanos;
-			for (long left = rule.delayNanos; left > 0; left = end - System.nanoTime()) {
+			long end = System.nanoTime() + delayNanos;
+			for (long left = delayNanos; left > 0; left = end - System.nanoTime()) {
 				LockSupport.parkNanos(left);
 			}
 		}
-		if (!rule.fires(count)) {
+		Rule rule = null;
+		for (Rule each : this.rules.getOrDefault(operation, List.of())) {
+			if (each.fires(count)) {
+				rule = each;
+				break;
+			}
+		}
+		if (rule == null) {
 			return null;
 		}
 		counter(this.injected, operation).incrementAndGet();
@@ -430,8 +447,6 @@ public final class FaultInjectingBackend implements Backend {
 	 */
 	private static final class Rule {
 
-		static final Rule NONE = new Rule(-1, false, 0, null, 0, 1, false);
-
 		final long nth;
 
 		/** How many calls from the {@link #nth} on fail. */
@@ -445,33 +460,26 @@ public final class FaultInjectingBackend implements Backend {
 
 		final @Nullable SplittableRandom random;
 
-		final long delayNanos;
-
-		private Rule(long nth, boolean sticky, double rate, @Nullable SplittableRandom random, long delayNanos,
-				long times, boolean outOfMemory) {
+		private Rule(long nth, boolean sticky, double rate, @Nullable SplittableRandom random, long times,
+				boolean outOfMemory) {
 			this.times = times;
 			this.outOfMemory = outOfMemory;
 			this.nth = nth;
 			this.sticky = sticky;
 			this.rate = rate;
 			this.random = random;
-			this.delayNanos = delayNanos;
 		}
 
 		static Rule nth(long nth, boolean sticky) {
-			return new Rule(nth, sticky, 0, null, 0, 1, false);
+			return new Rule(nth, sticky, 0, null, 1, false);
 		}
 
 		static Rule outOfMemory(long nth, long times) {
-			return new Rule(nth, false, 0, null, 0, times, true);
+			return new Rule(nth, false, 0, null, times, true);
 		}
 
 		static Rule rate(double rate, long seed) {
-			return new Rule(-1, false, rate, new SplittableRandom(seed), 0, 1, false);
-		}
-
-		Rule withDelay(long nanos) {
-			return new Rule(this.nth, this.sticky, this.rate, this.random, nanos, this.times, this.outOfMemory);
+			return new Rule(-1, false, rate, new SplittableRandom(seed), 1, false);
 		}
 
 		boolean fires(long count) {

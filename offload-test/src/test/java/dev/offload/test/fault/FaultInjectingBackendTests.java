@@ -77,6 +77,27 @@ class FaultInjectingBackendTests {
 	}
 
 	@Test
+	void rulesOfOneOperationShouldAllFireAsTheClassDocumentsThem() {
+		start(StreamPoolConfig.DEFAULTS.withInitialSize(2));
+		// The 1st launch fails, the 3rd kills the device: a later rule adds, not
+		// replaces.
+		this.faults.failNth(Operation.LAUNCH, 1).failStickyNth(Operation.LAUNCH, 3);
+		OffloadSession first = this.device.openSession();
+		launchNoop(first);
+		assertThatExceptionOfType(BackendException.class).isThrownBy(first::close)
+			.withMessageContaining("injected fault on call 1 of LAUNCH");
+		try (OffloadSession second = this.device.openSession()) {
+			launchNoop(second);
+		}
+		OffloadSession third = this.device.openSession();
+		launchNoop(third);
+		assertThatExceptionOfType(BackendException.class).isThrownBy(third::close)
+			.withMessageContaining("injected sticky fault on call 3 of LAUNCH");
+		assertThat(this.faults.injected(Operation.LAUNCH)).isEqualTo(2);
+		assertThat(this.device.isHealthy()).isFalse();
+	}
+
+	@Test
 	void pageLockedAllocationWhenTheHostIsOutOfMemoryShouldThrowTheTypedRetryableError() {
 		start(StreamPoolConfig.DEFAULTS.withInitialSize(2));
 		this.faults.failOutOfMemoryNth(Operation.ALLOCATE_HOST, 1, 1);
