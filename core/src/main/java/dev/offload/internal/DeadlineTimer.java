@@ -42,9 +42,7 @@ public final class DeadlineTimer {
 			return true;
 		}
 		catch (RuntimeException ex) {
-			// Refused (RejectedExecutionException), or an executor that throws otherwise
-			// as
-			// it closes.
+			// Refused (RejectedExecutionException), or thrown otherwise as it closes.
 			Thread fallback = new Thread(task, fallbackName);
 			fallback.setDaemon(true);
 			fallback.start();
