@@ -169,10 +169,9 @@ final class CublasHandle implements BlasHandle {
 	@Override
 	public void close() {
 		// The stream it is bound to is idle by now (a pooled stream is destroyed with no
-		// work pending). cuBLAS documents that cublasDestroy_v2 synchronizes the device:
-		// it
-		// runs only when the pool destroys a stream (a discard after a failure, a
-		// replacement, shutdown), never on a healthy request's path.
+		// work pending). cuBLAS documents that cublasDestroy_v2 synchronizes the
+		// device: it runs only when the pool destroys a stream (a discard after a
+		// failure, a replacement, shutdown), never on a healthy request's path.
 		this.handle.destroy();
 	}
 

@@ -76,7 +76,8 @@ final class BatchDispatcher<I, O> {
 			if (item.isPastTimeout(now)) {
 				expire(item);
 			}
-			else if (!item.future().isDone() && item.dispatch()) {
+			// Claimed even when its caller cancelled it, so that its timer stops too.
+			else if (item.dispatch() && !item.future().isDone()) {
 				live.add(item);
 			}
 		}

@@ -232,9 +232,8 @@ public final class Batcher<I, O> implements AutoCloseable {
 		}
 		this.pending.add(entry);
 		if (timeout != null) {
-			// Expires the item while the dispatcher is busy with an earlier batch
-			// (waiting
-			// for a stream, say); the dispatcher expires it too as it cuts a batch.
+			// Expires the item while the dispatcher is busy (waiting for a stream with an
+			// earlier batch, say); the dispatcher expires it too as it cuts a batch.
 			entry.expiresWith(DeadlineTimer.schedule(() -> this.batchDispatcher.expire(entry), timeout.toNanos()));
 		}
 		// The dispatcher waits for the first item, then for the dispatch size or the

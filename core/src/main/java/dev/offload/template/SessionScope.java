@@ -175,9 +175,8 @@ final class SessionScope {
 				closed = session.closeAsync();
 			}
 			catch (RuntimeException | Error ex) {
-				// Thrown here it would be lost in the stage, and the caller would wait
-				// for
-				// ever.
+				// Thrown here it would be lost in the stage, and the caller
+				// would wait for ever.
 				closed = CompletableFuture.failedFuture(ex);
 			}
 			closed.whenComplete((ignored, closeFailure) -> settle(result, value, failure, closeFailure));

@@ -170,10 +170,9 @@ final class HostStream implements BackendStream {
 			while (this.completed < target) {
 				this.waiters++;
 				try {
-					// As the driver's: an interrupt stays set and does not end the wait,
-					// so
-					// that no caller takes a stream or its buffers back under running
-					// work.
+					// As the driver's: an interrupt stays set and does not end the
+					// wait, so that no caller takes a stream or its buffers back
+					// under running work.
 					this.progressed.awaitUninterruptibly();
 				}
 				finally {

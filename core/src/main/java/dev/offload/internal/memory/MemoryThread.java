@@ -120,9 +120,9 @@ final class MemoryThread {
 	void free(NativeMemory memory) {
 		submit(() -> {
 			if (this.stopped && this.stream == null) {
-				// After stop(): no stream of its own any more, and none is made on a
-				// device
-				// that closed. A block given back that late is freed plainly.
+				// After stop() there is no stream of its own, and none is
+				// made on a device that closed: a block given back that late
+				// is freed plainly.
 				memory.free();
 			}
 			else {
