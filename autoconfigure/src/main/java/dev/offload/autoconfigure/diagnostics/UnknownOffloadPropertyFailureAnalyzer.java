@@ -76,10 +76,9 @@ final class UnknownOffloadPropertyFailureAnalyzer
 		int bestDistance = Integer.MAX_VALUE;
 		for (List<String> candidate : known) {
 			if (ANY_KEY.equals(candidate.get(candidate.size() - 1))) {
-				// A map of free keys (offload.test.*, left to the test artifact) takes
-				// any
-				// key, so it would match every typo at the cost of its prefix alone; no
-				// key under it is ever unknown.
+				// A map of free keys (offload.test.*, left to the test artifact)
+				// takes any key, so it would match every typo at the cost of its
+				// prefix alone; no key under it is ever unknown.
 				continue;
 			}
 			List<String> filled = new ArrayList<>(candidate);
