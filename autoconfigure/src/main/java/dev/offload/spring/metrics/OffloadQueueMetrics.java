@@ -59,6 +59,9 @@ public final class OffloadQueueMetrics implements MeterBinder {
 					+ "memory budget, items queued in its batchers")
 			.baseUnit(OffloadMeters.UNIT_REQUESTS)
 			.tags(tags)
+			// Held by the gauge: a binder bound and then dropped (not a bean) would
+			// otherwise be collected, and the gauge read NaN.
+			.strongReference(true)
 			.register(meterRegistry);
 	}
 
