@@ -70,13 +70,15 @@ public final class RawFfmLightRequests {
 					"Light requests, raw FFM downcalls against the fluent call; %s; Java %s;"
 							+ " %d threads, %d calls each a round%n%n",
 					registry.device(DEVICE).name(), Runtime.version(), threads, calls);
-			System.out.println("| round | raw FFM requests/s | raw FFM, typed copies | fluent requests/s "
-					+ "| fluent / raw | raw / typed |");
-			System.out.println("| ---: | ---: | ---: | ---: | ---: | ---: |");
+			System.out.println("| round | raw FFM requests/s | raw FFM, typed copies | raw FFM, Offload's memory kinds "
+					+ "| fluent requests/s | fluent / raw | raw / typed | memory kinds / raw |");
+			System.out.println("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
 			double[] ratios = new double[rounds];
 			double[] copyRatios = new double[rounds];
-			List<Supplier<Scaler>> modes = List.of(() -> new RawScaler(kernel, false),
-					() -> new RawScaler(kernel, true), () -> new FluentScaler(template, scale));
+			double[] memoryRatios = new double[rounds];
+			List<Supplier<Scaler>> modes = List.of(() -> new RawScaler(kernel, false, false),
+					() -> new RawScaler(kernel, true, false), () -> new RawScaler(kernel, false, true),
+					() -> new FluentScaler(template, scale));
 			for (int round = 1; round <= rounds; round++) {
 				double[] rate = new double[modes.size()];
 				// Each round starts with another mode, so that none always runs first.
@@ -84,10 +86,12 @@ public final class RawFfmLightRequests {
 					int mode = (round - 1 + step) % modes.size();
 					rate[mode] = run(threads, calls, modes.get(mode));
 				}
-				ratios[round - 1] = rate[2] / rate[0];
+				ratios[round - 1] = rate[3] / rate[0];
 				copyRatios[round - 1] = rate[0] / rate[1];
-				System.out.printf(Locale.ROOT, "| %d | %.0f | %.0f | %.0f | %.2f | %.2f |%n", round, rate[0], rate[1],
-						rate[2], ratios[round - 1], copyRatios[round - 1]);
+				memoryRatios[round - 1] = rate[2] / rate[0];
+				System.out.printf(Locale.ROOT, "| %d | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f | %.2f |%n", round,
+						rate[0], rate[1], rate[2], rate[3], ratios[round - 1], copyRatios[round - 1],
+						memoryRatios[round - 1]);
 			}
 			System.out.printf(Locale.ROOT, "%nfluent / raw FFM, median of rounds %s: %.2f (target >= 0.95)%n",
 					(rounds > 1) ? "2+" : "1", warmMedian(ratios));
@@ -95,6 +99,10 @@ public final class RawFfmLightRequests {
 					"raw FFM with cuMemcpyAsync (Offload's binding) / with cuMemcpyHtoDAsync and cuMemcpyDtoHAsync "
 							+ "(C's floor), median of rounds %s: %.2f%n",
 					(rounds > 1) ? "2+" : "1", warmMedian(copyRatios));
+			System.out.printf(Locale.ROOT,
+					"raw FFM with Offload's memory kinds (page-locked PORTABLE|DEVICEMAP, device blocks from the "
+							+ "stream-ordered pool) / with plain ones, median of rounds %s: %.2f%n",
+					(rounds > 1) ? "2+" : "1", warmMedian(memoryRatios));
 		}
 	}
 
@@ -224,22 +232,39 @@ public final class RawFfmLightRequests {
 		/** Whether the copies name their direction, as C's floor's do. */
 		private final boolean typedCopies;
 
-		RawScaler(RawKernel kernel, boolean typedCopies) {
+		/** Whether the memory is of the kinds Offload's binding allocates. */
+		private final boolean offloadMemory;
+
+		RawScaler(RawKernel kernel, boolean typedCopies, boolean offloadMemory) {
 			this.typedCopies = typedCopies;
+			this.offloadMemory = offloadMemory;
 			this.function = kernel.function();
 			CuErrors.check("cuCtxSetCurrent", Cu.cuCtxSetCurrent(kernel.context()), DEVICE);
 			MemorySegment out = this.arena.allocate(JAVA_LONG);
 			CuErrors.check("cuStreamCreateWithPriority",
 					Cu.cuStreamCreateWithPriority(out.address(), FfmDevice.CU_STREAM_NON_BLOCKING, 0), DEVICE);
 			this.stream = out.get(JAVA_LONG, 0);
-			CuErrors.check("cuMemHostAlloc", Cu.cuMemHostAlloc(out.address(), 8, 0), DEVICE);
+			CuErrors.check("cuMemHostAlloc",
+					Cu.cuMemHostAlloc(out.address(), 8, offloadMemory ? FfmDevice.HOST_ALLOC_PORTABLE_MAPPED : 0),
+					DEVICE);
 			this.hostBlock = out.get(JAVA_LONG, 0);
 			MemorySegment host = MemorySegment.ofAddress(this.hostBlock).reinterpret(8);
 			this.hostIn = host.asSlice(0, 4);
 			this.hostOut = host.asSlice(4, 4);
-			CuErrors.check("cuMemAlloc", Cu.cuMemAlloc(out.address(), 8), DEVICE);
-			this.deviceIn = out.get(JAVA_LONG, 0);
-			this.deviceOut = this.deviceIn + 4;
+			if (offloadMemory) {
+				// Two blocks of the smallest size class from the stream-ordered pool, as
+				// Offload's buffer cache holds them.
+				CuErrors.check("cuMemAllocAsync", Cu.cuMemAllocAsync(out.address(), 512, this.stream), DEVICE);
+				this.deviceIn = out.get(JAVA_LONG, 0);
+				CuErrors.check("cuMemAllocAsync", Cu.cuMemAllocAsync(out.address(), 512, this.stream), DEVICE);
+				this.deviceOut = out.get(JAVA_LONG, 0);
+				CuErrors.check("cuStreamSynchronize", Cu.cuStreamSynchronize(this.stream), DEVICE);
+			}
+			else {
+				CuErrors.check("cuMemAlloc", Cu.cuMemAlloc(out.address(), 8), DEVICE);
+				this.deviceIn = out.get(JAVA_LONG, 0);
+				this.deviceOut = this.deviceIn + 4;
+			}
 			// scale(int n, float a, const float* in, float* out): the values, then an
 			// array of pointers to them, as cuLaunchKernel takes them.
 			MemorySegment values = this.arena.allocate(32, 8);
@@ -281,9 +306,16 @@ public final class RawFfmLightRequests {
 
 		@Override
 		public void close() {
+			if (this.offloadMemory) {
+				Cu.cuMemFreeAsync(this.deviceIn, this.stream);
+				Cu.cuMemFreeAsync(this.deviceOut, this.stream);
+				Cu.cuStreamSynchronize(this.stream);
+			}
+			else {
+				Cu.cuMemFree(this.deviceIn);
+			}
 			Cu.cuStreamDestroy(this.stream);
 			Cu.cuMemFreeHost(this.hostBlock);
-			Cu.cuMemFree(this.deviceIn);
 			this.arena.close();
 		}
 
