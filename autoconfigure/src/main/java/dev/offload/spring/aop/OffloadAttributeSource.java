@@ -24,15 +24,16 @@ import dev.offload.template.OffloadAttributes;
  */
 final class OffloadAttributeSource {
 
-	private final Map<MethodClassKey, Optional<OffloadAttributes>> cache = new ConcurrentHashMap<>();
+	private final Map<MethodClassKey, Optional<Advice>> cache = new ConcurrentHashMap<>();
 
 	/**
-	 * Returns the attributes for a call.
+	 * Returns the advice for a call.
 	 * @param method the invoked method
 	 * @param targetClass the target's class, or {@code null}
-	 * @return the attributes, or {@code null} if the method is not annotated
+	 * @return the attributes and the return type, or {@code null} if the method is not
+	 * annotated
 	 */
-	@Nullable OffloadAttributes find(Method method, @Nullable Class<?> targetClass) {
+	@Nullable Advice find(Method method, @Nullable Class<?> targetClass) {
 		if (ReflectionUtils.isObjectMethod(method)) {
 			// toString, equals and hashCode of an annotated class open no session.
 			return null;
@@ -43,7 +44,7 @@ final class OffloadAttributeSource {
 			.orElse(null);
 	}
 
-	private static @Nullable OffloadAttributes compute(Method method, @Nullable Class<?> targetClass) {
+	private static @Nullable Advice compute(Method method, @Nullable Class<?> targetClass) {
 		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
 		Offload offload = AnnotatedElementUtils.findMergedAnnotation(specific, Offload.class);
 		if (offload == null && specific != method) {
@@ -59,12 +60,23 @@ final class OffloadAttributeSource {
 			return null;
 		}
 		try {
-			return OffloadAttributes.of(offload);
+			// The implementation's return type: an interface's may be a type variable.
+			return new Advice(OffloadAttributes.of(offload), specific.getReturnType());
 		}
 		catch (IllegalArgumentException ex) {
 			throw new IllegalArgumentException("Invalid @Offload on " + method.getDeclaringClass().getName() + "."
 					+ method.getName() + ": " + ex.getMessage(), ex);
 		}
+	}
+
+	/**
+	 * What the advice of a call needs, found once per method and target class.
+	 *
+	 * @param attributes the call's attributes
+	 * @param returned the return type of the most specific method
+	 */
+	record Advice(OffloadAttributes attributes, Class<?> returned) {
+
 	}
 
 }

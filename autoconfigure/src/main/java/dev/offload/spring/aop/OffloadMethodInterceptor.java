@@ -57,13 +57,12 @@ public final class OffloadMethodInterceptor implements MethodInterceptor {
 	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
 		Method method = invocation.getMethod();
 		Class<?> targetClass = (invocation.getThis() != null) ? AopUtils.getTargetClass(invocation.getThis()) : null;
-		OffloadAttributes attributes = this.attributeSource.find(method, targetClass);
-		if (attributes == null) {
+		OffloadAttributeSource.Advice advice = this.attributeSource.find(method, targetClass);
+		if (advice == null) {
 			return invocation.proceed();
 		}
-		// The implementation's return type: an interface's may be a type variable.
-		Class<?> returned = ((targetClass != null) ? AopUtils.getMostSpecificMethod(method, targetClass) : method)
-			.getReturnType();
+		OffloadAttributes attributes = advice.attributes();
+		Class<?> returned = advice.returned();
 		if (returned == CompletionStage.class || returned == CompletableFuture.class) {
 			return this.invoker.get().invokeAsync(attributes, () -> (CompletionStage<?>) invocation.proceed());
 		}
