@@ -30,6 +30,9 @@ import dev.offload.TenantPolicy;
 public record OffloadAttributes(int device, Propagation propagation, StreamPriority priority,
 		@Nullable Duration timeout, long memoryBytes, @Nullable String tenant) {
 
+	private static final String DURATION_SPELLING = "use a number with a unit (ns, us, ms, s, m, h, d) such as "
+			+ "500ms or 2s, or an ISO-8601 duration such as PT2S";
+
 	private static final Pattern SIMPLE_DURATION = Pattern.compile("^([+]?\\d+)(ns|us|ms|s|m|h|d)$");
 
 	/**
@@ -159,25 +162,9 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 		if (value == null || value.isBlank()) {
 			return null;
 		}
-		String text = value.trim();
 		Duration parsed;
-		Matcher simple = SIMPLE_DURATION.matcher(text.toLowerCase(Locale.ROOT));
 		try {
-			if (simple.matches()) {
-				long amount = Long.parseLong(simple.group(1));
-				parsed = switch (simple.group(2)) {
-					case "ns" -> Duration.ofNanos(amount);
-					case "us" -> Duration.ofNanos(Math.multiplyExact(amount, 1000L));
-					case "ms" -> Duration.ofMillis(amount);
-					case "s" -> Duration.ofSeconds(amount);
-					case "m" -> Duration.ofMinutes(amount);
-					case "h" -> Duration.ofHours(amount);
-					default -> Duration.ofDays(amount);
-				};
-			}
-			else {
-				parsed = Duration.parse(text);
-			}
+			parsed = parse(value);
 		}
 		catch (DateTimeParseException | ArithmeticException ex) {
 			throw invalidTimeout(value, ex);
@@ -188,10 +175,53 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 		return parsed;
 	}
 
+	/**
+	 * Parses a duration spelled as {@link #parseTimeout} takes it, where 0 is allowed too
+	 * (a {@code @Batched} method's {@code maxDelay}).
+	 * @param value the text; empty for none
+	 * @return the duration, or {@code null} if {@code value} is empty
+	 * @throws IllegalArgumentException naming the value if it is not a duration of 0 or
+	 * more
+	 */
+	public static @Nullable Duration parseDuration(@Nullable String value) {
+		if (value == null || value.isBlank()) {
+			return null;
+		}
+		Duration parsed;
+		try {
+			parsed = parse(value);
+		}
+		catch (DateTimeParseException | ArithmeticException ex) {
+			throw new IllegalArgumentException("'" + value + "' is not a duration of 0 or more; " + DURATION_SPELLING,
+					ex);
+		}
+		if (parsed.isNegative()) {
+			throw new IllegalArgumentException("'" + value + "' is not a duration of 0 or more; " + DURATION_SPELLING);
+		}
+		return parsed;
+	}
+
+	private static Duration parse(String value) {
+		String text = value.trim();
+		Matcher simple = SIMPLE_DURATION.matcher(text.toLowerCase(Locale.ROOT));
+		if (!simple.matches()) {
+			return Duration.parse(text);
+		}
+		long amount = Long.parseLong(simple.group(1));
+		return switch (simple.group(2)) {
+			case "ns" -> Duration.ofNanos(amount);
+			case "us" -> Duration.ofNanos(Math.multiplyExact(amount, 1000L));
+			case "ms" -> Duration.ofMillis(amount);
+			case "s" -> Duration.ofSeconds(amount);
+			case "m" -> Duration.ofMinutes(amount);
+			case "h" -> Duration.ofHours(amount);
+			default -> Duration.ofDays(amount);
+		};
+	}
+
 	private static IllegalArgumentException invalidTimeout(String value, @Nullable Exception cause) {
-		return new IllegalArgumentException("@Offload timeout '" + value + "' is not a positive duration; use a number "
-				+ "with a unit (ns, us, ms, s, m, h, d) such as 500ms or 2s, or an ISO-8601 duration such as PT2S",
-				cause);
+		return new IllegalArgumentException(
+				"@Offload timeout '" + value + "' is not a positive duration; " + DURATION_SPELLING, cause);
 	}
 
 	/**

@@ -4,14 +4,12 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
-import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
 import org.aopalliance.intercept.MethodInterceptor;
@@ -34,9 +32,6 @@ import dev.offload.template.OffloadTemplate;
  * through the bean's proxy. The batchers are closed with {@link #close()}.
  */
 public final class BatchedMethodInterceptor implements MethodInterceptor, AutoCloseable {
-
-	/** A zero duration as {@code offload.batching.max-delay} or ISO-8601 spells it. */
-	private static final Pattern ZERO = Pattern.compile("0+(\\.0+)?(ns|us|ms|s|m|h|d)?|pt0+(\\.0+)?s");
 
 	private final Supplier<OffloadTemplate> template;
 
@@ -139,19 +134,13 @@ public final class BatchedMethodInterceptor implements MethodInterceptor, AutoCl
 	 * @throws IllegalArgumentException naming the attribute if it is no such duration
 	 */
 	static @Nullable Duration maxDelay(Batched batched) {
-		String value = batched.maxDelay();
-		if (value.isBlank()) {
-			return null;
-		}
-		if (ZERO.matcher(value.trim().toLowerCase(Locale.ROOT)).matches()) {
-			return Duration.ZERO;
-		}
 		try {
-			return OffloadAttributes.parseTimeout(value);
+			return OffloadAttributes.parseDuration(batched.maxDelay());
 		}
 		catch (IllegalArgumentException ex) {
 			throw new IllegalArgumentException(
-					"maxDelay '" + value + "' is not a duration of 0 or more, such as 5ms or PT0.005S", ex);
+					"maxDelay '" + batched.maxDelay() + "' is not a duration of 0 or more, such as 5ms or PT0.005S",
+					ex);
 		}
 	}
 
