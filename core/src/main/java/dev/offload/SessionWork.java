@@ -418,7 +418,7 @@ final class SessionWork {
 		Throwable result = this.failure;
 		// After a refused call (not sticky) earlier work may still run: the wait for it
 		// is the caller's, bounded by the deadline as any other.
-		if (this.stream != null && this.workPending && !isSticky(result)) {
+		if (workMayRun()) {
 			try {
 				awaitWork("its work (close)");
 			}
@@ -446,7 +446,7 @@ final class SessionWork {
 		// A platform thread that joins the future may wait for the work in the driver, as
 		// close() does, and end the session itself. After a refused call (not sticky)
 		// earlier work may still run: the completion thread waits for it, not the caller.
-		boolean pending = this.stream != null && this.workPending && !isSticky(this.failure);
+		boolean pending = workMayRun();
 		CompletableFuture<Void> closing = this.context.completions.closeAsync(this.session.id(),
 				pending ? lent().backend : null, new End());
 		this.completion = closing;
@@ -501,6 +501,15 @@ final class SessionWork {
 			}
 		}
 		this.context.streamPool.discard(lent, result);
+	}
+
+	/**
+	 * Tells whether work enqueued on the session's stream may still run: some was
+	 * enqueued since the last synchronize, and no sticky error ended it (a refused call
+	 * behind it leaves it running).
+	 */
+	private boolean workMayRun() {
+		return this.stream != null && this.workPending && !isSticky(this.failure);
 	}
 
 	private static boolean isSticky(@Nullable Throwable failure) {
