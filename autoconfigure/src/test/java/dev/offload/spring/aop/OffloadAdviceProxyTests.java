@@ -124,13 +124,15 @@ class OffloadAdviceProxyTests {
 	// startup checks (timeout format, device exists) apply as to any bean.
 	@Test
 	void badTimeoutOnABeanAlreadyBehindAJdkProxyShouldFailStartup() {
-		this.contextRunner.withUserConfiguration(PreProxiedBadTimeoutConfiguration.class)
+		this.contextRunner.withUserConfiguration(PreProxiedConfiguration.class)
+			.withBean(Svc.class, BadTimeoutSvc::new)
 			.run((context) -> assertThat(context).hasFailed());
 	}
 
 	@Test
 	void unknownDeviceOnABeanAlreadyBehindAJdkProxyShouldFailStartup() {
-		this.contextRunner.withUserConfiguration(PreProxiedBadDeviceConfiguration.class)
+		this.contextRunner.withUserConfiguration(PreProxiedConfiguration.class)
+			.withBean(Svc.class, BadDeviceSvc::new)
 			.run((context) -> assertThat(context).hasFailed());
 	}
 
@@ -208,32 +210,13 @@ class OffloadAdviceProxyTests {
 
 	}
 
+	/** Puts every Svc bean behind a JDK proxy before Offload's post-processor sees it. */
 	@Configuration(proxyBeanMethods = false)
-	static class PreProxiedBadTimeoutConfiguration {
+	static class PreProxiedConfiguration {
 
 		@Bean
 		static JdkProxyingPostProcessor jdkProxyingPostProcessor() {
 			return new JdkProxyingPostProcessor();
-		}
-
-		@Bean
-		Svc svc() {
-			return new BadTimeoutSvc();
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class PreProxiedBadDeviceConfiguration {
-
-		@Bean
-		static JdkProxyingPostProcessor jdkProxyingPostProcessor() {
-			return new JdkProxyingPostProcessor();
-		}
-
-		@Bean
-		Svc svc() {
-			return new BadDeviceSvc();
 		}
 
 	}
@@ -269,10 +252,12 @@ class OffloadAdviceProxyTests {
 
 	@Test
 	void beanAlreadyBehindAJdkProxyShouldStillBeAdvised() {
-		this.contextRunner.withUserConfiguration(PreProxiedGoodConfiguration.class).run((context) -> {
-			assertThat(context).hasNotFailed();
-			assertThat(context.getBean(Svc.class).work()).isEqualTo(1);
-		});
+		this.contextRunner.withUserConfiguration(PreProxiedConfiguration.class)
+			.withBean(Svc.class, GoodSvc::new)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context.getBean(Svc.class).work()).isEqualTo(1);
+			});
 	}
 
 	static class GoodSvc implements Svc {
@@ -281,21 +266,6 @@ class OffloadAdviceProxyTests {
 		@Override
 		public int work() {
 			return OffloadSessionBinding.currentSession().map((s) -> s.device().id()).orElse(-99);
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class PreProxiedGoodConfiguration {
-
-		@Bean
-		static JdkProxyingPostProcessor jdkProxyingPostProcessor() {
-			return new JdkProxyingPostProcessor();
-		}
-
-		@Bean
-		Svc svc() {
-			return new GoodSvc();
 		}
 
 	}
