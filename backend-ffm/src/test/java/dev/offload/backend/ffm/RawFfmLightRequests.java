@@ -8,7 +8,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
@@ -30,10 +32,13 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * falls on both alike. A raw request is what {@code light_request_floor.c} does, through
  * this binding's own downcalls ({@link Cu}) and nothing of Offload: 4 B from page-locked
  * memory in, the 4-parameter {@code scale} kernel, 4 B out, {@code cuStreamSynchronize},
- * each thread with its own stream and buffers made once; once with {@code cuMemcpyAsync},
- * the copy Offload's binding makes, and once with the typed copies C's floor makes
+ * each thread with its own stream and buffers made once; with {@code cuMemcpyAsync}, the
+ * copy Offload's binding makes, and with the typed copies C's floor makes
  * ({@code cuMemcpyHtoDAsync}, {@code cuMemcpyDtoHAsync}), which tells the cost of the
- * copy's kind apart from Offload's own. A fluent request is
+ * copy's kind apart from Offload's own. Further raw modes name the memory Offload
+ * allocates (page-locked {@code PORTABLE|DEVICEMAP} host memory, blocks of the
+ * stream-ordered pool, slices of one shared staging chunk) or lend each request a stream
+ * from a shared deque, one difference at a time. A fluent request is
  * {@code template.kernel(scale).threads(1).arg(1).arg(2f).in(x).outFloats(1).run()}.
  * <p>
  * A benchmark, not a test: run on a GPU machine with the test class path and the
@@ -70,15 +75,30 @@ public final class RawFfmLightRequests {
 					"Light requests, raw FFM downcalls against the fluent call; %s; Java %s;"
 							+ " %d threads, %d calls each a round%n%n",
 					registry.device(DEVICE).name(), Runtime.version(), threads, calls);
-			System.out.println("| round | raw FFM requests/s | raw FFM, typed copies | raw FFM, Offload's memory kinds "
-					+ "| fluent requests/s | fluent / raw | raw / typed | memory kinds / raw |");
-			System.out.println("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
-			double[] ratios = new double[rounds];
-			double[] copyRatios = new double[rounds];
-			double[] memoryRatios = new double[rounds];
-			List<Supplier<Scaler>> modes = List.of(() -> new RawScaler(kernel, false, false),
-					() -> new RawScaler(kernel, true, false), () -> new RawScaler(kernel, false, true),
+			Memory shared = new Memory(threads);
+			List<String> names = List.of("raw FFM", "typed copies", "mapped host", "pool device", "Offload's kinds",
+					"shared chunk", "lent bundles", "fluent");
+			List<Supplier<Scaler>> modes = List.of(() -> new RawScaler(kernel, false, MemoryKind.PLAIN, shared),
+					() -> new RawScaler(kernel, true, MemoryKind.PLAIN, shared),
+					() -> new RawScaler(kernel, false, MemoryKind.MAPPED_HOST, shared),
+					() -> new RawScaler(kernel, false, MemoryKind.POOL_DEVICE, shared),
+					() -> new RawScaler(kernel, false, MemoryKind.OFFLOAD, shared),
+					() -> new RawScaler(kernel, false, MemoryKind.OFFLOAD_SHARED_CHUNK, shared),
+					() -> LentScaler.of(kernel, shared.bundles(kernel, threads)),
 					() -> new FluentScaler(template, scale));
+			StringBuilder header = new StringBuilder("| round |");
+			StringBuilder rule = new StringBuilder("| ---: |");
+			for (String name : names) {
+				header.append(' ').append(name).append(" /s |");
+				rule.append(" ---: |");
+			}
+			for (int i = 1; i < names.size(); i++) {
+				header.append(' ').append(names.get(i)).append(" / raw |");
+				rule.append(" ---: |");
+			}
+			System.out.println(header);
+			System.out.println(rule);
+			double[][] ratios = new double[names.size()][rounds];
 			for (int round = 1; round <= rounds; round++) {
 				double[] rate = new double[modes.size()];
 				// Each round starts with another mode, so that none always runs first.
@@ -86,23 +106,23 @@ public final class RawFfmLightRequests {
 					int mode = (round - 1 + step) % modes.size();
 					rate[mode] = run(threads, calls, modes.get(mode));
 				}
-				ratios[round - 1] = rate[3] / rate[0];
-				copyRatios[round - 1] = rate[0] / rate[1];
-				memoryRatios[round - 1] = rate[2] / rate[0];
-				System.out.printf(Locale.ROOT, "| %d | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f | %.2f |%n", round,
-						rate[0], rate[1], rate[2], rate[3], ratios[round - 1], copyRatios[round - 1],
-						memoryRatios[round - 1]);
+				StringBuilder line = new StringBuilder("| " + round + " |");
+				for (double r : rate) {
+					line.append(String.format(Locale.ROOT, " %.0f |", r));
+				}
+				for (int i = 1; i < names.size(); i++) {
+					ratios[i][round - 1] = rate[i] / rate[0];
+					line.append(String.format(Locale.ROOT, " %.2f |", ratios[i][round - 1]));
+				}
+				System.out.println(line);
 			}
-			System.out.printf(Locale.ROOT, "%nfluent / raw FFM, median of rounds %s: %.2f (target >= 0.95)%n",
-					(rounds > 1) ? "2+" : "1", warmMedian(ratios));
-			System.out.printf(Locale.ROOT,
-					"raw FFM with cuMemcpyAsync (Offload's binding) / with cuMemcpyHtoDAsync and cuMemcpyDtoHAsync "
-							+ "(C's floor), median of rounds %s: %.2f%n",
-					(rounds > 1) ? "2+" : "1", warmMedian(copyRatios));
-			System.out.printf(Locale.ROOT,
-					"raw FFM with Offload's memory kinds (page-locked PORTABLE|DEVICEMAP, device blocks from the "
-							+ "stream-ordered pool) / with plain ones, median of rounds %s: %.2f%n",
-					(rounds > 1) ? "2+" : "1", warmMedian(memoryRatios));
+			System.out.println();
+			for (int i = 1; i < names.size(); i++) {
+				System.out.printf(Locale.ROOT, "median of rounds %s, %s / raw FFM: %.2f%n", (rounds > 1) ? "2+" : "1",
+						names.get(i), warmMedian(ratios[i]));
+			}
+			System.out.printf(Locale.ROOT, "fluent / raw FFM target: >= 0.95%n");
+			shared.close();
 		}
 	}
 
@@ -232,26 +252,36 @@ public final class RawFfmLightRequests {
 		/** Whether the copies name their direction, as C's floor's do. */
 		private final boolean typedCopies;
 
-		/** Whether the memory is of the kinds Offload's binding allocates. */
-		private final boolean offloadMemory;
+		/** The kinds of memory the request names. */
+		private final MemoryKind kind;
 
-		RawScaler(RawKernel kernel, boolean typedCopies, boolean offloadMemory) {
+		RawScaler(RawKernel kernel, boolean typedCopies, MemoryKind kind, Memory shared) {
 			this.typedCopies = typedCopies;
-			this.offloadMemory = offloadMemory;
+			this.kind = kind;
 			this.function = kernel.function();
 			CuErrors.check("cuCtxSetCurrent", Cu.cuCtxSetCurrent(kernel.context()), DEVICE);
 			MemorySegment out = this.arena.allocate(JAVA_LONG);
 			CuErrors.check("cuStreamCreateWithPriority",
 					Cu.cuStreamCreateWithPriority(out.address(), FfmDevice.CU_STREAM_NON_BLOCKING, 0), DEVICE);
 			this.stream = out.get(JAVA_LONG, 0);
-			CuErrors.check("cuMemHostAlloc",
-					Cu.cuMemHostAlloc(out.address(), 8, offloadMemory ? FfmDevice.HOST_ALLOC_PORTABLE_MAPPED : 0),
-					DEVICE);
-			this.hostBlock = out.get(JAVA_LONG, 0);
-			MemorySegment host = MemorySegment.ofAddress(this.hostBlock).reinterpret(8);
-			this.hostIn = host.asSlice(0, 4);
-			this.hostOut = host.asSlice(4, 4);
-			if (offloadMemory) {
+			if (kind == MemoryKind.OFFLOAD_SHARED_CHUNK) {
+				// Two 512 B slices of one 4 MiB chunk all threads share, as the staging
+				// arena hands them out.
+				this.hostBlock = 0;
+				MemorySegment slot = shared.nextSlot();
+				this.hostIn = slot.asSlice(0, 4);
+				this.hostOut = slot.asSlice(512, 4);
+			}
+			else {
+				CuErrors.check("cuMemHostAlloc",
+						Cu.cuMemHostAlloc(out.address(), 8, kind.mappedHost ? FfmDevice.HOST_ALLOC_PORTABLE_MAPPED : 0),
+						DEVICE);
+				this.hostBlock = out.get(JAVA_LONG, 0);
+				MemorySegment host = MemorySegment.ofAddress(this.hostBlock).reinterpret(8);
+				this.hostIn = host.asSlice(0, 4);
+				this.hostOut = host.asSlice(4, 4);
+			}
+			if (kind.poolDevice) {
 				// Two blocks of the smallest size class from the stream-ordered pool, as
 				// Offload's buffer cache holds them.
 				CuErrors.check("cuMemAllocAsync", Cu.cuMemAllocAsync(out.address(), 512, this.stream), DEVICE);
@@ -306,7 +336,7 @@ public final class RawFfmLightRequests {
 
 		@Override
 		public void close() {
-			if (this.offloadMemory) {
+			if (this.kind.poolDevice) {
 				Cu.cuMemFreeAsync(this.deviceIn, this.stream);
 				Cu.cuMemFreeAsync(this.deviceOut, this.stream);
 				Cu.cuStreamSynchronize(this.stream);
@@ -315,8 +345,114 @@ public final class RawFfmLightRequests {
 				Cu.cuMemFree(this.deviceIn);
 			}
 			Cu.cuStreamDestroy(this.stream);
-			Cu.cuMemFreeHost(this.hostBlock);
+			if (this.hostBlock != 0) {
+				Cu.cuMemFreeHost(this.hostBlock);
+			}
 			this.arena.close();
+		}
+
+	}
+
+	/** The memory a raw request names. */
+	private enum MemoryKind {
+
+		/**
+		 * Page-locked host memory without flags, device memory from {@code cuMemAlloc}.
+		 */
+		PLAIN(false, false),
+
+		/** Page-locked {@code PORTABLE|DEVICEMAP} host memory, {@code cuMemAlloc}. */
+		MAPPED_HOST(true, false),
+
+		/** Page-locked host memory without flags, the stream-ordered pool's blocks. */
+		POOL_DEVICE(false, true),
+
+		/** The kinds Offload's binding allocates. */
+		OFFLOAD(true, true),
+
+		/** Offload's kinds, the host side slices of one chunk all threads share. */
+		OFFLOAD_SHARED_CHUNK(true, true);
+
+		final boolean mappedHost;
+
+		final boolean poolDevice;
+
+		MemoryKind(boolean mappedHost, boolean poolDevice) {
+			this.mappedHost = mappedHost;
+			this.poolDevice = poolDevice;
+		}
+
+	}
+
+	/** What the threads of a run share: one staging chunk and the lent bundles. */
+	private static final class Memory implements AutoCloseable {
+
+		private static final long CHUNK_BYTES = 4L * 1024 * 1024;
+
+		private final MemorySegment chunk;
+
+		private final AtomicInteger slots = new AtomicInteger();
+
+		private final ConcurrentLinkedDeque<RawScaler> bundles = new ConcurrentLinkedDeque<>();
+
+		Memory(int threads) {
+			try (Arena arena = Arena.ofConfined()) {
+				MemorySegment out = arena.allocate(JAVA_LONG);
+				CuErrors.check("cuMemHostAlloc",
+						Cu.cuMemHostAlloc(out.address(), CHUNK_BYTES, FfmDevice.HOST_ALLOC_PORTABLE_MAPPED), DEVICE);
+				this.chunk = MemorySegment.ofAddress(out.get(JAVA_LONG, 0)).reinterpret(CHUNK_BYTES);
+			}
+		}
+
+		/** The next thread's 1 KiB of the shared chunk. */
+		MemorySegment nextSlot() {
+			long slot = this.slots.getAndIncrement() % (CHUNK_BYTES / 1024);
+			return this.chunk.asSlice(slot * 1024, 1024);
+		}
+
+		/** Bundles of a stream and plain memory, made once, lent request by request. */
+		synchronized ConcurrentLinkedDeque<RawScaler> bundles(RawKernel kernel, int count) {
+			while (this.bundles.size() < count) {
+				this.bundles.add(new RawScaler(kernel, false, MemoryKind.PLAIN, this));
+			}
+			return this.bundles;
+		}
+
+		@Override
+		public void close() {
+			this.bundles.forEach(RawScaler::close);
+			Cu.cuMemFreeHost(this.chunk.address());
+		}
+
+	}
+
+	/**
+	 * Each request borrows a stream with its buffers from a shared deque (last in, first
+	 * out) and gives it back, as a stream pool lends them: a thread's stream changes.
+	 */
+	private record LentScaler(ConcurrentLinkedDeque<RawScaler> bundles) implements Scaler {
+
+		static LentScaler of(RawKernel kernel, ConcurrentLinkedDeque<RawScaler> bundles) {
+			CuErrors.check("cuCtxSetCurrent", Cu.cuCtxSetCurrent(kernel.context()), DEVICE);
+			return new LentScaler(bundles);
+		}
+
+		@Override
+		public float scale(int x) {
+			RawScaler bundle = this.bundles.pollFirst();
+			if (bundle == null) {
+				throw new IllegalStateException("no bundle left");
+			}
+			try {
+				return bundle.scale(x);
+			}
+			finally {
+				this.bundles.offerFirst(bundle);
+			}
+		}
+
+		@Override
+		public void close() {
 		}
 
 	}
