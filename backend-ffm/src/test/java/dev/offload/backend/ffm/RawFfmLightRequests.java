@@ -6,8 +6,10 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -44,8 +46,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * A benchmark, not a test: run on a GPU machine with the test class path and the
  * benchmarks' classes (for {@code scale.ptx}), e.g.
  * {@code java --enable-native-access=ALL-UNNAMED -cp ... dev.offload.backend.ffm.RawFfmLightRequests 16 20000 5}
- * ({@code THREADS CALLS_PER_THREAD ROUNDS}). Prints each round's requests per second and
- * the median ratio of the rounds after the first; exits 2 without a CUDA device.
+ * ({@code THREADS CALLS_PER_THREAD ROUNDS}; {@code -Dmodes=fluent,lent bundles} runs raw
+ * FFM and the modes named). Prints each round's requests per second and each mode's
+ * median ratio to raw FFM over the rounds after the first; exits 2 without a CUDA device.
  */
 public final class RawFfmLightRequests {
 
@@ -76,16 +79,23 @@ public final class RawFfmLightRequests {
 							+ " %d threads, %d calls each a round%n%n",
 					registry.device(DEVICE).name(), Runtime.version(), threads, calls);
 			Memory shared = new Memory(threads);
-			List<String> names = List.of("raw FFM", "typed copies", "mapped host", "pool device", "Offload's kinds",
-					"shared chunk", "lent bundles", "fluent");
-			List<Supplier<Scaler>> modes = List.of(() -> new RawScaler(kernel, false, MemoryKind.PLAIN, shared),
-					() -> new RawScaler(kernel, true, MemoryKind.PLAIN, shared),
-					() -> new RawScaler(kernel, false, MemoryKind.MAPPED_HOST, shared),
-					() -> new RawScaler(kernel, false, MemoryKind.POOL_DEVICE, shared),
-					() -> new RawScaler(kernel, false, MemoryKind.OFFLOAD, shared),
-					() -> new RawScaler(kernel, false, MemoryKind.OFFLOAD_SHARED_CHUNK, shared),
-					() -> LentScaler.of(kernel, shared.bundles(kernel, threads)),
-					() -> new FluentScaler(template, scale));
+			Map<String, Supplier<Scaler>> all = new LinkedHashMap<>();
+			all.put("raw FFM", () -> new RawScaler(kernel, false, MemoryKind.PLAIN, shared));
+			all.put("typed copies", () -> new RawScaler(kernel, true, MemoryKind.PLAIN, shared));
+			all.put("mapped host", () -> new RawScaler(kernel, false, MemoryKind.MAPPED_HOST, shared));
+			all.put("pool device", () -> new RawScaler(kernel, false, MemoryKind.POOL_DEVICE, shared));
+			all.put("Offload's kinds", () -> new RawScaler(kernel, false, MemoryKind.OFFLOAD, shared));
+			all.put("shared chunk", () -> new RawScaler(kernel, false, MemoryKind.OFFLOAD_SHARED_CHUNK, shared));
+			all.put("lent bundles", () -> LentScaler.of(kernel, shared.bundles(kernel, threads)));
+			all.put("one-thread-made", () -> KeptScaler.of(kernel, shared.bundles(kernel, threads)));
+			all.put("fluent", () -> new FluentScaler(template, scale));
+			// -Dmodes=a,b runs raw FFM and those; without it, all of them.
+			List<String> wanted = List.of(System.getProperty("modes", "").split(","));
+			List<String> names = all.keySet()
+				.stream()
+				.filter((name) -> name.equals("raw FFM") || wanted.equals(List.of("")) || wanted.contains(name))
+				.toList();
+			List<Supplier<Scaler>> modes = names.stream().map(all::get).toList();
 			StringBuilder header = new StringBuilder("| round |");
 			StringBuilder rule = new StringBuilder("| ---: |");
 			for (String name : names) {
@@ -422,6 +432,33 @@ public final class RawFfmLightRequests {
 		public void close() {
 			this.bundles.forEach(RawScaler::close);
 			Cu.cuMemFreeHost(this.chunk.address());
+		}
+
+	}
+
+	/**
+	 * A bundle of the shared deque (all made on one thread, one after another, as a pool
+	 * grows), kept by one thread for all its requests.
+	 */
+	private record KeptScaler(RawScaler bundle, ConcurrentLinkedDeque<RawScaler> bundles) implements Scaler {
+
+		static KeptScaler of(RawKernel kernel, ConcurrentLinkedDeque<RawScaler> bundles) {
+			CuErrors.check("cuCtxSetCurrent", Cu.cuCtxSetCurrent(kernel.context()), DEVICE);
+			RawScaler bundle = bundles.pollFirst();
+			if (bundle == null) {
+				throw new IllegalStateException("no bundle left");
+			}
+			return new KeptScaler(bundle, bundles);
+		}
+
+		@Override
+		public float scale(int x) {
+			return this.bundle.scale(x);
+		}
+
+		@Override
+		public void close() {
+			this.bundles.offerFirst(this.bundle);
 		}
 
 	}
