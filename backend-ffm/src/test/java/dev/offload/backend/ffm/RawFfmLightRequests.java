@@ -30,12 +30,13 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * Light requests on many threads through raw FFM downcalls against Offload's fluent call
- * on the FFM backend, in one JVM and alternating round by round, so that the host's drift
- * falls on both alike. A raw request is what {@code light_request_floor.c} does, through
- * this binding's own downcalls ({@link Cu}) and nothing of Offload: 4 B from page-locked
- * memory in, the 4-parameter {@code scale} kernel, 4 B out, {@code cuStreamSynchronize},
- * each thread with its own stream and buffers made once; with {@code cuMemcpyAsync}, the
- * copy Offload's binding makes, and with the typed copies C's floor makes
+ * on the FFM backend, in one JVM and alternating within each round (every mode, then
+ * every mode in the reverse order), so that the host's drift falls on all alike. A raw
+ * request is what {@code light_request_floor.c} does, through this binding's own
+ * downcalls ({@link Cu}) and nothing of Offload: 4 B from page-locked memory in, the
+ * 4-parameter {@code scale} kernel, 4 B out, {@code cuStreamSynchronize}, each thread
+ * with its own stream and buffers made once; with {@code cuMemcpyAsync}, the copy
+ * Offload's binding makes, and with the typed copies C's floor makes
  * ({@code cuMemcpyHtoDAsync}, {@code cuMemcpyDtoHAsync}), which tells the cost of the
  * copy's kind apart from Offload's own. Further raw modes name the memory Offload
  * allocates (page-locked {@code PORTABLE|DEVICEMAP} host memory, blocks of the
@@ -110,11 +111,23 @@ public final class RawFfmLightRequests {
 			System.out.println(rule);
 			double[][] ratios = new double[names.size()][rounds];
 			for (int round = 1; round <= rounds; round++) {
-				double[] rate = new double[modes.size()];
-				// Each round starts with another mode, so that none always runs first.
-				for (int step = 0; step < modes.size(); step++) {
-					int mode = (round - 1 + step) % modes.size();
-					rate[mode] = run(threads, calls, modes.get(mode));
+				// Seconds per call of each mode; a round runs the modes in one order and
+				// then
+				// in the reverse one, half the calls each time, so that a drift of the
+				// host
+				// within the round falls on every mode alike. Each round starts with
+				// another
+				// mode, so that none always runs first.
+				double[] secondsPerCall = new double[modes.size()];
+				int count = modes.size();
+				for (int step = 0; step < 2 * count; step++) {
+					int position = (step < count) ? step : 2 * count - 1 - step;
+					int mode = (round - 1 + position) % count;
+					secondsPerCall[mode] += 1 / run(threads, calls / 2, modes.get(mode));
+				}
+				double[] rate = new double[count];
+				for (int mode = 0; mode < count; mode++) {
+					rate[mode] = 2 / secondsPerCall[mode];
 				}
 				StringBuilder line = new StringBuilder("| " + round + " |");
 				for (double r : rate) {
