@@ -111,23 +111,20 @@ public final class RawFfmLightRequests {
 			System.out.println(rule);
 			double[][] ratios = new double[names.size()][rounds];
 			for (int round = 1; round <= rounds; round++) {
-				// Seconds per call of each mode; a round runs the modes in one order and
-				// then
-				// in the reverse one, half the calls each time, so that a drift of the
-				// host
-				// within the round falls on every mode alike. Each round starts with
-				// another
-				// mode, so that none always runs first.
-				double[] secondsPerCall = new double[modes.size()];
+				// Seconds per request of each mode: a round runs the modes in one order
+				// and then in the reverse one, half the calls each time, so that a drift
+				// of the host within the round falls on every mode alike. Each round
+				// starts with another mode, so that none always runs first.
+				double[] secondsPerRequest = new double[modes.size()];
 				int count = modes.size();
 				for (int step = 0; step < 2 * count; step++) {
 					int position = (step < count) ? step : 2 * count - 1 - step;
 					int mode = (round - 1 + position) % count;
-					secondsPerCall[mode] += 1 / run(threads, calls / 2, modes.get(mode));
+					secondsPerRequest[mode] += 1 / run(threads, calls / 2, modes.get(mode));
 				}
 				double[] rate = new double[count];
 				for (int mode = 0; mode < count; mode++) {
-					rate[mode] = 2 / secondsPerCall[mode];
+					rate[mode] = 2 / secondsPerRequest[mode];
 				}
 				StringBuilder line = new StringBuilder("| " + round + " |");
 				for (double r : rate) {
