@@ -159,20 +159,7 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 	 * @throws IllegalArgumentException naming the value if it is not a positive duration
 	 */
 	public static @Nullable Duration parseTimeout(@Nullable String value) {
-		if (value == null || value.isBlank()) {
-			return null;
-		}
-		Duration parsed;
-		try {
-			parsed = parse(value);
-		}
-		catch (DateTimeParseException | ArithmeticException ex) {
-			throw invalidTimeout(value, ex);
-		}
-		if (!isPositive(parsed)) {
-			throw invalidTimeout(value, null);
-		}
-		return parsed;
+		return parse(value, true, "@Offload timeout ");
 	}
 
 	/**
@@ -184,6 +171,14 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 	 * more
 	 */
 	public static @Nullable Duration parseDuration(@Nullable String value) {
+		return parse(value, false, "");
+	}
+
+	/**
+	 * Parses {@code value}, refusing a negative duration, and 0 too where
+	 * {@code positive}; the refusal names {@code what} and the value.
+	 */
+	private static @Nullable Duration parse(@Nullable String value, boolean positive, String what) {
 		if (value == null || value.isBlank()) {
 			return null;
 		}
@@ -192,13 +187,19 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 			parsed = parse(value);
 		}
 		catch (DateTimeParseException | ArithmeticException ex) {
-			throw new IllegalArgumentException("'" + value + "' is not a duration of 0 or more; " + DURATION_SPELLING,
-					ex);
+			throw refused(what, value, positive, ex);
 		}
-		if (parsed.isNegative()) {
-			throw new IllegalArgumentException("'" + value + "' is not a duration of 0 or more; " + DURATION_SPELLING);
+		if (positive ? !isPositive(parsed) : parsed.isNegative()) {
+			throw refused(what, value, positive, null);
 		}
 		return parsed;
+	}
+
+	private static IllegalArgumentException refused(String what, String value, boolean positive,
+			@Nullable Exception cause) {
+		String expected = positive ? "a positive duration" : "a duration of 0 or more";
+		return new IllegalArgumentException(what + "'" + value + "' is not " + expected + "; " + DURATION_SPELLING,
+				cause);
 	}
 
 	private static Duration parse(String value) {
@@ -217,11 +218,6 @@ public record OffloadAttributes(int device, Propagation propagation, StreamPrior
 			case "h" -> Duration.ofHours(amount);
 			default -> Duration.ofDays(amount);
 		};
-	}
-
-	private static IllegalArgumentException invalidTimeout(String value, @Nullable Exception cause) {
-		return new IllegalArgumentException(
-				"@Offload timeout '" + value + "' is not a positive duration; " + DURATION_SPELLING, cause);
 	}
 
 	/**
