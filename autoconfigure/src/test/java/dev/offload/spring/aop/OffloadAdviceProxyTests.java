@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -97,17 +98,20 @@ class OffloadAdviceProxyTests {
 	void genericInterfaceMethodReturningAFutureShouldKeepItsSessionThroughInterfaceProxy() {
 		this.contextRunner.withPropertyValues("spring.aop.proxy-target-class=false")
 			.withUserConfiguration(GenericConfiguration.class)
-			.run((context) -> {
-				assertThat(context).hasNotFailed();
-				@SuppressWarnings("unchecked")
-				Handler<CompletableFuture<String>> handler = context.getBean(Handler.class);
-				CompletableFuture<String> stage = new CompletableFuture<>();
-				CompletableFuture<String> returned = handler.handle(stage);
-				OffloadSession session = ((FutureHandler) handlerTarget(context)).last;
-				assertThat(session.isClosed()).as("session closed before its stage completed").isFalse();
-				stage.complete("x");
-				assertThat(returned.get(10, TimeUnit.SECONDS)).isEqualTo("x");
-			});
+			.run(OffloadAdviceProxyTests::assertHandlerKeepsSessionUntilStageCompletes);
+	}
+
+	private static void assertHandlerKeepsSessionUntilStageCompletes(AssertableApplicationContext context)
+			throws Exception {
+		assertThat(context).hasNotFailed();
+		@SuppressWarnings("unchecked")
+		Handler<CompletableFuture<String>> handler = context.getBean(Handler.class);
+		CompletableFuture<String> stage = new CompletableFuture<>();
+		CompletableFuture<String> returned = handler.handle(stage);
+		OffloadSession session = ((FutureHandler) handlerTarget(context)).last;
+		assertThat(session.isClosed()).as("session closed before its stage completed").isFalse();
+		stage.complete("x");
+		assertThat(returned.get(10, TimeUnit.SECONDS)).isEqualTo("x");
 	}
 
 	// Meta-annotation carrying @Offload(device = 1).
@@ -296,17 +300,8 @@ class OffloadAdviceProxyTests {
 	// The same generic method through the default class-based proxy.
 	@Test
 	void genericInterfaceMethodReturningAFutureShouldKeepItsSessionThroughClassProxy() {
-		this.contextRunner.withUserConfiguration(GenericConfiguration.class).run((context) -> {
-			assertThat(context).hasNotFailed();
-			@SuppressWarnings("unchecked")
-			Handler<CompletableFuture<String>> handler = context.getBean(Handler.class);
-			CompletableFuture<String> stage = new CompletableFuture<>();
-			CompletableFuture<String> returned = handler.handle(stage);
-			OffloadSession session = ((FutureHandler) handlerTarget(context)).last;
-			assertThat(session.isClosed()).isFalse();
-			stage.complete("x");
-			assertThat(returned.get(10, TimeUnit.SECONDS)).isEqualTo("x");
-		});
+		this.contextRunner.withUserConfiguration(GenericConfiguration.class)
+			.run(OffloadAdviceProxyTests::assertHandlerKeepsSessionUntilStageCompletes);
 	}
 
 	private static Object handlerTarget(org.springframework.context.ApplicationContext context) throws Exception {
