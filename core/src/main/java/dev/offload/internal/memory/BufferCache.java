@@ -110,10 +110,10 @@ final class BufferCache {
 
 	private final LongAdder outOfMemoryFailures = new LongAdder();
 
-	@SuppressWarnings("unchecked")
 	/** Set once the device closes: blocks given back later are freed, not cached. */
 	private volatile boolean closed;
 
+	@SuppressWarnings("unchecked")
 	BufferCache(int deviceId, BackendDevice backendDevice, long totalBytes, int leastPriority, long maxBytes,
 			long ceilingBytes, LongSupplier usedBytes, MemoryFailures failures) {
 		this.deviceId = deviceId;
