@@ -14,10 +14,18 @@ import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
+import org.jspecify.annotations.Nullable;
+
+import dev.offload.Device;
+import dev.offload.DeviceBuffer;
 import dev.offload.DeviceRegistry;
+import dev.offload.HostBuffer;
+import dev.offload.OffloadSession;
 import dev.offload.kernel.KernelRef;
+import dev.offload.kernel.LaunchConfig;
 import dev.offload.kernel.ModuleDefinition;
 import dev.offload.spi.BackendAvailability;
 import dev.offload.template.OffloadTemplate;
@@ -42,7 +50,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * allocates (page-locked {@code PORTABLE|DEVICEMAP} host memory, blocks of the
  * stream-ordered pool, slices of one shared staging chunk) or lend each request a stream
  * from a shared deque, one difference at a time. A fluent request is
- * {@code template.kernel(scale).threads(1).arg(1).arg(2f).in(x).outFloats(1).run()}.
+ * {@code template.kernel(scale).threads(1).arg(1).arg(2f).in(x).outFloats(1).run()}; the
+ * session modes make the same request through a session's calls, with a session per
+ * request (counting how often a thread's stream is not the one it had before) or one kept
+ * per thread, which tells the pool's lending apart from the rest of Offload's work.
  * <p>
  * A benchmark, not a test: run on a GPU machine with the test class path and the
  * benchmarks' classes (for {@code scale.ptx}), e.g.
@@ -90,6 +101,11 @@ public final class RawFfmLightRequests {
 			all.put("lent bundles", () -> LentScaler.of(kernel, shared.bundles(kernel, threads)));
 			all.put("one-thread-made", () -> KeptScaler.of(kernel, shared.bundles(kernel, threads)));
 			all.put("fluent", () -> new FluentScaler(template, scale));
+			Device device = registry.device(DEVICE);
+			LongAdder streamChanges = new LongAdder();
+			LongAdder sessions = new LongAdder();
+			all.put("session per request", () -> new SessionScaler(device, scale, false, streamChanges, sessions));
+			all.put("session kept", () -> new SessionScaler(device, scale, true, streamChanges, sessions));
 			// -Dmodes=a,b runs raw FFM and those; without it, all of them.
 			List<String> wanted = List.of(System.getProperty("modes", "").split(","));
 			List<String> names = all.keySet()
@@ -142,6 +158,10 @@ public final class RawFfmLightRequests {
 						names.get(i), warmMedian(ratios[i]));
 			}
 			System.out.printf(Locale.ROOT, "fluent / raw FFM target: >= 0.95%n");
+			if (sessions.sum() > 0) {
+				System.out.printf(Locale.ROOT, "session per request: %d of %d sessions on another stream than the"
+						+ " thread's previous one%n", streamChanges.sum(), sessions.sum());
+			}
 			shared.close();
 		}
 	}
@@ -242,6 +262,76 @@ public final class RawFfmLightRequests {
 
 		@Override
 		public void close() {
+		}
+
+	}
+
+	/**
+	 * The session idiom: a session per request (counting the requests whose stream is not
+	 * the thread's previous one), or one session kept per thread, with the buffers the
+	 * fluent call allocates (page-locked staging, device blocks for in and out) allocated
+	 * and closed per request.
+	 */
+	private static final class SessionScaler implements Scaler {
+
+		private static final LaunchConfig ONE = LaunchConfig.of(1, 1);
+
+		private final Device device;
+
+		private final KernelRef kernel;
+
+		private final @Nullable OffloadSession kept;
+
+		private final LongAdder streamChanges;
+
+		private final LongAdder sessions;
+
+		private final float[] value = new float[1];
+
+		private int previousStream = -1;
+
+		SessionScaler(Device device, KernelRef kernel, boolean keep, LongAdder streamChanges, LongAdder sessions) {
+			this.device = device;
+			this.kernel = kernel;
+			this.kept = keep ? device.openSession() : null;
+			this.streamChanges = streamChanges;
+			this.sessions = sessions;
+		}
+
+		@Override
+		public float scale(int x) {
+			OffloadSession session = (this.kept != null) ? this.kept : this.device.openSession();
+			try (HostBuffer host = session.allocateHost(2 * Float.BYTES);
+					DeviceBuffer in = session.allocate(Float.BYTES);
+					DeviceBuffer out = session.allocate(Float.BYTES)) {
+				this.value[0] = x;
+				host.putFloats(0, this.value);
+				session.copy(host, 0, in, 0, Float.BYTES);
+				session.launch(this.kernel, ONE, 1, 2f, in, out);
+				session.copy(out, 0, host, Float.BYTES, Float.BYTES);
+				session.synchronize();
+				if (this.kept == null) {
+					int stream = session.streamId();
+					this.sessions.increment();
+					if (this.previousStream >= 0 && stream != this.previousStream) {
+						this.streamChanges.increment();
+					}
+					this.previousStream = stream;
+				}
+				return host.getFloats(1, this.value)[0];
+			}
+			finally {
+				if (this.kept == null) {
+					session.close();
+				}
+			}
+		}
+
+		@Override
+		public void close() {
+			if (this.kept != null) {
+				this.kept.close();
+			}
 		}
 
 	}

@@ -59,6 +59,9 @@ public final class BlasBenchmark {
 			  --gpu-fault-watch on|off  whether the registry watches NVML's fault reports (on)
 			  --kept-session yes|no     also run the round trips with each thread's session kept
 			                            open (no): what opening and closing a session costs
+			  --split yes|no            also run them with only the host buffer, then only the
+			                            device buffers, kept per thread (no): which of the
+			                            session's buffers cost what
 			""";
 
 	private static final int BIG = 8192;
@@ -115,18 +118,14 @@ public final class BlasBenchmark {
 					iterations);
 			LibraryStatistics warm = library.statistics(device);
 			for (int round = 1; round <= options.rounds(); round++) {
-				double perSecond = throughput(device, library, threads, iterations, Variant.SESSION_BUFFERS);
-				System.out.printf(Locale.ROOT, "64x64 sgemm round trip, %d threads: %.0f round trips/s%n", threads,
-						perSecond);
-				double keptBuffers = throughput(device, library, threads, iterations, Variant.KEPT_BUFFERS);
-				System.out.printf(Locale.ROOT,
-						"64x64 sgemm round trip, %d threads, buffers kept per thread: %.0f round trips/s%n", threads,
-						keptBuffers);
-				if (options.keptSession()) {
-					double keptSession = throughput(device, library, threads, iterations, Variant.KEPT_SESSION);
-					System.out.printf(Locale.ROOT,
-							"64x64 sgemm round trip, %d threads, buffers and session kept per thread: %.0f round trips/s%n",
-							threads, keptSession);
+				for (Variant variant : Variant.values()) {
+					if (variant == Variant.KEPT_SESSION && !options.keptSession()
+							|| (variant == Variant.KEPT_HOST || variant == Variant.KEPT_DEVICE) && !options.split()) {
+						continue;
+					}
+					double perSecond = throughput(device, library, threads, iterations, variant);
+					System.out.printf(Locale.ROOT, "64x64 sgemm round trip, %d threads%s: %.0f round trips/s%n",
+							threads, variant.label, perSecond);
 				}
 			}
 			LibraryStatistics after = library.statistics(device);
@@ -195,8 +194,7 @@ public final class BlasBenchmark {
 			Thread worker = new Thread(() -> {
 				Runnable roundTrip = switch (variant) {
 					case SESSION_BUFFERS -> () -> roundTrip(device, library);
-					case KEPT_BUFFERS -> new KeptBuffers(device, library, false);
-					case KEPT_SESSION -> new KeptBuffers(device, library, true);
+					default -> new KeptBuffers(device, library, variant);
 				};
 				try {
 					for (int i = 0; i < perThread / 4; i++) {
@@ -229,14 +227,6 @@ public final class BlasBenchmark {
 		return done.get() / ((System.nanoTime() - begin) / 1e9);
 	}
 
-	/** In, gemm, out, synchronize: one session, its buffers its own. */
-	private static void roundTrip(Device device, BlasLibrary library) {
-		try (OffloadSession session = device.openSession()) {
-			roundTrip(session, library, session.allocateHost(3 * SMALL_BYTES), session.allocate(SMALL_BYTES),
-					session.allocate(SMALL_BYTES), session.allocate(SMALL_BYTES));
-		}
-	}
-
 	/**
 	 * A and B in from {@code host}, C = A B, C out to {@code host}, synchronize: the work
 	 * of every round trip, whoever owns the buffers.
@@ -251,23 +241,52 @@ public final class BlasBenchmark {
 		session.synchronize();
 	}
 
+	/** In, gemm, out, synchronize: one session, its buffers its own. */
+	private static void roundTrip(Device device, BlasLibrary library) {
+		try (OffloadSession session = device.openSession()) {
+			roundTrip(session, library, session.allocateHost(3 * SMALL_BYTES), session.allocate(SMALL_BYTES),
+					session.allocate(SMALL_BYTES), session.allocate(SMALL_BYTES));
+		}
+	}
+
 	/** What a thread keeps from one round trip to the next. */
 	private enum Variant {
 
 		/** Nothing: a session and its buffers per round trip. */
-		SESSION_BUFFERS,
+		SESSION_BUFFERS("", false, false, false),
 
 		/** Its buffers, allocated once: a session per round trip. */
-		KEPT_BUFFERS,
+		KEPT_BUFFERS(", buffers kept per thread", true, true, false),
 
 		/** Its buffers and one session. */
-		KEPT_SESSION
+		KEPT_SESSION(", buffers and session kept per thread", true, true, true),
+
+		/** Its page-locked buffer: the device blocks are the session's. */
+		KEPT_HOST(", host buffer kept per thread", true, false, false),
+
+		/** Its device blocks: the page-locked staging is the session's. */
+		KEPT_DEVICE(", device buffers kept per thread", false, true, false);
+
+		private final String label;
+
+		private final boolean host;
+
+		private final boolean device;
+
+		private final boolean session;
+
+		Variant(String label, boolean host, boolean device, boolean session) {
+			this.label = label;
+			this.host = host;
+			this.device = device;
+			this.session = session;
+		}
 
 	}
 
 	/**
-	 * The round trip with one thread's buffers allocated once: a session per round trip
-	 * only for the stream, as {@code blas_floor.c} keeps a stream's buffers.
+	 * The round trip with what {@link Variant} says a thread keeps allocated once, the
+	 * rest the session's, as {@code blas_floor.c} keeps a stream's buffers.
 	 */
 	private static final class KeptBuffers implements Runnable, AutoCloseable {
 
@@ -275,35 +294,43 @@ public final class BlasBenchmark {
 
 		private final BlasLibrary library;
 
-		private final HostBuffer host;
+		private final @Nullable HostBuffer host;
 
-		private final DeviceBuffer a;
+		private final @Nullable DeviceBuffer a;
 
-		private final DeviceBuffer b;
+		private final @Nullable DeviceBuffer b;
 
-		private final DeviceBuffer c;
+		private final @Nullable DeviceBuffer c;
 
 		private final @Nullable OffloadSession session;
 
-		KeptBuffers(Device device, BlasLibrary library, boolean keptSession) {
+		KeptBuffers(Device device, BlasLibrary library, Variant variant) {
 			this.device = device;
 			this.library = library;
-			this.host = device.allocateHost(3 * SMALL_BYTES);
-			this.a = device.allocate(SMALL_BYTES);
-			this.b = device.allocate(SMALL_BYTES);
-			this.c = device.allocate(SMALL_BYTES);
-			this.session = keptSession ? device.openSession() : null;
+			this.host = variant.host ? device.allocateHost(3 * SMALL_BYTES) : null;
+			this.a = variant.device ? device.allocate(SMALL_BYTES) : null;
+			this.b = variant.device ? device.allocate(SMALL_BYTES) : null;
+			this.c = variant.device ? device.allocate(SMALL_BYTES) : null;
+			this.session = variant.session ? device.openSession() : null;
 		}
 
 		@Override
 		public void run() {
 			if (this.session != null) {
-				roundTrip(this.session, this.library, this.host, this.a, this.b, this.c);
+				run(this.session);
 				return;
 			}
 			try (OffloadSession session = this.device.openSession()) {
-				roundTrip(session, this.library, this.host, this.a, this.b, this.c);
+				run(session);
 			}
+		}
+
+		private void run(OffloadSession session) {
+			HostBuffer host = (this.host != null) ? this.host : session.allocateHost(3 * SMALL_BYTES);
+			DeviceBuffer a = (this.a != null) ? this.a : session.allocate(SMALL_BYTES);
+			DeviceBuffer b = (this.b != null) ? this.b : session.allocate(SMALL_BYTES);
+			DeviceBuffer c = (this.c != null) ? this.c : session.allocate(SMALL_BYTES);
+			roundTrip(session, this.library, host, a, b, c);
 		}
 
 		@Override
@@ -311,23 +338,30 @@ public final class BlasBenchmark {
 			if (this.session != null) {
 				this.session.close();
 			}
-			this.a.close();
-			this.b.close();
-			this.c.close();
-			this.host.close();
+			for (AutoCloseable buffer : new @Nullable AutoCloseable[] { this.a, this.b, this.c, this.host }) {
+				if (buffer != null) {
+					try {
+						buffer.close();
+					}
+					catch (Exception ex) {
+						throw new IllegalStateException(ex);
+					}
+				}
+			}
 		}
 
 	}
 
 	private record Options(int iterations, int threads, int workspaceMib, int rounds, boolean big,
-			boolean watchGpuFaults, boolean keptSession) {
+			boolean watchGpuFaults, boolean keptSession, boolean split) {
 
 		static Options from(CommandLine line) {
 			return new Options(line.intArgument(0, "ITERATIONS", 20_000), line.intArgument(1, "THREADS", 16),
 					line.intOption("--workspace-mib", -1, 0, 1024), line.intOption("--rounds", 1, 1, 100),
 					line.choice("--big", "yes", "no").equals("yes"),
 					line.choice("--gpu-fault-watch", "on", "off").equals("on"),
-					line.choice("--kept-session", "no", "yes").equals("yes"));
+					line.choice("--kept-session", "no", "yes").equals("yes"),
+					line.choice("--split", "no", "yes").equals("yes"));
 		}
 
 	}
