@@ -253,7 +253,9 @@ public final class Batcher<I, O> implements AutoCloseable {
 	}
 
 	/**
-	 * Returns the batcher's name: its kernel's, or the one it was given.
+	 * Returns the batcher's name: its kernel's, or the one it was given, with {@code #2},
+	 * {@code #3}... after it if another batcher of its template had that name when it
+	 * started.
 	 * @return the name
 	 */
 	public String name() {

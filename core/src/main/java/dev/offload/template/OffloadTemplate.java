@@ -3,7 +3,9 @@ package dev.offload.template;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 
@@ -56,6 +58,12 @@ public class OffloadTemplate {
 	private final TenantResolver tenantResolver;
 
 	private final List<Batcher<?, ?>> batchers = new CopyOnWriteArrayList<>();
+
+	/**
+	 * The names of the batchers not yet closed: each is reserved here before its batcher
+	 * starts, so that two batchers never share a name (nor their metrics and thread).
+	 */
+	private final Set<String> batcherNames = ConcurrentHashMap.newKeySet();
 
 	private volatile BlasLibrary blasLibrary = BlasLibrary.standard();
 
@@ -315,7 +323,9 @@ public class OffloadTemplate {
 
 	/**
 	 * Starts a batcher that runs each batch as one call of a kernel, with this template's
-	 * batch policy, in sessions of the default attributes.
+	 * batch policy, in sessions of the default attributes. A kernel's batcher is named
+	 * after the kernel, for its thread and metrics; while a batcher of this template not
+	 * yet closed has that name, {@code name#2}, {@code name#3}...
 	 * @param <I> the item's type
 	 * @param <O> the result's type for one item
 	 * @param kernel how the kernel serves a batch
@@ -369,9 +379,10 @@ public class OffloadTemplate {
 				.thenApply((result) -> new Batcher.Slices<O>(result.device().id(),
 						(index) -> kernel.slice(result, index)));
 		};
-		return register(new Batcher<>(kernel.kernel().name(), attributes.device(), policy, kernel::validate, runner,
-				this.batchListener, this.batchers::remove, this::drained, this.registry.completionExecutor(),
-				this::currentTenant, this.registry.tenantPolicy()::weightOf));
+		return start(kernel.kernel().name(),
+				(unique) -> new Batcher<>(unique, attributes.device(), policy, kernel::validate, runner,
+						this.batchListener, this::closed, this::drained, this.registry.completionExecutor(),
+						this::currentTenant, this.registry.tenantPolicy()::weightOf));
 	}
 
 	/**
@@ -379,7 +390,8 @@ public class OffloadTemplate {
 	 * several launches, a {@link Batched @Batched} method's batch method).
 	 * @param <I> the item's type
 	 * @param <O> the result's type for one item
-	 * @param name the batcher's name, for its thread and metrics
+	 * @param name the batcher's name, for its thread and metrics: {@code name#2},
+	 * {@code name#3}... while a batcher of this template not yet closed has it
 	 * @param function serves a batch; it must return one result per item
 	 * @param policy how batches are cut
 	 * @return the batcher, running until closed (or its registry closes)
@@ -395,8 +407,8 @@ public class OffloadTemplate {
 			}
 			return new Batcher.Slices<O>(OffloadAttributes.ANY_DEVICE, results::get);
 		});
-		return register(new Batcher<>(name, OffloadAttributes.ANY_DEVICE, policy, (item) -> {
-		}, runner, this.batchListener, this.batchers::remove, this::drained, this.registry.completionExecutor(),
+		return start(name, (unique) -> new Batcher<>(unique, OffloadAttributes.ANY_DEVICE, policy, (item) -> {
+		}, runner, this.batchListener, this::closed, this::drained, this.registry.completionExecutor(),
 				this::currentTenant, this.registry.tenantPolicy()::weightOf));
 	}
 
@@ -416,15 +428,39 @@ public class OffloadTemplate {
 		return this.batchPolicy;
 	}
 
-	private <I, O> Batcher<I, O> register(Batcher<I, O> batcher) {
+	/**
+	 * Starts a batcher under {@code name}, or, while a batcher of this template not yet
+	 * closed has that name, under the first of {@code name#2}, {@code name#3}... free.
+	 */
+	private <I, O> Batcher<I, O> start(String name, Function<String, Batcher<I, O>> batcherNamed) {
+		String unique = name;
+		for (int n = 2; !this.batcherNames.add(unique); n++) {
+			unique = name + "#" + n;
+		}
+		Batcher<I, O> batcher;
+		try {
+			batcher = batcherNamed.apply(unique);
+		}
+		catch (RuntimeException | Error ex) {
+			this.batcherNames.remove(unique);
+			throw ex;
+		}
+		this.batchers.add(batcher);
 		// The registry drains its batchers before its devices stop lending.
 		if (!this.registry.addDrainable(batcher.drainable)) {
+			// Closed: the batcher leaves the list, and its name is free again.
 			batcher.stopAccepting();
 			throw batcher.refusal();
 		}
-		this.batchers.add(batcher);
 		this.batchListener.batcherStarted(batcher);
 		return batcher;
+	}
+
+	/** Told once a batcher is closed, perhaps more than once: its name is free again. */
+	private void closed(Batcher<?, ?> batcher) {
+		if (this.batchers.remove(batcher)) {
+			this.batcherNames.remove(batcher.name());
+		}
 	}
 
 	private void drained(Batcher<?, ?> batcher) {

@@ -548,6 +548,34 @@ class BatcherTests {
 	}
 
 	@Test
+	void batchersOfOneNameShouldEachGetTheirOwnNameAndMetricsUntilClosed() throws Exception {
+		Batcher<Double, Double> first = this.template.batcher(new RootBatch(), fullBatchesOf(1));
+		Batcher<Double, Double> second = this.template.batcher(new RootBatch(), fullBatchesOf(1),
+				OffloadAttributes.DEFAULTS.withPriority(StreamPriority.HIGH));
+		Batcher<Integer, Integer> third = this.template.batcher("root",
+				(items) -> CompletableFuture.completedFuture(items), fullBatchesOf(1));
+		assertThat(List.of(first.name(), second.name(), third.name())).containsExactly("root", "root#2", "root#3");
+		assertThat(second.submit(9.0).get(10, TimeUnit.SECONDS)).isEqualTo(3);
+		assertThat(this.batches).extracting(BatchListener.CompletedBatch::name).containsExactly("root#2");
+		assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName)
+			.contains("offload-batcher-root", "offload-batcher-root#2", "offload-batcher-root#3");
+		second.close();
+		second.close();
+		Batcher<Double, Double> fourth = this.template.batcher(new RootBatch(), fullBatchesOf(1));
+		assertThat(fourth.name()).isEqualTo("root#2");
+		assertThat(this.template.batchers()).extracting(Batcher::name)
+			.containsExactlyInAnyOrder("root", "root#3", "root#2");
+	}
+
+	@Test
+	void aBatcherRefusedByAClosedRegistryShouldNotStayInTheTemplate() {
+		this.registry.close(Duration.ofSeconds(5));
+		assertThatExceptionOfType(BatcherClosedException.class)
+			.isThrownBy(() -> this.template.batcher(new RootBatch(), fullBatchesOf(1)));
+		assertThat(this.template.batchers()).isEmpty();
+	}
+
+	@Test
 	void aBatcherWhoseDispatcherIsInterruptedShouldRefuseItemsAndLeaveTheTemplate() throws Exception {
 		Batcher<Double, Double> batcher = this.template.batcher(new RootBatch(), fullBatchesOf(100));
 		CompletableFuture<Double> queued = batcher.submit(4.0);

@@ -17,6 +17,7 @@ import dev.offload.DeviceRegistry;
 import dev.offload.autoconfigure.template.OffloadTemplateAutoConfiguration;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.template.Batched;
+import dev.offload.template.Batcher;
 import dev.offload.template.Offload;
 import dev.offload.template.OffloadSessionBinding;
 import dev.offload.template.OffloadTemplate;
@@ -50,6 +51,26 @@ class BatchedAnnotationTests {
 			assertThat(squares.inSession()).containsExactly(true);
 			assertThat(context.getBean(OffloadTemplate.class).batchers()).singleElement()
 				.satisfies((batcher) -> assertThat(batcher.name()).isEqualTo("BatchedAnnotationTests.Squares.square"));
+		});
+	}
+
+	@Test
+	void twoBeansOfOneClassShouldEachHaveTheirOwnBatcherAndName() {
+		this.contextRunner.withUserConfiguration(TwoSquaresConfiguration.class).run((context) -> {
+			Squares first = context.getBean("first", Squares.class);
+			Squares second = context.getBean("second", Squares.class);
+			List<CompletableFuture<Integer>> results = new ArrayList<>();
+			for (int i = 1; i <= 4; i++) {
+				results.add(first.square(i));
+				results.add(second.square(10 + i));
+			}
+			for (CompletableFuture<Integer> result : results) {
+				result.get(10, TimeUnit.SECONDS);
+			}
+			assertThat(first.batches()).containsExactly(List.of(1, 2, 3, 4));
+			assertThat(second.batches()).containsExactly(List.of(11, 12, 13, 14));
+			assertThat(context.getBean(OffloadTemplate.class).batchers()).extracting(Batcher::name)
+				.containsExactly("BatchedAnnotationTests.Squares.square", "BatchedAnnotationTests.Squares.square#2");
 		});
 	}
 
@@ -112,6 +133,21 @@ class BatchedAnnotationTests {
 
 		@Bean
 		Squares squares() {
+			return new Squares();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class TwoSquaresConfiguration {
+
+		@Bean
+		Squares first() {
+			return new Squares();
+		}
+
+		@Bean
+		Squares second() {
 			return new Squares();
 		}
 
