@@ -12,8 +12,10 @@ public final class ThreadStripes {
 
 	/**
 	 * Returns the number of stripes for a number of processors: four times as many,
-	 * rounded up to a power of two, at most 64, so that threads seldom share one (a hash
-	 * puts two of 16 threads on one of 64 stripes about twice).
+	 * rounded up to a power of two, at most 64, so that threads seldom share one: as many
+	 * threads as processors started one after another (consecutive ids, as a pool starts
+	 * its workers) each get a stripe of their own; threads whose ids fall at random share
+	 * one now and then (two of 16 on one of 64 about twice).
 	 * @param processors the processors available
 	 * @return a power of two from 4 to 64
 	 */
@@ -23,13 +25,18 @@ public final class ThreadStripes {
 	}
 
 	/**
-	 * Returns the stripe of a thread.
+	 * Returns the stripe of a thread: the top bits of its id times the golden ratio
+	 * (Fibonacci hashing), which spread consecutive ids evenly, where lower bits of the
+	 * product do not (8 consecutive ids on 32 stripes shared some).
 	 * @param threadId the thread's id
 	 * @param stripes a power of two
 	 * @return the stripe, from 0 to {@code stripes - 1}
 	 */
 	public static int stripe(long threadId, int stripes) {
-		return (int) ((threadId * 0x9E3779B97F4A7C15L) >>> 32) & (stripes - 1);
+		if (stripes == 1) {
+			return 0;
+		}
+		return (int) ((threadId * 0x9E3779B97F4A7C15L) >>> (Long.SIZE - Integer.numberOfTrailingZeros(stripes)));
 	}
 
 	/**
