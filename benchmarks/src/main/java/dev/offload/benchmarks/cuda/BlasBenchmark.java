@@ -7,6 +7,7 @@ import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 
+import dev.offload.Buffer;
 import dev.offload.Device;
 import dev.offload.DeviceBuffer;
 import dev.offload.DeviceRegistry;
@@ -170,17 +171,19 @@ public final class BlasBenchmark {
 
 	/** The round trips' times, sorted. */
 	private static long[] roundTrips(Device device, BlasLibrary library, int iterations) {
-		for (int i = 0; i < iterations / 4; i++) {
-			roundTrip(device, library);
+		try (ThreadRoundTrip roundTrip = new ThreadRoundTrip(device, library, Variant.SESSION_BUFFERS)) {
+			for (int i = 0; i < iterations / 4; i++) {
+				roundTrip.run();
+			}
+			long[] times = new long[iterations];
+			for (int i = 0; i < iterations; i++) {
+				long start = System.nanoTime();
+				roundTrip.run();
+				times[i] = System.nanoTime() - start;
+			}
+			Arrays.sort(times);
+			return times;
 		}
-		long[] times = new long[iterations];
-		for (int i = 0; i < iterations; i++) {
-			long start = System.nanoTime();
-			roundTrip(device, library);
-			times[i] = System.nanoTime() - start;
-		}
-		Arrays.sort(times);
-		return times;
 	}
 
 	/** Round trips per second of {@code variant} on {@code threads} threads. */
@@ -192,11 +195,7 @@ public final class BlasBenchmark {
 		List<Thread> workers = new ArrayList<>();
 		for (int t = 0; t < threads; t++) {
 			Thread worker = new Thread(() -> {
-				Runnable roundTrip = switch (variant) {
-					case SESSION_BUFFERS -> () -> roundTrip(device, library);
-					default -> new KeptBuffers(device, library, variant);
-				};
-				try {
+				try (ThreadRoundTrip roundTrip = new ThreadRoundTrip(device, library, variant)) {
 					for (int i = 0; i < perThread / 4; i++) {
 						roundTrip.run();
 					}
@@ -208,11 +207,6 @@ public final class BlasBenchmark {
 				}
 				catch (InterruptedException ex) {
 					Thread.currentThread().interrupt();
-				}
-				finally {
-					if (roundTrip instanceof KeptBuffers kept) {
-						kept.close();
-					}
 				}
 			});
 			worker.start();
@@ -239,14 +233,6 @@ public final class BlasBenchmark {
 			.sgemm(Transpose.NONE, Transpose.NONE, SMALL, SMALL, SMALL, 1, a, SMALL, b, SMALL, 0, c, SMALL);
 		session.copy(c, 0, host, 2 * SMALL_BYTES, SMALL_BYTES);
 		session.synchronize();
-	}
-
-	/** In, gemm, out, synchronize: one session, its buffers its own. */
-	private static void roundTrip(Device device, BlasLibrary library) {
-		try (OffloadSession session = device.openSession()) {
-			roundTrip(session, library, session.allocateHost(3 * SMALL_BYTES), session.allocate(SMALL_BYTES),
-					session.allocate(SMALL_BYTES), session.allocate(SMALL_BYTES));
-		}
 	}
 
 	/** What a thread keeps from one round trip to the next. */
@@ -285,10 +271,11 @@ public final class BlasBenchmark {
 	}
 
 	/**
-	 * The round trip with what {@link Variant} says a thread keeps allocated once, the
-	 * rest the session's, as {@code blas_floor.c} keeps a stream's buffers.
+	 * One thread's round trips: what {@link Variant} says the thread keeps is allocated
+	 * once (as {@code blas_floor.c} keeps a stream's buffers), the rest is the session's,
+	 * a session per round trip unless the session is kept too.
 	 */
-	private static final class KeptBuffers implements Runnable, AutoCloseable {
+	private static final class ThreadRoundTrip implements Runnable, AutoCloseable {
 
 		private final Device device;
 
@@ -304,7 +291,7 @@ public final class BlasBenchmark {
 
 		private final @Nullable OffloadSession session;
 
-		KeptBuffers(Device device, BlasLibrary library, Variant variant) {
+		ThreadRoundTrip(Device device, BlasLibrary library, Variant variant) {
 			this.device = device;
 			this.library = library;
 			this.host = variant.host ? device.allocateHost(3 * SMALL_BYTES) : null;
@@ -338,14 +325,9 @@ public final class BlasBenchmark {
 			if (this.session != null) {
 				this.session.close();
 			}
-			for (AutoCloseable buffer : new @Nullable AutoCloseable[] { this.a, this.b, this.c, this.host }) {
+			for (Buffer buffer : new @Nullable Buffer[] { this.a, this.b, this.c, this.host }) {
 				if (buffer != null) {
-					try {
-						buffer.close();
-					}
-					catch (Exception ex) {
-						throw new IllegalStateException(ex);
-					}
+					buffer.close();
 				}
 			}
 		}
