@@ -78,9 +78,12 @@ public abstract sealed class Buffer implements AutoCloseable permits DeviceBuffe
 	}
 
 	/**
-	 * Closes the buffer. A session's buffer is given back when its session's work is
-	 * done; a device's buffer goes back to the device's cache now, so no session may
-	 * still use it. Closing twice is harmless.
+	 * Closes the buffer. A session's buffer goes back once the work the session enqueued
+	 * before the close is done: at the session's next
+	 * {@link OffloadSession#synchronize()}, or when the session ends, so that a session
+	 * kept open for many requests reuses what each request closed. A device's buffer goes
+	 * back to the device's cache now, so no session may still use it. Closing twice is
+	 * harmless.
 	 */
 	@Override
 	public final void close() {
@@ -90,6 +93,9 @@ public abstract sealed class Buffer implements AutoCloseable permits DeviceBuffe
 		this.closed = true;
 		if (this.owner == null) {
 			release();
+		}
+		else {
+			this.owner.work.bufferClosed();
 		}
 	}
 

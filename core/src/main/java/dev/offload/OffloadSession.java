@@ -180,7 +180,9 @@ public final class OffloadSession implements AutoCloseable {
 	 * memory is allocated in the order of the session's stream (borrowed now if it was
 	 * not) and counts against the device's memory budget until the session ends; beyond
 	 * what {@link #reserveMemory(long)} reserved, the session waits for the budget under
-	 * its priority and deadline.
+	 * its priority and deadline. A buffer {@linkplain Buffer#close() closed} before the
+	 * session's last synchronize leaves its memory to the session's next buffers, so a
+	 * session kept for many requests holds only what its open buffers need.
 	 * @param bytes the size, at least 1
 	 * @return the buffer
 	 * @throws MemoryBudgetExceededException if the budget did not admit the memory before
@@ -224,7 +226,8 @@ public final class OffloadSession implements AutoCloseable {
 
 	/**
 	 * Allocates page-locked host memory that the session gives back when its work is
-	 * done.
+	 * done, or at its first synchronize after the buffer is {@linkplain Buffer#close()
+	 * closed}.
 	 * @param bytes the size, from 1 to 2^31-1
 	 * @return the buffer
 	 * @throws HostStagingOutOfMemoryException if the host had no page-locked memory for
@@ -232,6 +235,7 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	public HostBuffer allocateHost(long bytes) {
 		checkOpen("allocateHost");
+		this.work.reuseClosedBuffers();
 		return this.work.own(new HostBuffer(this.context.device, this.context.acquireHostMemory(bytes), bytes, this));
 	}
 

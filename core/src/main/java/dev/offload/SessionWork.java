@@ -46,6 +46,12 @@ final class SessionWork {
 
 	private @Nullable List<Buffer> buffers;
 
+	/**
+	 * Set when one of the session's buffers was closed: the next synchronize gives the
+	 * closed ones back. A hint only; the buffers' own flags decide.
+	 */
+	private volatile boolean buffersClosed;
+
 	private @Nullable List<StreamEvent> events;
 
 	/** What integrations (tracing, templates) attached to the session. */
@@ -159,6 +165,7 @@ final class SessionWork {
 	 * reservation.
 	 */
 	NativeMemory allocateDevice(long bytes) {
+		reuseClosedBuffers();
 		long charged = Device.allocationSize(bytes);
 		admit(charged);
 		BackendStream onStream = stream().backend;
@@ -350,6 +357,47 @@ final class SessionWork {
 			throw ex;
 		}
 		this.workPending = this.unwrapped;
+		if (this.buffersClosed) {
+			releaseClosedBuffers();
+		}
+	}
+
+	void bufferClosed() {
+		this.buffersClosed = true;
+	}
+
+	/**
+	 * Before a new buffer: gives back the closed ones if nothing was enqueued since the
+	 * last synchronize, so that a request closing its buffers after its synchronize
+	 * leaves their memory to the next one.
+	 */
+	void reuseClosedBuffers() {
+		if (this.buffersClosed && !this.workPending && this.failure == null) {
+			releaseClosedBuffers();
+		}
+	}
+
+	/**
+	 * Gives back the buffers closed before this point, whose work the stream finished: a
+	 * buffer can no longer be used once closed, so all work on it was enqueued before.
+	 * Device memory stays in the session's reservation, for the next buffer to draw.
+	 */
+	private void releaseClosedBuffers() {
+		this.buffersClosed = false;
+		List<Buffer> owned = this.buffers;
+		if (owned == null) {
+			return;
+		}
+		owned.removeIf((buffer) -> {
+			if (!buffer.isClosed()) {
+				return false;
+			}
+			if (buffer instanceof DeviceBuffer) {
+				this.memoryDrawn -= Device.allocationSize(buffer.size());
+			}
+			buffer.release(0);
+			return true;
+		});
 	}
 
 	boolean isAwaitingWork() {

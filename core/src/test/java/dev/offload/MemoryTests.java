@@ -250,6 +250,47 @@ class MemoryTests {
 	}
 
 	@Test
+	void keptSessionShouldLeaveWhatEachRequestClosedToTheNextWithinTheBudget() {
+		// Two requests' blocks do not fit the budget together: each request must draw the
+		// memory the one before closed, not wait for budget nobody gives back.
+		Device device = open(64 * MIB, MemoryConfig.ofBytes(MIB), 16 * MIB);
+		try (OffloadSession session = device.openSession(StreamPriority.NORMAL, Duration.ofSeconds(30))) {
+			byte[] read = new byte[1];
+			for (int request = 1; request <= 20; request++) {
+				try (DeviceBuffer block = session.allocate(640 * KIB); HostBuffer host = session.allocateHost(KIB)) {
+					session.fill(block, (byte) request);
+					session.copy(block, 0, host, 0, 1);
+					session.synchronize();
+					assertThat(host.getBytes(0, read)[0]).isEqualTo((byte) request);
+				}
+			}
+			assertThat(session.reservedMemory()).isEqualTo(Device.allocationSize(640 * KIB));
+			assertThat(device.memoryStatistics().deviceAllocations()).isOne();
+			assertThat(device.memoryStatistics().waitTimeouts()).isZero();
+		}
+		assertThat(device.memoryStatistics().usedBytes()).isZero();
+	}
+
+	@Test
+	void sessionBufferClosedWithWorkPendingShouldGoBackOnlyAtTheNextSynchronize() {
+		Device device = open(64 * MIB, MemoryConfig.ofBytes(8 * MIB), 16 * MIB);
+		try (OffloadSession session = device.openSession()) {
+			DeviceBuffer block = session.allocate(MIB);
+			session.fill(block, (byte) 1);
+			block.close();
+			// Its fill may still run: a new buffer must not get its memory.
+			DeviceBuffer next = session.allocate(MIB);
+			assertThat(next.nativeHandle()).isNotSameAs(block.memory().handle());
+			assertThat(device.memoryStatistics().cachedBytes()).isZero();
+			assertThat(session.reservedMemory()).isEqualTo(2 * MIB);
+			session.synchronize();
+			assertThat(device.memoryStatistics().cachedBytes()).isEqualTo(MIB);
+			assertThat(next.isClosed()).isFalse();
+			session.fill(next, (byte) 2);
+		}
+	}
+
+	@Test
 	void applicationBufferShouldCountAgainstTheBudgetUntilClosed() {
 		Device device = open(64 * MIB, MemoryConfig.ofBytes(MIB), 16 * MIB);
 		DeviceBuffer buffer = device.allocate(700 * KIB);
