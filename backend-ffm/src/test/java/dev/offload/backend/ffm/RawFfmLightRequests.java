@@ -104,8 +104,11 @@ public final class RawFfmLightRequests {
 			Device device = registry.device(DEVICE);
 			LongAdder streamChanges = new LongAdder();
 			LongAdder sessions = new LongAdder();
-			all.put("session per request", () -> new SessionScaler(device, scale, false, streamChanges, sessions));
-			all.put("session kept", () -> new SessionScaler(device, scale, true, streamChanges, sessions));
+			all.put("session per request",
+					() -> new SessionScaler(device, scale, Kept.NOTHING, streamChanges, sessions));
+			all.put("session kept", () -> new SessionScaler(device, scale, Kept.SESSION, streamChanges, sessions));
+			all.put("session and buffers kept",
+					() -> new SessionScaler(device, scale, Kept.SESSION_AND_BUFFERS, streamChanges, sessions));
 			// -Dmodes=a,b runs raw FFM and those; without it, all of them.
 			List<String> wanted = List.of(System.getProperty("modes", "").split(","));
 			List<String> names = all.keySet()
@@ -266,11 +269,19 @@ public final class RawFfmLightRequests {
 
 	}
 
+	/** What a session mode keeps from one request to the next. */
+	private enum Kept {
+
+		NOTHING, SESSION, SESSION_AND_BUFFERS
+
+	}
+
 	/**
 	 * The session idiom: a session per request (counting the requests whose stream is not
 	 * the thread's previous one), or one session kept per thread, with the buffers the
 	 * fluent call allocates (page-locked staging, device blocks for in and out) allocated
-	 * and closed per request.
+	 * and closed per request, or allocated once with the session: that one is Offload's
+	 * enqueues and synchronize alone.
 	 */
 	private static final class SessionScaler implements Scaler {
 
@@ -282,6 +293,8 @@ public final class RawFfmLightRequests {
 
 		private final @Nullable OffloadSession kept;
 
+		private final @Nullable Buffers keptBuffers;
+
 		private final LongAdder streamChanges;
 
 		private final LongAdder sessions;
@@ -290,10 +303,11 @@ public final class RawFfmLightRequests {
 
 		private int previousStream = -1;
 
-		SessionScaler(Device device, KernelRef kernel, boolean keep, LongAdder streamChanges, LongAdder sessions) {
+		SessionScaler(Device device, KernelRef kernel, Kept keep, LongAdder streamChanges, LongAdder sessions) {
 			this.device = device;
 			this.kernel = kernel;
-			this.kept = keep ? device.openSession() : null;
+			this.kept = (keep != Kept.NOTHING) ? device.openSession() : null;
+			this.keptBuffers = (this.kept != null && keep == Kept.SESSION_AND_BUFFERS) ? new Buffers(this.kept) : null;
 			this.streamChanges = streamChanges;
 			this.sessions = sessions;
 		}
@@ -301,30 +315,39 @@ public final class RawFfmLightRequests {
 		@Override
 		public float scale(int x) {
 			OffloadSession session = (this.kept != null) ? this.kept : this.device.openSession();
-			try (HostBuffer host = session.allocateHost(2 * Float.BYTES);
-					DeviceBuffer in = session.allocate(Float.BYTES);
-					DeviceBuffer out = session.allocate(Float.BYTES)) {
-				this.value[0] = x;
-				host.putFloats(0, this.value);
-				session.copy(host, 0, in, 0, Float.BYTES);
-				session.launch(this.kernel, ONE, 1, 2f, in, out);
-				session.copy(out, 0, host, Float.BYTES, Float.BYTES);
-				session.synchronize();
-				if (this.kept == null) {
-					int stream = session.streamId();
-					this.sessions.increment();
-					if (this.previousStream >= 0 && stream != this.previousStream) {
-						this.streamChanges.increment();
-					}
-					this.previousStream = stream;
+			try {
+				if (this.keptBuffers != null) {
+					return request(session, this.keptBuffers, x);
 				}
-				return host.getFloats(1, this.value)[0];
+				try (Buffers buffers = new Buffers(session)) {
+					return request(session, buffers, x);
+				}
 			}
 			finally {
 				if (this.kept == null) {
+					countStream(session);
 					session.close();
 				}
 			}
+		}
+
+		private float request(OffloadSession session, Buffers buffers, int x) {
+			this.value[0] = x;
+			buffers.host.putFloats(0, this.value);
+			session.copy(buffers.host, 0, buffers.in, 0, Float.BYTES);
+			session.launch(this.kernel, ONE, 1, 2f, buffers.in, buffers.out);
+			session.copy(buffers.out, 0, buffers.host, Float.BYTES, Float.BYTES);
+			session.synchronize();
+			return buffers.host.getFloats(1, this.value)[0];
+		}
+
+		private void countStream(OffloadSession session) {
+			int stream = session.streamId();
+			this.sessions.increment();
+			if (this.previousStream >= 0 && stream != this.previousStream) {
+				this.streamChanges.increment();
+			}
+			this.previousStream = stream;
 		}
 
 		@Override
@@ -332,6 +355,30 @@ public final class RawFfmLightRequests {
 			if (this.kept != null) {
 				this.kept.close();
 			}
+		}
+
+		/** A request's buffers: page-locked staging, device blocks for in and out. */
+		private static final class Buffers implements AutoCloseable {
+
+			final HostBuffer host;
+
+			final DeviceBuffer in;
+
+			final DeviceBuffer out;
+
+			Buffers(OffloadSession session) {
+				this.host = session.allocateHost(2 * Float.BYTES);
+				this.in = session.allocate(Float.BYTES);
+				this.out = session.allocate(Float.BYTES);
+			}
+
+			@Override
+			public void close() {
+				this.host.close();
+				this.in.close();
+				this.out.close();
+			}
+
 		}
 
 	}
