@@ -133,11 +133,18 @@ final class JnaCublas implements CublasBinding {
 
 		private static final int BETA_OFFSET = 8;
 
+		private static final long SCALAR_BLOCK = 128;
+
 		private final CublasLibrary library;
 
 		private final long handle;
 
-		private final Memory scalars = new Memory(2L * Double.BYTES);
+		/**
+		 * Written by every call: aligned to, and alone in, a block of two cache lines, so
+		 * that the handles made one after another do not pass lines between the threads
+		 * calling on them.
+		 */
+		private final Memory scalars = new Memory(2 * SCALAR_BLOCK).align((int) SCALAR_BLOCK);
 
 		private final Pointer alpha = this.scalars;
 

@@ -209,7 +209,7 @@ final class FfmCublas implements CublasBinding {
 
 		private final Arena arena = Arena.ofShared();
 
-		private final MemorySegment scalars = this.arena.allocate(2L * Double.BYTES, Double.BYTES);
+		private final MemorySegment scalars = CacheLines.allocate(this.arena, 2L * Double.BYTES);
 
 		private final long alpha = this.scalars.address();
 

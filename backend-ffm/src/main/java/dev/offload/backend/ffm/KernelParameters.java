@@ -9,7 +9,8 @@ import java.lang.foreign.ValueLayout;
  * {@code void*} array {@code cuLaunchKernel} takes, followed by one 8-byte slot per
  * argument that its entry points at. The driver copies the arguments during the call, so
  * the next launch may overwrite them; the storage grows (never shrinks) when a kernel has
- * more parameters than any before, and is freed with the stream.
+ * more parameters than any before, and is freed with the stream. It sits in
+ * {@linkplain CacheLines blocks of its own}, as every launch writes it.
  * <p>
  * A stream is used by one session at a time, so one launch packs at a time; the arena is
  * shared because successive sessions run on different threads.
@@ -38,7 +39,7 @@ final class KernelParameters {
 	}
 
 	private static MemorySegment allocate(Arena arena, int capacity) {
-		return arena.allocate(2 * SLOT * capacity, SLOT);
+		return CacheLines.allocate(arena, 2 * SLOT * capacity);
 	}
 
 	/**

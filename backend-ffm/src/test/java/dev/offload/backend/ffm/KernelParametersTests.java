@@ -54,6 +54,33 @@ class KernelParametersTests {
 	}
 
 	@Test
+	void storagesOfStreamsMadeOneAfterAnotherShouldShareNoCacheLine() {
+		// As a pool makes its streams: one arena each, one after another on one thread.
+		// Every launch writes its stream's storage, so a shared line would pass between
+		// the threads that launch on neighbouring streams.
+		long[] lines = new long[8];
+		Arena[] arenas = new Arena[lines.length];
+		try {
+			for (int i = 0; i < lines.length; i++) {
+				arenas[i] = Arena.ofShared();
+				long packed = new KernelParameters(arenas[i]).pack(new Object[] { i });
+				assertThat(packed % CacheLines.BLOCK).isZero();
+				lines[i] = packed / CacheLines.BLOCK;
+			}
+			// Aligned and padded to whole blocks of two lines, the capacity's 8 slots and
+			// 8 pointers (128 bytes) fill one block each.
+			assertThat(lines).doesNotHaveDuplicates();
+		}
+		finally {
+			for (Arena each : arenas) {
+				if (each != null) {
+					each.close();
+				}
+			}
+		}
+	}
+
+	@Test
 	void packWhenMoreArgumentsThanCapacityShouldGrowAndKeepEveryValue() {
 		Object[] args = new Object[20];
 		for (int i = 0; i < args.length; i++) {
