@@ -96,7 +96,7 @@ public abstract sealed class Buffer implements AutoCloseable permits DeviceBuffe
 			release();
 		}
 		else {
-			this.owner.work.bufferClosed();
+			this.owner.work.closedSomething();
 		}
 	}
 

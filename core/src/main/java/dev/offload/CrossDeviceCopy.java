@@ -49,6 +49,10 @@ final class CrossDeviceCopy {
 			}
 			stage.copy(src, srcOffset, staging, 0, bytes);
 		}
+		if (enqueuedSoFar != null) {
+			// The staging session ended after its wait: nothing waits for the event now.
+			enqueuedSoFar.close();
+		}
 		session.work.enqueueCopy(staging.memory(), 0, to, dstOffset, bytes);
 		// Given back at the session's next synchronize, once the copy out of it is done:
 		// a session kept for many copies holds no staging of the ones before.

@@ -47,10 +47,16 @@ final class SessionWork {
 	private @Nullable List<Buffer> buffers;
 
 	/**
-	 * Set when one of the session's buffers was closed: the next synchronize gives the
-	 * closed ones back. A hint only; the buffers' own flags decide.
+	 * Set when one of the session's buffers or events was closed: the next synchronize
+	 * gives the closed ones back. A hint only; their own flags decide.
 	 */
-	private volatile boolean buffersClosed;
+	private volatile boolean somethingClosed;
+
+	/** Calls that enqueued on the stream, so that a later check sees whether any did. */
+	private long enqueues;
+
+	/** {@link #enqueues} when the last {@link #whenDone()} recorded its point. */
+	private long enqueuesAtWhenDone = -1;
 
 	private @Nullable List<StreamEvent> events;
 
@@ -172,6 +178,7 @@ final class SessionWork {
 		// A new block is allocated in the stream's order: ending must wait for the
 		// stream before the block can serve another stream.
 		this.workPending = true;
+		this.enqueues++;
 		NativeMemory memory = this.context.acquireDeviceMemory(bytes, onStream);
 		this.memoryDrawn += charged;
 		return memory;
@@ -255,6 +262,7 @@ final class SessionWork {
 	 */
 	void enqueue(Runnable call) {
 		this.workPending = true;
+		this.enqueues++;
 		try {
 			call.run();
 		}
@@ -334,6 +342,7 @@ final class SessionWork {
 		BackendStream backendStream = this.stream.backend;
 		CompletableFuture<Void> reached = this.context.completions
 			.whenReached((event) -> enqueue(() -> backendStream.record(event)));
+		this.enqueuesAtWhenDone = this.enqueues;
 		// Read by isAwaitingWork: no dependent stage, so the future completes without an
 		// executor task of its own.
 		this.lastWhenDone = reached;
@@ -357,47 +366,68 @@ final class SessionWork {
 			throw ex;
 		}
 		this.workPending = this.unwrapped;
-		if (this.buffersClosed) {
-			releaseClosedBuffers();
+		if (this.somethingClosed) {
+			releaseClosed();
 		}
 	}
 
-	void bufferClosed() {
-		this.buffersClosed = true;
+	void closedSomething() {
+		this.somethingClosed = true;
 	}
 
 	/**
-	 * Before a new buffer: gives back the closed ones if nothing was enqueued since the
-	 * last synchronize, so that a request closing its buffers after its synchronize
-	 * leaves their memory to the next one.
+	 * Before a new buffer: gives back the closed buffers and events if the work enqueued
+	 * so far is known done (nothing enqueued since the last synchronize, or since a
+	 * {@link #whenDone()} that completed), so that a request closing its buffers after
+	 * its synchronize leaves their memory to the next one.
 	 */
 	void reuseClosedBuffers() {
-		if (this.buffersClosed && !this.workPending && this.failure == null) {
-			releaseClosedBuffers();
+		if (this.somethingClosed && this.failure == null && workKnownDone()) {
+			releaseClosed();
 		}
 	}
 
+	private boolean workKnownDone() {
+		if (!this.workPending) {
+			return true;
+		}
+		// Behind the session's back (a handed-out stream) work may follow the point
+		// whenDone recorded: only a synchronize covers it.
+		CompletableFuture<Void> reached = this.lastWhenDone;
+		return !this.unwrapped && reached != null && this.enqueues == this.enqueuesAtWhenDone && reached.isDone()
+				&& !reached.isCompletedExceptionally();
+	}
+
 	/**
-	 * Gives back the buffers closed before this point, whose work the stream finished: a
-	 * buffer can no longer be used once closed, so all work on it was enqueued before.
+	 * Gives back the buffers and events closed before this point, whose work the stream
+	 * finished: neither can be used once closed, so all work on them was enqueued before.
 	 * Device memory stays in the session's reservation, for the next buffer to draw.
 	 */
-	private void releaseClosedBuffers() {
-		this.buffersClosed = false;
+	private void releaseClosed() {
+		this.somethingClosed = false;
 		List<Buffer> owned = this.buffers;
-		if (owned == null) {
-			return;
+		if (owned != null) {
+			owned.removeIf((buffer) -> {
+				if (!buffer.isClosed()) {
+					return false;
+				}
+				if (buffer instanceof DeviceBuffer) {
+					this.memoryDrawn -= Device.allocationSize(buffer.size());
+				}
+				buffer.release(0);
+				return true;
+			});
 		}
-		owned.removeIf((buffer) -> {
-			if (!buffer.isClosed()) {
-				return false;
-			}
-			if (buffer instanceof DeviceBuffer) {
-				this.memoryDrawn -= Device.allocationSize(buffer.size());
-			}
-			buffer.release(0);
-			return true;
-		});
+		List<StreamEvent> recorded = this.events;
+		if (recorded != null) {
+			recorded.removeIf((event) -> {
+				if (!event.isClosed()) {
+					return false;
+				}
+				this.context.completions.releaseEvent(event.release());
+				return true;
+			});
+		}
 	}
 
 	boolean isAwaitingWork() {

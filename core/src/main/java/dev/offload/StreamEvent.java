@@ -5,14 +5,19 @@ import dev.offload.internal.VirtualThreads;
 
 /**
  * A point in one session's work that other sessions can wait for
- * ({@link OffloadSession#waitFor(StreamEvent)}) and the host can query. Valid until its
- * session ends; after that, using it throws {@link IllegalStateException}.
+ * ({@link OffloadSession#waitFor(StreamEvent)}) and the host can query. Valid until it is
+ * closed or its session ends; after that, using it throws {@link IllegalStateException}.
+ * A session kept open for many requests closes the events it no longer needs, so that
+ * they go back to the device's pool at its next synchronize instead of at its end.
  */
-public final class StreamEvent {
+public final class StreamEvent implements AutoCloseable {
 
 	private final OffloadSession session;
 
 	private final BackendEvent event;
+
+	/** Set by {@link #close()} or when the event went back to its pool. */
+	private volatile boolean closed;
 
 	private volatile boolean released;
 
@@ -54,14 +59,36 @@ public final class StreamEvent {
 		return this.session;
 	}
 
+	/**
+	 * Closes the event: it goes back to the device's pool once the session's work
+	 * enqueued so far is done (at its next {@link OffloadSession#synchronize()}, or when
+	 * it ends). Waits that other sessions enqueued before the close still wait for the
+	 * point it marked; the host must no longer query or wait for it. Closing twice is
+	 * harmless.
+	 */
+	@Override
+	public void close() {
+		if (this.closed) {
+			return;
+		}
+		this.closed = true;
+		this.session.work.closedSomething();
+	}
+
+	boolean isClosed() {
+		return this.closed;
+	}
+
 	BackendEvent backendEvent() {
-		if (this.released) {
-			throw new IllegalStateException("The event's session has ended; the event was given back to its pool");
+		if (this.closed) {
+			throw new IllegalStateException(this.released
+					? "The event's session has ended; the event was given back to its pool" : "The event is closed");
 		}
 		return this.event;
 	}
 
 	BackendEvent release() {
+		this.closed = true;
 		this.released = true;
 		return this.event;
 	}

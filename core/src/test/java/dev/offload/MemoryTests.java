@@ -272,6 +272,37 @@ class MemoryTests {
 	}
 
 	@Test
+	void keptSessionWaitingThroughWhenDoneShouldLeaveWhatEachRequestClosedToTheNext() throws Exception {
+		Device device = open(64 * MIB, MemoryConfig.ofBytes(MIB), 16 * MIB);
+		try (OffloadSession session = device.openSession(StreamPriority.NORMAL, Duration.ofSeconds(30))) {
+			for (int request = 1; request <= 20; request++) {
+				try (DeviceBuffer block = session.allocate(640 * KIB)) {
+					session.fill(block, (byte) request);
+					session.whenDone().get(30, TimeUnit.SECONDS);
+				}
+			}
+			assertThat(session.reservedMemory()).isEqualTo(Device.allocationSize(640 * KIB));
+			assertThat(device.memoryStatistics().deviceAllocations()).isOne();
+		}
+	}
+
+	@Test
+	void sessionBufferClosedAfterWhenDoneWithWorkEnqueuedSinceShouldWaitForTheSynchronize() throws Exception {
+		Device device = open(64 * MIB, MemoryConfig.ofBytes(8 * MIB), 16 * MIB);
+		try (OffloadSession session = device.openSession()) {
+			DeviceBuffer block = session.allocate(MIB);
+			session.whenDone().get(30, TimeUnit.SECONDS);
+			// Enqueued after the point whenDone watched: it may still run.
+			session.fill(block, (byte) 1);
+			block.close();
+			session.allocate(MIB);
+			assertThat(device.memoryStatistics().cachedBytes()).isZero();
+			session.synchronize();
+			assertThat(device.memoryStatistics().cachedBytes()).isEqualTo(MIB);
+		}
+	}
+
+	@Test
 	void sessionBufferClosedWithWorkPendingShouldGoBackOnlyAtTheNextSynchronize() {
 		Device device = open(64 * MIB, MemoryConfig.ofBytes(8 * MIB), 16 * MIB);
 		try (OffloadSession session = device.openSession()) {

@@ -1,6 +1,8 @@
 package dev.offload;
 
 import java.time.Duration;
+import java.util.IdentityHashMap;
+import java.util.Collections;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -18,6 +20,7 @@ import dev.offload.backend.host.HostBackend;
 import dev.offload.kernel.LaunchConfig;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
@@ -59,6 +62,28 @@ class OffloadSessionTests {
 		assertThat(this.device.streamPool().inUse()).isZero();
 		assertThat(this.device.activeSessions()).isZero();
 		session.close();
+	}
+
+	@Test
+	void keptSessionShouldReuseTheEventsItClosedAfterItsSynchronize() {
+		Set<Object> backendEvents = Collections.newSetFromMap(new IdentityHashMap<>());
+		try (OffloadSession producer = this.device.openSession(); OffloadSession consumer = this.device.openSession()) {
+			DeviceBuffer block = producer.allocate(64);
+			for (int request = 1; request <= 20; request++) {
+				producer.fill(block, (byte) request);
+				StreamEvent filled = producer.recordEvent();
+				backendEvents.add(filled.backendEvent());
+				consumer.waitFor(filled);
+				consumer.synchronize();
+				assertThat(filled.isComplete()).isTrue();
+				filled.close();
+				assertThatIllegalStateException().isThrownBy(filled::isComplete).withMessageContaining("closed");
+				producer.synchronize();
+			}
+		}
+		// Each request's event went back to the pool at the synchronize after its close,
+		// and the next request's record took it again.
+		assertThat(backendEvents).hasSize(1);
 	}
 
 	@Test
