@@ -16,7 +16,7 @@ public final class StreamEvent implements AutoCloseable {
 
 	private final BackendEvent event;
 
-	/** Set by {@link #close()} or when the event went back to its pool. */
+	/** Set by {@link #close()}. */
 	private volatile boolean closed;
 
 	private volatile boolean released;
@@ -81,14 +81,15 @@ public final class StreamEvent implements AutoCloseable {
 
 	BackendEvent backendEvent() {
 		if (this.closed) {
-			throw new IllegalStateException(this.released
-					? "The event's session has ended; the event was given back to its pool" : "The event is closed");
+			throw new IllegalStateException("The event is closed");
+		}
+		if (this.released) {
+			throw new IllegalStateException("The event's session has ended; the event was given back to its pool");
 		}
 		return this.event;
 	}
 
 	BackendEvent release() {
-		this.closed = true;
 		this.released = true;
 		return this.event;
 	}

@@ -79,6 +79,7 @@ class OffloadSessionTests {
 				filled.close();
 				assertThatIllegalStateException().isThrownBy(filled::isComplete).withMessageContaining("closed");
 				producer.synchronize();
+				assertThatIllegalStateException().isThrownBy(filled::synchronize).withMessage("The event is closed");
 			}
 		}
 		// Each request's event went back to the pool at the synchronize after its close,
