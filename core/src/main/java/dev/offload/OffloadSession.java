@@ -212,6 +212,7 @@ public final class OffloadSession implements AutoCloseable {
 		if (bytes < 0) {
 			throw new IllegalArgumentException("bytes must be at least 0, was " + bytes);
 		}
+		this.work.reuseClosedBuffers();
 		this.work.admit(bytes);
 		return this;
 	}

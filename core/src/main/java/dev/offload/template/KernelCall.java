@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.offload.Buffer;
 import dev.offload.Device;
 import dev.offload.DeviceBuffer;
 import dev.offload.HostBuffer;
@@ -289,7 +290,8 @@ public final class KernelCall {
 			session.reserveMemory(this.deviceBytes);
 			Flow flow = Flow.of(session);
 			HostBuffer[] staged = new HostBuffer[this.parameters.size() - this.outputCount];
-			DeviceBuffer[] results = enqueue(flow, staged);
+			DeviceBuffer[] uploads = new DeviceBuffer[staged.length];
+			DeviceBuffer[] results = enqueue(flow, staged, uploads);
 			HostBuffer[] targets = new HostBuffer[results.length];
 			for (int i = 0; i < targets.length; i++) {
 				Output output = this.outputs[i];
@@ -305,8 +307,23 @@ public final class KernelCall {
 			// left.
 			KernelResult result = newResult(session.device());
 			session.synchronize();
-			return result.readFrom(targets);
+			result.readFrom(targets);
+			// In a bound session (an @Offload method calling in a loop) the next call
+			// draws what this one closed, instead of the session holding every call's.
+			closeAll(staged, uploads, results, targets);
+			return result;
 		});
+	}
+
+	private static void closeAll(@Nullable Buffer[]... groups) {
+		for (@Nullable
+		Buffer[] group : groups) {
+			for (Buffer buffer : group) {
+				if (buffer != null) {
+					buffer.close();
+				}
+			}
+		}
 	}
 
 	/**
@@ -327,7 +344,7 @@ public final class KernelCall {
 		return this.template.submit(resolved, (session) -> {
 			session.reserveMemory(this.deviceBytes);
 			Flow flow = Flow.of(session);
-			DeviceBuffer[] results = enqueue(flow, null);
+			DeviceBuffer[] results = enqueue(flow, null, null);
 			for (int i = 0; i < targets.length; i++) {
 				Output output = this.outputs[i];
 				// A session's own buffers are given back before its future completes:
@@ -429,9 +446,10 @@ public final class KernelCall {
 	/**
 	 * Enqueues the inputs' copies and the launch.
 	 * @param staged where the inputs' page-locked buffers go, in order, or {@code null}
+	 * @param uploads where the inputs' device buffers go, in order, or {@code null}
 	 * @return the outputs' device buffers, in order
 	 */
-	private DeviceBuffer[] enqueue(Flow flow, HostBuffer @Nullable [] staged) {
+	private DeviceBuffer[] enqueue(Flow flow, HostBuffer @Nullable [] staged, DeviceBuffer @Nullable [] uploads) {
 		Object[] args = new Object[this.parameters.size()];
 		DeviceBuffer[] results = new DeviceBuffer[this.outputCount];
 		int outputs = 0;
@@ -440,9 +458,11 @@ public final class KernelCall {
 			Object parameter = this.parameters.get(i);
 			if (parameter instanceof Input input) {
 				HostBuffer host = flow.stage(input.type, input.values);
-				args[i] = flow.upload(host);
-				if (staged != null) {
-					staged[inputs++] = host;
+				DeviceBuffer upload = flow.upload(host);
+				args[i] = upload;
+				if (staged != null && uploads != null) {
+					staged[inputs] = host;
+					uploads[inputs++] = upload;
 				}
 			}
 			else if (parameter instanceof Output output) {

@@ -186,6 +186,31 @@ class KernelCallTests {
 	}
 
 	@Test
+	void runsInALoopInsideABoundSessionShouldDrawWhatTheCallBeforeClosed() {
+		float[] x = new float[1000];
+		Arrays.fill(x, 1f);
+		long reserved = this.template.execute(0, (session) -> {
+			for (int call = 1; call <= 50; call++) {
+				float[] y = this.template.kernel(TemplateTestKernels.SCALE)
+					.threads(x.length)
+					.arg(x.length)
+					.arg((float) call)
+					.in(x)
+					.outFloats(x.length)
+					.run()
+					.floats(0);
+				assertThat(y[999]).isEqualTo(call);
+			}
+			return session.reservedMemory();
+		});
+		// One call's input and output, not fifty calls'.
+		assertThat(reserved).isEqualTo(2 * Device.allocationSize(4000));
+		MemoryStatistics statistics = this.registry.device(0).memoryStatistics();
+		assertThat(statistics.peakBytes()).isEqualTo(2 * Device.allocationSize(4000));
+		assertThat(statistics.deviceAllocations()).isEqualTo(2);
+	}
+
+	@Test
 	void runAsyncShouldCompleteWithTheOutputs() throws Exception {
 		CompletableFuture<KernelResult> future = this.template.kernel(TemplateTestKernels.SCALE)
 			.threads(3)
