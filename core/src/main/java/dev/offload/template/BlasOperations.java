@@ -89,12 +89,12 @@ public final class BlasOperations {
 		checkGemm(transA, transB, m, n, k, a, b, c);
 		return this.template.execute((session) -> {
 			Flow flow = reserve(session, Float.BYTES, a.length, b.length, c.length);
-			DeviceBuffer da = flow.upload(a);
-			DeviceBuffer db = flow.upload(b);
-			DeviceBuffer dc = flow.upload(c);
-			blas(session).sgemm(transA, transB, m, n, k, alpha, da, rows(transA, m, k), db, rows(transB, k, n), beta,
-					dc, Math.max(1, m));
-			return flow.downloadFloats(dc, c.length);
+			// Closed before the next call of a bound session draws its memory.
+			try (DeviceBuffer da = flow.upload(a); DeviceBuffer db = flow.upload(b); DeviceBuffer dc = flow.upload(c)) {
+				blas(session).sgemm(transA, transB, m, n, k, alpha, da, rows(transA, m, k), db, rows(transB, k, n),
+						beta, dc, Math.max(1, m));
+				return flow.downloadFloats(dc, c.length);
+			}
 		});
 	}
 
@@ -135,12 +135,12 @@ public final class BlasOperations {
 		checkGemm(transA, transB, m, n, k, a, b, c);
 		return this.template.execute((session) -> {
 			Flow flow = reserve(session, Double.BYTES, a.length, b.length, c.length);
-			DeviceBuffer da = flow.upload(a);
-			DeviceBuffer db = flow.upload(b);
-			DeviceBuffer dc = flow.upload(c);
-			blas(session).dgemm(transA, transB, m, n, k, alpha, da, rows(transA, m, k), db, rows(transB, k, n), beta,
-					dc, Math.max(1, m));
-			return flow.downloadDoubles(dc, c.length);
+			// Closed before the next call of a bound session draws its memory.
+			try (DeviceBuffer da = flow.upload(a); DeviceBuffer db = flow.upload(b); DeviceBuffer dc = flow.upload(c)) {
+				blas(session).dgemm(transA, transB, m, n, k, alpha, da, rows(transA, m, k), db, rows(transB, k, n),
+						beta, dc, Math.max(1, m));
+				return flow.downloadDoubles(dc, c.length);
+			}
 		});
 	}
 
@@ -158,11 +158,13 @@ public final class BlasOperations {
 		int rows = checkGemv(trans, m, n, a, x);
 		return this.template.execute((session) -> {
 			Flow flow = reserve(session, Float.BYTES, a.length, x.length, rows);
-			DeviceBuffer da = flow.upload(a);
-			DeviceBuffer dx = flow.upload(x);
-			DeviceBuffer dy = flow.allocateFloats(Math.max(1, rows));
-			blas(session).sgemv(trans, m, n, alpha, da, Math.max(1, m), dx, 1, 0, dy, 1);
-			return flow.downloadFloats(dy, rows);
+			// Closed before the next call of a bound session draws its memory.
+			try (DeviceBuffer da = flow.upload(a);
+					DeviceBuffer dx = flow.upload(x);
+					DeviceBuffer dy = flow.allocateFloats(Math.max(1, rows))) {
+				blas(session).sgemv(trans, m, n, alpha, da, Math.max(1, m), dx, 1, 0, dy, 1);
+				return flow.downloadFloats(dy, rows);
+			}
 		});
 	}
 
@@ -180,11 +182,13 @@ public final class BlasOperations {
 		int rows = checkGemv(trans, m, n, a, x);
 		return this.template.execute((session) -> {
 			Flow flow = reserve(session, Double.BYTES, a.length, x.length, rows);
-			DeviceBuffer da = flow.upload(a);
-			DeviceBuffer dx = flow.upload(x);
-			DeviceBuffer dy = flow.allocateDoubles(Math.max(1, rows));
-			blas(session).dgemv(trans, m, n, alpha, da, Math.max(1, m), dx, 1, 0, dy, 1);
-			return flow.downloadDoubles(dy, rows);
+			// Closed before the next call of a bound session draws its memory.
+			try (DeviceBuffer da = flow.upload(a);
+					DeviceBuffer dx = flow.upload(x);
+					DeviceBuffer dy = flow.allocateDoubles(Math.max(1, rows))) {
+				blas(session).dgemv(trans, m, n, alpha, da, Math.max(1, m), dx, 1, 0, dy, 1);
+				return flow.downloadDoubles(dy, rows);
+			}
 		});
 	}
 
@@ -199,10 +203,11 @@ public final class BlasOperations {
 		checkSameLength(x, y);
 		return this.template.execute((session) -> {
 			Flow flow = reserve(session, Float.BYTES, x.length, y.length, 0);
-			DeviceBuffer dx = flow.upload(x);
-			DeviceBuffer dy = flow.upload(y);
-			blas(session).saxpy(x.length, alpha, dx, 1, dy, 1);
-			return flow.downloadFloats(dy, y.length);
+			// Closed before the next call of a bound session draws its memory.
+			try (DeviceBuffer dx = flow.upload(x); DeviceBuffer dy = flow.upload(y)) {
+				blas(session).saxpy(x.length, alpha, dx, 1, dy, 1);
+				return flow.downloadFloats(dy, y.length);
+			}
 		});
 	}
 
@@ -217,10 +222,11 @@ public final class BlasOperations {
 		checkSameLength(x, y);
 		return this.template.execute((session) -> {
 			Flow flow = reserve(session, Double.BYTES, x.length, y.length, 0);
-			DeviceBuffer dx = flow.upload(x);
-			DeviceBuffer dy = flow.upload(y);
-			blas(session).daxpy(x.length, alpha, dx, 1, dy, 1);
-			return flow.downloadDoubles(dy, y.length);
+			// Closed before the next call of a bound session draws its memory.
+			try (DeviceBuffer dx = flow.upload(x); DeviceBuffer dy = flow.upload(y)) {
+				blas(session).daxpy(x.length, alpha, dx, 1, dy, 1);
+				return flow.downloadDoubles(dy, y.length);
+			}
 		});
 	}
 
@@ -234,11 +240,13 @@ public final class BlasOperations {
 		checkSameLength(x, y);
 		return this.template.execute((session) -> {
 			Flow flow = reserve(session, Float.BYTES, x.length, y.length, 1);
-			DeviceBuffer dx = flow.upload(x);
-			DeviceBuffer dy = flow.upload(y);
-			DeviceBuffer result = flow.allocateFloats(1);
-			blas(session).sdot(x.length, dx, 1, dy, 1, result);
-			return flow.downloadFloats(result, 1)[0];
+			// Closed before the next call of a bound session draws its memory.
+			try (DeviceBuffer dx = flow.upload(x);
+					DeviceBuffer dy = flow.upload(y);
+					DeviceBuffer result = flow.allocateFloats(1)) {
+				blas(session).sdot(x.length, dx, 1, dy, 1, result);
+				return flow.downloadFloats(result, 1)[0];
+			}
 		});
 	}
 
@@ -252,11 +260,13 @@ public final class BlasOperations {
 		checkSameLength(x, y);
 		return this.template.execute((session) -> {
 			Flow flow = reserve(session, Double.BYTES, x.length, y.length, 1);
-			DeviceBuffer dx = flow.upload(x);
-			DeviceBuffer dy = flow.upload(y);
-			DeviceBuffer result = flow.allocateDoubles(1);
-			blas(session).ddot(x.length, dx, 1, dy, 1, result);
-			return flow.downloadDoubles(result, 1)[0];
+			// Closed before the next call of a bound session draws its memory.
+			try (DeviceBuffer dx = flow.upload(x);
+					DeviceBuffer dy = flow.upload(y);
+					DeviceBuffer result = flow.allocateDoubles(1)) {
+				blas(session).ddot(x.length, dx, 1, dy, 1, result);
+				return flow.downloadDoubles(result, 1)[0];
+			}
 		});
 	}
 

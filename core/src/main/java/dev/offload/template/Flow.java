@@ -91,7 +91,11 @@ public final class Flow {
 	}
 
 	DeviceBuffer upload(ElementType type, Object values) {
-		return upload(stage(type, values));
+		// The staging is the flow's own: closed, it goes back at the session's next
+		// synchronize instead of when the session ends.
+		try (HostBuffer staged = stage(type, values)) {
+			return upload(staged);
+		}
 	}
 
 	/**
@@ -240,12 +244,13 @@ public final class Flow {
 	}
 
 	private Object download(ElementType type, DeviceBuffer source, int count) {
-		HostBuffer host = this.session.allocateHost(type.bufferBytes(count));
-		copyBack(type, source, host, count);
-		this.session.synchronize();
-		Object array = type.newArray(count);
-		type.read(host, array);
-		return array;
+		try (HostBuffer host = this.session.allocateHost(type.bufferBytes(count))) {
+			copyBack(type, source, host, count);
+			this.session.synchronize();
+			Object array = type.newArray(count);
+			type.read(host, array);
+			return array;
+		}
 	}
 
 	/**

@@ -1,11 +1,13 @@
 package dev.offload.template;
 
 import java.time.Duration;
+import java.util.Arrays;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import dev.offload.Device;
 import dev.offload.DeviceRegistry;
 import dev.offload.OffloadSession;
 import dev.offload.backend.host.HostBackend;
@@ -54,6 +56,23 @@ class BlasOperationsTests {
 			.dgemm(Transpose.NONE, Transpose.TRANSPOSE, 2, 2, 2, 2, new double[] { 1, 3, 2, 4 },
 					new double[] { 5, 7, 6, 8 }))
 			.containsExactly(2 * 17, 2 * 39, 2 * 23, 2 * 53);
+	}
+
+	@Test
+	void callsInALoopInsideABoundSessionShouldHoldOneCallsMemory() {
+		float[] x = new float[1000];
+		Arrays.fill(x, 1f);
+		long reserved = this.template.execute((session) -> {
+			for (int call = 1; call <= 30; call++) {
+				float[] y = this.template.blas().saxpy(call, x, x);
+				assertThat(y[999]).isEqualTo(call + 1f);
+			}
+			return session.reservedMemory();
+		});
+		// x and y of one call, not of thirty.
+		assertThat(reserved).isEqualTo(2 * Device.allocationSize(4000));
+		assertThat(this.registry.device(0).memoryStatistics().deviceAllocations()).isEqualTo(2);
+		assertThat(this.registry.device(0).memoryStatistics().hostPeakBytes()).isLessThanOrEqualTo(4 * 4096);
 	}
 
 	@Test
