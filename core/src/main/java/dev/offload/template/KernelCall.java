@@ -316,9 +316,8 @@ public final class KernelCall {
 	}
 
 	private static void closeAll(@Nullable Buffer[]... groups) {
-		for (@Nullable
-		Buffer[] group : groups) {
-			for (Buffer buffer : group) {
+		for (var group : groups) {
+			for (var buffer : group) {
 				if (buffer != null) {
 					buffer.close();
 				}
