@@ -212,7 +212,7 @@ public final class OffloadSession implements AutoCloseable {
 		if (bytes < 0) {
 			throw new IllegalArgumentException("bytes must be at least 0, was " + bytes);
 		}
-		this.work.reuseClosedBuffers();
+		this.work.reuseClosed();
 		this.work.admit(bytes);
 		return this;
 	}
@@ -236,7 +236,7 @@ public final class OffloadSession implements AutoCloseable {
 	 */
 	public HostBuffer allocateHost(long bytes) {
 		checkOpen("allocateHost");
-		this.work.reuseClosedBuffers();
+		this.work.reuseClosed();
 		return this.work.own(new HostBuffer(this.context.device, this.context.acquireHostMemory(bytes), bytes, this));
 	}
 

@@ -171,7 +171,7 @@ final class SessionWork {
 	 * reservation.
 	 */
 	NativeMemory allocateDevice(long bytes) {
-		reuseClosedBuffers();
+		reuseClosed();
 		long charged = Device.allocationSize(bytes);
 		admit(charged);
 		BackendStream onStream = stream().backend;
@@ -381,7 +381,7 @@ final class SessionWork {
 	 * {@link #whenDone()} that completed), so that a request closing its buffers after
 	 * its synchronize leaves their memory to the next one.
 	 */
-	void reuseClosedBuffers() {
+	void reuseClosed() {
 		if (this.somethingClosed && this.failure == null && workKnownDone()) {
 			releaseClosed();
 		}

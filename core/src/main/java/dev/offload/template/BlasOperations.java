@@ -23,7 +23,8 @@ import dev.offload.blas.Transpose;
  * }</pre> Matrices are column-major arrays without padding (the leading dimension is the
  * stored rows), as cuBLAS stores them; for device buffers that stay on the device,
  * leading dimensions or batches, use {@link Blas} on a session. A call reserves the
- * memory of its operands in the device's budget once, before it allocates them.
+ * memory of its operands in the device's budget once, before it allocates them, and
+ * closes them when done, so that the next call in a bound session draws that memory.
  */
 public final class BlasOperations {
 
@@ -89,7 +90,6 @@ public final class BlasOperations {
 		checkGemm(transA, transB, m, n, k, a, b, c);
 		return this.template.execute((session) -> {
 			Flow flow = reserve(session, Float.BYTES, a.length, b.length, c.length);
-			// Closed before the next call of a bound session draws its memory.
 			try (DeviceBuffer da = flow.upload(a); DeviceBuffer db = flow.upload(b); DeviceBuffer dc = flow.upload(c)) {
 				blas(session).sgemm(transA, transB, m, n, k, alpha, da, rows(transA, m, k), db, rows(transB, k, n),
 						beta, dc, Math.max(1, m));
@@ -135,7 +135,6 @@ public final class BlasOperations {
 		checkGemm(transA, transB, m, n, k, a, b, c);
 		return this.template.execute((session) -> {
 			Flow flow = reserve(session, Double.BYTES, a.length, b.length, c.length);
-			// Closed before the next call of a bound session draws its memory.
 			try (DeviceBuffer da = flow.upload(a); DeviceBuffer db = flow.upload(b); DeviceBuffer dc = flow.upload(c)) {
 				blas(session).dgemm(transA, transB, m, n, k, alpha, da, rows(transA, m, k), db, rows(transB, k, n),
 						beta, dc, Math.max(1, m));
@@ -158,7 +157,6 @@ public final class BlasOperations {
 		int rows = checkGemv(trans, m, n, a, x);
 		return this.template.execute((session) -> {
 			Flow flow = reserve(session, Float.BYTES, a.length, x.length, rows);
-			// Closed before the next call of a bound session draws its memory.
 			try (DeviceBuffer da = flow.upload(a);
 					DeviceBuffer dx = flow.upload(x);
 					DeviceBuffer dy = flow.allocateFloats(Math.max(1, rows))) {
@@ -182,7 +180,6 @@ public final class BlasOperations {
 		int rows = checkGemv(trans, m, n, a, x);
 		return this.template.execute((session) -> {
 			Flow flow = reserve(session, Double.BYTES, a.length, x.length, rows);
-			// Closed before the next call of a bound session draws its memory.
 			try (DeviceBuffer da = flow.upload(a);
 					DeviceBuffer dx = flow.upload(x);
 					DeviceBuffer dy = flow.allocateDoubles(Math.max(1, rows))) {
@@ -203,7 +200,6 @@ public final class BlasOperations {
 		checkSameLength(x, y);
 		return this.template.execute((session) -> {
 			Flow flow = reserve(session, Float.BYTES, x.length, y.length, 0);
-			// Closed before the next call of a bound session draws its memory.
 			try (DeviceBuffer dx = flow.upload(x); DeviceBuffer dy = flow.upload(y)) {
 				blas(session).saxpy(x.length, alpha, dx, 1, dy, 1);
 				return flow.downloadFloats(dy, y.length);
@@ -222,7 +218,6 @@ public final class BlasOperations {
 		checkSameLength(x, y);
 		return this.template.execute((session) -> {
 			Flow flow = reserve(session, Double.BYTES, x.length, y.length, 0);
-			// Closed before the next call of a bound session draws its memory.
 			try (DeviceBuffer dx = flow.upload(x); DeviceBuffer dy = flow.upload(y)) {
 				blas(session).daxpy(x.length, alpha, dx, 1, dy, 1);
 				return flow.downloadDoubles(dy, y.length);
@@ -240,7 +235,6 @@ public final class BlasOperations {
 		checkSameLength(x, y);
 		return this.template.execute((session) -> {
 			Flow flow = reserve(session, Float.BYTES, x.length, y.length, 1);
-			// Closed before the next call of a bound session draws its memory.
 			try (DeviceBuffer dx = flow.upload(x);
 					DeviceBuffer dy = flow.upload(y);
 					DeviceBuffer result = flow.allocateFloats(1)) {
@@ -260,7 +254,6 @@ public final class BlasOperations {
 		checkSameLength(x, y);
 		return this.template.execute((session) -> {
 			Flow flow = reserve(session, Double.BYTES, x.length, y.length, 1);
-			// Closed before the next call of a bound session draws its memory.
 			try (DeviceBuffer dx = flow.upload(x);
 					DeviceBuffer dy = flow.upload(y);
 					DeviceBuffer result = flow.allocateDoubles(1)) {
