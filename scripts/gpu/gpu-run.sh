@@ -89,7 +89,9 @@
 #            light requests on RAW_FFM_THREADS threads (16) through raw FFM downcalls against the fluent call on the
 #            FFM backend (the raw request with cuMemcpyAsync as the binding, and with C's typed copies),
 #            alternated round by round in one JVM, then the C floor on as many threads; FLOOR_ROUNDS
-#            times (raw-ffm.md). With RAW_FFM_LOCKS=yes the last round records parks and monitor waits of any length
+#            times (raw-ffm.md); RAW_FFM_MODES names the modes beside raw FFM (e.g. "fluent,session and buffers
+#            kept"; all of them when unset), RAW_FFM_ROUNDS the rounds per JVM (5). With RAW_FFM_LOCKS=yes the last
+#            round records parks and monitor waits of any length
 #            and lock-summary.sh sums them by the first Offload frame
 #   ffm      not in the default, on the Java 25 runtime jre25.txz (pack with JDK25=<a JDK 25> PACK_PARTS=ffm
 #            scripts/gpu/pack.sh): every gpu-tagged test of the CUDA backend, the kernel compilation, the behaviour
@@ -324,8 +326,10 @@ if want raw-ffm; then
 			fi
 			{
 				echo "## round $round: raw FFM against the fluent call"
-				timeout 200 "$java25" --enable-native-access=ALL-UNNAMED "${recording[@]}" -cp "$rawcp" \
-					dev.offload.backend.ffm.RawFfmLightRequests "${RAW_FFM_THREADS:-16}" 20000 5
+				modes=()
+				[ -n "${RAW_FFM_MODES:-}" ] && modes=("-Dmodes=$RAW_FFM_MODES")
+				timeout 200 "$java25" --enable-native-access=ALL-UNNAMED "${recording[@]}" "${modes[@]}" -cp "$rawcp" \
+					dev.offload.backend.ffm.RawFfmLightRequests "${RAW_FFM_THREADS:-16}" 20000 "${RAW_FFM_ROUNDS:-5}"
 				echo "## round $round: C"
 				light_request_floor 20000 "${RAW_FFM_THREADS:-16}"
 			} 2>&1 | tee -a "$out/raw-ffm.md"
