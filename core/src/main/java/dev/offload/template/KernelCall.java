@@ -343,7 +343,9 @@ public final class KernelCall {
 		return this.template.submit(resolved, (session) -> {
 			session.reserveMemory(this.deviceBytes);
 			Flow flow = Flow.of(session);
-			DeviceBuffer[] results = enqueue(flow, null, null);
+			HostBuffer[] staged = new HostBuffer[this.parameters.size() - this.outputCount];
+			DeviceBuffer[] uploads = new DeviceBuffer[staged.length];
+			DeviceBuffer[] results = enqueue(flow, staged, uploads);
 			for (int i = 0; i < targets.length; i++) {
 				Output output = this.outputs[i];
 				// A session's own buffers are given back before its future completes:
@@ -351,6 +353,9 @@ public final class KernelCall {
 				targets[i] = session.device().allocateHost(output.type.bufferBytes(output.count));
 			}
 			copyBack(flow, results, targets);
+			// Closed with their work enqueued: the session gives them back once that work
+			// is known done, so that a bound session's next call can draw them.
+			closeAll(staged, uploads, results);
 			return session.device();
 		}, (done) -> readWhenDone(done, targets));
 	}
@@ -444,11 +449,11 @@ public final class KernelCall {
 
 	/**
 	 * Enqueues the inputs' copies and the launch.
-	 * @param staged where the inputs' page-locked buffers go, in order, or {@code null}
-	 * @param uploads where the inputs' device buffers go, in order, or {@code null}
+	 * @param staged where the inputs' page-locked buffers go, in order
+	 * @param uploads where the inputs' device buffers go, in order
 	 * @return the outputs' device buffers, in order
 	 */
-	private DeviceBuffer[] enqueue(Flow flow, HostBuffer @Nullable [] staged, DeviceBuffer @Nullable [] uploads) {
+	private DeviceBuffer[] enqueue(Flow flow, HostBuffer[] staged, DeviceBuffer[] uploads) {
 		Object[] args = new Object[this.parameters.size()];
 		DeviceBuffer[] results = new DeviceBuffer[this.outputCount];
 		int outputs = 0;
@@ -459,10 +464,8 @@ public final class KernelCall {
 				HostBuffer host = flow.stage(input.type, input.values);
 				DeviceBuffer upload = flow.upload(host);
 				args[i] = upload;
-				if (staged != null && uploads != null) {
-					staged[inputs] = host;
-					uploads[inputs++] = upload;
-				}
+				staged[inputs] = host;
+				uploads[inputs++] = upload;
 			}
 			else if (parameter instanceof Output output) {
 				DeviceBuffer buffer = flow.allocate(output.type, output.count);

@@ -1,7 +1,9 @@
 package dev.offload.template;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -208,6 +210,57 @@ class KernelCallTests {
 		MemoryStatistics statistics = this.registry.device(0).memoryStatistics();
 		assertThat(statistics.peakBytes()).isEqualTo(2 * Device.allocationSize(4000));
 		assertThat(statistics.deviceAllocations()).isEqualTo(2);
+	}
+
+	@Test
+	void runAsyncCallsJoinedInALoopInsideABoundSessionShouldDrawWhatTheCallBeforeClosed() {
+		float[] x = new float[1000];
+		Arrays.fill(x, 1f);
+		long reserved = this.template.execute(0, (session) -> {
+			for (int call = 1; call <= 50; call++) {
+				float[] y = this.template.kernel(TemplateTestKernels.SCALE)
+					.threads(x.length)
+					.arg(x.length)
+					.arg((float) call)
+					.in(x)
+					.outFloats(x.length)
+					.runAsync()
+					.join()
+					.floats(0);
+				assertThat(y[999]).isEqualTo(call);
+			}
+			return session.reservedMemory();
+		});
+		// One call's input and output, not fifty calls'.
+		assertThat(reserved).isEqualTo(2 * Device.allocationSize(4000));
+		MemoryStatistics statistics = this.registry.device(0).memoryStatistics();
+		assertThat(statistics.peakBytes()).isEqualTo(2 * Device.allocationSize(4000));
+		assertThat(statistics.deviceAllocations()).isEqualTo(2);
+	}
+
+	@Test
+	void runAsyncCallsInFlightTogetherInABoundSessionShouldKeepTheirOwnInputs() {
+		List<CompletableFuture<KernelResult>> calls = this.template.execute(0, (session) -> {
+			List<CompletableFuture<KernelResult>> futures = new ArrayList<>();
+			for (int call = 1; call <= 20; call++) {
+				float[] x = new float[1000];
+				Arrays.fill(x, call);
+				// Each call closes its buffers with its work still enqueued: none may
+				// serve the next call before that work is done.
+				futures.add(this.template.kernel(TemplateTestKernels.SCALE)
+					.threads(x.length)
+					.arg(x.length)
+					.arg(2f)
+					.in(x)
+					.outFloats(x.length)
+					.runAsync());
+			}
+			return futures;
+		});
+		for (int call = 1; call <= 20; call++) {
+			float[] y = calls.get(call - 1).join().floats(0);
+			assertThat(y).containsOnly(2f * call);
+		}
 	}
 
 	@Test
