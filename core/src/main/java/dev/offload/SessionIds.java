@@ -14,8 +14,8 @@ final class SessionIds {
 
 	private static final int STRIPES = 64;
 
-	/** Longs between two counters: 128 bytes, a cache line and its prefetched pair. */
-	private static final int STRIDE = 16;
+	/** Longs between two counters. */
+	private static final int STRIDE = ThreadStripes.SPACING_BYTES / Long.BYTES;
 
 	private static final AtomicLongArray counters = new AtomicLongArray((STRIPES + 1) * STRIDE);
 

@@ -7,6 +7,12 @@ package dev.offload.internal;
  */
 public final class ThreadStripes {
 
+	/**
+	 * The bytes between two stripes' state: a cache line and the line that adjacent-line
+	 * prefetch fetches with it, so that two stripes never pass a line between them.
+	 */
+	public static final int SPACING_BYTES = 128;
+
 	private ThreadStripes() {
 	}
 

@@ -3,6 +3,8 @@ package dev.offload.backend.ffm;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
+import dev.offload.internal.ThreadStripes;
+
 /**
  * Native memory that one thread writes on every call (a stream's kernel arguments, a
  * cuBLAS handle's scalars), aligned and padded to whole blocks of two cache lines (the
@@ -13,7 +15,7 @@ import java.lang.foreign.MemorySegment;
 final class CacheLines {
 
 	/** The alignment, and the multiple the size is rounded up to. */
-	static final long BLOCK = 128;
+	static final long BLOCK = ThreadStripes.SPACING_BYTES;
 
 	private CacheLines() {
 	}

@@ -69,11 +69,8 @@ import dev.offload.internal.ThreadStripes;
  */
 final class MemoryBudget {
 
-	/**
-	 * Longs between two counters: 128 bytes, a cache line and the one the processor
-	 * prefetches with it.
-	 */
-	private static final int STRIDE = 16;
+	/** Longs between two counters. */
+	private static final int STRIDE = ThreadStripes.SPACING_BYTES / Long.BYTES;
 
 	/** Slots of {@link #counters}, {@link #STRIDE} apart and from the array's ends. */
 	private static final int RESERVED = STRIDE;

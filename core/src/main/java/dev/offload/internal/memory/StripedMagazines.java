@@ -19,10 +19,10 @@ import dev.offload.spi.NativeMemory;
 final class StripedMagazines {
 
 	/**
-	 * References between the first slots of two stripes: 128 bytes with compressed
-	 * references, so that two stripes never share a cache line (or its prefetched pair).
+	 * References between the first slots of two stripes: the spacing with compressed
+	 * (4-byte) references, twice it without.
 	 */
-	private static final int STRIPE_STRIDE = 32;
+	private static final int STRIPE_STRIDE = ThreadStripes.SPACING_BYTES / Integer.BYTES;
 
 	/**
 	 * Stripe {@code s} owns slots {@code s * STRIPE_STRIDE} to
