@@ -109,6 +109,9 @@ public final class RawFfmLightRequests {
 			all.put("session kept", () -> new SessionScaler(device, scale, Kept.SESSION, streamChanges, sessions));
 			all.put("session and buffers kept",
 					() -> new SessionScaler(device, scale, Kept.SESSION_AND_BUFFERS, streamChanges, sessions));
+			all.put("raw calls on a session's objects", () -> new SessionObjectsScaler(device, kernel, true, true));
+			all.put("raw calls on a session's stream", () -> new SessionObjectsScaler(device, kernel, true, false));
+			all.put("raw calls on a session's memory", () -> new SessionObjectsScaler(device, kernel, false, true));
 			// -Dmodes=a,b runs raw FFM and those; without it, all of them.
 			List<String> wanted = List.of(System.getProperty("modes", "").split(","));
 			List<String> names = all.keySet()
@@ -379,6 +382,109 @@ public final class RawFfmLightRequests {
 				this.out.close();
 			}
 
+		}
+
+	}
+
+	/**
+	 * Raw FFM's calls on what a session kept per thread lends: its stream (unwrapped),
+	 * its page-locked and device buffers (their addresses); the kernel's parameters in a
+	 * cache-line block of the thread's own. Tells the driver's cost of Offload's streams
+	 * and memory from the cost of Offload's calls.
+	 */
+	private static final class SessionObjectsScaler implements Scaler {
+
+		private final Arena arena = Arena.ofShared();
+
+		private final OffloadSession session;
+
+		private final long function;
+
+		private final long stream;
+
+		private final MemorySegment host;
+
+		private final long deviceIn;
+
+		private final long deviceOut;
+
+		private final long parameters;
+
+		private final long ownStream;
+
+		private final long ownHost;
+
+		private final long ownDevice;
+
+		SessionObjectsScaler(Device device, RawKernel kernel, boolean sessionStream, boolean sessionMemory) {
+			this.function = kernel.function();
+			this.session = device.openSession();
+			CuErrors.check("cuCtxSetCurrent", Cu.cuCtxSetCurrent(kernel.context()), DEVICE);
+			MemorySegment out = this.arena.allocate(JAVA_LONG);
+			if (sessionStream) {
+				this.stream = this.session.unwrap(Long.class);
+				this.ownStream = 0;
+			}
+			else {
+				CuErrors.check("cuStreamCreateWithPriority",
+						Cu.cuStreamCreateWithPriority(out.address(), FfmDevice.CU_STREAM_NON_BLOCKING, 0), DEVICE);
+				this.stream = out.get(JAVA_LONG, 0);
+				this.ownStream = this.stream;
+			}
+			if (sessionMemory) {
+				HostBuffer hostBuffer = this.session.allocateHost(2 * Float.BYTES);
+				this.host = MemorySegment.ofAddress((Long) hostBuffer.nativeHandle()).reinterpret(2 * Float.BYTES);
+				this.deviceIn = (Long) this.session.allocate(Float.BYTES).nativeHandle();
+				this.deviceOut = (Long) this.session.allocate(Float.BYTES).nativeHandle();
+				this.ownHost = 0;
+				this.ownDevice = 0;
+				// The blocks may come in the session's stream order: ready before any use.
+				this.session.synchronize();
+			}
+			else {
+				CuErrors.check("cuMemHostAlloc", Cu.cuMemHostAlloc(out.address(), 8, 0), DEVICE);
+				this.ownHost = out.get(JAVA_LONG, 0);
+				this.host = MemorySegment.ofAddress(this.ownHost).reinterpret(8);
+				CuErrors.check("cuMemAlloc", Cu.cuMemAlloc(out.address(), 8), DEVICE);
+				this.ownDevice = out.get(JAVA_LONG, 0);
+				this.deviceIn = this.ownDevice;
+				this.deviceOut = this.ownDevice + 4;
+			}
+			MemorySegment block = this.arena.allocate(128, 128);
+			block.set(JAVA_INT, 64, 1);
+			block.set(JAVA_FLOAT, 72, 2f);
+			block.set(JAVA_LONG, 80, this.deviceIn);
+			block.set(JAVA_LONG, 88, this.deviceOut);
+			for (int i = 0; i < 4; i++) {
+				block.setAtIndex(ADDRESS, i, block.asSlice(64 + 8L * i));
+			}
+			this.parameters = block.address();
+		}
+
+		@Override
+		public float scale(int x) {
+			this.host.set(JAVA_FLOAT, 0, x);
+			CuErrors.check("cuMemcpyAsync", Cu.cuMemcpyAsync(this.deviceIn, this.host.address(), 4, this.stream),
+					DEVICE);
+			CuErrors.check("cuLaunchKernel",
+					Cu.cuLaunchKernel(this.function, 1, 1, 1, 1, 1, 1, 0, this.stream, this.parameters, 0), DEVICE);
+			CuErrors.check("cuMemcpyAsync", Cu.cuMemcpyAsync(this.host.address() + 4, this.deviceOut, 4, this.stream),
+					DEVICE);
+			CuErrors.check("cuStreamSynchronize", Cu.cuStreamSynchronize(this.stream), DEVICE);
+			return this.host.get(JAVA_FLOAT, 4);
+		}
+
+		@Override
+		public void close() {
+			this.session.close();
+			if (this.ownStream != 0) {
+				Cu.cuStreamDestroy(this.ownStream);
+			}
+			if (this.ownHost != 0) {
+				Cu.cuMemFreeHost(this.ownHost);
+				Cu.cuMemFree(this.ownDevice);
+			}
+			this.arena.close();
 		}
 
 	}
