@@ -438,7 +438,8 @@ public final class RawFfmLightRequests {
 				this.deviceOut = (Long) this.session.allocate(Float.BYTES).nativeHandle();
 				this.ownHost = 0;
 				this.ownDevice = 0;
-				// The blocks may come in the session's stream order: ready before any use.
+				// The blocks may come in the session's stream order: ready before any
+				// use.
 				this.session.synchronize();
 			}
 			else {
