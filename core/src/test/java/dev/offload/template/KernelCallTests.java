@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -189,44 +190,26 @@ class KernelCallTests {
 
 	@Test
 	void runsInALoopInsideABoundSessionShouldDrawWhatTheCallBeforeClosed() {
-		float[] x = new float[1000];
-		Arrays.fill(x, 1f);
-		long reserved = this.template.execute(0, (session) -> {
-			for (int call = 1; call <= 50; call++) {
-				float[] y = this.template.kernel(TemplateTestKernels.SCALE)
-					.threads(x.length)
-					.arg(x.length)
-					.arg((float) call)
-					.in(x)
-					.outFloats(x.length)
-					.run()
-					.floats(0);
-				assertThat(y[999]).isEqualTo(call);
-			}
-			return session.reservedMemory();
-		});
-		// One call's input and output, not fifty calls'.
-		assertThat(reserved).isEqualTo(2 * Device.allocationSize(4000));
-		MemoryStatistics statistics = this.registry.device(0).memoryStatistics();
-		assertThat(statistics.peakBytes()).isEqualTo(2 * Device.allocationSize(4000));
-		assertThat(statistics.deviceAllocations()).isEqualTo(2);
+		assertALoopInABoundSessionHoldsOneCallsMemory(KernelCall::run);
 	}
 
 	@Test
 	void runAsyncCallsJoinedInALoopInsideABoundSessionShouldDrawWhatTheCallBeforeClosed() {
+		assertALoopInABoundSessionHoldsOneCallsMemory((call) -> call.runAsync().join());
+	}
+
+	private void assertALoopInABoundSessionHoldsOneCallsMemory(Function<KernelCall, KernelResult> run) {
 		float[] x = new float[1000];
 		Arrays.fill(x, 1f);
 		long reserved = this.template.execute(0, (session) -> {
 			for (int call = 1; call <= 50; call++) {
-				float[] y = this.template.kernel(TemplateTestKernels.SCALE)
+				KernelCall scale = this.template.kernel(TemplateTestKernels.SCALE)
 					.threads(x.length)
 					.arg(x.length)
 					.arg((float) call)
 					.in(x)
-					.outFloats(x.length)
-					.runAsync()
-					.join()
-					.floats(0);
+					.outFloats(x.length);
+				float[] y = run.apply(scale).floats(0);
 				assertThat(y[999]).isEqualTo(call);
 			}
 			return session.reservedMemory();
