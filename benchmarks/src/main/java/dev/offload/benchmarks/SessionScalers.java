@@ -32,7 +32,19 @@ public final class SessionScalers {
 	 * @return the scaler, which frees its buffers when closed
 	 */
 	public static Scaler buffersOnce(Device device, Kernel kernel, int n) {
-		return new SessionScaler(device, kernel, n);
+		return new SessionScaler(device, kernel, n, false);
+	}
+
+	/**
+	 * Returns a scaler with one session kept open and its buffers allocated once in it: a
+	 * request is the session's enqueues and synchronize alone.
+	 * @param device the device
+	 * @param kernel the scale kernel on that device
+	 * @param n the largest array
+	 * @return the scaler, which ends its session when closed
+	 */
+	public static Scaler sessionKept(Device device, Kernel kernel, int n) {
+		return new SessionScaler(device, kernel, n, true);
 	}
 
 	/**
@@ -66,20 +78,26 @@ public final class SessionScalers {
 
 		private final DeviceBuffer deviceOut;
 
-		SessionScaler(Device device, Kernel kernel, int n) {
+		/** The session kept for every call, or {@code null} for a session per call. */
+		private final @Nullable OffloadSession kept;
+
+		SessionScaler(Device device, Kernel kernel, int n, boolean keepSession) {
 			this.device = device;
 			this.kernel = kernel;
 			long bytes = Math.max(1, (long) n * Float.BYTES);
-			this.in = device.allocateHost(bytes);
-			this.out = device.allocateHost(bytes);
-			this.deviceIn = device.allocate(bytes);
-			this.deviceOut = device.allocate(bytes);
+			OffloadSession session = keepSession ? device.openSession() : null;
+			this.kept = session;
+			this.in = (session != null) ? session.allocateHost(bytes) : device.allocateHost(bytes);
+			this.out = (session != null) ? session.allocateHost(bytes) : device.allocateHost(bytes);
+			this.deviceIn = (session != null) ? session.allocate(bytes) : device.allocate(bytes);
+			this.deviceOut = (session != null) ? session.allocate(bytes) : device.allocate(bytes);
 		}
 
 		@Override
 		public float[] scale(float[] x, float a) {
 			float[] result = new float[x.length];
-			try (OffloadSession session = this.device.openSession()) {
+			OffloadSession session = (this.kept != null) ? this.kept : this.device.openSession();
+			try {
 				this.in.putFloats(0, x);
 				long bytes = (long) x.length * Float.BYTES;
 				session.copy(this.in, 0, this.deviceIn, 0, bytes);
@@ -88,6 +106,11 @@ public final class SessionScalers {
 				session.copy(this.deviceOut, 0, this.out, 0, bytes);
 				session.synchronize();
 				this.out.getFloats(0, result);
+			}
+			finally {
+				if (this.kept == null) {
+					session.close();
+				}
 			}
 			return result;
 		}
@@ -98,6 +121,9 @@ public final class SessionScalers {
 			this.out.close();
 			this.deviceIn.close();
 			this.deviceOut.close();
+			if (this.kept != null) {
+				this.kept.close();
+			}
 		}
 
 	}

@@ -124,6 +124,47 @@ public class FluentCallOverheadBenchmark {
 	}
 
 	/**
+	 * The same work in one session and buffers per benchmark thread, kept for every call:
+	 * Offload's enqueues and synchronize alone. With {@code -t 2} or more, beside
+	 * {@link #fluentRun()}, it tells what the threads' requests share from what each
+	 * thread's calls cost.
+	 * @param kept the thread's session and buffers
+	 * @return the output
+	 */
+	@Benchmark
+	public float[] keptSessionRun(KeptSession kept) {
+		return kept.scaler.scale(this.input, 2f);
+	}
+
+	/**
+	 * A benchmark thread's session and buffers, opened once.
+	 */
+	@State(Scope.Thread)
+	public static class KeptSession {
+
+		private Scaler scaler;
+
+		/**
+		 * Opens the thread's session and its buffers.
+		 * @param benchmark the benchmark's registry and size
+		 */
+		@Setup(Level.Trial)
+		public void setUp(FluentCallOverheadBenchmark benchmark) {
+			Device device = benchmark.registry.device(0);
+			this.scaler = SessionScalers.sessionKept(device, device.kernel(SCALE), benchmark.n);
+		}
+
+		/**
+		 * Closes the thread's session.
+		 */
+		@TearDown(Level.Trial)
+		public void tearDown() {
+			this.scaler.close();
+		}
+
+	}
+
+	/**
 	 * The same work on the session API in {@code template.execute}, buffers taken per
 	 * call and the memory reserved up front, as the fluent call does.
 	 * @return the output
