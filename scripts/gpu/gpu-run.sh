@@ -90,8 +90,9 @@
 #            FFM backend (the raw request with cuMemcpyAsync as the binding, and with C's typed copies),
 #            alternated round by round in one JVM, then the C floor on as many threads; FLOOR_ROUNDS
 #            times (raw-ffm.md); RAW_FFM_MODES names the modes beside raw FFM (e.g. "fluent,session and buffers
-#            kept"; all of them when unset), RAW_FFM_ROUNDS the rounds per JVM (5). With RAW_FFM_LOCKS=yes the last
-#            round records parks and monitor waits of any length
+#            kept"; all of them when unset), RAW_FFM_ROUNDS the rounds per JVM (5), RAW_FFM_JAVA_OPTS options of its
+#            JVM (e.g. a flight recording: -XX:StartFlightRecording=filename=$OUT/raw-ffm.jfr,settings=profile). With
+#            RAW_FFM_LOCKS=yes the last round records parks and monitor waits of any length
 #            and lock-summary.sh sums them by the first Offload frame
 #   ffm      not in the default, on the Java 25 runtime jre25.txz (pack with JDK25=<a JDK 25> PACK_PARTS=ffm
 #            scripts/gpu/pack.sh): every gpu-tagged test of the CUDA backend, the kernel compilation, the behaviour
@@ -328,7 +329,9 @@ if want raw-ffm; then
 				echo "## round $round: raw FFM against the fluent call"
 				modes=()
 				[ -n "${RAW_FFM_MODES:-}" ] && modes=("-Dmodes=$RAW_FFM_MODES")
-				timeout 200 "$java25" --enable-native-access=ALL-UNNAMED "${recording[@]}" "${modes[@]}" -cp "$rawcp" \
+				# shellcheck disable=SC2086
+				timeout 200 "$java25" --enable-native-access=ALL-UNNAMED ${RAW_FFM_JAVA_OPTS:-} "${recording[@]}" \
+					"${modes[@]}" -cp "$rawcp" \
 					dev.offload.backend.ffm.RawFfmLightRequests "${RAW_FFM_THREADS:-16}" 20000 "${RAW_FFM_ROUNDS:-5}"
 				echo "## round $round: C"
 				light_request_floor 20000 "${RAW_FFM_THREADS:-16}"
