@@ -402,7 +402,9 @@ public final class RawFfmLightRequests {
 
 		private final long stream;
 
-		private final MemorySegment host;
+		private final MemorySegment hostIn;
+
+		private final MemorySegment hostOut;
 
 		private final long deviceIn;
 
@@ -433,7 +435,9 @@ public final class RawFfmLightRequests {
 			}
 			if (sessionMemory) {
 				HostBuffer hostBuffer = this.session.allocateHost(2 * Float.BYTES);
-				this.host = MemorySegment.ofAddress((Long) hostBuffer.nativeHandle()).reinterpret(2 * Float.BYTES);
+				MemorySegment host = MemorySegment.ofAddress((Long) hostBuffer.nativeHandle()).reinterpret(8);
+				this.hostIn = host.asSlice(0, 4);
+				this.hostOut = host.asSlice(4, 4);
 				this.deviceIn = (Long) this.session.allocate(Float.BYTES).nativeHandle();
 				this.deviceOut = (Long) this.session.allocate(Float.BYTES).nativeHandle();
 				this.ownHost = 0;
@@ -445,7 +449,9 @@ public final class RawFfmLightRequests {
 			else {
 				CuErrors.check("cuMemHostAlloc", Cu.cuMemHostAlloc(out.address(), 8, 0), DEVICE);
 				this.ownHost = out.get(JAVA_LONG, 0);
-				this.host = MemorySegment.ofAddress(this.ownHost).reinterpret(8);
+				MemorySegment host = MemorySegment.ofAddress(this.ownHost).reinterpret(8);
+				this.hostIn = host.asSlice(0, 4);
+				this.hostOut = host.asSlice(4, 4);
 				CuErrors.check("cuMemAlloc", Cu.cuMemAlloc(out.address(), 8), DEVICE);
 				this.ownDevice = out.get(JAVA_LONG, 0);
 				this.deviceIn = this.ownDevice;
@@ -464,15 +470,8 @@ public final class RawFfmLightRequests {
 
 		@Override
 		public float scale(int x) {
-			this.host.set(JAVA_FLOAT, 0, x);
-			CuErrors.check("cuMemcpyAsync", Cu.cuMemcpyAsync(this.deviceIn, this.host.address(), 4, this.stream),
-					DEVICE);
-			CuErrors.check("cuLaunchKernel",
-					Cu.cuLaunchKernel(this.function, 1, 1, 1, 1, 1, 1, 0, this.stream, this.parameters, 0), DEVICE);
-			CuErrors.check("cuMemcpyAsync", Cu.cuMemcpyAsync(this.host.address() + 4, this.deviceOut, 4, this.stream),
-					DEVICE);
-			CuErrors.check("cuStreamSynchronize", Cu.cuStreamSynchronize(this.stream), DEVICE);
-			return this.host.get(JAVA_FLOAT, 4);
+			return RawScaler.request(x, this.function, this.stream, this.parameters, this.hostIn, this.hostOut,
+					this.deviceIn, this.deviceOut, false);
 		}
 
 		@Override
@@ -575,27 +574,36 @@ public final class RawFfmLightRequests {
 
 		@Override
 		public float scale(int x) {
-			this.hostIn.set(JAVA_FLOAT, 0, x);
-			if (this.typedCopies) {
-				CuErrors.check("cuMemcpyHtoDAsync",
-						Cu.cuMemcpyHtoDAsync(this.deviceIn, this.hostIn.address(), 4, this.stream), DEVICE);
-			}
-			else {
-				CuErrors.check("cuMemcpyAsync", Cu.cuMemcpyAsync(this.deviceIn, this.hostIn.address(), 4, this.stream),
+			return request(x, this.function, this.stream, this.parameters, this.hostIn, this.hostOut, this.deviceIn,
+					this.deviceOut, this.typedCopies);
+		}
+
+		/**
+		 * One request through the driver's calls: {@code x} in, the launch, the result
+		 * out, the stream synchronized.
+		 * @param typedCopies whether the copies name their direction, as C's floor's do
+		 */
+		static float request(int x, long function, long stream, long parameters, MemorySegment hostIn,
+				MemorySegment hostOut, long deviceIn, long deviceOut, boolean typedCopies) {
+			hostIn.set(JAVA_FLOAT, 0, x);
+			if (typedCopies) {
+				CuErrors.check("cuMemcpyHtoDAsync", Cu.cuMemcpyHtoDAsync(deviceIn, hostIn.address(), 4, stream),
 						DEVICE);
 			}
-			CuErrors.check("cuLaunchKernel",
-					Cu.cuLaunchKernel(this.function, 1, 1, 1, 1, 1, 1, 0, this.stream, this.parameters, 0), DEVICE);
-			if (this.typedCopies) {
-				CuErrors.check("cuMemcpyDtoHAsync",
-						Cu.cuMemcpyDtoHAsync(this.hostOut.address(), this.deviceOut, 4, this.stream), DEVICE);
+			else {
+				CuErrors.check("cuMemcpyAsync", Cu.cuMemcpyAsync(deviceIn, hostIn.address(), 4, stream), DEVICE);
+			}
+			CuErrors.check("cuLaunchKernel", Cu.cuLaunchKernel(function, 1, 1, 1, 1, 1, 1, 0, stream, parameters, 0),
+					DEVICE);
+			if (typedCopies) {
+				CuErrors.check("cuMemcpyDtoHAsync", Cu.cuMemcpyDtoHAsync(hostOut.address(), deviceOut, 4, stream),
+						DEVICE);
 			}
 			else {
-				CuErrors.check("cuMemcpyAsync",
-						Cu.cuMemcpyAsync(this.hostOut.address(), this.deviceOut, 4, this.stream), DEVICE);
+				CuErrors.check("cuMemcpyAsync", Cu.cuMemcpyAsync(hostOut.address(), deviceOut, 4, stream), DEVICE);
 			}
-			CuErrors.check("cuStreamSynchronize", Cu.cuStreamSynchronize(this.stream), DEVICE);
-			return this.hostOut.get(JAVA_FLOAT, 0);
+			CuErrors.check("cuStreamSynchronize", Cu.cuStreamSynchronize(stream), DEVICE);
+			return hostOut.get(JAVA_FLOAT, 0);
 		}
 
 		@Override
