@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -53,7 +54,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * {@code template.kernel(scale).threads(1).arg(1).arg(2f).in(x).outFloats(1).run()}; the
  * session modes make the same request through a session's calls, with a session per
  * request (counting how often a thread's stream is not the one it had before) or one kept
- * per thread, which tells the pool's lending apart from the rest of Offload's work.
+ * per thread, which tells the pool's lending apart from the rest of Offload's work. The
+ * last modes make raw FFM's calls on a kept session's stream and buffers, all of them or
+ * all but one step made through the session (its copies, its launch or its synchronize),
+ * which tells the cost of each of Offload's calls apart.
  * <p>
  * A benchmark, not a test: run on a GPU machine with the test class path and the
  * benchmarks' classes (for {@code scale.ptx}), e.g.
@@ -112,6 +116,9 @@ public final class RawFfmLightRequests {
 			all.put("raw calls on a session's objects", () -> new SessionObjectsScaler(device, kernel, true, true));
 			all.put("raw calls on a session's stream", () -> new SessionObjectsScaler(device, kernel, true, false));
 			all.put("raw calls on a session's memory", () -> new SessionObjectsScaler(device, kernel, false, true));
+			for (Step step : Step.values()) {
+				all.put("session's " + step.label + " only", () -> new SessionStepScaler(device, scale, kernel, step));
+			}
 			// -Dmodes=a,b runs raw FFM and those; without it, all of them.
 			List<String> wanted = List.of(System.getProperty("modes", "").split(","));
 			List<String> names = all.keySet()
@@ -418,6 +425,12 @@ public final class RawFfmLightRequests {
 
 		private final long ownDevice;
 
+		private final @Nullable HostBuffer host;
+
+		private final @Nullable DeviceBuffer in;
+
+		private final @Nullable DeviceBuffer out;
+
 		SessionObjectsScaler(Device device, RawKernel kernel, boolean sessionStream, boolean sessionMemory) {
 			this.function = kernel.function();
 			this.session = device.openSession();
@@ -434,12 +447,14 @@ public final class RawFfmLightRequests {
 				this.ownStream = this.stream;
 			}
 			if (sessionMemory) {
-				HostBuffer hostBuffer = this.session.allocateHost(2 * Float.BYTES);
-				MemorySegment host = MemorySegment.ofAddress((Long) hostBuffer.nativeHandle()).reinterpret(8);
-				this.hostIn = host.asSlice(0, 4);
-				this.hostOut = host.asSlice(4, 4);
-				this.deviceIn = (Long) this.session.allocate(Float.BYTES).nativeHandle();
-				this.deviceOut = (Long) this.session.allocate(Float.BYTES).nativeHandle();
+				this.host = this.session.allocateHost(2 * Float.BYTES);
+				MemorySegment hostBlock = MemorySegment.ofAddress((Long) this.host.nativeHandle()).reinterpret(8);
+				this.hostIn = hostBlock.asSlice(0, 4);
+				this.hostOut = hostBlock.asSlice(4, 4);
+				this.in = this.session.allocate(Float.BYTES);
+				this.out = this.session.allocate(Float.BYTES);
+				this.deviceIn = (Long) this.in.nativeHandle();
+				this.deviceOut = (Long) this.out.nativeHandle();
 				this.ownHost = 0;
 				this.ownDevice = 0;
 				// The blocks may come in the session's stream order: ready before any
@@ -447,6 +462,9 @@ public final class RawFfmLightRequests {
 				this.session.synchronize();
 			}
 			else {
+				this.host = null;
+				this.in = null;
+				this.out = null;
 				CuErrors.check("cuMemHostAlloc", Cu.cuMemHostAlloc(out.address(), 8, 0), DEVICE);
 				this.ownHost = out.get(JAVA_LONG, 0);
 				MemorySegment host = MemorySegment.ofAddress(this.ownHost).reinterpret(8);
@@ -485,6 +503,96 @@ public final class RawFfmLightRequests {
 				Cu.cuMemFree(this.ownDevice);
 			}
 			this.arena.close();
+		}
+
+	}
+
+	/** A step of a request that {@link SessionStepScaler} makes through the session. */
+	private enum Step {
+
+		COPIES("copies"), LAUNCH("launch"), SYNCHRONIZE("synchronize");
+
+		final String label;
+
+		Step(String label) {
+			this.label = label;
+		}
+
+	}
+
+	/**
+	 * A kept session and its buffers, one step of each request through the session's
+	 * calls and the others as raw downcalls on the same stream and memory: tells which of
+	 * Offload's calls costs what raw FFM does not.
+	 */
+	private static final class SessionStepScaler implements Scaler {
+
+		private static final LaunchConfig ONE = LaunchConfig.of(1, 1);
+
+		private final SessionObjectsScaler raw;
+
+		private final OffloadSession session;
+
+		private final HostBuffer host;
+
+		private final DeviceBuffer in;
+
+		private final DeviceBuffer out;
+
+		private final KernelRef kernel;
+
+		private final Step step;
+
+		private final float[] value = new float[1];
+
+		SessionStepScaler(Device device, KernelRef kernel, RawKernel rawKernel, Step step) {
+			this.raw = new SessionObjectsScaler(device, rawKernel, true, true);
+			this.session = this.raw.session;
+			this.host = Objects.requireNonNull(this.raw.host);
+			this.in = Objects.requireNonNull(this.raw.in);
+			this.out = Objects.requireNonNull(this.raw.out);
+			this.kernel = kernel;
+			this.step = step;
+		}
+
+		@Override
+		public float scale(int x) {
+			SessionObjectsScaler r = this.raw;
+			if (this.step == Step.COPIES) {
+				this.value[0] = x;
+				this.host.putFloats(0, this.value);
+				this.session.copy(this.host, 0, this.in, 0, Float.BYTES);
+			}
+			else {
+				r.hostIn.set(JAVA_FLOAT, 0, x);
+				CuErrors.check("cuMemcpyAsync", Cu.cuMemcpyAsync(r.deviceIn, r.hostIn.address(), 4, r.stream), DEVICE);
+			}
+			if (this.step == Step.LAUNCH) {
+				this.session.launch(this.kernel, ONE, 1, 2f, this.in, this.out);
+			}
+			else {
+				CuErrors.check("cuLaunchKernel",
+						Cu.cuLaunchKernel(r.function, 1, 1, 1, 1, 1, 1, 0, r.stream, r.parameters, 0), DEVICE);
+			}
+			if (this.step == Step.COPIES) {
+				this.session.copy(this.out, 0, this.host, Float.BYTES, Float.BYTES);
+			}
+			else {
+				CuErrors.check("cuMemcpyAsync", Cu.cuMemcpyAsync(r.hostOut.address(), r.deviceOut, 4, r.stream),
+						DEVICE);
+			}
+			if (this.step == Step.SYNCHRONIZE) {
+				this.session.synchronize();
+			}
+			else {
+				CuErrors.check("cuStreamSynchronize", Cu.cuStreamSynchronize(r.stream), DEVICE);
+			}
+			return (this.step == Step.COPIES) ? this.host.getFloats(1, this.value)[0] : r.hostOut.get(JAVA_FLOAT, 0);
+		}
+
+		@Override
+		public void close() {
+			this.raw.close();
 		}
 
 	}
