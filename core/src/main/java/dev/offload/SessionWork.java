@@ -159,11 +159,47 @@ final class SessionWork {
 	 */
 	void admit(long bytes) {
 		long missing = this.memoryDrawn + bytes - this.memoryReserved;
-		if (missing > 0) {
-			this.context.memory.acquireBudget(missing, this.priority == StreamPriority.HIGH,
-					this.context.streamPool.borrowTimeoutNanos(this.priority), this.deadline, this.tenant.memory());
-			this.memoryReserved += missing;
+		if (missing <= 0) {
+			return;
 		}
+		if (this.somethingClosed && this.failure == null && this.stream != null) {
+			if (this.context.memory.tryAcquireBudget(missing, this.tenant.memory())) {
+				this.memoryReserved += missing;
+				return;
+			}
+			// The budget is short while the session's own closed buffers wait for its
+			// work (calls that were not waited for): they come back once that work is
+			// done, which other sessions' releases would not bring about.
+			reclaimClosed();
+			missing = this.memoryDrawn + bytes - this.memoryReserved;
+			if (missing <= 0) {
+				return;
+			}
+		}
+		this.context.memory.acquireBudget(missing, this.priority == StreamPriority.HIGH,
+				this.context.streamPool.borrowTimeoutNanos(this.priority), this.deadline, this.tenant.memory());
+		this.memoryReserved += missing;
+	}
+
+	/**
+	 * Waits for the work enqueued so far and gives the closed buffers and events back. A
+	 * failure of that work is recorded for the session's next synchronize or its end to
+	 * report, and the closed buffers stay with the session.
+	 */
+	private void reclaimClosed() {
+		try {
+			awaitWork("its work (to give its closed buffers back)");
+		}
+		catch (RuntimeException ex) {
+			if (this.handedOff) {
+				// The deadline passed or the wait was interrupted: the session is closed.
+				throw ex;
+			}
+			recordFailure(ex);
+			return;
+		}
+		this.workPending = this.unwrapped;
+		releaseClosed();
 	}
 
 	/**

@@ -17,8 +17,10 @@ import dev.offload.BackendException;
 import dev.offload.Device;
 import dev.offload.DeviceBuffer;
 import dev.offload.DeviceRegistry;
+import dev.offload.MemoryConfig;
 import dev.offload.MemoryStatistics;
 import dev.offload.StreamPoolConfig;
+import dev.offload.TestKernels;
 import dev.offload.backend.host.HostBackend;
 import dev.offload.kernel.LaunchConfig;
 
@@ -26,6 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.awaitility.Awaitility.await;
 
 /**
  * {@link KernelCall}: parameters in order, every array type in and out, buffers the
@@ -230,19 +233,71 @@ class KernelCallTests {
 				Arrays.fill(x, call);
 				// Each call closes its buffers with its work still enqueued: none may
 				// serve the next call before that work is done.
-				futures.add(this.template.kernel(TemplateTestKernels.SCALE)
-					.threads(x.length)
-					.arg(x.length)
-					.arg(2f)
-					.in(x)
-					.outFloats(x.length)
-					.runAsync());
+				futures.add(doubleAsync(this.template, x));
 			}
 			return futures;
 		});
-		for (int call = 1; call <= 20; call++) {
-			float[] y = calls.get(call - 1).join().floats(0);
-			assertThat(y).containsOnly(2f * call);
+		assertEachCallDoubledItsNumber(calls);
+	}
+
+	/** Calls {@code scale} doubling {@code x}, asynchronously. */
+	private static CompletableFuture<KernelResult> doubleAsync(OffloadTemplate template, float[] x) {
+		return template.kernel(TemplateTestKernels.SCALE)
+			.threads(x.length)
+			.arg(x.length)
+			.arg(2f)
+			.in(x)
+			.outFloats(x.length)
+			.runAsync();
+	}
+
+	/** Asserts that the n-th call (from 1) gave twice n everywhere. */
+	private static void assertEachCallDoubledItsNumber(List<CompletableFuture<KernelResult>> calls) {
+		for (int call = 1; call <= calls.size(); call++) {
+			assertThat(calls.get(call - 1).join().floats(0)).containsOnly(2f * call);
+		}
+	}
+
+	@Test
+	void runAsyncCallsNotWaitedForInABoundSessionShouldGiveTheirBuffersBackWhenTheBudgetRunsShort() {
+		long budget = 64 * 1024;
+		long perCall = 2 * Device.allocationSize(4000);
+		try (DeviceRegistry budgeted = DeviceRegistry.builder(HostBackend.builder().workersPerDevice(2).build())
+			.streamPool(StreamPoolConfig.DEFAULTS.withInitialSize(1).withBorrowTimeout(Duration.ofSeconds(2)))
+			.memory(MemoryConfig.ofBytes(budget))
+			.build()) {
+			OffloadTemplate budgetedTemplate = new OffloadTemplate(budgeted);
+			Device device = budgeted.device(0);
+			Thread caller = Thread.currentThread();
+			int gate = TemplateTestKernels.newGate();
+			// The gate opens once the caller waits with the budget short: before that, no
+			// call's work is done, so only the session's own wait can free its buffers.
+			CompletableFuture<Void> opener = CompletableFuture.runAsync(() -> {
+				await().atMost(Duration.ofMinutes(2))
+					.until(() -> TestKernels.gate(gate).getCount() == 0
+							|| (device.memoryStatistics().usedBytes() + perCall > budget
+									&& caller.getState() != Thread.State.RUNNABLE));
+				TemplateTestKernels.open(gate);
+			});
+			float[] x = new float[1000];
+			List<CompletableFuture<KernelResult>> calls;
+			try {
+				calls = budgetedTemplate.execute(0, (session) -> {
+					session.launch(TemplateTestKernels.HOLD, LaunchConfig.of(1, 1), gate);
+					List<CompletableFuture<KernelResult>> futures = new ArrayList<>();
+					for (int call = 1; call <= 3 * budget / perCall; call++) {
+						Arrays.fill(x, call);
+						futures.add(doubleAsync(budgetedTemplate, x));
+					}
+					return futures;
+				});
+			}
+			finally {
+				TemplateTestKernels.open(gate);
+				opener.join();
+			}
+			assertEachCallDoubledItsNumber(calls);
+			assertThat(device.memoryStatistics().waitTimeouts()).isZero();
 		}
 	}
 

@@ -84,6 +84,17 @@ public final class DeviceMemory {
 	}
 
 	/**
+	 * Takes {@code bytes} of the budget for a tenant if they fit now and nobody waits for
+	 * the budget; never waits, and a refusal is not counted as one.
+	 * @param bytes the bytes
+	 * @param tenant the tenant, or {@code null} for none
+	 * @return whether the bytes were taken
+	 */
+	public boolean tryAcquireBudget(long bytes, @Nullable MemoryTenant tenant) {
+		return this.budget.tryAcquireNow(bytes, tenant);
+	}
+
+	/**
 	 * Gives {@code bytes} of the budget back that a tenant took.
 	 * @param bytes the bytes, as acquired
 	 * @param tenant the tenant, or {@code null}

@@ -249,23 +249,37 @@ final class MemoryBudget {
 			refused(tenant);
 			throw tenantExceeded(tenant, bytes, Duration.ZERO);
 		}
+		if (!tryAcquireNow(bytes, tenant)) {
+			acquireSlow(bytes, highPriority, timeoutNanos, deadline, tenant);
+			countInUse(bytes);
+		}
+	}
+
+	/**
+	 * Acquires {@code bytes} for a tenant if they fit now and nobody waits, without
+	 * waiting or counting a refusal.
+	 * @return whether the bytes were acquired
+	 */
+	boolean tryAcquireNow(long bytes, @Nullable MemoryTenant tenant) {
+		if (bytes <= 0) {
+			return true;
+		}
 		if (waiting() == 0 && (tenant == null || tenant.tryHold(bytes))) {
 			if (this.striped && bytes <= this.leaseBytes) {
 				if (acquireStriped(bytes)) {
 					countInUse(bytes);
-					return;
+					return true;
 				}
 			}
 			else if (tryAcquire(bytes) || (this.striped && reclaimForRequest() && tryAcquire(bytes))) {
 				countInUse(bytes);
-				return;
+				return true;
 			}
 			if (tenant != null) {
 				tenant.unhold(bytes);
 			}
 		}
-		acquireSlow(bytes, highPriority, timeoutNanos, deadline, tenant);
-		countInUse(bytes);
+		return false;
 	}
 
 	private static void refused(@Nullable MemoryTenant tenant) {
