@@ -93,7 +93,9 @@
 #            kept"; all of them when unset), RAW_FFM_ROUNDS the rounds per JVM (5), RAW_FFM_JAVA_OPTS options of its
 #            JVM (e.g. a flight recording: -XX:StartFlightRecording=filename=$OUT/raw-ffm.jfr,settings=profile). With
 #            RAW_FFM_LOCKS=yes the last round records parks and monitor waits of any length
-#            and lock-summary.sh sums them by the first Offload frame
+#            and lock-summary.sh sums them by the first Offload frame; with RAW_FFM_PROFILE=yes (packed with
+#            PACK_PARTS="ffm bench profiler") async-profiler samples the last round's CPU time on every thread
+#            (raw-ffm.collapsed) and profile-summary.sh splits it by mode and frame (raw-ffm-profile.md)
 #   ffm      not in the default, on the Java 25 runtime jre25.txz (pack with JDK25=<a JDK 25> PACK_PARTS=ffm
 #            scripts/gpu/pack.sh): every gpu-tagged test of the CUDA backend, the kernel compilation, the behaviour
 #            contract and the FFM binding's own, on the FFM binding (-Doffload.test.cuda-binding=ffm: the CUDA suite
@@ -325,6 +327,9 @@ if want raw-ffm; then
 			if [ "${RAW_FFM_LOCKS:-}" = yes ] && [ "$round" = "$rounds" ]; then
 				recording=("-XX:StartFlightRecording=filename=${TMPDIR:-/tmp}/raw-ffm.jfr,settings=profile,locking-threshold=0ms")
 			fi
+			if [ "${RAW_FFM_PROFILE:-}" = yes ] && [ "$round" = "$rounds" ]; then
+				recording+=("-agentpath:$here/profiler/libasyncProfiler.so=start,event=ctimer,interval=1ms,file=$out/raw-ffm.collapsed,collapsed")
+			fi
 			{
 				echo "## round $round: raw FFM against the fluent call"
 				modes=()
@@ -341,6 +346,9 @@ if want raw-ffm; then
 		if [ "${RAW_FFM_LOCKS:-}" = yes ]; then
 			JFR="$(dirname "$java25")/jfr" "$here/lock-summary.sh" "${TMPDIR:-/tmp}/raw-ffm.jfr" 2>&1 \
 				| tee -a "$out/raw-ffm.md"
+		fi
+		if [ "${RAW_FFM_PROFILE:-}" = yes ] && [ -f "$out/raw-ffm.collapsed" ]; then
+			"$here/profile-summary.sh" "$out/raw-ffm.collapsed" 2>&1 | tee "$out/raw-ffm-profile.md"
 		fi
 	else
 		echo "raw-ffm needs jre25.txz and the FFM binding's tests (pack with JDK25=<a JDK 25> PACK_PARTS=\"ffm bench\")" \

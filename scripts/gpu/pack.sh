@@ -12,7 +12,8 @@
 # that both runtimes do not have to travel. PACK_PARTS=app packs the sample app without the test runtime and with a
 # JRE without its CDS archive (about 60 MiB with the checkout), for GPU_RUN_PARTS=app alone. PACK_PARTS=ffm packs what
 # the ffm part needs (the tests' runtime, the FFM binding's classes and tests) and the Java 25 runtime only (JDK25 must
-# name a JDK 22+). The device tool carries at most 64 MiB: pack only what the run needs.
+# name a JDK 22+). PACK_PARTS=profiler adds async-profiler's Linux agent (0.6 MiB), for the raw-ffm part's CPU profile.
+# The device tool carries at most 64 MiB: pack only what the run needs.
 # Then, with the device tool:         run  command="bash .device/gpu-run.sh"  carry=[".device"]
 # The tool sends the checkout the session started in; when packing from another worktree, pass that checkout's
 # .device folder as DEST (e.g. the main checkout's .device).
@@ -70,6 +71,14 @@ cp -r sample-app/target/classes "$dest/app/classes"
 cp -r sample-app/target/test-classes "$dest/app/test-classes"
 
 fi
+if [[ "$parts" == *" profiler "* ]]; then
+	# async-profiler's agent for Linux on x86-64, from its Maven artifact (the jar carries the native libraries).
+	rm -rf "$dest/profiler"
+	mkdir -p "$dest/profiler"
+	mvn -B -q dependency:copy -Dartifact="tools.profiler:async-profiler:${ASYNC_PROFILER_VERSION:-4.2}" \
+		-DoutputDirectory="$dest/profiler"
+	(cd "$dest/profiler" && unzip -q -j -o async-profiler-*.jar linux-x64/libasyncProfiler.so && rm async-profiler-*.jar)
+fi
 if [[ "$parts" == *" bench "* ]] || [[ "$parts" == *" app "* ]]; then
 # The benchmarks' own runtime (JMH, its dependencies, the Commons Pool2 baseline) for the hazard and pool benchmarks;
 # their classes are in classes/benchmarks, JCuda in lib/.
@@ -98,6 +107,7 @@ cp scripts/gpu/gpu-run.sh "$dest/gpu-run.sh"
 cp benchmarks/src/main/c/light_request_floor.c "$dest/light_request_floor.c"
 cp scripts/gpu/jfr-threads.sh "$dest/jfr-threads.sh"
 cp scripts/gpu/lock-summary.sh "$dest/lock-summary.sh"
+cp scripts/gpu/profile-summary.sh "$dest/profile-summary.sh"
 cp scripts/gpu/alternate.sh "$dest/alternate.sh"
 cp scripts/gpu/ready-time.sh "$dest/ready-time.sh"
 cp benchmarks/src/main/c/blas_floor.c "$dest/blas_floor.c"
