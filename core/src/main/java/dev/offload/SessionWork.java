@@ -162,7 +162,7 @@ final class SessionWork {
 		if (missing <= 0) {
 			return;
 		}
-		if (this.somethingClosed && this.failure == null && this.stream != null) {
+		if (this.somethingClosed && this.failure == null && this.stream != null && holdsClosedDeviceMemory()) {
 			if (this.context.memory.tryAcquireBudget(missing, this.tenant.memory())) {
 				this.memoryReserved += missing;
 				return;
@@ -179,6 +179,18 @@ final class SessionWork {
 		this.context.memory.acquireBudget(missing, this.priority == StreamPriority.HIGH,
 				this.context.streamPool.borrowTimeoutNanos(this.priority), this.deadline, this.tenant.memory());
 		this.memoryReserved += missing;
+	}
+
+	private boolean holdsClosedDeviceMemory() {
+		List<Buffer> owned = this.buffers;
+		if (owned != null) {
+			for (Buffer buffer : owned) {
+				if (buffer instanceof DeviceBuffer && buffer.isClosed()) {
+					return true;
+				}
+			}
+		}
+		return false;
 	}
 
 	/**
