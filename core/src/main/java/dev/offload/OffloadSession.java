@@ -182,7 +182,9 @@ public final class OffloadSession implements AutoCloseable {
 	 * what {@link #reserveMemory(long)} reserved, the session waits for the budget under
 	 * its priority and deadline. A buffer {@linkplain Buffer#close() closed} before the
 	 * session's last synchronize leaves its memory to the session's next buffers, so a
-	 * session kept for many requests holds only what its open buffers need.
+	 * session kept for many requests holds only what its open buffers need; one closed
+	 * while its work may still run comes back when the budget runs short, after the
+	 * session waits for its own work.
 	 * @param bytes the size, at least 1
 	 * @return the buffer
 	 * @throws MemoryBudgetExceededException if the budget did not admit the memory before
