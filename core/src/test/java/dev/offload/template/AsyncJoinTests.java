@@ -110,15 +110,7 @@ class AsyncJoinTests {
 
 	private float[] scaleAsyncJoined(OffloadTemplate template) {
 		float[] x = { 1, 2, 3 };
-		return template.kernel(TemplateTestKernels.SCALE)
-			.threads(x.length)
-			.arg(x.length)
-			.arg(2f)
-			.in(x)
-			.outFloats(x.length)
-			.runAsync()
-			.join()
-			.floats(0);
+		return TemplateTestKernels.scaleAsync(template, x, 2f).join().floats(0);
 	}
 
 }

@@ -58,13 +58,7 @@ class AsyncShutdownTests {
 		for (int i = 0; i < x.length; i++) {
 			x[i] = i;
 		}
-		CompletableFuture<KernelResult> result = this.template.kernel(TemplateTestKernels.SCALE)
-			.threads(x.length)
-			.arg(x.length)
-			.arg(2f)
-			.in(x)
-			.outFloats(x.length)
-			.runAsync();
+		CompletableFuture<KernelResult> result = TemplateTestKernels.scaleAsync(this.template, x, 2f);
 		// The session ends on its own; its outputs wait for the held executor.
 		await().atMost(Duration.ofSeconds(30)).until(() -> this.device.activeSessions() == 0);
 		CompletableFuture<Boolean> closed = CompletableFuture

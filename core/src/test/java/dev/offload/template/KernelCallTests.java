@@ -233,22 +233,11 @@ class KernelCallTests {
 				Arrays.fill(x, call);
 				// Each call closes its buffers with its work still enqueued: none may
 				// serve the next call before that work is done.
-				futures.add(doubleAsync(this.template, x));
+				futures.add(TemplateTestKernels.scaleAsync(this.template, x, 2f));
 			}
 			return futures;
 		});
 		assertEachCallDoubledItsNumber(calls);
-	}
-
-	/** Calls {@code scale} doubling {@code x}, asynchronously. */
-	private static CompletableFuture<KernelResult> doubleAsync(OffloadTemplate template, float[] x) {
-		return template.kernel(TemplateTestKernels.SCALE)
-			.threads(x.length)
-			.arg(x.length)
-			.arg(2f)
-			.in(x)
-			.outFloats(x.length)
-			.runAsync();
 	}
 
 	/** Asserts that the n-th call (from 1) gave twice n everywhere. */
@@ -287,7 +276,7 @@ class KernelCallTests {
 					List<CompletableFuture<KernelResult>> futures = new ArrayList<>();
 					for (int call = 1; call <= 3 * budget / perCall; call++) {
 						Arrays.fill(x, call);
-						futures.add(doubleAsync(budgetedTemplate, x));
+						futures.add(TemplateTestKernels.scaleAsync(budgetedTemplate, x, 2f));
 					}
 					return futures;
 				});
@@ -303,13 +292,8 @@ class KernelCallTests {
 
 	@Test
 	void runAsyncShouldCompleteWithTheOutputs() throws Exception {
-		CompletableFuture<KernelResult> future = this.template.kernel(TemplateTestKernels.SCALE)
-			.threads(3)
-			.arg(3)
-			.arg(-1f)
-			.in(new float[] { 1, 2, 3 })
-			.outFloats(3)
-			.runAsync();
+		CompletableFuture<KernelResult> future = TemplateTestKernels.scaleAsync(this.template, new float[] { 1, 2, 3 },
+				-1f);
 		KernelResult result = future.get(30, TimeUnit.SECONDS);
 		assertThat(result.floats(0)).containsExactly(-1, -2, -3);
 		assertThat(result.device()).isSameAs(this.registry.device(0));

@@ -1,6 +1,7 @@
 package dev.offload.template;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.offload.TestKernels;
@@ -58,6 +59,14 @@ final class TemplateTestKernels {
 			t.bytes(7).put(i, (byte) (t.bytes(4).get(i) + 1));
 			t.ints(8).put(i, 3 * t.ints(2).get(i));
 		}
+	}
+
+	/**
+	 * Calls {@code scale} on {@code x} with {@code factor}, one thread per element,
+	 * asynchronously.
+	 */
+	static CompletableFuture<KernelResult> scaleAsync(OffloadTemplate template, float[] x, float factor) {
+		return template.kernel(SCALE).threads(x.length).arg(x.length).arg(factor).in(x).outFloats(x.length).runAsync();
 	}
 
 	/**
