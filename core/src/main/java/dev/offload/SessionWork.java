@@ -162,18 +162,20 @@ final class SessionWork {
 		if (missing <= 0) {
 			return;
 		}
-		if (this.somethingClosed && this.failure == null && this.stream != null && holdsClosedDeviceMemory()) {
+		if (this.somethingClosed && this.failure == null && this.stream != null) {
 			if (this.context.memory.tryAcquireBudget(missing, this.tenant.memory())) {
 				this.memoryReserved += missing;
 				return;
 			}
-			// The budget is short while the session's own closed buffers wait for its
-			// work (calls that were not waited for): they come back once that work is
-			// done, which other sessions' releases would not bring about.
-			reclaimClosed();
-			missing = this.memoryDrawn + bytes - this.memoryReserved;
-			if (missing <= 0) {
-				return;
+			if (holdsClosedDeviceMemory()) {
+				// The budget is short while the session's own closed buffers wait for
+				// its work (calls that were not waited for): they come back once that
+				// work is done, which other sessions' releases would not bring about.
+				reclaimClosed();
+				missing = this.memoryDrawn + bytes - this.memoryReserved;
+				if (missing <= 0) {
+					return;
+				}
 			}
 		}
 		this.context.memory.acquireBudget(missing, this.priority == StreamPriority.HIGH,
