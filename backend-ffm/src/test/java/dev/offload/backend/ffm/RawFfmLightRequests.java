@@ -564,28 +564,25 @@ public final class RawFfmLightRequests {
 				this.session.copy(this.host, 0, this.in, 0, Float.BYTES);
 			}
 			else {
-				r.hostIn.set(JAVA_FLOAT, 0, x);
-				CuErrors.check("cuMemcpyAsync", Cu.cuMemcpyAsync(r.deviceIn, r.hostIn.address(), 4, r.stream), DEVICE);
+				RawScaler.copyIn(x, r.hostIn, r.deviceIn, r.stream, false);
 			}
 			if (this.step == Step.LAUNCH) {
 				this.session.launch(this.kernel, ONE, 1, 2f, this.in, this.out);
 			}
 			else {
-				CuErrors.check("cuLaunchKernel",
-						Cu.cuLaunchKernel(r.function, 1, 1, 1, 1, 1, 1, 0, r.stream, r.parameters, 0), DEVICE);
+				RawScaler.launch(r.function, r.stream, r.parameters);
 			}
 			if (this.step == Step.COPIES) {
 				this.session.copy(this.out, 0, this.host, Float.BYTES, Float.BYTES);
 			}
 			else {
-				CuErrors.check("cuMemcpyAsync", Cu.cuMemcpyAsync(r.hostOut.address(), r.deviceOut, 4, r.stream),
-						DEVICE);
+				RawScaler.copyOut(r.hostOut, r.deviceOut, r.stream, false);
 			}
 			if (this.step == Step.SYNCHRONIZE) {
 				this.session.synchronize();
 			}
 			else {
-				CuErrors.check("cuStreamSynchronize", Cu.cuStreamSynchronize(r.stream), DEVICE);
+				RawScaler.synchronize(r.stream);
 			}
 			return (this.step == Step.COPIES) ? this.host.getFloats(1, this.value)[0] : r.hostOut.get(JAVA_FLOAT, 0);
 		}
@@ -659,7 +656,7 @@ public final class RawFfmLightRequests {
 				this.deviceIn = out.get(JAVA_LONG, 0);
 				CuErrors.check("cuMemAllocAsync", Cu.cuMemAllocAsync(out.address(), 512, this.stream), DEVICE);
 				this.deviceOut = out.get(JAVA_LONG, 0);
-				CuErrors.check("cuStreamSynchronize", Cu.cuStreamSynchronize(this.stream), DEVICE);
+				synchronize(this.stream);
 			}
 			else {
 				CuErrors.check("cuMemAlloc", Cu.cuMemAlloc(out.address(), 8), DEVICE);
@@ -693,6 +690,15 @@ public final class RawFfmLightRequests {
 		 */
 		static float request(int x, long function, long stream, long parameters, MemorySegment hostIn,
 				MemorySegment hostOut, long deviceIn, long deviceOut, boolean typedCopies) {
+			copyIn(x, hostIn, deviceIn, stream, typedCopies);
+			launch(function, stream, parameters);
+			copyOut(hostOut, deviceOut, stream, typedCopies);
+			synchronize(stream);
+			return hostOut.get(JAVA_FLOAT, 0);
+		}
+
+		/** Writes {@code x} to page-locked memory and enqueues its copy to the device. */
+		static void copyIn(int x, MemorySegment hostIn, long deviceIn, long stream, boolean typedCopies) {
 			hostIn.set(JAVA_FLOAT, 0, x);
 			if (typedCopies) {
 				CuErrors.check("cuMemcpyHtoDAsync", Cu.cuMemcpyHtoDAsync(deviceIn, hostIn.address(), 4, stream),
@@ -701,8 +707,16 @@ public final class RawFfmLightRequests {
 			else {
 				CuErrors.check("cuMemcpyAsync", Cu.cuMemcpyAsync(deviceIn, hostIn.address(), 4, stream), DEVICE);
 			}
+		}
+
+		/** Enqueues the one-thread launch with its parameters packed once. */
+		static void launch(long function, long stream, long parameters) {
 			CuErrors.check("cuLaunchKernel", Cu.cuLaunchKernel(function, 1, 1, 1, 1, 1, 1, 0, stream, parameters, 0),
 					DEVICE);
+		}
+
+		/** Enqueues the copy of the result back to page-locked memory. */
+		static void copyOut(MemorySegment hostOut, long deviceOut, long stream, boolean typedCopies) {
 			if (typedCopies) {
 				CuErrors.check("cuMemcpyDtoHAsync", Cu.cuMemcpyDtoHAsync(hostOut.address(), deviceOut, 4, stream),
 						DEVICE);
@@ -710,8 +724,11 @@ public final class RawFfmLightRequests {
 			else {
 				CuErrors.check("cuMemcpyAsync", Cu.cuMemcpyAsync(hostOut.address(), deviceOut, 4, stream), DEVICE);
 			}
+		}
+
+		/** Waits for the stream. */
+		static void synchronize(long stream) {
 			CuErrors.check("cuStreamSynchronize", Cu.cuStreamSynchronize(stream), DEVICE);
-			return hostOut.get(JAVA_FLOAT, 0);
 		}
 
 		@Override
