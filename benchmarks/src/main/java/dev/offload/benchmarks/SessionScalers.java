@@ -85,12 +85,21 @@ public final class SessionScalers {
 			this.device = device;
 			this.kernel = kernel;
 			long bytes = Math.max(1, (long) n * Float.BYTES);
-			OffloadSession session = keepSession ? device.openSession() : null;
-			this.kept = session;
-			this.in = (session != null) ? session.allocateHost(bytes) : device.allocateHost(bytes);
-			this.out = (session != null) ? session.allocateHost(bytes) : device.allocateHost(bytes);
-			this.deviceIn = (session != null) ? session.allocate(bytes) : device.allocate(bytes);
-			this.deviceOut = (session != null) ? session.allocate(bytes) : device.allocate(bytes);
+			if (keepSession) {
+				OffloadSession session = device.openSession();
+				this.kept = session;
+				this.in = session.allocateHost(bytes);
+				this.out = session.allocateHost(bytes);
+				this.deviceIn = session.allocate(bytes);
+				this.deviceOut = session.allocate(bytes);
+			}
+			else {
+				this.kept = null;
+				this.in = device.allocateHost(bytes);
+				this.out = device.allocateHost(bytes);
+				this.deviceIn = device.allocate(bytes);
+				this.deviceOut = device.allocate(bytes);
+			}
 		}
 
 		@Override
