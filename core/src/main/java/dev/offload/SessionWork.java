@@ -260,7 +260,15 @@ final class SessionWork {
 	 * Enqueues a copy between two memories this session's stream can reach.
 	 */
 	void enqueueCopy(NativeMemory from, long srcOffset, NativeMemory to, long dstOffset, long bytes) {
-		enqueue(() -> stream().backend.copy(from, srcOffset, to, dstOffset, bytes));
+		// Spelled out rather than through enqueue(Runnable): a light request's copies
+		// and launch stay free of a lambda's allocation between their driver calls.
+		beginEnqueue();
+		try {
+			stream().backend.copy(from, srcOffset, to, dstOffset, bytes);
+		}
+		catch (RuntimeException ex) {
+			throw enqueueFailed(ex);
+		}
 	}
 
 	void fill(Buffer dst, long offset, long bytes, byte value) {
@@ -283,8 +291,14 @@ final class SessionWork {
 					+ "; load its module there with Device.loadModule");
 		}
 		Object[] converted = kernel.toBackendArguments(args);
-		enqueue(() -> stream().backend.launch(kernel.backendKernel(), config.gridX(), config.gridY(), config.gridZ(),
-				config.blockX(), config.blockY(), config.blockZ(), config.sharedMemoryBytes(), converted));
+		beginEnqueue();
+		try {
+			stream().backend.launch(kernel.backendKernel(), config.gridX(), config.gridY(), config.gridZ(),
+					config.blockX(), config.blockY(), config.blockZ(), config.sharedMemoryBytes(), converted);
+		}
+		catch (RuntimeException ex) {
+			throw enqueueFailed(ex);
+		}
 	}
 
 	<B extends Buffer> B own(B buffer) {
@@ -311,18 +325,32 @@ final class SessionWork {
 	 * work unless it is a refusal before anything was enqueued.
 	 */
 	void enqueue(Runnable call) {
-		this.workPending = true;
-		this.enqueues++;
+		beginEnqueue();
 		try {
 			call.run();
 		}
 		catch (RuntimeException ex) {
-			if (this.stream != null && !(ex instanceof OffloadException && !(ex instanceof BackendException))) {
-				recordFailure(ex);
-				this.failureReported = true;
-			}
-			throw ex;
+			throw enqueueFailed(ex);
 		}
+	}
+
+	/** Counts a call about to enqueue on the session's stream. */
+	private void beginEnqueue() {
+		this.workPending = true;
+		this.enqueues++;
+	}
+
+	/**
+	 * Records the failure of a call that enqueues, unless it is a refusal before anything
+	 * was enqueued.
+	 * @return the failure, to be rethrown
+	 */
+	private RuntimeException enqueueFailed(RuntimeException ex) {
+		if (this.stream != null && !(ex instanceof OffloadException && !(ex instanceof BackendException))) {
+			recordFailure(ex);
+			this.failureReported = true;
+		}
+		return ex;
 	}
 
 	/**
