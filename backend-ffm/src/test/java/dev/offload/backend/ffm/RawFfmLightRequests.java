@@ -57,7 +57,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * per thread, which tells the pool's lending apart from the rest of Offload's work. The
  * last modes make raw FFM's calls on a kept session's stream and buffers, all of them or
  * all but one step made through the session (its copies, its launch or its synchronize),
- * which tells the cost of each of Offload's calls apart.
+ * which tells the cost of each of Offload's calls apart. Raw FFM's request with the
+ * calling thread busy between its calls (spinning for a while, writing a few KiB a cache
+ * line at a time, or allocating what a lambda and its captures take) tells whether work
+ * of the caller's own between the driver's calls costs the driver's throughput.
  * <p>
  * A benchmark, not a test: run on a GPU machine with the test class path and the
  * benchmarks' classes (for {@code scale.ptx}), e.g.
@@ -102,6 +105,17 @@ public final class RawFfmLightRequests {
 			all.put("pool device", () -> new RawScaler(kernel, false, MemoryKind.POOL_DEVICE, shared));
 			all.put("Offload's kinds", () -> new RawScaler(kernel, false, MemoryKind.OFFLOAD, shared));
 			all.put("shared chunk", () -> new RawScaler(kernel, false, MemoryKind.OFFLOAD_SHARED_CHUNK, shared));
+			for (int pause : new int[] { 100, 300, 1000 }) {
+				all.put("raw FFM paused " + pause + " ns",
+						() -> new PausedScaler(new RawScaler(kernel, false, MemoryKind.PLAIN, shared), pause, 0,
+								false));
+			}
+			for (int kib : new int[] { 4, 16, 64 }) {
+				all.put("raw FFM touching " + kib + " KiB",
+						() -> new PausedScaler(new RawScaler(kernel, false, MemoryKind.PLAIN, shared), 0, kib, false));
+			}
+			all.put("raw FFM allocating",
+					() -> new PausedScaler(new RawScaler(kernel, false, MemoryKind.PLAIN, shared), 0, 0, true));
 			all.put("lent bundles", () -> LentScaler.of(kernel, shared.bundles(kernel, threads)));
 			all.put("one-thread-made", () -> KeptScaler.of(kernel, shared.bundles(kernel, threads)));
 			all.put("fluent", () -> new FluentScaler(template, scale));
@@ -585,6 +599,69 @@ public final class RawFfmLightRequests {
 				RawScaler.synchronize(r.stream);
 			}
 			return (this.step == Step.COPIES) ? this.host.getFloats(1, this.value)[0] : r.hostOut.get(JAVA_FLOAT, 0);
+		}
+
+		@Override
+		public void close() {
+			this.raw.close();
+		}
+
+	}
+
+	/**
+	 * Raw FFM's request with the calling thread busy for a while between its calls, as a
+	 * library's own work between them keeps it: how much that costs the driver's
+	 * throughput, apart from what the work is.
+	 */
+	private static final class PausedScaler implements Scaler {
+
+		private final RawScaler raw;
+
+		private final long pauseNanos;
+
+		/** Written a cache line at a time between the calls. */
+		private final long[] touched;
+
+		private final boolean allocating;
+
+		/** Keeps what the gaps made from being optimized away. */
+		private volatile Object sink;
+
+		PausedScaler(RawScaler raw, long pauseNanos, int touchKib, boolean allocating) {
+			this.raw = raw;
+			this.pauseNanos = pauseNanos;
+			this.touched = new long[touchKib * 1024 / Long.BYTES];
+			this.allocating = allocating;
+		}
+
+		@Override
+		public float scale(int x) {
+			RawScaler r = this.raw;
+			RawScaler.copyIn(x, r.hostIn, r.deviceIn, r.stream, false);
+			pause();
+			RawScaler.launch(r.function, r.stream, r.parameters);
+			pause();
+			RawScaler.copyOut(r.hostOut, r.deviceOut, r.stream, false);
+			pause();
+			RawScaler.synchronize(r.stream);
+			return r.hostOut.get(JAVA_FLOAT, 0);
+		}
+
+		private void pause() {
+			if (this.pauseNanos > 0) {
+				long until = System.nanoTime() + this.pauseNanos;
+				while (System.nanoTime() < until) {
+					Thread.onSpinWait();
+				}
+			}
+			long[] lines = this.touched;
+			for (int i = 0; i < lines.length; i += 8) {
+				lines[i]++;
+			}
+			if (this.allocating) {
+				// About what a session's copy allocates: a lambda and its captures.
+				this.sink = new Object[] { new long[2], new Object() };
+			}
 		}
 
 		@Override
