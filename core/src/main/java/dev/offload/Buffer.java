@@ -81,10 +81,11 @@ public abstract sealed class Buffer implements AutoCloseable permits DeviceBuffe
 	 * Closes the buffer. A session's buffer goes back once the work the session enqueued
 	 * before the close is done: at the session's next
 	 * {@link OffloadSession#synchronize()}, or when the session ends, so that a session
-	 * kept open for many requests reuses what each request closed; work that other
-	 * sessions enqueued on it must be done (or waited for) by then. A device's buffer
-	 * goes back to the device's cache now, so no session may still use it. Closing twice
-	 * is harmless.
+	 * kept open for many requests reuses what each request closed (a session holding many
+	 * closed buffers whose work nothing waited for waits for that work at its next
+	 * allocation instead); work that other sessions enqueued on it must be done (or
+	 * waited for) by then. A device's buffer goes back to the device's cache now, so no
+	 * session may still use it. Closing twice is harmless.
 	 */
 	@Override
 	public final void close() {
@@ -96,7 +97,7 @@ public abstract sealed class Buffer implements AutoCloseable permits DeviceBuffe
 			release();
 		}
 		else {
-			this.owner.work.closedSomething();
+			this.owner.work.closedSomething((this instanceof HostBuffer) ? this.size : 0);
 		}
 	}
 

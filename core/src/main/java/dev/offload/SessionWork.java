@@ -8,12 +8,14 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 
 import dev.offload.internal.SessionDeadline;
 import dev.offload.internal.completion.Completions;
+import dev.offload.internal.memory.MemoryTuning;
 import dev.offload.kernel.LaunchConfig;
 import dev.offload.spi.BackendStream;
 import dev.offload.spi.NativeMemory;
@@ -30,6 +32,12 @@ final class SessionWork {
 
 	private static final AtomicIntegerFieldUpdater<SessionWork> AWAITING = AtomicIntegerFieldUpdater
 		.newUpdater(SessionWork.class, "awaiting");
+
+	private static final AtomicIntegerFieldUpdater<SessionWork> CLOSED_COUNT = AtomicIntegerFieldUpdater
+		.newUpdater(SessionWork.class, "closedCount");
+
+	private static final AtomicLongFieldUpdater<SessionWork> CLOSED_HOST_BYTES = AtomicLongFieldUpdater
+		.newUpdater(SessionWork.class, "closedHostBytes");
 
 	private final OffloadSession session;
 
@@ -51,6 +59,12 @@ final class SessionWork {
 	 * gives the closed ones back. A hint only; their own flags decide.
 	 */
 	private volatile boolean somethingClosed;
+
+	/** The buffers and events closed since closed ones were last given back. */
+	private volatile int closedCount;
+
+	/** The bytes of the host buffers among them. */
+	private volatile long closedHostBytes;
 
 	/** Calls that enqueued on the stream, so that a later check sees whether any did. */
 	private long enqueues;
@@ -449,8 +463,16 @@ final class SessionWork {
 		}
 	}
 
-	void closedSomething() {
+	/**
+	 * Notes that one of the session's buffers or events was closed.
+	 * @param hostBytes the size of a host buffer, 0 for anything else
+	 */
+	void closedSomething(long hostBytes) {
 		this.somethingClosed = true;
+		CLOSED_COUNT.incrementAndGet(this);
+		if (hostBytes > 0) {
+			CLOSED_HOST_BYTES.addAndGet(this, hostBytes);
+		}
 	}
 
 	/**
@@ -460,8 +482,18 @@ final class SessionWork {
 	 * its synchronize leaves their memory to the next one.
 	 */
 	void reuseClosed() {
-		if (this.somethingClosed && this.failure == null && workKnownDone()) {
+		if (!this.somethingClosed || this.failure != null) {
+			return;
+		}
+		if (workKnownDone()) {
 			releaseClosed();
+		}
+		else if (this.stream != null && (this.closedCount > MemoryTuning.SESSION_CLOSED_MAX_COUNT
+				|| this.closedHostBytes > MemoryTuning.SESSION_CLOSED_MAX_HOST_BYTES)) {
+			// Calls that nothing waited for (runAsync() in a bound session) would
+			// otherwise keep every closed buffer, and page-locked staging is not
+			// budgeted.
+			reclaimClosed();
 		}
 	}
 
@@ -483,6 +515,8 @@ final class SessionWork {
 	 */
 	private void releaseClosed() {
 		this.somethingClosed = false;
+		this.closedCount = 0;
+		this.closedHostBytes = 0;
 		List<Buffer> owned = this.buffers;
 		if (owned != null) {
 			owned.removeIf((buffer) -> {

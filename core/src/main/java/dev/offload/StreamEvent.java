@@ -72,7 +72,7 @@ public final class StreamEvent implements AutoCloseable {
 			return;
 		}
 		this.closed = true;
-		this.session.work.closedSomething();
+		this.session.work.closedSomething(0);
 	}
 
 	boolean isClosed() {

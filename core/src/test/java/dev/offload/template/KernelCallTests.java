@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 import org.junit.jupiter.api.AfterEach;
@@ -22,6 +24,7 @@ import dev.offload.MemoryStatistics;
 import dev.offload.StreamPoolConfig;
 import dev.offload.TestKernels;
 import dev.offload.backend.host.HostBackend;
+import dev.offload.internal.memory.MemoryTuning;
 import dev.offload.kernel.LaunchConfig;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -251,42 +254,100 @@ class KernelCallTests {
 	void runAsyncCallsNotWaitedForInABoundSessionShouldGiveTheirBuffersBackWhenTheBudgetRunsShort() {
 		long budget = 64 * 1024;
 		long perCall = 2 * Device.allocationSize(4000);
-		try (DeviceRegistry budgeted = DeviceRegistry.builder(HostBackend.builder().workersPerDevice(2).build())
-			.streamPool(StreamPoolConfig.DEFAULTS.withInitialSize(1).withBorrowTimeout(Duration.ofSeconds(2)))
-			.memory(MemoryConfig.ofBytes(budget))
-			.build()) {
-			OffloadTemplate budgetedTemplate = new OffloadTemplate(budgeted);
+		try (DeviceRegistry budgeted = heldRegistry(MemoryConfig.ofBytes(budget))) {
 			Device device = budgeted.device(0);
-			Thread caller = Thread.currentThread();
-			int gate = TemplateTestKernels.newGate();
-			// The gate opens once the caller waits with the budget short: before that, no
-			// call's work is done, so only the session's own wait can free its buffers.
-			CompletableFuture<Void> opener = CompletableFuture.runAsync(() -> {
-				await().atMost(Duration.ofMinutes(2))
-					.until(() -> TestKernels.gate(gate).getCount() == 0
-							|| (device.memoryStatistics().usedBytes() + perCall > budget
-									&& caller.getState() != Thread.State.RUNNABLE));
-				TemplateTestKernels.open(gate);
-			});
 			float[] x = new float[1000];
-			List<CompletableFuture<KernelResult>> calls;
-			try {
-				calls = budgetedTemplate.execute(0, (session) -> {
-					session.launch(TemplateTestKernels.HOLD, LaunchConfig.of(1, 1), gate);
-					List<CompletableFuture<KernelResult>> futures = new ArrayList<>();
-					for (int call = 1; call <= 3 * budget / perCall; call++) {
+			List<CompletableFuture<KernelResult>> calls = runAsyncBehindAHeldStream(budgeted,
+					() -> device.memoryStatistics().usedBytes() + perCall > budget, (int) (3 * budget / perCall),
+					(template, call) -> {
 						Arrays.fill(x, call);
-						futures.add(TemplateTestKernels.scaleAsync(budgetedTemplate, x, 2f));
-					}
-					return futures;
-				});
-			}
-			finally {
-				TemplateTestKernels.open(gate);
-				opener.join();
-			}
+						return TemplateTestKernels.scaleAsync(template, x, 2f);
+					});
 			assertEachCallDoubledItsNumber(calls);
 			assertThat(device.memoryStatistics().waitTimeouts()).isZero();
+		}
+	}
+
+	@Test
+	void runAsyncCallsNotWaitedForInABoundSessionShouldHoldBoundedStaging() {
+		// 1 MiB in and one float out a call, with no budget to run short: only the
+		// session's bound on its closed staging gives the inputs' staging back.
+		int calls = (int) (MemoryTuning.SESSION_CLOSED_MAX_HOST_BYTES / (1 << 20)) * 3 / 2;
+		try (DeviceRegistry unbudgeted = heldRegistry(MemoryConfig.UNLIMITED)) {
+			Device device = unbudgeted.device(0);
+			float[] x = new float[(1 << 20) / Float.BYTES];
+			List<CompletableFuture<KernelResult>> results = runAsyncBehindAHeldStream(unbudgeted,
+					() -> device.memoryStatistics().hostUsedBytes() >= MemoryTuning.SESSION_CLOSED_MAX_HOST_BYTES,
+					calls, (template, call) -> {
+						x[0] = call;
+						return template.kernel(TemplateTestKernels.SCALE)
+							.threads(1)
+							.arg(1)
+							.arg(2f)
+							.in(x)
+							.outFloats(1)
+							.runAsync();
+					});
+			assertEachCallDoubledItsNumber(results);
+			assertThat(device.memoryStatistics().hostPeakBytes())
+				.isLessThan(MemoryTuning.SESSION_CLOSED_MAX_HOST_BYTES + 4 * (1 << 20));
+		}
+	}
+
+	@Test
+	void runAsyncCallsNotWaitedForInABoundSessionShouldHoldBoundedBuffers() {
+		int perCallClosed = 3;
+		int calls = MemoryTuning.SESSION_CLOSED_MAX_COUNT / perCallClosed * 2;
+		long perCall = 2 * Device.allocationSize(Float.BYTES);
+		try (DeviceRegistry unbudgeted = heldRegistry(MemoryConfig.UNLIMITED)) {
+			Device device = unbudgeted.device(0);
+			long bound = (MemoryTuning.SESSION_CLOSED_MAX_COUNT / perCallClosed + 4) * perCall;
+			List<CompletableFuture<KernelResult>> results = runAsyncBehindAHeldStream(unbudgeted,
+					() -> device.memoryStatistics().usedBytes() >= bound - 4 * perCall, calls,
+					(template, call) -> TemplateTestKernels.scaleAsync(template, new float[] { call }, 2f));
+			assertEachCallDoubledItsNumber(results);
+			assertThat(device.memoryStatistics().peakBytes()).isLessThanOrEqualTo(bound);
+		}
+	}
+
+	private static DeviceRegistry heldRegistry(MemoryConfig memory) {
+		return DeviceRegistry.builder(HostBackend.builder().workersPerDevice(2).build())
+			.streamPool(StreamPoolConfig.DEFAULTS.withInitialSize(1).withBorrowTimeout(Duration.ofSeconds(2)))
+			.memory(memory)
+			.build();
+	}
+
+	/**
+	 * Makes {@code calls} calls (numbered from 1) in one bound session of device 0 whose
+	 * stream a held kernel blocks first. The kernel is let go once the caller blocks
+	 * while {@code full} holds: before that, no call's work is done, so only the
+	 * session's own wait can free its buffers.
+	 */
+	private static List<CompletableFuture<KernelResult>> runAsyncBehindAHeldStream(DeviceRegistry registry,
+			BooleanSupplier full, int calls,
+			BiFunction<OffloadTemplate, Integer, CompletableFuture<KernelResult>> call) {
+		OffloadTemplate template = new OffloadTemplate(registry);
+		Thread caller = Thread.currentThread();
+		int gate = TemplateTestKernels.newGate();
+		CompletableFuture<Void> opener = CompletableFuture.runAsync(() -> {
+			await().atMost(Duration.ofMinutes(2))
+				.until(() -> TestKernels.gate(gate).getCount() == 0
+						|| (full.getAsBoolean() && caller.getState() != Thread.State.RUNNABLE));
+			TemplateTestKernels.open(gate);
+		});
+		try {
+			return template.execute(0, (session) -> {
+				session.launch(TemplateTestKernels.HOLD, LaunchConfig.of(1, 1), gate);
+				List<CompletableFuture<KernelResult>> futures = new ArrayList<>();
+				for (int i = 1; i <= calls; i++) {
+					futures.add(call.apply(template, i));
+				}
+				return futures;
+			});
+		}
+		finally {
+			TemplateTestKernels.open(gate);
+			opener.join();
 		}
 	}
 

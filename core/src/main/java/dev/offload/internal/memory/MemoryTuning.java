@@ -40,6 +40,20 @@ public final class MemoryTuning {
 	 */
 	public static final long STAGING_MAX_CHUNK_BYTES = 256L * 1024 * 1024;
 
+	/**
+	 * The closed buffers and events a session may hold for work not known done (calls
+	 * that nothing waited for) before its next allocation waits for that work and gives
+	 * them back.
+	 */
+	public static final int SESSION_CLOSED_MAX_COUNT = 4096;
+
+	/**
+	 * The page-locked bytes of closed host buffers a session may hold for work not known
+	 * done before its next allocation waits for that work and gives them back: staging is
+	 * not budgeted, so nothing else would bound it.
+	 */
+	public static final long SESSION_CLOSED_MAX_HOST_BYTES = 64L * 1024 * 1024;
+
 	private MemoryTuning() {
 	}
 
