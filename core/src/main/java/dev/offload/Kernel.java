@@ -66,15 +66,27 @@ public final class Kernel {
 	/**
 	 * Checks {@code args} against the parameters and turns buffers into native memory.
 	 * @param args the launch arguments
-	 * @return the arguments as the backend takes them
+	 * @return the arguments as the backend takes them, in a new array
 	 * @throws IllegalArgumentException naming the first argument that does not fit
 	 */
 	Object[] toBackendArguments(Object[] args) {
+		return toBackendArguments(args, new Object[(args != null) ? args.length : 0]);
+	}
+
+	/**
+	 * Checks {@code args} against the parameters and turns buffers into native memory,
+	 * into {@code converted}.
+	 * @param args the launch arguments
+	 * @param converted where the arguments as the backend takes them go, as long as
+	 * {@code args}
+	 * @return {@code converted}
+	 * @throws IllegalArgumentException naming the first argument that does not fit
+	 */
+	Object[] toBackendArguments(Object[] args, Object[] converted) {
 		if (args == null || args.length != this.parameters.size()) {
 			throw new IllegalArgumentException("Kernel '" + name() + "' takes " + this.parameters.size() + " arguments "
 					+ this.parameters + ", was given " + ((args != null) ? args.length : 0));
 		}
-		Object[] converted = new Object[args.length];
 		for (int i = 0; i < args.length; i++) {
 			ParamKind kind = this.parameters.get(i);
 			Object arg = args[i];

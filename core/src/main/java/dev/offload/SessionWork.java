@@ -2,6 +2,7 @@ package dev.offload;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -53,6 +54,9 @@ final class SessionWork {
 	private @Nullable PooledStream stream;
 
 	private @Nullable List<Buffer> buffers;
+
+	/** The array the last launch's arguments were converted into. */
+	private Object @Nullable [] launchArguments;
 
 	/**
 	 * Set when one of the session's buffers or events was closed: the next synchronize
@@ -304,7 +308,14 @@ final class SessionWork {
 			throw new IllegalArgumentException(kernel + " is not loaded on device " + deviceId()
 					+ "; load its module there with Device.loadModule");
 		}
-		Object[] converted = kernel.toBackendArguments(args);
+		// The backend reads the arguments during the call only: one array of the session
+		// serves every launch of its length, so a launch allocates nothing here.
+		Object[] converted = this.launchArguments;
+		if (converted == null || converted.length != args.length) {
+			converted = new Object[args.length];
+			this.launchArguments = converted;
+		}
+		kernel.toBackendArguments(args, converted);
 		beginEnqueue();
 		try {
 			stream().backend.launch(kernel.backendKernel(), config.gridX(), config.gridY(), config.gridZ(),
@@ -313,11 +324,15 @@ final class SessionWork {
 		catch (RuntimeException ex) {
 			throw enqueueFailed(ex);
 		}
+		finally {
+			Arrays.fill(converted, null);
+		}
 	}
 
 	<B extends Buffer> B own(B buffer) {
 		if (this.buffers == null) {
-			this.buffers = new ArrayList<>();
+			// A light request's few buffers fit without the list growing.
+			this.buffers = new ArrayList<>(4);
 		}
 		this.buffers.add(buffer);
 		return buffer;
@@ -659,7 +674,10 @@ final class SessionWork {
 				if (this.buffers != null) {
 					// The reservation, given back next, is the cache's to count as free.
 					long reserved = this.memoryReserved;
-					this.buffers.forEach((buffer) -> buffer.release(reserved));
+					List<Buffer> owned = this.buffers;
+					for (int i = 0; i < owned.size(); i++) {
+						owned.get(i).release(reserved);
+					}
 				}
 			}
 		}

@@ -38,7 +38,9 @@ public interface BackendStream {
 	/**
 	 * Enqueues a kernel launch. The arguments are already checked against the kernel's
 	 * parameters: each is an {@link Integer}, {@link Long}, {@link Float}, {@link Double}
-	 * or {@link NativeMemory}.
+	 * or {@link NativeMemory}. The array is the caller's again once the call returns (a
+	 * session reuses it for its next launch): a backend that reads the arguments later
+	 * copies them.
 	 * @param kernel the kernel
 	 * @param gridX grid size in x
 	 * @param gridY grid size in y

@@ -310,17 +310,18 @@ public final class KernelCall {
 			result.readFrom(targets);
 			// In a bound session (an @Offload method calling in a loop) the next call
 			// draws what this one closed, instead of the session holding every call's.
-			closeAll(staged, uploads, results, targets);
+			closeAll(staged);
+			closeAll(uploads);
+			closeAll(results);
+			closeAll(targets);
 			return result;
 		});
 	}
 
-	private static void closeAll(@Nullable Buffer[]... groups) {
-		for (var group : groups) {
-			for (var buffer : group) {
-				if (buffer != null) {
-					buffer.close();
-				}
+	private static void closeAll(@Nullable Buffer[] group) {
+		for (var buffer : group) {
+			if (buffer != null) {
+				buffer.close();
 			}
 		}
 	}
@@ -355,7 +356,9 @@ public final class KernelCall {
 			copyBack(flow, results, targets);
 			// Closed with their work enqueued: the session gives them back once that work
 			// is known done, so that a bound session's next call can draw them.
-			closeAll(staged, uploads, results);
+			closeAll(staged);
+			closeAll(uploads);
+			closeAll(results);
 			return session.device();
 		}, (done) -> readWhenDone(done, targets));
 	}
