@@ -17,12 +17,20 @@ import dev.offload.spi.NativeMemory;
  */
 public final class HostBuffer extends Buffer {
 
+	/**
+	 * Arrays up to this length are read and written element by element rather than
+	 * through a typed view, which would be a new object each time.
+	 */
+	private static final int FEW = 16;
+
 	private final ByteBuffer view;
 
 	HostBuffer(Device device, NativeMemory memory, long size, @Nullable OffloadSession owner) {
 		super(device, memory, size, owner);
+		// The view is new and starts at the block: limiting it to the buffer's bytes
+		// bounds every access as a slice would, without a second view.
 		this.view = Objects.requireNonNull(memory.hostView(), "page-locked memory has a host view")
-			.slice(0, (int) size)
+			.limit((int) size)
 			.order(ByteOrder.LITTLE_ENDIAN);
 	}
 
@@ -33,7 +41,7 @@ public final class HostBuffer extends Buffer {
 	 */
 	public ByteBuffer asByteBuffer() {
 		checkOpen("asByteBuffer");
-		return this.view.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+		return this.view.slice(0, this.view.limit()).order(ByteOrder.LITTLE_ENDIAN);
 	}
 
 	/**
@@ -44,7 +52,14 @@ public final class HostBuffer extends Buffer {
 	 */
 	public HostBuffer putFloats(int index, float[] values) {
 		checkElements(index, values.length, Float.BYTES, "putFloats");
-		this.view.asFloatBuffer().put(index, values);
+		if (values.length <= FEW) {
+			for (int i = 0; i < values.length; i++) {
+				this.view.putFloat((index + i) * Float.BYTES, values[i]);
+			}
+		}
+		else {
+			this.view.asFloatBuffer().put(index, values);
+		}
 		return this;
 	}
 
@@ -56,7 +71,14 @@ public final class HostBuffer extends Buffer {
 	 */
 	public float[] getFloats(int index, float[] into) {
 		checkElements(index, into.length, Float.BYTES, "getFloats");
-		this.view.asFloatBuffer().get(index, into);
+		if (into.length <= FEW) {
+			for (int i = 0; i < into.length; i++) {
+				into[i] = this.view.getFloat((index + i) * Float.BYTES);
+			}
+		}
+		else {
+			this.view.asFloatBuffer().get(index, into);
+		}
 		return into;
 	}
 
@@ -68,7 +90,14 @@ public final class HostBuffer extends Buffer {
 	 */
 	public HostBuffer putDoubles(int index, double[] values) {
 		checkElements(index, values.length, Double.BYTES, "putDoubles");
-		this.view.asDoubleBuffer().put(index, values);
+		if (values.length <= FEW) {
+			for (int i = 0; i < values.length; i++) {
+				this.view.putDouble((index + i) * Double.BYTES, values[i]);
+			}
+		}
+		else {
+			this.view.asDoubleBuffer().put(index, values);
+		}
 		return this;
 	}
 
@@ -80,7 +109,14 @@ public final class HostBuffer extends Buffer {
 	 */
 	public double[] getDoubles(int index, double[] into) {
 		checkElements(index, into.length, Double.BYTES, "getDoubles");
-		this.view.asDoubleBuffer().get(index, into);
+		if (into.length <= FEW) {
+			for (int i = 0; i < into.length; i++) {
+				into[i] = this.view.getDouble((index + i) * Double.BYTES);
+			}
+		}
+		else {
+			this.view.asDoubleBuffer().get(index, into);
+		}
 		return into;
 	}
 
@@ -92,7 +128,14 @@ public final class HostBuffer extends Buffer {
 	 */
 	public HostBuffer putInts(int index, int[] values) {
 		checkElements(index, values.length, Integer.BYTES, "putInts");
-		this.view.asIntBuffer().put(index, values);
+		if (values.length <= FEW) {
+			for (int i = 0; i < values.length; i++) {
+				this.view.putInt((index + i) * Integer.BYTES, values[i]);
+			}
+		}
+		else {
+			this.view.asIntBuffer().put(index, values);
+		}
 		return this;
 	}
 
@@ -104,7 +147,14 @@ public final class HostBuffer extends Buffer {
 	 */
 	public int[] getInts(int index, int[] into) {
 		checkElements(index, into.length, Integer.BYTES, "getInts");
-		this.view.asIntBuffer().get(index, into);
+		if (into.length <= FEW) {
+			for (int i = 0; i < into.length; i++) {
+				into[i] = this.view.getInt((index + i) * Integer.BYTES);
+			}
+		}
+		else {
+			this.view.asIntBuffer().get(index, into);
+		}
 		return into;
 	}
 
@@ -116,7 +166,14 @@ public final class HostBuffer extends Buffer {
 	 */
 	public HostBuffer putLongs(int index, long[] values) {
 		checkElements(index, values.length, Long.BYTES, "putLongs");
-		this.view.asLongBuffer().put(index, values);
+		if (values.length <= FEW) {
+			for (int i = 0; i < values.length; i++) {
+				this.view.putLong((index + i) * Long.BYTES, values[i]);
+			}
+		}
+		else {
+			this.view.asLongBuffer().put(index, values);
+		}
 		return this;
 	}
 
@@ -128,7 +185,14 @@ public final class HostBuffer extends Buffer {
 	 */
 	public long[] getLongs(int index, long[] into) {
 		checkElements(index, into.length, Long.BYTES, "getLongs");
-		this.view.asLongBuffer().get(index, into);
+		if (into.length <= FEW) {
+			for (int i = 0; i < into.length; i++) {
+				into[i] = this.view.getLong((index + i) * Long.BYTES);
+			}
+		}
+		else {
+			this.view.asLongBuffer().get(index, into);
+		}
 		return into;
 	}
 
