@@ -315,7 +315,16 @@ final class SessionWork {
 			converted = new Object[args.length];
 			this.launchArguments = converted;
 		}
-		kernel.toBackendArguments(args, converted);
+		try {
+			kernel.toBackendArguments(args, converted);
+			enqueueLaunch(kernel, config, converted);
+		}
+		finally {
+			Arrays.fill(converted, null);
+		}
+	}
+
+	private void enqueueLaunch(Kernel kernel, LaunchConfig config, Object[] converted) {
 		beginEnqueue();
 		try {
 			stream().backend.launch(kernel.backendKernel(), config.gridX(), config.gridY(), config.gridZ(),
@@ -323,9 +332,6 @@ final class SessionWork {
 		}
 		catch (RuntimeException ex) {
 			throw enqueueFailed(ex);
-		}
-		finally {
-			Arrays.fill(converted, null);
 		}
 	}
 
