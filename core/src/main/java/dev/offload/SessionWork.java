@@ -310,9 +310,11 @@ final class SessionWork {
 		}
 		// The backend reads the arguments during the call only: one array of the session
 		// serves every launch of its length, so a launch allocates nothing here.
+		// A null array is refused by the conversion, naming the kernel's parameters.
+		int count = (args != null) ? args.length : 0;
 		Object[] converted = this.launchArguments;
-		if (converted == null || converted.length != args.length) {
-			converted = new Object[args.length];
+		if (converted == null || converted.length != count) {
+			converted = new Object[count];
 			this.launchArguments = converted;
 		}
 		try {

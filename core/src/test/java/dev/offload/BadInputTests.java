@@ -131,6 +131,9 @@ class BadInputTests {
 				.isThrownBy(() -> session.launch(this.saxpy, LaunchConfig.of(1, 4), 4, 2f, x))
 				.withMessage("Kernel 'saxpy' takes 4 arguments [INT32, FLOAT32, POINTER, POINTER], was given 3");
 			assertThatExceptionOfType(IllegalArgumentException.class)
+				.isThrownBy(() -> session.launch(this.saxpy, LaunchConfig.of(1, 4), (Object[]) null))
+				.withMessage("Kernel 'saxpy' takes 4 arguments [INT32, FLOAT32, POINTER, POINTER], was given 0");
+			assertThatExceptionOfType(IllegalArgumentException.class)
 				.isThrownBy(() -> session.launch(this.saxpy, LaunchConfig.of(1, 4), 4, 2.0, x, x))
 				.withMessage("Argument 1 of kernel 'saxpy' must be FLOAT32 (Float), was Double 2.0");
 			assertThatExceptionOfType(IllegalArgumentException.class)
