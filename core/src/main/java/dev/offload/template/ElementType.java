@@ -2,6 +2,8 @@ package dev.offload.template;
 
 import java.lang.reflect.Array;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.offload.HostBuffer;
 
 /**
@@ -112,6 +114,28 @@ enum ElementType {
 	ElementType(String plural, int width) {
 		this.plural = plural;
 		this.width = width;
+	}
+
+	/**
+	 * Returns the element type of a primitive array, or {@code null} for anything else.
+	 */
+	static @Nullable ElementType ofArray(@Nullable Object array) {
+		if (array instanceof float[]) {
+			return FLOAT;
+		}
+		if (array instanceof double[]) {
+			return DOUBLE;
+		}
+		if (array instanceof int[]) {
+			return INT;
+		}
+		if (array instanceof long[]) {
+			return LONG;
+		}
+		if (array instanceof byte[]) {
+			return BYTE;
+		}
+		return null;
 	}
 
 	/**

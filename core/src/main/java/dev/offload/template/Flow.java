@@ -102,10 +102,14 @@ public final class Flow {
 	 * Writes values to a new page-locked buffer of the session.
 	 */
 	HostBuffer stage(ElementType type, Object values) {
+		return stage(this.session, type, values);
+	}
+
+	static HostBuffer stage(OffloadSession session, ElementType type, Object values) {
 		if (values == null) {
 			throw new IllegalArgumentException("upload needs an array of " + type.plural() + ", was null");
 		}
-		HostBuffer host = this.session.allocateHost(type.bufferBytes(type.length(values)));
+		HostBuffer host = session.allocateHost(type.bufferBytes(type.length(values)));
 		type.write(host, values);
 		return host;
 	}
@@ -116,8 +120,12 @@ public final class Flow {
 	 * stream's order has the copy read it first.
 	 */
 	DeviceBuffer upload(HostBuffer staged) {
-		DeviceBuffer device = this.session.allocate(staged.size());
-		this.session.copy(staged, device);
+		return upload(this.session, staged);
+	}
+
+	static DeviceBuffer upload(OffloadSession session, HostBuffer staged) {
+		DeviceBuffer device = session.allocate(staged.size());
+		session.copy(staged, device);
 		return device;
 	}
 
@@ -258,10 +266,14 @@ public final class Flow {
 	 * buffer.
 	 */
 	void copyBack(ElementType type, DeviceBuffer source, HostBuffer target, int count) {
+		copyBack(this.session, type, source, target, count);
+	}
+
+	static void copyBack(OffloadSession session, ElementType type, DeviceBuffer source, HostBuffer target, int count) {
 		if (source == null) {
 			throw new IllegalArgumentException("download needs a device buffer, was null");
 		}
-		this.session.copy(source, 0, target, 0, type.bytes(count));
+		session.copy(source, 0, target, 0, type.bytes(count));
 	}
 
 }

@@ -1,17 +1,15 @@
 package dev.offload.template;
 
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.offload.Buffer;
 import dev.offload.Device;
 import dev.offload.DeviceBuffer;
 import dev.offload.HostBuffer;
+import dev.offload.OffloadSession;
 import dev.offload.kernel.KernelRef;
 import dev.offload.kernel.LaunchConfig;
 
@@ -44,17 +42,21 @@ public final class KernelCall {
 	 */
 	public static final int DEFAULT_BLOCK_SIZE = 256;
 
-	private static final Output[] NO_OUTPUTS = {};
+	/** Room for a usual kernel's parameters without growing. */
+	private static final int INITIAL_PARAMETERS = 8;
 
 	private final OffloadTemplate template;
 
 	private final KernelRef kernel;
 
-	/** Room for a usual kernel's parameters without growing. */
-	private final List<Object> parameters = new ArrayList<>(8);
+	/**
+	 * The parameters in {@code parameters[0..parameterCount)}, in order: a boxed scalar,
+	 * a device buffer of the application's, a primitive array to copy in, or an
+	 * {@link Output}.
+	 */
+	private Object[] parameters = new Object[INITIAL_PARAMETERS];
 
-	/** The output parameters, in order, in {@code outputs[0..outputCount)}. */
-	private Output[] outputs = NO_OUTPUTS;
+	private int parameterCount;
 
 	private int outputCount;
 
@@ -174,7 +176,7 @@ public final class KernelCall {
 	 */
 	public KernelCall arg(DeviceBuffer buffer) {
 		if (buffer == null) {
-			throw new IllegalArgumentException("Parameter " + this.parameters.size() + " of " + this.kernel.name()
+			throw new IllegalArgumentException("Parameter " + this.parameterCount + " of " + this.kernel.name()
 					+ ": arg needs a device buffer, was null");
 		}
 		this.ownBuffers = true;
@@ -288,42 +290,61 @@ public final class KernelCall {
 		OffloadAttributes resolved = resolveAttributes();
 		return this.template.execute(resolved, (session) -> {
 			session.reserveMemory(this.deviceBytes);
-			Flow flow = Flow.of(session);
-			HostBuffer[] staged = new HostBuffer[this.parameters.size() - this.outputCount];
-			DeviceBuffer[] uploads = new DeviceBuffer[staged.length];
-			DeviceBuffer[] results = enqueue(flow, staged, uploads);
-			HostBuffer[] targets = new HostBuffer[results.length];
-			for (int i = 0; i < targets.length; i++) {
-				Output output = this.outputs[i];
-				long bytes = output.type.bufferBytes(output.count);
-				// An input's staging, read by its copy before the launch, takes an
-				// output's copy after it: one page-locked block less to take and give
-				// back.
-				HostBuffer reused = takeStaged(staged, bytes);
-				targets[i] = (reused != null) ? reused : session.allocateHost(bytes);
+			Object[] args = new Object[this.parameterCount];
+			HostBuffer[] hosts = new HostBuffer[args.length];
+			enqueue(session, args, hosts);
+			for (int i = 0; i < args.length; i++) {
+				if (this.parameters[i] instanceof Output output) {
+					long bytes = output.type.bufferBytes(output.count);
+					// An input's staging, read by its copy before the launch, takes an
+					// output's copy after it: one page-locked block less to take and give
+					// back.
+					HostBuffer reused = takeStaged(hosts, bytes);
+					hosts[i] = (reused != null) ? reused : session.allocateHost(bytes);
+				}
 			}
-			copyBack(flow, results, targets);
+			copyBack(session, args, hosts);
 			// Made while the device works: once it is done, only the copies out are
 			// left.
-			KernelResult result = newResult(session.device());
+			KernelResult result = new KernelResult(session.device(), newArrays());
 			session.synchronize();
-			result.readFrom(targets);
+			int output = 0;
+			for (int i = 0; i < args.length; i++) {
+				if (this.parameters[i] instanceof Output) {
+					result.read(output++, Objects.requireNonNull(hosts[i]));
+				}
+			}
 			// In a bound session (an @Offload method calling in a loop) the next call
 			// draws what this one closed, instead of the session holding every call's.
-			closeAll(staged);
-			closeAll(uploads);
-			closeAll(results);
-			closeAll(targets);
+			closeSessionBuffers(args);
+			closeAll(hosts);
 			return result;
 		});
 	}
 
-	private static void closeAll(@Nullable Buffer[] group) {
-		for (var buffer : group) {
-			if (buffer != null) {
+	private static void closeAll(@Nullable HostBuffer[] hosts) {
+		for (HostBuffer host : hosts) {
+			if (host != null) {
+				host.close();
+			}
+		}
+	}
+
+	/**
+	 * Closes the device buffers the call allocated in its session (not the application's
+	 * own).
+	 */
+	private void closeSessionBuffers(@Nullable Object[] args) {
+		for (int i = 0; i < args.length; i++) {
+			if (args[i] instanceof DeviceBuffer buffer && isCopied(this.parameters[i])) {
 				buffer.close();
 			}
 		}
+	}
+
+	/** Whether a parameter is an input or an output, copied through a session buffer. */
+	private static boolean isCopied(@Nullable Object parameter) {
+		return parameter instanceof Output || ElementType.ofArray(parameter) != null;
 	}
 
 	/**
@@ -339,31 +360,35 @@ public final class KernelCall {
 	 */
 	public CompletableFuture<KernelResult> runAsync() {
 		OffloadAttributes resolved = resolveAttributes();
-		HostBuffer[] targets = new HostBuffer[this.outputCount];
+		// Made here, so that the completion reads nothing of this call, which its
+		// caller may go on changing.
+		Object[] arrays = newArrays();
+		// Each output's page-locked buffer at its parameter's index.
+		HostBuffer[] hosts = new HostBuffer[this.parameterCount];
 		// The outputs are freed only once the work really ended, whatever the deadline.
 		return this.template.submit(resolved, (session) -> {
 			session.reserveMemory(this.deviceBytes);
-			Flow flow = Flow.of(session);
-			HostBuffer[] staged = new HostBuffer[this.parameters.size() - this.outputCount];
-			DeviceBuffer[] uploads = new DeviceBuffer[staged.length];
-			DeviceBuffer[] results = enqueue(flow, staged, uploads);
-			for (int i = 0; i < targets.length; i++) {
-				Output output = this.outputs[i];
-				// A session's own buffers are given back before its future completes:
-				// copy to the device's.
-				targets[i] = session.device().allocateHost(output.type.bufferBytes(output.count));
+			Object[] args = new Object[hosts.length];
+			HostBuffer[] staged = new HostBuffer[hosts.length];
+			enqueue(session, args, staged);
+			for (int i = 0; i < args.length; i++) {
+				if (this.parameters[i] instanceof Output output) {
+					// A session's own buffers are given back before its future completes:
+					// copy to the device's.
+					hosts[i] = session.device().allocateHost(output.type.bufferBytes(output.count));
+				}
 			}
-			copyBack(flow, results, targets);
+			copyBack(session, args, hosts);
 			// Closed with their work enqueued: the session gives them back once that work
 			// is known done, so that a bound session's next call can draw them.
+			closeSessionBuffers(args);
 			closeAll(staged);
-			closeAll(uploads);
-			closeAll(results);
 			return session.device();
-		}, (done) -> readWhenDone(done, targets));
+		}, (done) -> readWhenDone(done, arrays, hosts));
 	}
 
-	private CompletableFuture<KernelResult> readWhenDone(CompletableFuture<Device> done, HostBuffer[] targets) {
+	private static CompletableFuture<KernelResult> readWhenDone(CompletableFuture<Device> done, Object[] arrays,
+			@Nullable HostBuffer[] hosts) {
 		// Made by done: a thread that joins the result reads it on its own thread.
 		CompletableFuture<KernelResult> result = done.newIncompleteFuture();
 		done.whenComplete((device, failure) -> {
@@ -372,51 +397,52 @@ public final class KernelCall {
 					result.completeExceptionally(failure);
 				}
 				else {
-					result.complete(newResult(device).readFrom(targets));
+					KernelResult read = new KernelResult(device, arrays);
+					int output = 0;
+					for (HostBuffer host : hosts) {
+						if (host != null) {
+							read.read(output++, host);
+						}
+					}
+					result.complete(read);
 				}
 			}
 			catch (RuntimeException ex) {
 				result.completeExceptionally(ex);
 			}
 			finally {
-				for (HostBuffer target : targets) {
-					if (target != null) {
-						target.close();
-					}
-				}
+				closeAll(hosts);
 			}
 		});
 		return result;
 	}
 
 	private KernelCall append(Object parameter) {
-		this.parameters.add(parameter);
+		if (this.parameterCount == this.parameters.length) {
+			this.parameters = Arrays.copyOf(this.parameters, 2 * this.parameterCount);
+		}
+		this.parameters[this.parameterCount++] = parameter;
 		return this;
 	}
 
 	private KernelCall input(ElementType type, Object values) {
 		if (values == null) {
-			throw new IllegalArgumentException("Parameter " + this.parameters.size() + " of " + this.kernel.name()
+			throw new IllegalArgumentException("Parameter " + this.parameterCount + " of " + this.kernel.name()
 					+ ": in needs an array of " + type.plural() + ", was null");
 		}
-		Input input = new Input(type, values);
 		// An array's length never changes: its device memory is known now.
 		this.deviceBytes += Device.allocationSize(type.bufferBytes(type.length(values)));
-		return append(input);
+		return append(values);
 	}
 
 	private KernelCall output(ElementType type, int count) {
 		if (count < 0) {
-			throw new IllegalArgumentException("Parameter " + this.parameters.size() + " of " + this.kernel.name()
+			throw new IllegalArgumentException("Parameter " + this.parameterCount + " of " + this.kernel.name()
 					+ ": an output needs a count of at least 0, was " + count);
 		}
-		Output output = new Output(type, count);
-		if (this.outputCount == this.outputs.length) {
-			this.outputs = Arrays.copyOf(this.outputs, Math.max(2, 2 * this.outputCount));
-		}
-		this.outputs[this.outputCount++] = output;
 		this.deviceBytes += Device.allocationSize(type.bufferBytes(count));
-		return append(output);
+		this.outputCount++;
+		return append(new Output(type, count));
 	}
 
 	/**
@@ -431,8 +457,8 @@ public final class KernelCall {
 			return this.attributes;
 		}
 		Device device = null;
-		for (Object parameter : this.parameters) {
-			if (parameter instanceof DeviceBuffer buffer) {
+		for (int i = 0; i < this.parameterCount; i++) {
+			if (this.parameters[i] instanceof DeviceBuffer buffer) {
 				if (device != null && buffer.device() != device) {
 					throw new IllegalArgumentException("The call of kernel " + this.kernel.name()
 							+ " has buffers on device " + device.id() + " and on device " + buffer.device().id());
@@ -452,87 +478,78 @@ public final class KernelCall {
 
 	/**
 	 * Enqueues the inputs' copies and the launch.
-	 * @param staged where the inputs' page-locked buffers go, in order
-	 * @param uploads where the inputs' device buffers go, in order
-	 * @return the outputs' device buffers, in order
+	 * @param args where each parameter goes as the launch takes it: an input's or an
+	 * output's device buffer, else the parameter itself
+	 * @param hosts where each input's page-locked staging goes
 	 */
-	private DeviceBuffer[] enqueue(Flow flow, HostBuffer[] staged, DeviceBuffer[] uploads) {
-		Object[] args = new Object[this.parameters.size()];
-		DeviceBuffer[] results = new DeviceBuffer[this.outputCount];
-		int outputs = 0;
-		int inputs = 0;
+	private void enqueue(OffloadSession session, Object[] args, @Nullable HostBuffer[] hosts) {
 		for (int i = 0; i < args.length; i++) {
-			Object parameter = this.parameters.get(i);
-			if (parameter instanceof Input input) {
-				HostBuffer host = flow.stage(input.type, input.values);
-				DeviceBuffer upload = flow.upload(host);
-				args[i] = upload;
-				staged[inputs] = host;
-				uploads[inputs++] = upload;
+			Object parameter = this.parameters[i];
+			ElementType input = ElementType.ofArray(parameter);
+			if (input != null) {
+				HostBuffer host = Flow.stage(session, input, parameter);
+				hosts[i] = host;
+				args[i] = Flow.upload(session, host);
 			}
 			else if (parameter instanceof Output output) {
-				DeviceBuffer buffer = flow.allocate(output.type, output.count);
-				args[i] = buffer;
-				results[outputs++] = buffer;
+				args[i] = session.allocate(output.type.bufferBytes(output.count));
 			}
 			else {
 				args[i] = parameter;
 			}
 		}
 		// resolveAttributes() refused a call without geometry before any of this ran.
-		flow.launch(this.kernel, Objects.requireNonNull(this.config), args);
-		return results;
+		session.launch(this.kernel, Objects.requireNonNull(this.config), args);
 	}
 
 	/**
-	 * Takes the smallest staged buffer of at least {@code bytes} out of {@code staged}.
+	 * Takes the smallest input's staging of at least {@code bytes} out of {@code hosts}.
 	 * @return the buffer, or {@code null} if none left is that large
 	 */
-	private static @Nullable HostBuffer takeStaged(@Nullable HostBuffer[] staged, long bytes) {
+	private @Nullable HostBuffer takeStaged(@Nullable HostBuffer[] hosts, long bytes) {
 		int best = -1;
-		for (int i = 0; i < staged.length; i++) {
-			HostBuffer buffer = staged[i];
-			if (buffer != null && buffer.size() >= bytes && (best < 0 || buffer.size() < staged[best].size())) {
+		for (int i = 0; i < hosts.length; i++) {
+			HostBuffer buffer = hosts[i];
+			if (buffer != null && !(this.parameters[i] instanceof Output) && buffer.size() >= bytes
+					&& (best < 0 || buffer.size() < hosts[best].size())) {
 				best = i;
 			}
 		}
 		if (best < 0) {
 			return null;
 		}
-		HostBuffer taken = staged[best];
-		staged[best] = null;
+		HostBuffer taken = hosts[best];
+		hosts[best] = null;
 		return taken;
 	}
 
-	private void copyBack(Flow flow, DeviceBuffer[] results, HostBuffer[] targets) {
-		for (int i = 0; i < results.length; i++) {
-			Output output = this.outputs[i];
-			flow.copyBack(output.type, results[i], targets[i], output.count);
+	private void copyBack(OffloadSession session, Object[] args, @Nullable HostBuffer[] hosts) {
+		for (int i = 0; i < args.length; i++) {
+			if (this.parameters[i] instanceof Output output) {
+				Flow.copyBack(session, output.type, (DeviceBuffer) args[i], Objects.requireNonNull(hosts[i]),
+						output.count);
+			}
 		}
 	}
 
 	/**
-	 * Returns a result holding a new array per output, to be filled from the outputs'
+	 * Returns a new array per output, in order, to be filled from the outputs'
 	 * page-locked buffers once the work is done.
 	 */
-	private KernelResult newResult(Device device) {
-		ElementType[] types = new ElementType[this.outputCount];
+	private Object[] newArrays() {
 		Object[] arrays = new Object[this.outputCount];
-		for (int i = 0; i < arrays.length; i++) {
-			Output output = this.outputs[i];
-			types[i] = output.type;
-			arrays[i] = output.type.newArray(output.count);
+		int output = 0;
+		for (int i = 0; i < this.parameterCount; i++) {
+			if (this.parameters[i] instanceof Output out) {
+				arrays[output++] = out.type.newArray(out.count);
+			}
 		}
-		return new KernelResult(device, types, arrays);
+		return arrays;
 	}
 
 	@Override
 	public String toString() {
-		return "KernelCall[" + this.kernel.name() + ", " + this.parameters.size() + " parameters]";
-	}
-
-	private record Input(ElementType type, Object values) {
-
+		return "KernelCall[" + this.kernel.name() + ", " + this.parameterCount + " parameters]";
 	}
 
 	private record Output(ElementType type, int count) {

@@ -1,6 +1,7 @@
 package dev.offload.template;
 
 import java.util.Arrays;
+import java.util.Objects;
 
 import dev.offload.Device;
 import dev.offload.HostBuffer;
@@ -14,30 +15,28 @@ public final class KernelResult {
 
 	private final Device device;
 
-	private final ElementType[] types;
-
+	/** One array per output, its element type the output's. */
 	private final Object[] arrays;
 
 	/**
 	 * Creates a result of the call's outputs, which it keeps without copying: the caller
 	 * hands them over.
 	 */
-	KernelResult(Device device, ElementType[] types, Object[] arrays) {
+	KernelResult(Device device, Object[] arrays) {
 		this.device = device;
-		this.types = types;
 		this.arrays = arrays;
 	}
 
 	/**
-	 * Fills the arrays from the start of the outputs' page-locked buffers, one per output
-	 * in order.
-	 * @return this result
+	 * Fills an output's array from the start of its page-locked buffer.
 	 */
-	KernelResult readFrom(HostBuffer[] outputs) {
-		for (int i = 0; i < this.arrays.length; i++) {
-			this.types[i].read(outputs[i], this.arrays[i]);
-		}
-		return this;
+	void read(int output, HostBuffer from) {
+		Object array = this.arrays[output];
+		type(array).read(from, array);
+	}
+
+	private static ElementType type(Object array) {
+		return Objects.requireNonNull(ElementType.ofArray(array), "an output is a primitive array");
 	}
 
 	/**
@@ -116,7 +115,7 @@ public final class KernelResult {
 			throw new IllegalArgumentException(
 					"Output " + output + " does not exist: the call declared " + this.arrays.length + " outputs");
 		}
-		ElementType declared = this.types[output];
+		ElementType declared = type(this.arrays[output]);
 		if (declared != type) {
 			throw new IllegalArgumentException("Output " + output + " holds " + declared.plural() + ", not "
 					+ type.plural() + ": read it with " + declared.plural() + "(" + output + ")");
@@ -127,7 +126,7 @@ public final class KernelResult {
 	@Override
 	public String toString() {
 		return "KernelResult[device " + this.device.id() + ", outputs "
-				+ Arrays.stream(this.types).map(ElementType::plural).toList() + "]";
+				+ Arrays.stream(this.arrays).map((array) -> type(array).plural()).toList() + "]";
 	}
 
 }
