@@ -40,6 +40,8 @@ final class SessionWork {
 	private static final AtomicLongFieldUpdater<SessionWork> CLOSED_HOST_BYTES = AtomicLongFieldUpdater
 		.newUpdater(SessionWork.class, "closedHostBytes");
 
+	private static final Buffer[] NO_BUFFERS = {};
+
 	private final OffloadSession session;
 
 	private final SessionContext context;
@@ -53,7 +55,10 @@ final class SessionWork {
 
 	private @Nullable PooledStream stream;
 
-	private @Nullable List<Buffer> buffers;
+	/** The session's buffers in {@code buffers[0..bufferCount)}. */
+	private Buffer[] buffers = NO_BUFFERS;
+
+	private int bufferCount;
 
 	/** The array the last launch's arguments were converted into. */
 	private Object @Nullable [] launchArguments;
@@ -202,12 +207,10 @@ final class SessionWork {
 	}
 
 	private boolean holdsClosedDeviceMemory() {
-		List<Buffer> owned = this.buffers;
-		if (owned != null) {
-			for (Buffer buffer : owned) {
-				if (buffer instanceof DeviceBuffer && buffer.isClosed()) {
-					return true;
-				}
+		Buffer[] owned = this.buffers;
+		for (int i = 0; i < this.bufferCount; i++) {
+			if (owned[i] instanceof DeviceBuffer buffer && buffer.isClosed()) {
+				return true;
 			}
 		}
 		return false;
@@ -338,11 +341,13 @@ final class SessionWork {
 	}
 
 	<B extends Buffer> B own(B buffer) {
-		if (this.buffers == null) {
-			// A light request's few buffers fit without the list growing.
-			this.buffers = new ArrayList<>(4);
+		Buffer[] owned = this.buffers;
+		if (this.bufferCount == owned.length) {
+			// A light request's few buffers fit without growing.
+			owned = Arrays.copyOf(owned, Math.max(4, 2 * owned.length));
+			this.buffers = owned;
 		}
-		this.buffers.add(buffer);
+		owned[this.bufferCount++] = buffer;
 		return buffer;
 	}
 
@@ -540,18 +545,32 @@ final class SessionWork {
 		this.somethingClosed = false;
 		this.closedCount = 0;
 		this.closedHostBytes = 0;
-		List<Buffer> owned = this.buffers;
-		if (owned != null) {
-			owned.removeIf((buffer) -> {
+		Buffer[] owned = this.buffers;
+		int count = this.bufferCount;
+		int kept = 0;
+		int i = 0;
+		try {
+			for (; i < count; i++) {
+				Buffer buffer = owned[i];
 				if (!buffer.isClosed()) {
-					return false;
+					owned[kept++] = buffer;
 				}
-				if (buffer instanceof DeviceBuffer) {
-					this.memoryDrawn -= Device.allocationSize(buffer.size());
+				else {
+					if (buffer instanceof DeviceBuffer) {
+						this.memoryDrawn -= Device.allocationSize(buffer.size());
+					}
+					buffer.release(0);
 				}
-				buffer.release(0);
-				return true;
-			});
+			}
+		}
+		finally {
+			// A release that threw leaves its buffer out, as given back, and keeps those
+			// after it.
+			for (int rest = i + 1; rest < count; rest++) {
+				owned[kept++] = owned[rest];
+			}
+			Arrays.fill(owned, kept, count, null);
+			this.bufferCount = kept;
 		}
 		List<StreamEvent> recorded = this.events;
 		if (recorded != null) {
@@ -679,13 +698,11 @@ final class SessionWork {
 			finally {
 				// Whatever went wrong giving the stream or an event back, the buffers go
 				// back too.
-				if (this.buffers != null) {
-					// The reservation, given back next, is the cache's to count as free.
-					long reserved = this.memoryReserved;
-					List<Buffer> owned = this.buffers;
-					for (int i = 0; i < owned.size(); i++) {
-						owned.get(i).release(reserved);
-					}
+				// The reservation, given back next, is the cache's to count as free.
+				long reserved = this.memoryReserved;
+				Buffer[] owned = this.buffers;
+				for (int i = 0; i < this.bufferCount; i++) {
+					owned[i].release(reserved);
 				}
 			}
 		}
