@@ -1,5 +1,7 @@
 package dev.offload.kernel;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The grid and block sizes and the dynamic shared memory of a kernel launch.
  *
@@ -46,6 +48,16 @@ public record LaunchConfig(int gridX, int gridY, int gridZ, int blockX, int bloc
 	 * @return the configuration
 	 */
 	public static LaunchConfig of(int grid, int block) {
+		if (grid == 1 && block >= 1 && block <= OneBlock.CONFIGS.length - 1) {
+			// A light request's usual geometry: made once per block size. A record's
+			// final fields make sharing it across threads safe.
+			LaunchConfig config = OneBlock.CONFIGS[block];
+			if (config == null) {
+				config = new LaunchConfig(1, 1, 1, block, 1, 1, 0);
+				OneBlock.CONFIGS[block] = config;
+			}
+			return config;
+		}
 		return new LaunchConfig(grid, 1, 1, block, 1, 1, 0);
 	}
 
@@ -83,6 +95,13 @@ public record LaunchConfig(int gridX, int gridY, int gridZ, int blockX, int bloc
 	 */
 	public long totalThreads() {
 		return (long) this.gridX * this.gridY * this.gridZ * this.blockX * this.blockY * this.blockZ;
+	}
+
+	/** The one-block launches {@link #of(int, int)} has made, by block size. */
+	private static final class OneBlock {
+
+		static final @Nullable LaunchConfig[] CONFIGS = new LaunchConfig[1025];
+
 	}
 
 }
