@@ -4,11 +4,13 @@ import dev.offload.spi.NativeMemory;
 
 /**
  * A session's copy from a buffer of another device, staged through page-locked host
- * memory of that device (portable on CUDA, so the session's stream can read it): a short
- * session there waits for the work the session enqueued so far (so an event the session
- * waits for also holds the staging back), copies the range out, and is waited for on the
- * calling thread; the copy into the destination is then enqueued on the session. Peer
- * copies are not used yet: staging works between any two devices.
+ * memory of that device (portable on CUDA, so the session's stream can read it): that
+ * device's {@link StagingStream} waits for the work the session enqueued so far (so an
+ * event the session waits for also holds the staging back) and copies the range out,
+ * waited for on the calling thread; the copy into the destination is then enqueued on the
+ * session. The staging stream is not the source device's pool's, so a session never waits
+ * for another device's streams while it holds its own. Peer copies are not used yet:
+ * staging works between any two devices.
  */
 final class CrossDeviceCopy {
 
@@ -40,18 +42,22 @@ final class CrossDeviceCopy {
 					+ " bytes through host memory, was " + bytes);
 		}
 		Device source = src.device();
+		source.checkUsable();
+		NativeMemory from = src.memoryFor(source, "the copy's source");
 		HostBuffer staging = new HostBuffer(source, source.sessions().acquireHostMemory(bytes), bytes, session);
 		session.work.own(staging);
 		StreamEvent enqueuedSoFar = session.work.hasPendingWork() ? session.recordEvent() : null;
-		try (OffloadSession stage = source.openSession(session.priority())) {
-			if (enqueuedSoFar != null) {
-				stage.waitFor(enqueuedSoFar);
-			}
-			stage.copy(src, srcOffset, staging, 0, bytes);
+		try {
+			source.stagingStream()
+				.copyOut((enqueuedSoFar != null) ? enqueuedSoFar.backendEvent() : null, from, srcOffset,
+						staging.memory(), bytes);
 		}
-		if (enqueuedSoFar != null) {
-			// The staging session ended after its wait: nothing waits for the event now.
-			enqueuedSoFar.close();
+		finally {
+			// The staging stream waited for it, or was given up: nothing waits for it
+			// now.
+			if (enqueuedSoFar != null) {
+				enqueuedSoFar.close();
+			}
 		}
 		session.work.enqueueCopy(staging.memory(), 0, to, dstOffset, bytes);
 		// Given back at the session's next synchronize, once the copy out of it is done:

@@ -53,6 +53,9 @@ public final class Device {
 	/** The rooms wired together, as the device's sessions and buffers reach them. */
 	private final SessionContext sessions;
 
+	/** The stream other devices' sessions copy out of this device's memory on. */
+	private final StagingStream stagingStream = new StagingStream(this);
+
 	private final Map<String, KernelModule> modules = new ConcurrentHashMap<>();
 
 	/** The kernels {@link #kernel(KernelRef)} found last, by the reference's identity. */
@@ -436,6 +439,10 @@ public final class Device {
 		return this.sessions;
 	}
 
+	StagingStream stagingStream() {
+		return this.stagingStream;
+	}
+
 	Completions completions() {
 		return this.completions;
 	}
@@ -542,6 +549,8 @@ public final class Device {
 			logger.warn("Device {}: its completion thread did not end; the device's context stays", id());
 			return false;
 		}
+		// Waits for a copy out of this device that another device's session is making.
+		this.stagingStream.close();
 		// Every page-locked block back: the host buffers a caller owns, such as the
 		// outputs an asynchronous call reads on the completion executor once its session
 		// ended.

@@ -5,7 +5,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.BrokenBarrierException;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
@@ -269,21 +272,69 @@ class MultiDeviceTests {
 			StreamEvent written = writer.recordEvent();
 			HostBuffer back = reader.allocateHost((long) N * Float.BYTES);
 			reader.waitFor(written);
-			long borrowsBefore = first.streamPool().statistics().borrows();
 			// The staging waits for the event on the calling thread: copy from another
 			// thread while the gate holds.
 			CompletableFuture<Void> copied = CompletableFuture.runAsync(() -> {
 				reader.copy(onFirst, back);
 				reader.synchronize();
 			});
-			// Release the gate only once the staging session on device 0 has its stream,
-			// so that a staging that did not wait for the event would read the buffer
-			// before it was written.
-			await().atMost(Duration.ofSeconds(60))
-				.until(() -> first.streamPool().statistics().borrows() > borrowsBefore);
+			// Release the gate only once device 0's staging stream copies, so that a
+			// staging that did not wait for the event would read the buffer before it was
+			// written.
+			await().atMost(Duration.ofSeconds(60)).until(() -> first.stagingStream().isCopying());
 			TestKernels.gate(gate).countDown();
 			copied.get(60, TimeUnit.SECONDS);
 			assertThat(back.getFloats(0, new float[N])).isEqualTo(values(9));
+		}
+	}
+
+	@Test
+	void copiesWhenTwoFullPoolsCopyFromEachOtherShouldNotWaitForEachOthersStreams() throws Exception {
+		HostBackend two = HostBackend.builder().deviceCount(2).workersPerDevice(2).build();
+		// One stream a device: a session holding it fills its pool.
+		StreamPoolConfig oneStream = StreamPoolConfig.DEFAULTS.withInitialSize(1)
+			.withMaxSize(1)
+			.withBorrowTimeout(Duration.ofSeconds(2));
+		DeviceRegistry full = DeviceRegistry.builder(two).streamPool(oneStream).build();
+		try (DeviceBuffer onFirst = full.device(0).allocate((long) N * Float.BYTES);
+				DeviceBuffer onSecond = full.device(1).allocate((long) N * Float.BYTES)) {
+			for (DeviceBuffer buffer : List.of(onFirst, onSecond)) {
+				try (OffloadSession writer = buffer.device().openSession()) {
+					writer.copy(writer.hostBuffer(values(buffer.device().id() + 1)), buffer);
+				}
+			}
+			CyclicBarrier bothHold = new CyclicBarrier(2);
+			CompletableFuture<float[]> intoFirst = CompletableFuture
+				.supplyAsync(() -> copyHoldingTheStream(full.device(0), onSecond, bothHold));
+			CompletableFuture<float[]> intoSecond = CompletableFuture
+				.supplyAsync(() -> copyHoldingTheStream(full.device(1), onFirst, bothHold));
+			assertThat(intoFirst.get(60, TimeUnit.SECONDS)).isEqualTo(values(2));
+			assertThat(intoSecond.get(60, TimeUnit.SECONDS)).isEqualTo(values(1));
+			assertThat(full.device(0).streamPool().statistics().borrows()).isEqualTo(2);
+		}
+		finally {
+			full.close(Duration.ofSeconds(30));
+		}
+	}
+
+	/**
+	 * In a session of {@code device} that holds its stream (its pool's only one) while
+	 * the other thread's session holds the other device's, copies {@code source} in and
+	 * reads it back.
+	 */
+	private static float[] copyHoldingTheStream(Device device, DeviceBuffer source, CyclicBarrier bothHold) {
+		try (OffloadSession session = device.openSession()) {
+			DeviceBuffer copy = session.allocate(source.size());
+			HostBuffer back = session.allocateHost(source.size());
+			session.fill(copy, (byte) 0);
+			bothHold.await(60, TimeUnit.SECONDS);
+			session.copy(source, copy);
+			session.copy(copy, back);
+			session.synchronize();
+			return back.getFloats(0, new float[N]);
+		}
+		catch (InterruptedException | BrokenBarrierException | TimeoutException ex) {
+			throw new IllegalStateException(ex);
 		}
 	}
 
