@@ -4,13 +4,13 @@ import dev.offload.spi.NativeMemory;
 
 /**
  * A session's copy from a buffer of another device, staged through page-locked host
- * memory of that device (portable on CUDA, so the session's stream can read it): that
- * device's {@link StagingStream} waits for the work the session enqueued so far (so an
- * event the session waits for also holds the staging back) and copies the range out,
- * waited for on the calling thread; the copy into the destination is then enqueued on the
- * session. The staging stream is not the source device's pool's, so a session never waits
- * for another device's streams while it holds its own. Peer copies are not used yet:
- * staging works between any two devices.
+ * memory of that device (portable on CUDA, so the session's stream can read it): the
+ * calling thread waits for the work the session enqueued so far (so an event the session
+ * waits for also holds the staging back), then that device's {@link StagingStream} copies
+ * the range out, waited for on the calling thread; the copy into the destination is then
+ * enqueued on the session. The staging stream is not the source device's pool's, so a
+ * session never waits for another device's streams while it holds its own. Peer copies
+ * are not used yet: staging works between any two devices.
  */
 final class CrossDeviceCopy {
 
@@ -43,22 +43,20 @@ final class CrossDeviceCopy {
 		}
 		Device source = src.device();
 		source.checkUsable();
-		NativeMemory from = src.memoryFor(source, "the copy's source");
-		HostBuffer staging = new HostBuffer(source, source.sessions().acquireHostMemory(bytes), bytes, session);
-		session.work.own(staging);
-		StreamEvent enqueuedSoFar = session.work.hasPendingWork() ? session.recordEvent() : null;
-		try {
-			source.stagingStream()
-				.copyOut((enqueuedSoFar != null) ? enqueuedSoFar.backendEvent() : null, from, srcOffset,
-						staging.memory(), bytes);
+		if (source.sessions().isClosing()) {
+			throw new StreamPoolClosedException(source.id());
 		}
-		finally {
-			// The staging stream waited for it, or was given up: nothing waits for it
-			// now.
-			if (enqueuedSoFar != null) {
-				enqueuedSoFar.close();
+		NativeMemory from = src.memoryFor(source, "the copy's source");
+		if (session.work.hasPendingWork()) {
+			// On the calling thread, so that the source device's staging stream is held
+			// for the copy alone.
+			try (StreamEvent enqueuedSoFar = session.recordEvent()) {
+				enqueuedSoFar.synchronize();
 			}
 		}
+		HostBuffer staging = new HostBuffer(source, source.sessions().acquireHostMemory(bytes), bytes, session);
+		session.work.own(staging);
+		source.stagingStream().copyOut(from, srcOffset, staging.memory(), bytes);
 		session.work.enqueueCopy(staging.memory(), 0, to, dstOffset, bytes);
 		// Given back at the session's next synchronize, once the copy out of it is done:
 		// a session kept for many copies holds no staging of the ones before.

@@ -544,13 +544,20 @@ public final class Device {
 					+ awaitTermination.toMillis() + " ms for the sessions in flight)");
 			return false;
 		}
+		// A copy out of this device that another device's session makes waits on this
+		// device's completion engine: it goes first.
+		if (!this.stagingStream.close(deadline)) {
+			logger.warn("Device {}: a copy out of it to another device's session was still running after {} ms; "
+					+ "the device's context stays", id(), awaitTermination.toMillis());
+			this.completions.stopAndAbandon("shut down before its copy to another device finished (shutdown waited "
+					+ awaitTermination.toMillis() + " ms)");
+			return false;
+		}
 		if (!this.completions.stop()) {
 			// A query of its may still reach the driver: the context stays.
 			logger.warn("Device {}: its completion thread did not end; the device's context stays", id());
 			return false;
 		}
-		// Waits for a copy out of this device that another device's session is making.
-		this.stagingStream.close();
 		// Every page-locked block back: the host buffers a caller owns, such as the
 		// outputs an asynchronous call reads on the completion executor once its session
 		// ended.

@@ -275,10 +275,11 @@ public final class OffloadSession implements AutoCloseable {
 	/**
 	 * Enqueues copying {@code bytes} bytes between buffers. Both are normally of this
 	 * session's device; a source of another device is staged through page-locked host
-	 * memory of its device: that device's staging stream (its own, not lent by its pool,
-	 * one copy at a time) waits for the work this session enqueued so far (so an event
-	 * this session waits for also holds the staging back), copies the range out, and is
-	 * waited for on the calling thread; the copy into {@code dst} is then enqueued here.
+	 * memory of its device: the calling thread waits for the work this session enqueued
+	 * so far (so an event this session waits for also holds the staging back), then that
+	 * device's staging stream (its own, not lent by its pool, one copy at a time) copies
+	 * the range out, waited for on the calling thread; the copy into {@code dst} is then
+	 * enqueued here.
 	 * @param src the source (host or device, of any device of the registry)
 	 * @param srcOffset the offset in the source
 	 * @param dst the destination (host or device)

@@ -1,12 +1,12 @@
 package dev.offload;
 
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.offload.spi.BackendEvent;
 import dev.offload.spi.BackendStream;
 import dev.offload.spi.NativeMemory;
 
@@ -15,8 +15,9 @@ import dev.offload.spi.NativeMemory;
  * memory, one at a time. The stream pool never lends it, so a session that holds a stream
  * of its own device never waits for this device's pool: two devices whose bounded pools
  * are full, each with sessions copying from the other, would otherwise wait for each
- * other until the borrow timeout. Made on first use, destroyed when the device closes;
- * after a failed copy it is given up and the next copy makes another.
+ * other until the borrow timeout. It only copies, so it has the normal priority (stream
+ * priorities order kernels, not copies). Made on first use, destroyed when the device
+ * closes; after a failed copy it is given up and the next copy makes another.
  */
 final class StagingStream {
 
@@ -24,7 +25,10 @@ final class StagingStream {
 
 	private final Device device;
 
-	/** One copy at a time; a lock, not a monitor, so that waiting never pins. */
+	/**
+	 * One copy at a time, held for the copy alone (what it waits for, the caller waited
+	 * for before); a lock, not a monitor, so that waiting for it never pins.
+	 */
 	private final ReentrantLock lock = new ReentrantLock();
 
 	private @Nullable BackendStream stream;
@@ -36,14 +40,13 @@ final class StagingStream {
 	}
 
 	/**
-	 * Copies a range of this device's memory to page-locked host memory once
-	 * {@code after} has happened, and waits for the copy.
-	 * @param after an event of another device's stream that the copy waits for, or
-	 * {@code null}
+	 * Copies a range of this device's memory to page-locked host memory and waits for the
+	 * copy (a virtual thread parks).
 	 * @throws StreamPoolClosedException if the device is closing
 	 * @throws BackendException if the copy failed (a sticky error fails the device)
 	 */
-	void copyOut(@Nullable BackendEvent after, NativeMemory src, long srcOffset, NativeMemory staging, long bytes) {
+	void copyOut(NativeMemory src, long srcOffset, NativeMemory staging, long bytes) {
+		BackendException failure = null;
 		this.lock.lock();
 		try {
 			if (this.closed || this.device.sessions().isClosing()) {
@@ -55,11 +58,8 @@ final class StagingStream {
 				this.stream = copying;
 			}
 			try {
-				if (after != null) {
-					copying.waitFor(after);
-				}
 				copying.copy(src, srcOffset, staging, 0, bytes);
-				copying.synchronize();
+				this.device.completions().awaitIdle(copying);
 			}
 			catch (RuntimeException ex) {
 				this.stream = null;
@@ -68,24 +68,35 @@ final class StagingStream {
 			}
 		}
 		catch (BackendException ex) {
-			this.device.failIfSticky(ex);
+			failure = ex;
 			throw ex;
 		}
 		finally {
 			this.lock.unlock();
+			// Outside the lock: failing the device tells its listener.
+			if (failure != null) {
+				this.device.failIfSticky(failure);
+			}
 		}
 	}
 
-	/** Tells whether a copy is in progress or waits for the stream. */
-	boolean isCopying() {
-		return this.lock.isLocked();
-	}
-
 	/**
-	 * Destroys the stream, waiting for a copy in progress; later copies are refused.
+	 * Destroys the stream once a copy in progress is done; later copies are refused.
+	 * @param deadlineNanos when to stop waiting for a copy in progress
+	 * ({@link System#nanoTime()})
+	 * @return {@code false} if a copy was still in progress at the deadline (the stream
+	 * stays)
 	 */
-	void close() {
-		this.lock.lock();
+	boolean close(long deadlineNanos) {
+		try {
+			if (!this.lock.tryLock(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+				return false;
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
 		try {
 			this.closed = true;
 			BackendStream copying = this.stream;
@@ -93,6 +104,7 @@ final class StagingStream {
 			if (copying != null) {
 				destroy(copying);
 			}
+			return true;
 		}
 		finally {
 			this.lock.unlock();

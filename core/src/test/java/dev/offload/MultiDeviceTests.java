@@ -274,14 +274,24 @@ class MultiDeviceTests {
 			reader.waitFor(written);
 			// The staging waits for the event on the calling thread: copy from another
 			// thread while the gate holds.
-			CompletableFuture<Void> copied = CompletableFuture.runAsync(() -> {
-				reader.copy(onFirst, back);
-				reader.synchronize();
-			});
-			// Release the gate only once device 0's staging stream copies, so that a
-			// staging that did not wait for the event would read the buffer before it was
-			// written.
-			await().atMost(Duration.ofSeconds(60)).until(() -> first.stagingStream().isCopying());
+			CompletableFuture<Void> copied = new CompletableFuture<>();
+			Thread copier = new Thread(() -> {
+				try {
+					reader.copy(onFirst, back);
+					reader.synchronize();
+					copied.complete(null);
+				}
+				catch (RuntimeException ex) {
+					copied.completeExceptionally(ex);
+				}
+			}, "cross-device-copier");
+			copier.start();
+			// Release the gate only once the copying thread waits (for the event, or,
+			// had the staging not waited for it, for the copy into the session), so that
+			// a staging that did not wait would read the buffer before it was written.
+			await().atMost(Duration.ofSeconds(60))
+				.until(() -> copier.getState() == Thread.State.WAITING
+						|| copier.getState() == Thread.State.TIMED_WAITING);
 			TestKernels.gate(gate).countDown();
 			copied.get(60, TimeUnit.SECONDS);
 			assertThat(back.getFloats(0, new float[N])).isEqualTo(values(9));
