@@ -5,12 +5,13 @@ import dev.offload.spi.NativeMemory;
 /**
  * A session's copy from a buffer of another device, staged through page-locked host
  * memory of that device (portable on CUDA, so the session's stream can read it): the
- * calling thread waits for the work the session enqueued so far (so an event the session
- * waits for also holds the staging back), then that device's {@link StagingStream} copies
- * the range out, waited for on the calling thread; the copy into the destination is then
- * enqueued on the session. The staging stream is not the source device's pool's, so a
- * session never waits for another device's streams while it holds its own. Peer copies
- * are not used yet: staging works between any two devices.
+ * calling thread waits for the work the session enqueued so far, as
+ * {@link OffloadSession#synchronize()} does (so an event the session waits for also holds
+ * the staging back), then that device's {@link StagingStream} copies the range out,
+ * waited for on the calling thread; the copy into the destination is then enqueued on the
+ * session. The staging stream is not the source device's pool's, so a session never waits
+ * for another device's streams while it holds its own. Peer copies are not used yet:
+ * staging works between any two devices.
  */
 final class CrossDeviceCopy {
 
@@ -48,11 +49,10 @@ final class CrossDeviceCopy {
 		}
 		NativeMemory from = src.memoryFor(source, "the copy's source");
 		if (session.work.hasPendingWork()) {
-			// On the calling thread, so that the source device's staging stream is held
+			// As synchronize() waits (within the session's timeout, a virtual thread
+			// parked), on the calling thread: the source device's staging stream is held
 			// for the copy alone.
-			try (StreamEvent enqueuedSoFar = session.recordEvent()) {
-				enqueuedSoFar.synchronize();
-			}
+			session.work.synchronize();
 		}
 		HostBuffer staging = new HostBuffer(source, source.sessions().acquireHostMemory(bytes), bytes, session);
 		session.work.own(staging);

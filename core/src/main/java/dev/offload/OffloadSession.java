@@ -276,10 +276,10 @@ public final class OffloadSession implements AutoCloseable {
 	 * Enqueues copying {@code bytes} bytes between buffers. Both are normally of this
 	 * session's device; a source of another device is staged through page-locked host
 	 * memory of its device: the calling thread waits for the work this session enqueued
-	 * so far (so an event this session waits for also holds the staging back), then that
-	 * device's staging stream (its own, not lent by its pool, one copy at a time) copies
-	 * the range out, waited for on the calling thread; the copy into {@code dst} is then
-	 * enqueued here.
+	 * so far, as {@link #synchronize()} does (so an event this session waits for also
+	 * holds the staging back, and its failure is thrown here), then that device's staging
+	 * stream (its own, not lent by its pool, one copy at a time) copies the range out,
+	 * waited for on the calling thread; the copy into {@code dst} is then enqueued here.
 	 * @param src the source (host or device, of any device of the registry)
 	 * @param srcOffset the offset in the source
 	 * @param dst the destination (host or device)
