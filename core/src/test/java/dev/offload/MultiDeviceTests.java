@@ -272,26 +272,17 @@ class MultiDeviceTests {
 			StreamEvent written = writer.recordEvent();
 			HostBuffer back = reader.allocateHost((long) N * Float.BYTES);
 			reader.waitFor(written);
-			// The staging waits for the event on the calling thread: copy from another
-			// thread while the gate holds.
-			CompletableFuture<Void> copied = new CompletableFuture<>();
-			Thread copier = new Thread(() -> {
-				try {
-					reader.copy(onFirst, back);
-					reader.synchronize();
-					copied.complete(null);
-				}
-				catch (RuntimeException ex) {
-					copied.completeExceptionally(ex);
-				}
-			}, "cross-device-copier");
-			copier.start();
-			// Release the gate only once the copying thread waits (for the event, or,
-			// had the staging not waited for it, for the copy into the session), so that
-			// a staging that did not wait would read the buffer before it was written.
-			await().atMost(Duration.ofSeconds(60))
-				.until(() -> copier.getState() == Thread.State.WAITING
-						|| copier.getState() == Thread.State.TIMED_WAITING);
+			// The copy waits for the session's work (the event) on the calling thread:
+			// copy from another thread while the gate holds.
+			CompletableFuture<Void> copied = CompletableFuture.runAsync(() -> {
+				reader.copy(onFirst, back);
+				reader.synchronize();
+			});
+			// Release the gate only once the copying thread waits for its session's work
+			// (for the event, or, had the staging not waited for it, in the synchronize
+			// after it), so that a staging that did not wait would read the buffer before
+			// it was written.
+			await().atMost(Duration.ofSeconds(60)).until(reader::isAwaitingWork);
 			TestKernels.gate(gate).countDown();
 			copied.get(60, TimeUnit.SECONDS);
 			assertThat(back.getFloats(0, new float[N])).isEqualTo(values(9));

@@ -204,13 +204,13 @@ class MultiGpuTests {
 			StreamEvent written = writer.recordEvent();
 			HostBuffer back = reader.allocateHost(BYTES);
 			reader.waitFor(written);
-			long borrowsBefore = first.streamPool().statistics().borrows();
 			CompletableFuture<Void> copied = CompletableFuture.runAsync(() -> {
 				reader.copy(onFirst, back);
 				reader.synchronize();
 			});
-			await().atMost(Duration.ofSeconds(60))
-				.until(() -> first.streamPool().statistics().borrows() > borrowsBefore);
+			// Released once the copying thread waits for its session's work (for the
+			// event, or, had the staging not waited for it, in the synchronize after it).
+			await().atMost(Duration.ofSeconds(60)).until(reader::isAwaitingWork);
 			TestKernels.release(first, flag);
 			copied.get(60, TimeUnit.SECONDS);
 			assertThat(back.getFloats(0, new float[N])).isEqualTo(values(9));
