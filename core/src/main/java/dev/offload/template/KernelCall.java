@@ -306,7 +306,7 @@ public final class KernelCall {
 			copyBack(session, args, hosts);
 			// Made while the device works: once it is done, only the copies out are
 			// left.
-			KernelResult result = new KernelResult(session.device(), newArrays());
+			KernelResult result = new KernelResult(session.device(), newArrays(new Object[this.outputCount]));
 			session.synchronize();
 			int output = 0;
 			for (int i = 0; i < args.length; i++) {
@@ -360,9 +360,9 @@ public final class KernelCall {
 	 */
 	public CompletableFuture<KernelResult> runAsync() {
 		OffloadAttributes resolved = resolveAttributes();
-		// Made here, so that the completion reads nothing of this call, which its
-		// caller may go on changing.
-		Object[] arrays = newArrays();
+		// Filled by the callback, on the calling thread: the completion reads nothing of
+		// this call, which its caller may go on changing.
+		Object[] arrays = new Object[this.outputCount];
 		// Each output's page-locked buffer at its parameter's index.
 		HostBuffer[] hosts = new HostBuffer[this.parameterCount];
 		// The outputs are freed only once the work really ended, whatever the deadline.
@@ -379,6 +379,9 @@ public final class KernelCall {
 				}
 			}
 			copyBack(session, args, hosts);
+			// Made while the device works: once it is done, only the copies out are
+			// left.
+			newArrays(arrays);
 			// Closed with their work enqueued: the session gives them back once that work
 			// is known done, so that a bound session's next call can draw them.
 			closeSessionBuffers(args);
@@ -533,11 +536,11 @@ public final class KernelCall {
 	}
 
 	/**
-	 * Returns a new array per output, in order, to be filled from the outputs'
-	 * page-locked buffers once the work is done.
+	 * Puts a new array per output into {@code arrays}, in order, to be filled from the
+	 * outputs' page-locked buffers once the work is done.
+	 * @return {@code arrays}
 	 */
-	private Object[] newArrays() {
-		Object[] arrays = new Object[this.outputCount];
+	private Object[] newArrays(Object[] arrays) {
 		int output = 0;
 		for (int i = 0; i < this.parameterCount; i++) {
 			if (this.parameters[i] instanceof Output out) {
