@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -315,6 +316,32 @@ class MultiDeviceTests {
 		}
 		finally {
 			full.close(Duration.ofSeconds(30));
+		}
+	}
+
+	@Test
+	void closeOfTheSourceDeviceWhileACopyFromItWaitsForItsSessionsWorkShouldNotWaitForThatWork() throws Exception {
+		HostBackend two = HostBackend.builder().deviceCount(2).workersPerDevice(2).build();
+		DeviceRegistry own = DeviceRegistry.builder(two).build();
+		Device first = own.device(0);
+		Device second = own.device(1);
+		int gate = gateIds.incrementAndGet();
+		try (DeviceBuffer onFirst = first.allocate((long) N * Float.BYTES);
+				OffloadSession reader = second.openSession()) {
+			HostBuffer back = reader.allocateHost((long) N * Float.BYTES);
+			reader.launch(second.loadModule(TestKernels.MODULE).kernel("hold"), LaunchConfig.of(1, 1), gate);
+			CompletableFuture<Void> copied = CompletableFuture.runAsync(() -> reader.copy(onFirst, back));
+			await().atMost(Duration.ofSeconds(60)).until(reader::isAwaitingWork);
+			// The copy waits for the held kernel on device 1: device 0 has nothing of its
+			// own to wait for.
+			assertThat(first.close(Duration.ofSeconds(30))).isTrue();
+			TestKernels.gate(gate).countDown();
+			assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> copied.get(60, TimeUnit.SECONDS))
+				.withCauseInstanceOf(StreamPoolClosedException.class);
+		}
+		finally {
+			TestKernels.gate(gate).countDown();
+			own.close(Duration.ofSeconds(30));
 		}
 	}
 
