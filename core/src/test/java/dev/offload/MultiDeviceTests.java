@@ -8,6 +8,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -298,6 +300,7 @@ class MultiDeviceTests {
 			.withMaxSize(1)
 			.withBorrowTimeout(Duration.ofSeconds(2));
 		DeviceRegistry full = DeviceRegistry.builder(two).streamPool(oneStream).build();
+		ExecutorService copiers = Executors.newFixedThreadPool(2);
 		try (DeviceBuffer onFirst = full.device(0).allocate((long) N * Float.BYTES);
 				DeviceBuffer onSecond = full.device(1).allocate((long) N * Float.BYTES)) {
 			for (DeviceBuffer buffer : List.of(onFirst, onSecond)) {
@@ -306,15 +309,17 @@ class MultiDeviceTests {
 				}
 			}
 			CyclicBarrier bothHold = new CyclicBarrier(2);
+			// A thread each, whatever else the common pool runs: both must hold at once.
 			CompletableFuture<float[]> intoFirst = CompletableFuture
-				.supplyAsync(() -> copyHoldingTheStream(full.device(0), onSecond, bothHold));
+				.supplyAsync(() -> copyHoldingTheStream(full.device(0), onSecond, bothHold), copiers);
 			CompletableFuture<float[]> intoSecond = CompletableFuture
-				.supplyAsync(() -> copyHoldingTheStream(full.device(1), onFirst, bothHold));
+				.supplyAsync(() -> copyHoldingTheStream(full.device(1), onFirst, bothHold), copiers);
 			assertThat(intoFirst.get(60, TimeUnit.SECONDS)).isEqualTo(values(2));
 			assertThat(intoSecond.get(60, TimeUnit.SECONDS)).isEqualTo(values(1));
 			assertThat(full.device(0).streamPool().statistics().borrows()).isEqualTo(2);
 		}
 		finally {
+			copiers.shutdownNow();
 			full.close(Duration.ofSeconds(30));
 		}
 	}
