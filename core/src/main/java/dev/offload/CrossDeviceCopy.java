@@ -43,10 +43,7 @@ final class CrossDeviceCopy {
 					+ " bytes through host memory, was " + bytes);
 		}
 		Device source = src.device();
-		source.checkUsable();
-		if (source.sessions().isClosing()) {
-			throw new StreamPoolClosedException(source.id());
-		}
+		source.checkTakesWork();
 		NativeMemory from = src.memoryFor(source, "the copy's source");
 		if (session.work.hasPendingWork()) {
 			// As synchronize() waits (within the session's timeout, a virtual thread

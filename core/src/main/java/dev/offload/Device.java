@@ -267,10 +267,7 @@ public final class Device {
 			throw new IllegalArgumentException("priority must not be null");
 		}
 		SessionDeadline.checked(timeout, "timeout");
-		checkUsable();
-		if (this.sessions.isClosing()) {
-			throw new StreamPoolClosedException(id());
-		}
+		checkTakesWork();
 		OffloadSession session = new OffloadSession(this.sessions, priority,
 				(timeout != null) ? timeout : this.sessionTimeout, tenant, this.tenants.opened(tenant));
 		this.sessions.opened(session);
@@ -475,6 +472,18 @@ public final class Device {
 
 	void checkUsable() {
 		this.streamPool.checkLending();
+	}
+
+	/**
+	 * Throws if the device takes no new work: it failed, or it is closing.
+	 * @throws DeviceFailedException if it failed
+	 * @throws StreamPoolClosedException if it is closing
+	 */
+	void checkTakesWork() {
+		checkUsable();
+		if (this.sessions.isClosing()) {
+			throw new StreamPoolClosedException(id());
+		}
 	}
 
 	void failIfSticky(Throwable error) {
