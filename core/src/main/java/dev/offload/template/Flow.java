@@ -175,7 +175,11 @@ public final class Flow {
 	}
 
 	DeviceBuffer allocate(ElementType type, int count) {
-		return this.session.allocate(type.bufferBytes(count));
+		return allocate(this.session, type, count);
+	}
+
+	static DeviceBuffer allocate(OffloadSession session, ElementType type, int count) {
+		return session.allocate(type.bufferBytes(count));
 	}
 
 	/**

@@ -495,7 +495,7 @@ public final class KernelCall {
 				args[i] = Flow.upload(session, host);
 			}
 			else if (parameter instanceof Output output) {
-				args[i] = session.allocate(output.type.bufferBytes(output.count));
+				args[i] = Flow.allocate(session, output.type, output.count);
 			}
 			else {
 				args[i] = parameter;
