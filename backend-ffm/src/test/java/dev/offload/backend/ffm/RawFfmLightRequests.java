@@ -624,8 +624,11 @@ public final class RawFfmLightRequests {
 
 		private final boolean allocating;
 
-		/** Keeps what the gaps made from being optimized away. */
-		private volatile Object sink;
+		/**
+		 * Keeps what the gaps made from being optimized away: a plain field, since a
+		 * volatile store would add a fence to each gap and measure that instead.
+		 */
+		private @Nullable Object sink;
 
 		PausedScaler(RawScaler raw, long pauseNanos, int touchKib, boolean allocating) {
 			this.raw = raw;
