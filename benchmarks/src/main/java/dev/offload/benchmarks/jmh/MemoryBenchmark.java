@@ -47,8 +47,8 @@ public class MemoryBenchmark {
 	private static final long MIB = 1 << 20;
 
 	/**
-	 * The device's budget, taken out of the package-private {@code Device.memory()} (the
-	 * budget is not public API): {@code (budget)DeviceMemory}.
+	 * The device's budget, read from {@code Device}'s private {@code memory} field (the
+	 * budget is not public API): {@code (Device)Object}.
 	 */
 	private static final MethodHandle BUDGET;
 
@@ -65,7 +65,7 @@ public class MemoryBenchmark {
 		try {
 			MethodHandles.Lookup lookup = MethodHandles.privateLookupIn(Device.class, MethodHandles.lookup());
 			Class<?> budget = Class.forName("dev.offload.internal.memory.DeviceMemory");
-			BUDGET = lookup.findVirtual(Device.class, "memory", MethodType.methodType(budget))
+			BUDGET = lookup.findGetter(Device.class, "memory", budget)
 				.asType(MethodType.methodType(Object.class, Device.class));
 			ACQUIRE = lookup
 				.findVirtual(budget, "acquireBudget", MethodType.methodType(void.class, long.class, long.class))
@@ -156,6 +156,15 @@ public class MemoryBenchmark {
 		ACQUIRE.invokeExact(this.budget, MIB, Long.MAX_VALUE);
 		RELEASE.invokeExact(this.budget, MIB);
 		return MIB;
+	}
+
+	/**
+	 * Returns the device's bytes in use, for a check that the benchmarks give back what
+	 * they take.
+	 * @return the bytes in use
+	 */
+	long usedBytes() {
+		return this.device.memoryStatistics().usedBytes();
 	}
 
 }
