@@ -23,15 +23,15 @@ public final class HostBuffer extends Buffer {
 	 */
 	private static final int FEW = 16;
 
+	/**
+	 * The block's own view, shared with every buffer the block serves over time: read and
+	 * written at absolute indexes only, each access checked against this buffer's size.
+	 */
 	private final ByteBuffer view;
 
 	HostBuffer(Device device, NativeMemory memory, long size, @Nullable OffloadSession owner) {
 		super(device, memory, size, owner);
-		// The view is new and starts at the block: limiting it to the buffer's bytes
-		// bounds every access as a slice would, without a second view.
-		this.view = Objects.requireNonNull(memory.hostView(), "page-locked memory has a host view")
-			.limit((int) size)
-			.order(ByteOrder.LITTLE_ENDIAN);
+		this.view = Objects.requireNonNull(memory.sharedHostView(), "page-locked memory has a host view");
 	}
 
 	/**
@@ -41,7 +41,7 @@ public final class HostBuffer extends Buffer {
 	 */
 	public ByteBuffer asByteBuffer() {
 		checkOpen("asByteBuffer");
-		return this.view.slice(0, this.view.limit()).order(ByteOrder.LITTLE_ENDIAN);
+		return this.view.slice(0, (int) size()).order(ByteOrder.LITTLE_ENDIAN);
 	}
 
 	/**

@@ -1,6 +1,7 @@
 package dev.offload;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.stream.IntStream;
 import java.util.stream.LongStream;
@@ -71,6 +72,34 @@ class HostBufferTests {
 			.withMessageContaining("outside the HostBuffer of 1000 bytes");
 		assertThat(this.host.getFloats(last - 1, new float[2])).containsExactly(1, 2);
 		assertThatIllegalArgumentException().isThrownBy(() -> this.host.getInts(last, new int[count]));
+	}
+
+	@Test
+	void aViewMovedByItsHolderShouldNotMoveTheBuffersOwnAccesses() {
+		ByteBuffer moved = this.host.asByteBuffer();
+		moved.position(8).limit(12);
+		moved.order(ByteOrder.BIG_ENDIAN).putFloat(8, 1.5f);
+		this.host.putFloats(0, new float[] { 2.5f, 3.5f });
+		assertThat(this.host.getFloats(0, new float[2])).containsExactly(2.5f, 3.5f);
+		assertThat(this.host.getFloats(2, new float[1]))
+			.containsExactly(ByteBuffer.allocate(4).putFloat(0, 1.5f).order(ByteOrder.LITTLE_ENDIAN).getFloat(0));
+		assertThat(this.host.getFloats(0, new float[100])).startsWith(2.5f, 3.5f);
+		ByteBuffer fresh = this.host.asByteBuffer();
+		assertThat(fresh.position()).isZero();
+		assertThat(fresh.limit()).isEqualTo(BYTES);
+		assertThat(fresh.order()).isEqualTo(ByteOrder.LITTLE_ENDIAN);
+	}
+
+	@Test
+	void theNextBufferOnTheSameBlockShouldSeeItsOwnSizeAndTheBlocksBytes() {
+		this.host.putInts(0, new int[] { 41, 42 });
+		this.host.close();
+		this.host = this.registry.device(0).allocateHost(8);
+		assertThat(this.host.asByteBuffer().limit()).isEqualTo(8);
+		assertThatIllegalArgumentException().isThrownBy(() -> this.host.getInts(1, new int[2]))
+			.withMessageContaining("outside the HostBuffer of 8 bytes");
+		this.host.putInts(0, new int[] { 7, 8 });
+		assertThat(this.host.getInts(0, new int[2])).containsExactly(7, 8);
 	}
 
 	@Test

@@ -31,6 +31,19 @@ public interface NativeMemory {
 	@Nullable ByteBuffer hostView();
 
 	/**
+	 * Returns the little-endian view of the whole block that the memory keeps, for
+	 * absolute reads and writes without a new object each time: callers never change its
+	 * position, limit or order, and hand on views of their own made from it
+	 * ({@link ByteBuffer#slice(int, int)}). The default makes a new view, as
+	 * {@link #hostView()} does.
+	 * @return the view (position 0, limit {@link #size()}); {@code null} for device
+	 * memory of a real GPU
+	 */
+	default @Nullable ByteBuffer sharedHostView() {
+		return hostView();
+	}
+
+	/**
 	 * Returns the native handle ({@code jcuda.driver.CUdeviceptr} for CUDA device memory,
 	 * {@code jcuda.Pointer} for CUDA host memory, a {@link ByteBuffer} on the host
 	 * backend).

@@ -99,6 +99,11 @@ final class FfmMemory implements NativeMemory, KernelParameters.DeviceAddress {
 	}
 
 	@Override
+	public @Nullable ByteBuffer sharedHostView() {
+		return this.view;
+	}
+
+	@Override
 	public Object handle() {
 		return this.handle;
 	}

@@ -121,9 +121,12 @@ public final class FreeBackend implements Backend {
 
 		private final @Nullable ByteBuffer host;
 
+		private final @Nullable ByteBuffer view;
+
 		FreeMemory(long size, @Nullable ByteBuffer host) {
 			this.size = size;
 			this.host = host;
+			this.view = (host != null) ? host.duplicate().order(ByteOrder.LITTLE_ENDIAN) : null;
 		}
 
 		@Override
@@ -139,6 +142,11 @@ public final class FreeBackend implements Backend {
 		@Override
 		public @Nullable ByteBuffer hostView() {
 			return (this.host != null) ? this.host.duplicate().order(ByteOrder.LITTLE_ENDIAN) : null;
+		}
+
+		@Override
+		public @Nullable ByteBuffer sharedHostView() {
+			return this.view;
 		}
 
 		@Override

@@ -92,6 +92,11 @@ final class CudaMemory implements NativeMemory {
 	}
 
 	@Override
+	public @Nullable ByteBuffer sharedHostView() {
+		return this.view;
+	}
+
+	@Override
 	public Object handle() {
 		return (this.hostPointer != null) ? this.hostPointer : this.address;
 	}

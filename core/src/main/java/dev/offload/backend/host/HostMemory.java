@@ -18,6 +18,12 @@ final class HostMemory implements NativeMemory {
 
 	private final ByteBuffer buffer;
 
+	/**
+	 * The view {@link #sharedHostView()} hands out, apart from the buffer that
+	 * {@link #handle()} gives to code that may move its position.
+	 */
+	private final ByteBuffer view;
+
 	private final boolean host;
 
 	/** The device's allocated bytes, for device memory; {@code null} otherwise. */
@@ -36,6 +42,7 @@ final class HostMemory implements NativeMemory {
 
 	private HostMemory(ByteBuffer buffer, boolean host, @Nullable AtomicLong accounted) {
 		this.buffer = buffer;
+		this.view = buffer.duplicate().order(ByteOrder.LITTLE_ENDIAN);
 		this.host = host;
 		this.accounted = accounted;
 	}
@@ -53,6 +60,11 @@ final class HostMemory implements NativeMemory {
 	@Override
 	public ByteBuffer hostView() {
 		return this.buffer.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+	}
+
+	@Override
+	public ByteBuffer sharedHostView() {
+		return this.view;
 	}
 
 	@Override
