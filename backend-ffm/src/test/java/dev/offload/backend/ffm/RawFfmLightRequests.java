@@ -60,7 +60,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * which tells the cost of each of Offload's calls apart. Raw FFM's request with the
  * calling thread busy between its calls (spinning for a while, writing a few KiB a cache
  * line at a time, or allocating what a lambda and its captures take) tells whether work
- * of the caller's own between the driver's calls costs the driver's throughput.
+ * of the caller's own between the driver's calls costs the driver's throughput; with the
+ * same allocations made before its first call instead, whether where they fall matters.
  * <p>
  * A benchmark, not a test: run on a GPU machine with the test class path and the
  * benchmarks' classes (for {@code scale.ptx}), e.g.
@@ -108,14 +109,18 @@ public final class RawFfmLightRequests {
 			for (int pause : new int[] { 100, 300, 1000 }) {
 				all.put("raw FFM paused " + pause + " ns",
 						() -> new PausedScaler(new RawScaler(kernel, false, MemoryKind.PLAIN, shared), pause, 0,
-								false));
+								Allocating.NOTHING));
 			}
 			for (int kib : new int[] { 4, 16, 64 }) {
 				all.put("raw FFM touching " + kib + " KiB",
-						() -> new PausedScaler(new RawScaler(kernel, false, MemoryKind.PLAIN, shared), 0, kib, false));
+						() -> new PausedScaler(new RawScaler(kernel, false, MemoryKind.PLAIN, shared), 0, kib,
+								Allocating.NOTHING));
 			}
-			all.put("raw FFM allocating",
-					() -> new PausedScaler(new RawScaler(kernel, false, MemoryKind.PLAIN, shared), 0, 0, true));
+			all.put("raw FFM allocating", () -> new PausedScaler(new RawScaler(kernel, false, MemoryKind.PLAIN, shared),
+					0, 0, Allocating.BETWEEN_CALLS));
+			all.put("raw FFM allocating first",
+					() -> new PausedScaler(new RawScaler(kernel, false, MemoryKind.PLAIN, shared), 0, 0,
+							Allocating.BEFORE_CALLS));
 			all.put("lent bundles", () -> LentScaler.of(kernel, shared.bundles(kernel, threads)));
 			all.put("one-thread-made", () -> KeptScaler.of(kernel, shared.bundles(kernel, threads)));
 			all.put("fluent", () -> new FluentScaler(template, scale));
@@ -613,6 +618,13 @@ public final class RawFfmLightRequests {
 	 * library's own work between them keeps it: how much that costs the driver's
 	 * throughput, apart from what the work is.
 	 */
+	/** Where a raw request allocates, if at all. */
+	private enum Allocating {
+
+		NOTHING, BETWEEN_CALLS, BEFORE_CALLS
+
+	}
+
 	private static final class PausedScaler implements Scaler {
 
 		private final RawScaler raw;
@@ -622,7 +634,7 @@ public final class RawFfmLightRequests {
 		/** Written a cache line at a time between the calls. */
 		private final long[] touched;
 
-		private final boolean allocating;
+		private final Allocating allocating;
 
 		/**
 		 * Keeps what the gaps made from being optimized away: a plain field, since a
@@ -630,7 +642,7 @@ public final class RawFfmLightRequests {
 		 */
 		private @Nullable Object sink;
 
-		PausedScaler(RawScaler raw, long pauseNanos, int touchKib, boolean allocating) {
+		PausedScaler(RawScaler raw, long pauseNanos, int touchKib, Allocating allocating) {
 			this.raw = raw;
 			this.pauseNanos = pauseNanos;
 			this.touched = new long[touchKib * 1024 / Long.BYTES];
@@ -640,6 +652,12 @@ public final class RawFfmLightRequests {
 		@Override
 		public float scale(int x) {
 			RawScaler r = this.raw;
+			if (this.allocating == Allocating.BEFORE_CALLS) {
+				// What the three gaps allocate in the other mode, all before the calls.
+				allocate();
+				allocate();
+				allocate();
+			}
 			RawScaler.copyIn(x, r.hostIn, r.deviceIn, r.stream, false);
 			pause();
 			RawScaler.launch(r.function, r.stream, r.parameters);
@@ -661,10 +679,14 @@ public final class RawFfmLightRequests {
 			for (int i = 0; i < lines.length; i += 8) {
 				lines[i]++;
 			}
-			if (this.allocating) {
-				// About what a session's copy allocates: a lambda and its captures.
-				this.sink = new Object[] { new long[2], new Object() };
+			if (this.allocating == Allocating.BETWEEN_CALLS) {
+				allocate();
 			}
+		}
+
+		/** About what a session's copy allocated: a lambda and its captures. */
+		private void allocate() {
+			this.sink = new Object[] { new long[2], new Object() };
 		}
 
 		@Override
