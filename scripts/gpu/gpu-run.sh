@@ -106,7 +106,8 @@
 # A/B of a few changed classes (copied from another build's core/target/classes, packages kept) without a second pack,
 # which would not fit the device tool's carry limit beside the first.
 # Logs go to $OUT (the device tool's output folder) or ./gpu-out, with environment.txt; the JUnit XML reports stay in
-# $TMPDIR/offload-junit (/tmp by default). Exit status: the first failing part's.
+# $TMPDIR/offload-junit (/tmp by default). Exit status: the first failing part's (a JMH piece that printed no results
+# counts as failed).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$PWD/gpu-out}
@@ -162,6 +163,19 @@ parts=" ${GPU_RUN_PARTS:-tests bench app startup} "
 want() { [[ "$parts" == *" $1 "* ]]; }
 status=0
 record() { [ "$status" -eq 0 ] && status=$1; echo "gpu-run: $2 exit $1"; }
+
+# A JMH run's table ends up in a file through a filter: a benchmark that failed leaves the table empty, so each
+# thread count must have left a row of BENCHMARK ("jmh_rows FILE BENCHMARK LABEL"), or the part counts as failed.
+jmh_rows() {
+	local missing
+	missing=$(grep -E '^t=[0-9]+ # Run complete' "$1" | cut -d' ' -f1 | while read -r t; do
+		grep -qE "^$t $2\." "$1" || echo "$t"
+	done | paste -sd" ")
+	if [ -n "$missing" ] || ! grep -qE "^t=[0-9]+ $2\." "$1"; then
+		echo "gpu-run: $3 printed no $2 results (${missing:-no run}); run it by hand to see why" | tee -a "$1"
+		record 1 "$3"
+	fi
+}
 
 benchcp="$here/classes/benchmarks:$here/bench-lib/*:$classpath"
 
@@ -256,6 +270,7 @@ if want bench; then
 		timeout "${POOL_TIMEOUT:-90}" "$java" -cp "$benchcp" org.openjdk.jmh.Main StreamPoolBenchmark -p backend=free \
 			-f 1 -wi 2 -w 1s -i 3 -r 1s -t "$t" 2>&1 | grep -E '^(# Run complete|Benchmark|StreamPool)' | sed "s/^/t=$t /"
 	done | tee "$out/pool.txt"
+	jmh_rows "$out/pool.txt" StreamPoolBenchmark pool-jmh
 
 	# 10,000 sessions in flight with closeAsync, completed by the device's one completion thread.
 	# shellcheck disable=SC2086
@@ -412,6 +427,7 @@ if want memory || want memory-jmh; then
 		timeout "${POOL_TIMEOUT:-90}" "$java" -cp "$benchcp" org.openjdk.jmh.Main MemoryBenchmark -f 1 -wi 3 -w 1s -i 5 \
 			-r 1s -t "$t" 2>&1 | grep -E '^(# Run complete|Benchmark|MemoryBenchmark)' | sed "s/^/t=$t /"
 	done | tee "$out/memory-jmh.txt"
+	jmh_rows "$out/memory-jmh.txt" MemoryBenchmark memory-jmh
 fi
 if want memory-soak; then
 	soak=${MEMORY_SOAK_SECONDS:-540}
